@@ -1,0 +1,45 @@
+# SPDX-License-Identifier: BSD-2-Clause
+# Boot test, run by /init: facts about the firmware only the guest can see.
+# Prints TSBI-RESULT key=value lines; the host (tests/suites/30-linux.sh)
+# judges them.
+online() { cat /sys/devices/system/cpu/online; }
+n=$(grep -c '^processor' /proc/cpuinfo)
+echo "TSBI-RESULT cpus_online=$(online) ncpus=$n"
+grep -m1 '^isa' /proc/cpuinfo
+
+# Timer (SBI TIME or Sstc): a 1 s sleep must take about 1 s of uptime.
+t0=$(cut -d' ' -f1 /proc/uptime); sleep 1; t1=$(cut -d' ' -f1 /proc/uptime)
+echo "TSBI-RESULT sleep1=$(awk "BEGIN { d = $t1 - $t0; print (d >= 0.9 && d < 3) ? \"ok\" : \"bad(\" d \"s)\" }")"
+
+# Every CPU runs a task (IPIs and scheduling reach each hart).
+ran=0
+c=0
+while [ "$c" -lt "$n" ]; do
+  taskset -c "$c" true && ran=$((ran + 1))
+  c=$((c + 1))
+done
+echo "TSBI-RESULT taskset_cpus=$ran"
+
+# HSM: take every secondary hart offline (hart_stop) and bring it back
+# (hart_start), twice, then run a task on each again.
+if [ "$n" -gt 1 ]; then
+  res=ok
+  secondaries=$(seq 1 $((n - 1)))
+  for round in 1 2; do
+    for c in $secondaries; do
+      echo 0 >"/sys/devices/system/cpu/cpu$c/online" || res="fail-offline-cpu$c"
+    done
+    [ "$(online)" = 0 ] || res="fail-offline($(online))"
+    for c in $secondaries; do
+      echo 1 >"/sys/devices/system/cpu/cpu$c/online" || res="fail-online-cpu$c"
+    done
+    [ "$(online)" = "0-$((n - 1))" ] || res="fail-online($(online))"
+  done
+  c=1
+  while [ "$c" -lt "$n" ]; do
+    taskset -c "$c" true || res="fail-task-cpu$c"
+    c=$((c + 1))
+  done
+  echo "TSBI-RESULT hotplug=$res"
+fi
+exit 0

@@ -1,0 +1,129 @@
+# SPDX-License-Identifier: BSD-2-Clause
+# Helpers for the Linux suites (tests/suites/30-linux.sh, 35-perf.sh), sourced
+# after tests/lib.sh. Boots Debian's riscv64 kernel with a test initramfs
+# (tests/linux/init) under QEMU 7.2 and checks the console log.
+#
+# Firmware under test (environment):
+#   FW        unset: ours, build/fw/tsbi_dynamic.bin (built with `make firmware`);
+#             "opensbi": Debian's OpenSBI 1.1 for comparison; or a file path.
+#   FW_JUMP   fw_jump image for the jump-convention boot; follows FW
+#             (build/fw/tsbi_jump.bin, OpenSBI's fw_jump.bin, or a path).
+#   QEMU      qemu-system-riscv64 binary (default: Debian's, QEMU 7.2).
+#   LINUX_TIMEOUT_SCALE  multiplies every boot timeout (slow machines).
+
+OPENSBI_DIR=/usr/lib/riscv64-linux-gnu/opensbi/generic
+TSBI_IMPL_ID=0x74736269   # "tsbi"
+OPENSBI_IMPL_ID=0x1
+: "${QEMU:=qemu-system-riscv64}"
+LINUX_LOGS=$TSBI_ROOT/build/test-logs/linux
+mkdir -p "$LINUX_LOGS"
+
+# linux_prepare KIND: builds the firmware (when it is ours), the initramfs of
+# KIND (boot|perf) and fetches the kernel; FAILs and exits on any error.
+linux_prepare() {
+  local kind=$1
+  command -v "$QEMU" >/dev/null || { fail "linux: $QEMU not found (run scripts/bootstrap.sh)"; exit 1; }
+  echo "linux: $("$QEMU" --version | head -1)"
+  case ${FW:-} in
+    "") build firmware
+        FW_DYN=$TSBI_ROOT/build/fw/tsbi_dynamic.bin
+        FW_JMP=${FW_JUMP:-$TSBI_ROOT/build/fw/tsbi_jump.bin}
+        FW_KIND=tsbi ;;
+    opensbi)
+        FW_DYN=$OPENSBI_DIR/fw_dynamic.bin
+        FW_JMP=${FW_JUMP:-$OPENSBI_DIR/fw_jump.bin}
+        FW_KIND=opensbi ;;
+    *)  FW_DYN=$FW; FW_JMP=${FW_JUMP:-}; FW_KIND=custom ;;
+  esac
+  [ -f "$FW_DYN" ] || { fail "linux: firmware $FW_DYN missing"; exit 1; }
+  echo "linux: firmware $FW_KIND: $FW_DYN (jump: ${FW_JMP:-none})"
+  build "linux-initrd-$kind"
+  if ! LINUX_DIR=$(scripts/fetch_linux.sh); then
+    fail "linux: fetching the Debian kernel failed"; exit 1
+  fi
+  LINUX_IMAGE=$LINUX_DIR/Image
+  LINUX_INITRD=$TSBI_ROOT/build/linux/initrd-$kind.cpio.gz
+  sed 's/^/linux: /' "$LINUX_DIR/VERSION"
+}
+
+# linux_expected_impl_id: the implementation ID the kernel should report.
+linux_expected_impl_id() {
+  case $FW_KIND in opensbi) echo "$OPENSBI_IMPL_ID" ;; *) echo "$TSBI_IMPL_ID" ;; esac
+}
+
+# linux_boot LOG TIMEOUT_S SMP BIOS APPEND [QEMU ARGS...]: one run; the console
+# goes to LOG. Returns QEMU's status (124 when the timeout killed it).
+linux_boot() {
+  local log=$1 t=$2 smp=$3 bios=$4 append=$5; shift 5
+  t=$(awk "BEGIN { print int($t * ${LINUX_TIMEOUT_SCALE:-1}) }")
+  local start=$SECONDS rc
+  echo "linux: boot $(basename "$log" .log): -smp $smp -bios $bios -append '$append' $*"
+  timeout -k 5 "$t" "$QEMU" -M virt -cpu rv64,sscofpmf=true -smp "$smp" -m 512M \
+    -nographic -bios "$bios" -kernel "$LINUX_IMAGE" -initrd "$LINUX_INITRD" \
+    -append "console=ttyS0 $append" "$@" </dev/null >"$log" 2>&1
+  rc=$?
+  echo "linux: $(basename "$log" .log) ended with status $rc after $((SECONDS - start)) s"
+  return $rc
+}
+
+# linux_result LOG KEY: the value of the first "TSBI-RESULT ... KEY=value".
+linux_result() {
+  sed -n "s/^TSBI-RESULT .*\b$2=\([^ ]*\).*/\1/p" "$1" | head -1 | tr -d '\r'
+}
+
+# linux_check_ended NAME LOG RC [ACTION]: the run reached the final marker
+# of /init, then QEMU exited by itself (power-off or, with -no-reboot, reset),
+# with no panic, oops or kernel backtrace on the way.
+linux_check_ended() {
+  local n=$1 log=$2 rc=$3 action=${4:-poweroff} bad
+  if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+    fail "$n: QEMU exited by itself [hang: killed by timeout; last lines:]"
+    tail -n 15 "$log" | sed 's/^/    | /'
+  elif [ "$rc" != 0 ]; then
+    fail "$n: QEMU exited by itself [status $rc]"
+  else
+    pass "$n: QEMU exited by itself"
+  fi
+  bad=$(grep -a -m3 -E 'Kernel panic|Oops|BUG:|Call Trace:|Unable to handle kernel|unable to open an initial console' "$log")
+  if [ -n "$bad" ]; then fail "$n: no panic/oops/backtrace [$(echo "$bad" | head -1 | tr -d '\r')]"
+  else pass "$n: no panic/oops/backtrace"; fi
+  check "$n: /init ran" grep -aq '^TSBI-RESULT init=ok' "$log"
+  local rc_t
+  rc_t=$(sed -n "s/^TSBI-RESULT end .*rc=\([0-9]*\) action=$action.*/\1/p" "$log" | head -1)
+  if [ "$rc_t" = 0 ]; then pass "$n: final marker before $action"
+  else fail "$n: final marker before $action [${rc_t:+test status $rc_t}${rc_t:-marker missing}]"; fi
+  if [ "$action" = poweroff ]; then
+    check "$n: kernel powered off" grep -aq 'reboot: Power down' "$log"
+  else
+    check "$n: kernel restarted" grep -aq 'reboot: Restarting system' "$log"
+  fi
+  if grep -aq '^TSBI-RESULT reset-returned=1' "$log"; then
+    fail "$n: SBI system reset did not return [it returned to the kernel]"
+  fi
+}
+
+# linux_check_grep NAME LOG ERE: PASS when the console log has a match.
+linux_check_grep() {
+  if grep -aqE "$3" "$2"; then pass "$1"; else fail "$1 [no line matching /$3/]"; fi
+}
+
+# linux_check_sbi NAME LOG SMP: what the kernel says about the SBI firmware.
+linux_check_sbi() {
+  local n=$1 log=$2 smp=$3 ver id want
+  ver=$(sed -n 's/.*SBI specification v\([0-9]*\.[0-9]*\) detected.*/\1/p' "$log" | head -1)
+  want=2.0; [ "$FW_KIND" = opensbi ] && want=1.0
+  if [ -n "$ver" ] && awk "BEGIN { split(\"$ver\", a, \".\"); split(\"$want\", b, \".\"); exit !(a[1] > b[1] || (a[1] == b[1] && a[2] >= b[2])) }"
+  then pass "$n: SBI specification v$ver (>= v$want) detected"
+  else fail "$n: SBI specification >= v$want detected [${ver:+got v$ver}${ver:-no spec version line}]"; fi
+  id=$(sed -n 's/.*SBI implementation ID=\(0x[0-9a-fA-F]*\) .*/\1/p' "$log" | head -1)
+  want=$(linux_expected_impl_id)
+  if [ "$id" = "$want" ]; then pass "$n: SBI implementation ID $want"
+  else fail "$n: SBI implementation ID $want [got ${id:-nothing}]"; fi
+  local ext exts="TIME IPI RFENCE SRST HSM DBCN"
+  [ "$FW_KIND" = opensbi ] && exts="TIME IPI RFENCE SRST HSM"   # OpenSBI 1.1: SBI 1.0, no DBCN
+  for ext in $exts; do
+    linux_check_grep "$n: SBI $ext extension detected" "$log" "SBI $ext extension detected"
+  done
+  linux_check_grep "$n: all $smp CPUs online" "$log" "smp: Brought up 1 node, $smp CPUs?\b"
+  echo "linux: $n: $(grep -aoE 'SBI [A-Z]+ extension detected|riscv-pmu-sbi: .*' "$log" | sort -u | tr '\n' ';')"
+}

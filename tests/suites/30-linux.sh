@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
+# Boots Debian trixie's riscv64 Linux 6.12 on the firmware under QEMU 7.2 with
+# a busybox initramfs (tests/linux): 1 and 4 harts with fw_dynamic, 1 hart
+# with fw_jump, and a run ended by an SBI SRST reboot. Checks what the kernel
+# reports about SBI, that all harts come up (and survive HSM hotplug), and
+# that every run ends by itself through SBI SRST. FW=opensbi compares with
+# Debian's OpenSBI 1.1 (see tests/linux/lib.sh).
+set -uo pipefail
+. "$(dirname "$0")/../lib.sh"
+. tests/linux/lib.sh
+
+linux_prepare boot
+
+# boot_checks NAME LOG SMP: what the guest's boot test (tests/linux/guest/boot.sh) saw.
+boot_checks() {
+  local n=$1 log=$2 smp=$3 v
+  v=$(linux_result "$log" cpus_online)
+  want=0; [ "$smp" -gt 1 ] && want="0-$((smp - 1))"
+  if [ "$v" = "$want" ]; then pass "$n: guest sees CPUs $want online"
+  else fail "$n: guest sees CPUs $want online [got '${v}']"; fi
+  v=$(linux_result "$log" sleep1)
+  if [ "$v" = ok ]; then pass "$n: 1 s sleep takes 1 s (timer)"
+  else fail "$n: 1 s sleep takes 1 s (timer) [${v:-no result}]"; fi
+  v=$(linux_result "$log" taskset_cpus)
+  if [ "$v" = "$smp" ]; then pass "$n: a task ran on each of $smp CPUs"
+  else fail "$n: a task ran on each of $smp CPUs [${v:-no result}]"; fi
+  if [ "$smp" -gt 1 ]; then
+    v=$(linux_result "$log" hotplug)
+    if [ "$v" = ok ]; then pass "$n: HSM hotplug of CPUs 1-$((smp - 1)) off and on, twice"
+    else fail "$n: HSM hotplug of CPUs 1-$((smp - 1)) off and on, twice [${v:-no result}]"; fi
+  fi
+}
+
+for smp in 1 4; do
+  n="linux dynamic smp$smp"
+  log=$LINUX_LOGS/boot-dynamic-smp$smp.log
+  linux_boot "$log" 90 "$smp" "$FW_DYN" "tsbi.test=boot"; rc=$?
+  linux_check_ended "$n" "$log" "$rc"
+  linux_check_sbi "$n" "$log" "$smp"
+  boot_checks "$n" "$log" "$smp"
+done
+
+n="linux jump smp1"
+if [ -z "$FW_JMP" ] || [ ! -f "$FW_JMP" ]; then
+  fail "$n: fw_jump image [${FW_JMP:-none given (FW_JUMP=)} missing]"
+else
+  log=$LINUX_LOGS/boot-jump-smp1.log
+  linux_boot "$log" 90 1 "$FW_JMP" "tsbi.test=boot"; rc=$?
+  linux_check_ended "$n" "$log" "$rc"
+  linux_check_sbi "$n" "$log" 1
+  boot_checks "$n" "$log" 1
+fi
+
+# SRST cold reboot; -no-reboot turns the reset into QEMU exiting.
+n="linux reboot smp2"
+log=$LINUX_LOGS/reboot-smp2.log
+linux_boot "$log" 90 2 "$FW_DYN" "tsbi.test=reboot" -no-reboot; rc=$?
+linux_check_ended "$n" "$log" "$rc" reboot
