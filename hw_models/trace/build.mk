@@ -1,0 +1,59 @@
+# SPDX-License-Identifier: BSD-2-Clause
+# Trace codecs (N-Trace, E-Trace data trace, tandem verification), their CLI,
+# doctest tests and libFuzzer targets.
+#   make trace          library + build/trace/tsbi-trace
+#   make trace-tests    build/trace/trace-tests (doctest)
+#   make trace-fuzz     build/trace/fuzz/* (clang, ASan+UBSan+libFuzzer)
+#   make trace-fuzz-long FUZZ_SECONDS=600   run every fuzz target for longer
+TRACE_DIR := hw_models/trace
+TRACE_OUT := $(BUILD)/trace
+TRACE_TDIR := tests/trace
+TRACE_CXXFLAGS := $(HOSTCXXFLAGS) -I$(TRACE_DIR) -MMD -MP
+TRACE_LIB_SRCS := $(filter-out $(TRACE_DIR)/cli.cpp,$(wildcard $(TRACE_DIR)/*.cpp))
+TRACE_LIB_OBJS := $(patsubst $(TRACE_DIR)/%.cpp,$(TRACE_OUT)/obj/%.o,$(TRACE_LIB_SRCS))
+TRACE_TEST_SRCS := $(wildcard $(TRACE_TDIR)/test_*.cpp)
+TRACE_TEST_OBJS := $(patsubst $(TRACE_TDIR)/%.cpp,$(TRACE_OUT)/tobj/%.o,$(TRACE_TEST_SRCS))
+TRACE_FUZZ_SRCS := $(wildcard $(TRACE_TDIR)/fuzz_*.cpp)
+TRACE_FUZZ_BINS := $(patsubst $(TRACE_TDIR)/%.cpp,$(TRACE_OUT)/fuzz/%,$(TRACE_FUZZ_SRCS))
+TRACE_LIBS := -lelf
+FUZZ_CXX ?= clang++
+FUZZ_SECONDS ?= 300
+
+.PHONY: trace trace-tests trace-fuzz trace-fuzz-long
+trace: $(TRACE_OUT)/tsbi-trace
+trace-tests: $(TRACE_OUT)/trace-tests
+trace-fuzz: $(TRACE_FUZZ_BINS)
+
+$(TRACE_OUT)/obj/%.o: $(TRACE_DIR)/%.cpp
+	@mkdir -p $(@D)
+	$(HOSTCXX) $(TRACE_CXXFLAGS) -c $< -o $@
+
+$(TRACE_OUT)/tobj/%.o: $(TRACE_TDIR)/%.cpp
+	@mkdir -p $(@D)
+	$(HOSTCXX) $(TRACE_CXXFLAGS) -I$(TRACE_TDIR) -c $< -o $@
+
+$(TRACE_OUT)/libtsbitrace.a: $(TRACE_LIB_OBJS)
+	@mkdir -p $(@D)
+	rm -f $@ && ar rcs $@ $^
+
+$(TRACE_OUT)/tsbi-trace: $(TRACE_OUT)/obj/cli.o $(TRACE_OUT)/libtsbitrace.a
+	$(HOSTCXX) $(HOSTCXXFLAGS) -o $@ $^ $(TRACE_LIBS)
+
+$(TRACE_OUT)/trace-tests: $(TRACE_TEST_OBJS) $(TRACE_OUT)/libtsbitrace.a
+	$(HOSTCXX) $(HOSTCXXFLAGS) -o $@ $^ $(TRACE_LIBS)
+
+# Fuzz targets compile the library sources directly with the sanitizers.
+$(TRACE_OUT)/fuzz/%: $(TRACE_TDIR)/%.cpp $(TRACE_LIB_SRCS) $(wildcard $(TRACE_DIR)/*.hpp $(TRACE_DIR)/*.h $(TRACE_DIR)/*.def)
+	@mkdir -p $(@D)
+	$(FUZZ_CXX) -std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+	  -I$(TRACE_DIR) -o $@ $< $(TRACE_LIB_SRCS) $(TRACE_LIBS)
+
+trace-fuzz-long: $(TRACE_FUZZ_BINS)
+	@for f in $(TRACE_FUZZ_BINS); do \
+	  mkdir -p $(TSBI_CACHE)/fuzz-corpus/$$(basename $$f); \
+	  echo "fuzzing $$f for $(FUZZ_SECONDS) s"; \
+	  $$f -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=512 -timeout=5 \
+	    $(TSBI_CACHE)/fuzz-corpus/$$(basename $$f) || exit 1; \
+	done
+
+-include $(TRACE_LIB_OBJS:.o=.d) $(TRACE_TEST_OBJS:.o=.d) $(TRACE_OUT)/obj/cli.d
