@@ -1,0 +1,66 @@
+# SPDX-License-Identifier: BSD-2-Clause
+# The firmware images: build/fw/tsbi_{dynamic,jump}.{elf,bin}.
+PLATFORM   ?= qemu_virt
+FW_XLEN    ?= 64
+FW_BUILD   := $(BUILD)/fw
+LIBFDT_VER := 1.7.2
+LIBFDT_DIR := $(TSBI_CACHE)/src/dtc-$(LIBFDT_VER)/libfdt
+
+ifeq ($(FW_XLEN),64)
+FW_ARCH := -march=rv64imac_zicsr_zifencei -mabi=lp64
+else
+FW_ARCH := -march=rv32imac_zicsr_zifencei -mabi=ilp32
+endif
+FW_COMMON := $(FW_ARCH) -mcmodel=medany -ffreestanding -nostdlib -fno-pic -fno-stack-protector \
+	-fno-tree-loop-distribute-patterns -fno-asynchronous-unwind-tables -fno-unwind-tables \
+	-ffunction-sections -fdata-sections -g -Wall -Wextra \
+	-Ifirmware/include -Ifirmware/core -Ifirmware -Iplatform -I$(LIBFDT_DIR) -I$(FW_BUILD)/compat
+FW_CXXFLAGS := -std=c++20 -O2 -fno-exceptions -fno-rtti -fno-threadsafe-statics \
+	-Wno-missing-field-initializers $(FW_COMMON)
+FW_CFLAGS   := -std=gnu11 -Os $(FW_COMMON) -Wno-sign-compare -Wno-unused-parameter
+FW_LDFLAGS  := $(FW_ARCH) -nostdlib -static -Wl,--gc-sections -Wl,--no-relax -Wl,--build-id=none -Wl,-T,linker/firmware.ld
+
+# Subsystems (PMU, CTR) are linked when their sources exist; FW_SUBSYSTEMS=0
+# builds the core alone (their hooks fall back to the weak defaults).
+FW_SUBSYSTEMS ?= 1
+FW_CORE_SRCS := $(filter-out firmware/core/image_%.cpp,$(wildcard firmware/core/*.cpp)) \
+	$(wildcard firmware/core/*.S) $(wildcard firmware/drivers/*.cpp) \
+	$(filter-out firmware/sbi/pmu%.cpp,$(wildcard firmware/sbi/*.cpp)) \
+	$(wildcard platform/$(PLATFORM)/*.cpp)
+ifeq ($(FW_SUBSYSTEMS),1)
+FW_CORE_SRCS += $(wildcard firmware/sbi/pmu*.cpp firmware/pmu/*.cpp firmware/ctr/*.cpp)
+endif
+LIBFDT_SRCS := fdt.c fdt_ro.c fdt_rw.c fdt_wip.c fdt_sw.c fdt_strerror.c fdt_addresses.c
+FW_OBJS := $(patsubst %,$(FW_BUILD)/%.o,$(FW_CORE_SRCS)) \
+	$(patsubst %,$(FW_BUILD)/libfdt/%.o,$(LIBFDT_SRCS))
+
+$(LIBFDT_DIR)/libfdt.h:
+	@scripts/fetch_libfdt.sh >/dev/null
+
+# Debian's cross libc headers only carry the lp64d stubs; the firmware is
+# built soft-float (no FP state in M-mode), and uses no glibc function.
+FW_COMPAT := $(FW_BUILD)/compat/gnu/stubs-lp64.h $(FW_BUILD)/compat/gnu/stubs-ilp32.h
+$(FW_COMPAT):
+	@mkdir -p $(dir $@) && touch $@
+
+$(FW_BUILD)/%.cpp.o: %.cpp | $(LIBFDT_DIR)/libfdt.h $(FW_COMPAT)
+	@mkdir -p $(dir $@)
+	$(CROSS)g++ $(FW_CXXFLAGS) -MMD -MP -c $< -o $@
+$(FW_BUILD)/%.S.o: %.S
+	@mkdir -p $(dir $@)
+	$(CROSS)gcc $(FW_ARCH) -Ifirmware/core -MMD -MP -c $< -o $@
+$(FW_BUILD)/libfdt/%.c.o: $(LIBFDT_DIR)/libfdt.h | $(FW_COMPAT)
+	@mkdir -p $(dir $@)
+	$(CROSS)gcc $(FW_CFLAGS) -c $(LIBFDT_DIR)/$*.c -o $@
+
+$(FW_BUILD)/tsbi_%.elf: $(FW_OBJS) $(FW_BUILD)/firmware/core/image_%.cpp.o linker/firmware.ld
+	$(CROSS)g++ $(FW_LDFLAGS) -o $@ $(FW_OBJS) $(FW_BUILD)/firmware/core/image_$*.cpp.o
+$(FW_BUILD)/tsbi_%.bin: $(FW_BUILD)/tsbi_%.elf
+	$(CROSS)objcopy -O binary $< $@
+
+.PHONY: firmware
+firmware: $(FW_BUILD)/tsbi_dynamic.elf $(FW_BUILD)/tsbi_dynamic.bin \
+	$(FW_BUILD)/tsbi_jump.elf $(FW_BUILD)/tsbi_jump.bin
+
+.SECONDARY: $(FW_OBJS) $(FW_BUILD)/firmware/core/image_dynamic.cpp.o $(FW_BUILD)/firmware/core/image_jump.cpp.o
+-include $(FW_OBJS:.o=.d)

@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: BSD-2-Clause
+#include "dt.hpp"
+#include "hart.hpp"
+#include <libfdt.h>
+#include <string.h>
+
+namespace fw::dt {
+namespace {
+
+// Multi-letter extension names as they appear in ISA strings (lower case).
+struct ExtName {
+    const char *name;
+    Ext ext;
+};
+constexpr ExtName kExtNames[] = {
+    {"h", EXT_H},           {"sstc", EXT_SSTC},         {"sscofpmf", EXT_SSCOFPMF},
+    {"smstateen", EXT_SMSTATEEN}, {"smcntrpmf", EXT_SMCNTRPMF}, {"smctr", EXT_SMCTR},
+    {"ssctr", EXT_SSCTR},   {"smcsrind", EXT_SMCSRIND}, {"sscsrind", EXT_SSCSRIND},
+    {"svpbmt", EXT_SVPBMT}, {"zicbom", EXT_ZICBOM},     {"zicboz", EXT_ZICBOZ},
+    {"zkr", EXT_ZKR},       {"smaia", EXT_SMAIA},       {"ssaia", EXT_SSAIA},
+};
+
+uint64_t ext_bit(const char *s, int len) {
+    for (const auto &e : kExtNames)
+        if ((int)strlen(e.name) == len && !strncmp(e.name, s, len)) return 1ull << e.ext;
+    return 0;
+}
+
+uint64_t read_cells(const fdt32_t *p, int cells) {
+    uint64_t v = 0;
+    for (int i = 0; i < cells; i++) v = (v << 32) | fdt32_to_cpu(p[i]);
+    return v;
+}
+
+bool node_enabled(const void *fdt, int node) {
+    int len;
+    auto *st = static_cast<const char *>(fdt_getprop(fdt, node, "status", &len));
+    return !st || !strcmp(st, "okay") || !strcmp(st, "ok");
+}
+
+} // namespace
+
+uint64_t parse_isa_string(const char *s, int len) {
+    // rv32/rv64, then single letters up to the first '_', then '_'-separated
+    // multi-letter extensions (ISA manual, "ISA Extension Naming Conventions").
+    uint64_t bits = 0;
+    int i = 0;
+    if (len >= 4 && (s[0] == 'r' || s[0] == 'R')) i = 4;
+    for (; i < len && s[i] && s[i] != '_'; i++)
+        if (s[i] == 'h' || s[i] == 'H') bits |= 1ull << EXT_H;
+    while (i < len && s[i]) {
+        while (i < len && s[i] == '_') i++;
+        int start = i;
+        while (i < len && s[i] && s[i] != '_') i++;
+        if (i > start) bits |= ext_bit(s + start, i - start);
+    }
+    return bits;
+}
+
+uint64_t parse_isa_extensions(const char *list, int len) {
+    uint64_t bits = 0;
+    for (int i = 0; i < len;) {
+        int n = strnlen(list + i, len - i);
+        bits |= ext_bit(list + i, n);
+        i += n + 1;
+    }
+    return bits;
+}
+
+unsigned scan_harts(const void *fdt, HartDesc *out, unsigned max) {
+    int cpus = fdt_path_offset(fdt, "/cpus");
+    if (cpus < 0) return 0;
+    int ac = fdt_address_cells(fdt, cpus);
+    unsigned n = 0;
+    int node;
+    fdt_for_each_subnode(node, fdt, cpus) {
+        int len;
+        auto *dt = static_cast<const char *>(fdt_getprop(fdt, node, "device_type", &len));
+        if (!dt || strcmp(dt, "cpu") || !node_enabled(fdt, node)) continue;
+        auto *reg = static_cast<const fdt32_t *>(fdt_getprop(fdt, node, "reg", &len));
+        if (!reg || ac < 1 || ac > 2 || len < ac * 4) continue;
+        if (n >= max) break;
+        out[n].hartid = static_cast<unsigned long>(read_cells(reg, ac));
+        uint64_t isa = 0;
+        auto *ext = static_cast<const char *>(fdt_getprop(fdt, node, "riscv,isa-extensions", &len));
+        if (ext) {
+            isa = parse_isa_extensions(ext, len);
+        } else if (auto *s = static_cast<const char *>(fdt_getprop(fdt, node, "riscv,isa", &len))) {
+            isa = parse_isa_string(s, len);
+        }
+        out[n].isa = isa;
+        n++;
+    }
+    return n;
+}
+
+bool scan_memory(const void *fdt, Memory &m) {
+    m.count = 0;
+    int ac = fdt_address_cells(fdt, 0), sc = fdt_size_cells(fdt, 0);
+    if (ac < 1 || ac > 2 || sc < 1 || sc > 2) return false;
+    int node;
+    fdt_for_each_subnode(node, fdt, 0) {
+        int len;
+        auto *dt = static_cast<const char *>(fdt_getprop(fdt, node, "device_type", &len));
+        if (!dt || strcmp(dt, "memory") || !node_enabled(fdt, node)) continue;
+        auto *reg = static_cast<const fdt32_t *>(fdt_getprop(fdt, node, "reg", &len));
+        if (!reg) continue;
+        for (int i = 0; (i + 1) * (ac + sc) * 4 <= len && m.count < kMaxMemRegions; i++) {
+            const fdt32_t *p = reg + i * (ac + sc);
+            MemRegion r{read_cells(p, ac), read_cells(p + ac, sc)};
+            if (r.size) m.r[m.count++] = r;
+        }
+    }
+    return m.count > 0;
+}
+
+bool range_in_memory(const Memory &m, uint64_t excl_start, uint64_t excl_end, uint64_t addr,
+                     uint64_t size) {
+    uint64_t last = addr + (size ? size - 1 : 0);
+    if (last < addr) return false; // wraps around
+    if (addr < excl_end && last >= excl_start) return false;
+    for (unsigned i = 0; i < m.count; i++) {
+        const MemRegion &r = m.r[i];
+        if (addr >= r.base && last - r.base < r.size) return true;
+    }
+    return false;
+}
+
+int open_for_fixup(void *fdt, unsigned extra) {
+    int err = fdt_check_header(fdt);
+    if (err) return err;
+    return fdt_open_into(fdt, fdt, fdt_totalsize(fdt) + extra);
+}
+
+int fixup_reserve(void *fdt, uint64_t base, uint64_t size) {
+    int ac = fdt_address_cells(fdt, 0), sc = fdt_size_cells(fdt, 0);
+    if (ac < 1 || ac > 2 || sc < 1 || sc > 2) return -FDT_ERR_BADNCELLS;
+    int parent = fdt_path_offset(fdt, "/reserved-memory");
+    if (parent < 0) {
+        parent = fdt_add_subnode(fdt, 0, "reserved-memory");
+        if (parent < 0) return parent;
+        // Reserved-memory binding: same cells as the root, identity ranges.
+        int err = fdt_setprop_u32(fdt, parent, "#address-cells", ac);
+        if (!err) err = fdt_setprop_u32(fdt, parent, "#size-cells", sc);
+        if (!err) err = fdt_setprop(fdt, parent, "ranges", nullptr, 0);
+        if (err) return err;
+    } else {
+        ac = fdt_address_cells(fdt, parent);
+        sc = fdt_size_cells(fdt, parent);
+        if (ac < 1 || ac > 2 || sc < 1 || sc > 2) return -FDT_ERR_BADNCELLS;
+    }
+    char name[32] = "mmode_resv@";
+    {
+        char hex[17];
+        int n = 0;
+        uint64_t v = base;
+        do {
+            unsigned d = v & 15;
+            hex[n++] = static_cast<char>(d < 10 ? '0' + d : 'a' + d - 10);
+            v >>= 4;
+        } while (v);
+        int k = strlen(name);
+        while (n) name[k++] = hex[--n];
+        name[k] = 0;
+    }
+    int node = fdt_add_subnode(fdt, parent, name);
+    if (node < 0) return node;
+    fdt32_t reg[4];
+    int n = 0;
+    if (ac == 2) reg[n++] = cpu_to_fdt32(static_cast<uint32_t>(base >> 32));
+    reg[n++] = cpu_to_fdt32(static_cast<uint32_t>(base));
+    if (sc == 2) reg[n++] = cpu_to_fdt32(static_cast<uint32_t>(size >> 32));
+    reg[n++] = cpu_to_fdt32(static_cast<uint32_t>(size));
+    int err = fdt_setprop(fdt, node, "reg", reg, n * 4);
+    if (!err) err = fdt_setprop(fdt, node, "no-map", nullptr, 0);
+    return err;
+}
+
+} // namespace fw::dt

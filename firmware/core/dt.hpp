@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// Device-tree handling of the firmware core (libfdt): harts and their ISA
+// extensions, memory, and the fix-ups made before hand-off. Host-testable.
+#pragma once
+#include <stdint.h>
+
+namespace fw::dt {
+
+struct MemRegion {
+    uint64_t base, size;
+};
+constexpr unsigned kMaxMemRegions = 8;
+struct Memory {
+    MemRegion r[kMaxMemRegions];
+    unsigned count;
+};
+
+struct HartDesc {
+    unsigned long hartid;
+    uint64_t isa; // bits of fw::Ext
+};
+
+// ISA extension bits from a `riscv,isa` string ("rv64imafdch_zicsr_sstc...").
+uint64_t parse_isa_string(const char *s, int len);
+// ... and from a `riscv,isa-extensions` string list.
+uint64_t parse_isa_extensions(const char *list, int len);
+
+// Enabled CPU nodes (status absent or "okay"), at most `max`. Returns count.
+unsigned scan_harts(const void *fdt, HartDesc *out, unsigned max);
+// /memory nodes (device_type = "memory"), at most kMaxMemRegions ranges.
+bool scan_memory(const void *fdt, Memory &m);
+
+// True when [addr, addr + size) lies inside one memory region and does not
+// overlap [excl_start, excl_end); size 0 checks addr alone; wrap-around fails.
+bool range_in_memory(const Memory &m, uint64_t excl_start, uint64_t excl_end, uint64_t addr,
+                     uint64_t size);
+
+// Adds /reserved-memory/mmode_resv@<base> { reg = <base size>; no-map; } so
+// the next stage never uses the firmware's memory. Returns 0 or a libfdt error.
+int fixup_reserve(void *fdt, uint64_t base, uint64_t size);
+
+// Grows the blob in place by `extra` bytes so fix-ups have room.
+int open_for_fixup(void *fdt, unsigned extra);
+
+} // namespace fw::dt

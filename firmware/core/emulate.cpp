@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// The illegal-instruction path (CSR instruction decoding; CSRs the hart lacks
+// are emulated here or by a subsystem such as CTR) and misaligned load/store
+// emulation. Whatever is not emulated goes back to S-mode as the original
+// trap, with stval = the instruction or address.
+#include "hooks.hpp"
+#include "platform.hpp"
+#include "riscv/csr.hpp"
+#include "trap.hpp"
+
+namespace fw {
+namespace {
+
+constexpr uint32_t OPCODE_MASK = 0x7f, OPCODE_SYSTEM = 0x73;
+constexpr uint32_t INSN_SCTRCLR = 0x10400073; // Smctr 1.0, "Instructions"
+
+inline unsigned rd_of(uint32_t i) { return (i >> 7) & 31; }
+inline unsigned rs1_of(uint32_t i) { return (i >> 15) & 31; }
+inline unsigned rs2_of(uint32_t i) { return (i >> 20) & 31; }
+inline unsigned funct3_of(uint32_t i) { return (i >> 12) & 7; }
+
+// mstatus for unprivileged accesses on behalf of the trapping mode.
+unsigned long unpriv_mstatus(const TrapFrame &f, bool mxr) {
+    unsigned long ms = csr_read(csr::mstatus);
+    ms &= ~(csr::mstatus_bits::MPP | csr::mstatus_bits::MXR | csr::mstatus_bits::SUM);
+    ms |= (f.mstatus & (csr::mstatus_bits::MPP | csr::mstatus_bits::SUM | csr::mstatus_bits::MXR));
+#if __riscv_xlen == 64
+    ms = (ms & ~static_cast<unsigned long>(csr::mstatus_bits::MPV)) |
+         (f.mstatus & csr::mstatus_bits::MPV);
+#endif
+    ms |= csr::mstatus_bits::MPRV;
+    if (mxr) ms |= csr::mstatus_bits::MXR;
+    return ms;
+}
+
+// Fetches the trapping instruction when mtval/mtinst did not provide it.
+bool fetch_insn(TrapFrame &f, uint32_t &insn) {
+    unsigned long ms = unpriv_mstatus(f, true);
+    UnprivResult lo = unpriv_lhu(f.mepc, ms);
+    if (lo.trapped) return false;
+    insn = static_cast<uint32_t>(lo.value);
+    if ((insn & 3) == 3) {
+        UnprivResult hi = unpriv_lhu(f.mepc + 2, ms);
+        if (hi.trapped) return false;
+        insn |= static_cast<uint32_t>(hi.value) << 16;
+    }
+    return true;
+}
+
+void redirect_illegal(TrapFrame &f, uint32_t insn) {
+    redirect_to_smode(f, csr::cause::illegal_insn, insn);
+}
+
+// CSRs the core itself emulates when the hart lacks them.
+hooks::CsrResult core_csr_read(unsigned num, unsigned long &v) {
+    if (num == csr::time) {
+        v = static_cast<unsigned long>(platform::timer_value());
+        return hooks::CsrResult::Done;
+    }
+#if __riscv_xlen == 32
+    if (num == csr::timeh) {
+        v = static_cast<unsigned long>(platform::timer_value() >> 32);
+        return hooks::CsrResult::Done;
+    }
+#endif
+    return hooks::CsrResult::NotMine;
+}
+
+void emulate_csr(TrapFrame &f, uint32_t insn) {
+    using hooks::CsrResult;
+    unsigned num = insn >> 20, f3 = funct3_of(insn), rs1 = rs1_of(insn);
+    unsigned priv = trap_priv(f);
+    bool virt = trap_virt(f);
+    unsigned long src = (f3 & 4) ? rs1 : f.reg(rs1);
+    // csrrw always writes; csrrs/csrrc write only with a non-zero source
+    // register number or immediate (Zicsr, "CSR Instructions").
+    bool writes = (f3 & 3) == 1 || rs1 != 0;
+    bool read_only_csr = (num >> 10) == 3;
+    unsigned long old = 0;
+    CsrResult r = core_csr_read(num, old);
+    if (r == CsrResult::Done) {
+        if (writes && read_only_csr) return redirect_illegal(f, insn);
+    } else {
+        r = hooks::ctr_csr_read(num, priv, virt, old);
+        if (r == CsrResult::Done && writes) {
+            unsigned long nv = (f3 & 3) == 1 ? src : (f3 & 3) == 2 ? (old | src) : (old & ~src);
+            r = hooks::ctr_csr_write(num, priv, virt, nv);
+        }
+    }
+    switch (r) {
+    case CsrResult::Done:
+        f.set_reg(rd_of(insn), old);
+        f.mepc += 4;
+        return;
+    case CsrResult::Virtual: return redirect_to_smode(f, csr::cause::virtual_insn, insn);
+    default: return redirect_illegal(f, insn);
+    }
+}
+
+} // namespace
+
+void emulate_illegal_insn(TrapFrame &f, unsigned long mtval) {
+    uint32_t insn = static_cast<uint32_t>(mtval);
+    if (insn == 0 && !fetch_insn(f, insn)) return redirect_illegal(f, 0);
+    if ((insn & OPCODE_MASK) == OPCODE_SYSTEM) {
+        if (funct3_of(insn) != 0 && funct3_of(insn) != 4) return emulate_csr(f, insn);
+        if (insn == INSN_SCTRCLR) {
+            switch (hooks::ctr_sctrclr(trap_priv(f), trap_virt(f))) {
+            case hooks::CsrResult::Done: f.mepc += 4; return;
+            case hooks::CsrResult::Virtual:
+                return redirect_to_smode(f, csr::cause::virtual_insn, insn);
+            default: break;
+            }
+        }
+    }
+    redirect_illegal(f, insn);
+}
+
+// Misaligned loads and stores, byte by byte with the trapping mode's
+// translation and permissions. Integer accesses only (FP and vector ones are
+// redirected to S-mode, which Linux handles itself).
+void emulate_misaligned(TrapFrame &f, unsigned long cause, unsigned long addr) {
+    uint32_t insn = static_cast<uint32_t>(csr::csr_read_safe_num(csr::mtinst).value);
+    // mtinst holds a transformed instruction (bit 1 clear for a compressed
+    // original); without it, fetch the instruction itself.
+    unsigned len = 4;
+    if (insn && (insn & 3) != 3) {
+        insn = 0;
+    } else if (insn) {
+        len = (insn & 2) ? 4 : 2;
+        insn |= 3;
+    }
+    if (!insn) {
+        if (!fetch_insn(f, insn)) return redirect_to_smode(f, cause, addr);
+        len = (insn & 3) == 3 ? 4 : 2;
+    }
+    bool is_load = cause == csr::cause::load_misaligned;
+    unsigned width = 0, reg = 0;
+    bool sign = false;
+    if (len == 4) {
+        unsigned op = insn & OPCODE_MASK, f3 = funct3_of(insn);
+        if (op == 0x03 && is_load) { // LOAD
+            width = 1u << (f3 & 3);
+            sign = !(f3 & 4);
+            reg = rd_of(insn);
+        } else if (op == 0x23 && !is_load) { // STORE
+            width = 1u << (f3 & 3);
+            reg = rs2_of(insn);
+        }
+    } else {
+        // Compressed (RVC, quadrants 0 and 2): c.lw/c.ld/c.sw/c.sd and the
+        // stack-pointer forms.
+        unsigned q = insn & 3, f3 = (insn >> 13) & 7;
+        if (q == 0 && (f3 == 2 || f3 == 3) && is_load) {
+            width = f3 == 2 ? 4 : 8, sign = f3 == 2, reg = 8 + ((insn >> 2) & 7);
+        } else if (q == 0 && (f3 == 6 || f3 == 7) && !is_load) {
+            width = f3 == 6 ? 4 : 8, reg = 8 + ((insn >> 2) & 7);
+        } else if (q == 2 && (f3 == 2 || f3 == 3) && is_load) {
+            width = f3 == 2 ? 4 : 8, sign = f3 == 2, reg = rd_of(insn);
+        } else if (q == 2 && (f3 == 6 || f3 == 7) && !is_load) {
+            width = f3 == 6 ? 4 : 8, reg = (insn >> 2) & 31;
+        }
+    }
+    if (!width || width > sizeof(long)) return redirect_to_smode(f, cause, addr);
+    unsigned long ms = unpriv_mstatus(f, false);
+    if (is_load) {
+        unsigned long v = 0;
+        for (unsigned i = 0; i < width; i++) {
+            UnprivResult b = unpriv_lbu(addr + i, ms);
+            if (b.trapped) return redirect_to_smode(f, b.trapped, addr + i);
+            v |= b.value << (8 * i);
+        }
+        if (sign && width < sizeof(long)) {
+            unsigned shift = 8 * (sizeof(long) - width);
+            v = static_cast<unsigned long>(static_cast<long>(v << shift) >> shift);
+        }
+        f.set_reg(reg, v);
+    } else {
+        unsigned long v = f.reg(reg);
+        for (unsigned i = 0; i < width; i++) {
+            UnprivResult b = unpriv_sb(addr + i, ms, (v >> (8 * i)) & 0xff);
+            if (b.trapped) return redirect_to_smode(f, b.trapped, addr + i);
+        }
+    }
+    f.mepc += len;
+}
+
+} // namespace fw

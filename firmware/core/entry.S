@@ -1,0 +1,267 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Reset entry, the M-mode trap vector and the hand-off to S-mode.
+ *
+ * Trap entry keeps the invariant "mscratch = this hart's stack top while the
+ * hart runs below M-mode, 0 while it runs in M-mode", so a trap taken in
+ * M-mode (a firmware bug) is recognised instead of running on S-mode's stack.
+ * Supervisor ecalls take a short path that saves only the registers the C++
+ * handler may clobber; every other trap saves the full frame so emulation can
+ * read and write any register by number. */
+#include "asm.h"
+
+    .option norvc
+    .section .text.entry, "ax"
+    .globl _start
+_start:
+    csrw    mie, zero
+    csrw    mscratch, zero
+    la      t0, trap_entry
+    csrw    mtvec, t0
+    csrr    t0, mhartid
+    li      t1, MAX_HARTS
+    bgeu    t0, t1, hart_park
+    /* sp = hart_stacks + (hartid + 1) * STACK_SIZE */
+    addi    t1, t0, 1
+    slli    t1, t1, 12
+    la      sp, hart_stacks
+    add     sp, sp, t1
+    /* fw_entry(hartid = mhartid, fdt = a1, info = a2) */
+    mv      a0, t0
+    call    fw_entry
+hart_park:
+    wfi
+    j       hart_park
+
+    .text
+    .align 4
+    .globl trap_entry
+trap_entry:
+    csrrw   sp, mscratch, sp
+    beqz    sp, .Ltrap_from_m
+    addi    sp, sp, -FRAME_SIZE
+    REG_S   t0, FRAME_REG(5)(sp)
+    csrrw   t0, mscratch, zero
+    REG_S   t0, FRAME_REG(2)(sp)
+    csrr    t0, mcause
+    addi    t0, t0, -9                  /* CAUSE_SUPERVISOR_ECALL */
+    bnez    t0, .Lslow
+
+    /* SBI call: a0..a7 go to the dispatcher untouched. */
+    REG_S   ra, FRAME_REG(1)(sp)
+    REG_S   t1, FRAME_REG(6)(sp)
+    REG_S   t2, FRAME_REG(7)(sp)
+    REG_S   a2, FRAME_REG(12)(sp)
+    REG_S   a3, FRAME_REG(13)(sp)
+    REG_S   a4, FRAME_REG(14)(sp)
+    REG_S   a5, FRAME_REG(15)(sp)
+    REG_S   a6, FRAME_REG(16)(sp)
+    REG_S   a7, FRAME_REG(17)(sp)
+    REG_S   t3, FRAME_REG(28)(sp)
+    REG_S   t4, FRAME_REG(29)(sp)
+    REG_S   t5, FRAME_REG(30)(sp)
+    REG_S   t6, FRAME_REG(31)(sp)
+    call    sbi_ecall_dispatch
+    csrr    t0, mepc
+    addi    t0, t0, 4
+    csrw    mepc, t0
+    addi    t0, sp, FRAME_SIZE
+    csrw    mscratch, t0
+    REG_L   ra, FRAME_REG(1)(sp)
+    REG_L   t0, FRAME_REG(5)(sp)
+    REG_L   t1, FRAME_REG(6)(sp)
+    REG_L   t2, FRAME_REG(7)(sp)
+    REG_L   a2, FRAME_REG(12)(sp)
+    REG_L   a3, FRAME_REG(13)(sp)
+    REG_L   a4, FRAME_REG(14)(sp)
+    REG_L   a5, FRAME_REG(15)(sp)
+    REG_L   a6, FRAME_REG(16)(sp)
+    REG_L   a7, FRAME_REG(17)(sp)
+    REG_L   t3, FRAME_REG(28)(sp)
+    REG_L   t4, FRAME_REG(29)(sp)
+    REG_L   t5, FRAME_REG(30)(sp)
+    REG_L   t6, FRAME_REG(31)(sp)
+    REG_L   sp, FRAME_REG(2)(sp)
+    mret
+
+.Lslow:
+    REG_S   x1, FRAME_REG(1)(sp)
+    REG_S   x3, FRAME_REG(3)(sp)
+    REG_S   x4, FRAME_REG(4)(sp)
+    REG_S   x6, FRAME_REG(6)(sp)
+    REG_S   x7, FRAME_REG(7)(sp)
+    REG_S   x8, FRAME_REG(8)(sp)
+    REG_S   x9, FRAME_REG(9)(sp)
+    REG_S   x10, FRAME_REG(10)(sp)
+    REG_S   x11, FRAME_REG(11)(sp)
+    REG_S   x12, FRAME_REG(12)(sp)
+    REG_S   x13, FRAME_REG(13)(sp)
+    REG_S   x14, FRAME_REG(14)(sp)
+    REG_S   x15, FRAME_REG(15)(sp)
+    REG_S   x16, FRAME_REG(16)(sp)
+    REG_S   x17, FRAME_REG(17)(sp)
+    REG_S   x18, FRAME_REG(18)(sp)
+    REG_S   x19, FRAME_REG(19)(sp)
+    REG_S   x20, FRAME_REG(20)(sp)
+    REG_S   x21, FRAME_REG(21)(sp)
+    REG_S   x22, FRAME_REG(22)(sp)
+    REG_S   x23, FRAME_REG(23)(sp)
+    REG_S   x24, FRAME_REG(24)(sp)
+    REG_S   x25, FRAME_REG(25)(sp)
+    REG_S   x26, FRAME_REG(26)(sp)
+    REG_S   x27, FRAME_REG(27)(sp)
+    REG_S   x28, FRAME_REG(28)(sp)
+    REG_S   x29, FRAME_REG(29)(sp)
+    REG_S   x30, FRAME_REG(30)(sp)
+    REG_S   x31, FRAME_REG(31)(sp)
+    csrr    t0, mepc
+    REG_S   t0, FRAME_MEPC(sp)
+    csrr    t0, mstatus
+    REG_S   t0, FRAME_MSTATUS(sp)
+    mv      a0, sp
+    call    trap_handler
+    /* The handler may have changed mepc/mstatus in the frame (redirects,
+     * emulation); write them back. */
+    .globl trap_return
+trap_return:
+    REG_L   t0, FRAME_MEPC(sp)
+    csrw    mepc, t0
+    REG_L   t0, FRAME_MSTATUS(sp)
+    csrw    mstatus, t0
+    addi    t0, sp, FRAME_SIZE
+    csrw    mscratch, t0
+    REG_L   x1, FRAME_REG(1)(sp)
+    REG_L   x3, FRAME_REG(3)(sp)
+    REG_L   x4, FRAME_REG(4)(sp)
+    REG_L   x5, FRAME_REG(5)(sp)
+    REG_L   x6, FRAME_REG(6)(sp)
+    REG_L   x7, FRAME_REG(7)(sp)
+    REG_L   x8, FRAME_REG(8)(sp)
+    REG_L   x9, FRAME_REG(9)(sp)
+    REG_L   x10, FRAME_REG(10)(sp)
+    REG_L   x11, FRAME_REG(11)(sp)
+    REG_L   x12, FRAME_REG(12)(sp)
+    REG_L   x13, FRAME_REG(13)(sp)
+    REG_L   x14, FRAME_REG(14)(sp)
+    REG_L   x15, FRAME_REG(15)(sp)
+    REG_L   x16, FRAME_REG(16)(sp)
+    REG_L   x17, FRAME_REG(17)(sp)
+    REG_L   x18, FRAME_REG(18)(sp)
+    REG_L   x19, FRAME_REG(19)(sp)
+    REG_L   x20, FRAME_REG(20)(sp)
+    REG_L   x21, FRAME_REG(21)(sp)
+    REG_L   x22, FRAME_REG(22)(sp)
+    REG_L   x23, FRAME_REG(23)(sp)
+    REG_L   x24, FRAME_REG(24)(sp)
+    REG_L   x25, FRAME_REG(25)(sp)
+    REG_L   x26, FRAME_REG(26)(sp)
+    REG_L   x27, FRAME_REG(27)(sp)
+    REG_L   x28, FRAME_REG(28)(sp)
+    REG_L   x29, FRAME_REG(29)(sp)
+    REG_L   x30, FRAME_REG(30)(sp)
+    REG_L   x31, FRAME_REG(31)(sp)
+    REG_L   sp, FRAME_REG(2)(sp)
+    mret
+
+.Ltrap_from_m:
+    /* mscratch now holds the M-mode sp: take it back and report. */
+    csrrw   sp, mscratch, sp
+    addi    sp, sp, -FRAME_SIZE
+    REG_S   ra, FRAME_REG(1)(sp)
+    csrr    a0, mcause
+    csrr    a1, mepc
+    csrr    a2, mtval
+    call    trap_from_m_fatal
+1:  wfi
+    j       1b
+
+/* [[noreturn]] void smode_enter(ulong a0, ulong a1, ulong pc): enter the next
+ * stage (mstatus.MPP already set by the caller) on a fresh M-mode stack. */
+    .globl smode_enter
+smode_enter:
+    csrw    mepc, a2
+    csrr    t0, mhartid
+    addi    t0, t0, 1
+    slli    t0, t0, 12
+    la      t1, hart_stacks
+    add     t0, t0, t1
+    csrw    mscratch, t0
+    li      ra, 0
+    li      sp, 0
+    li      gp, 0
+    li      tp, 0
+    li      t0, 0
+    li      t1, 0
+    li      t2, 0
+    li      a2, 0
+    li      a3, 0
+    li      a4, 0
+    li      a5, 0
+    li      a6, 0
+    li      a7, 0
+    mret
+
+/* Trap-safe access. An expected trap lands in expected_trap, which records
+ * mcause in a5 and skips the (4-byte) faulting instruction. The caller saves
+ * and restores mtvec, mepc and mstatus around it, since a trap taken in M-mode
+ * overwrites the outer trap's state. */
+    .align 4
+expected_trap:
+    csrr    a5, mcause
+    csrr    a4, mepc
+    addi    a4, a4, 4
+    csrw    mepc, a4
+    mret
+
+/* Runs the 2-instruction stub at a0 (csr access; ret) with mtvec pointing at
+ * expected_trap. In: a0 = stub, a1 = value to write. Out: a0 = value read,
+ * a1 = mcause or 0. */
+    .globl run_trap_safe_stub
+run_trap_safe_stub:
+    addi    sp, sp, -4 * REGBYTES
+    REG_S   ra, 0(sp)
+    csrr    t0, mepc
+    REG_S   t0, REGBYTES(sp)
+    csrr    t0, mstatus
+    REG_S   t0, 2 * REGBYTES(sp)
+    la      t1, expected_trap
+    csrrw   t2, mtvec, t1
+    mv      t3, a0
+    mv      a0, zero
+    li      a5, 0
+    jalr    ra, t3
+    csrw    mtvec, t2
+    REG_L   t0, 2 * REGBYTES(sp)
+    csrw    mstatus, t0
+    REG_L   t0, REGBYTES(sp)
+    csrw    mepc, t0
+    REG_L   ra, 0(sp)
+    addi    sp, sp, 4 * REGBYTES
+    mv      a1, a5
+    ret
+
+/* Unprivileged loads and stores on behalf of the trapping mode: in a0 =
+ * address, a1 = mstatus to use (MPRV=1, MPP = trapping mode, MXR as needed),
+ * a2 = value to store. Out: a0 = value, a1 = mcause or 0. */
+.macro UNPRIV name, insn, isstore
+    .globl \name
+\name:
+    csrr    t0, mepc
+    csrr    t4, mstatus
+    la      t1, expected_trap
+    csrrw   t2, mtvec, t1
+    li      a5, 0
+    csrw    mstatus, a1
+    .if \isstore
+    \insn   a2, 0(a0)
+    .else
+    \insn   a0, 0(a0)
+    .endif
+    csrw    mstatus, t4
+    csrw    mtvec, t2
+    csrw    mepc, t0
+    mv      a1, a5
+    ret
+.endm
+UNPRIV unpriv_lbu, lbu, 0
+UNPRIV unpriv_lhu, lhu, 0
+UNPRIV unpriv_sb, sb, 1

@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// Per-hart state of the firmware core: HSM state, pending IPIs and the
+// outgoing remote-fence request. Indexed by hart ID (< fw::kMaxHarts).
+#pragma once
+#include "fw.hpp"
+#include <atomic>
+
+namespace fw {
+
+constexpr unsigned kXlen = sizeof(long) * 8;
+
+// SBI HSM hart states (ext-hsm.adoc, "HSM Hart States").
+enum HsmState : unsigned {
+    HSM_STARTED = 0,
+    HSM_STOPPED = 1,
+    HSM_START_PENDING = 2,
+    HSM_STOP_PENDING = 3,
+    HSM_SUSPENDED = 4,
+    HSM_SUSPEND_PENDING = 5,
+    HSM_RESUME_PENDING = 6,
+};
+
+// IPI reasons, bits of HartState::ipi_pending.
+constexpr unsigned long IPI_SMODE = 1; // raise SSIP for S-mode (sbi_send_ipi)
+constexpr unsigned long IPI_FENCE = 2; // remote fence requests in fence_from
+constexpr unsigned long IPI_WAKE = 4;  // HSM start: leave the stopped loop
+
+enum class FenceKind : unsigned {
+    fence_i,
+    sfence_vma,
+    sfence_vma_asid,
+    hfence_gvma_vmid,
+    hfence_gvma,
+    hfence_vvma_asid,
+    hfence_vvma,
+};
+
+struct FenceRequest {
+    FenceKind kind;
+    unsigned long start, size, id; // id: ASID or VMID
+    unsigned long vmid;            // caller's VMID for the hfence.vvma kinds
+};
+
+struct alignas(64) HartState {
+    std::atomic<unsigned> hsm_state;
+    bool present;                  // enabled in the DT and served by us
+    uint64_t isa;                  // ISA extension bits (fw::Ext)
+    unsigned long next_addr, next_arg1, next_mode; // for HSM start / resume
+    unsigned long suspend_type;
+    unsigned long asid_max, vmid_max; // largest ASID / VMID the hart implements
+    std::atomic<unsigned> start_ready;    // next_* written for a pending HSM start
+    std::atomic<unsigned long> ipi_pending;
+    std::atomic<unsigned long> fence_from[kMaxHarts / kXlen]; // senders with a request for us
+    FenceRequest fence_req;                // our outgoing request
+    std::atomic<unsigned> fence_waiting;   // targets still to process fence_req
+};
+
+extern HartState harts[kMaxHarts];
+
+inline HartState &this_hart() {
+#ifdef __riscv
+    return harts[current_hartid()];
+#else
+    return harts[0];
+#endif
+}
+
+// ISA extensions the firmware cares about (from the DT, confirmed by probing).
+enum Ext : unsigned {
+    EXT_H,
+    EXT_SSTC,
+    EXT_SSCOFPMF,
+    EXT_SMSTATEEN,
+    EXT_SMCNTRPMF,
+    EXT_SMCTR,
+    EXT_SSCTR,
+    EXT_SMCSRIND,
+    EXT_SSCSRIND,
+    EXT_SVPBMT,
+    EXT_ZICBOM,
+    EXT_ZICBOZ,
+    EXT_ZKR,
+    EXT_SMAIA,
+    EXT_SSAIA,
+    EXT_COUNT
+};
+inline bool hart_has(unsigned long hartid, Ext e) { return (harts[hartid].isa >> e) & 1; }
+
+// Processes this hart's pending M-mode software/timer work (IPIs, fences,
+// timer forwarding). Called from the trap handler and from wait loops.
+void process_ipis();
+void process_timer();
+// Sends IPI reason `why` to `hartid` (sets the bit, raises MSIP).
+void send_ipi(unsigned long hartid, unsigned long why);
+
+} // namespace fw

@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// Defaults for hooks.hpp, used when a subsystem is not linked in. Each is the
+// correct behaviour without that subsystem.
+#include "hooks.hpp"
+
+namespace hooks {
+__attribute__((weak)) void pmu_fw_event(FwEvent) {}
+__attribute__((weak)) void pmu_cold_init(const void *) {}
+__attribute__((weak)) void pmu_hart_init() {}
+__attribute__((weak)) void pmu_hart_stop() {}
+__attribute__((weak)) void pmu_fdt_fixup(void *) {}
+
+__attribute__((weak)) CsrResult ctr_csr_read(unsigned, unsigned, bool, unsigned long &) {
+    return CsrResult::NotMine;
+}
+__attribute__((weak)) CsrResult ctr_csr_write(unsigned, unsigned, bool, unsigned long) {
+    return CsrResult::NotMine;
+}
+__attribute__((weak)) CsrResult ctr_sctrclr(unsigned, bool) { return CsrResult::NotMine; }
+__attribute__((weak)) void ctr_cold_init(const void *) {}
+__attribute__((weak)) void ctr_hart_init() {}
+__attribute__((weak)) void ctr_record_trap(unsigned long, unsigned long, unsigned long, unsigned,
+                                           unsigned) {}
+} // namespace hooks

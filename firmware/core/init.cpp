@@ -1,0 +1,309 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// Boot: choose the boot hart, initialise the platform from the device tree,
+// fix the device tree up, set up every hart's M-mode state (delegation,
+// counters, envcfg, stateen, PMP) and hand off to the next stage. Harts other
+// than the boot hart wait in HSM STOPPED until S-mode starts them.
+#include "dt.hpp"
+#include "hart.hpp"
+#include "hooks.hpp"
+#include "platform.hpp"
+#include "riscv/csr.hpp"
+#include "sbi/sbi.hpp"
+#include <libfdt.h>
+
+extern "C" char _fw_start[], _fw_end[], _bss_start[], _bss_end[];
+extern "C" [[noreturn]] void smode_enter(unsigned long a0, unsigned long a1, unsigned long pc);
+
+// Per-hart M-mode stacks (entry.S computes sp from the hart ID).
+alignas(4096) char hart_stacks[fw::kMaxHarts][4096] __attribute__((section(".stacks")));
+
+namespace fw {
+
+HartState harts[kMaxHarts];
+
+// Set by the image: the fw_dynamic image honours the info struct in a2, the
+// fw_jump image ignores it (firmware/core/image_*.cpp).
+extern const bool kImageDynamic;
+
+namespace {
+
+// fw_dynamic_info (OpenSBI's boot contract, shared/reference/peers.md).
+struct FwDynamicInfo {
+    unsigned long magic, version, next_addr, next_mode, options, boot_hart;
+};
+constexpr unsigned long FW_DYNAMIC_INFO_MAGIC = 0x4942534f;
+constexpr unsigned long FW_DYNAMIC_NEXT_MODE_U = 0, FW_DYNAMIC_NEXT_MODE_S = 1;
+// fw_jump default: next stage 2 MiB (RV64) / 4 MiB (RV32) above the firmware.
+constexpr unsigned long kJumpOffset = sizeof(long) == 8 ? 0x200000 : 0x400000;
+// Room for device-tree fix-ups.
+constexpr unsigned kFdtExtra = 4096;
+
+// These two are used before .bss is cleared, so they must live in .data.
+__attribute__((section(".data"))) std::atomic<unsigned long> boot_lottery;
+__attribute__((section(".data"))) std::atomic<unsigned long> cold_boot_done;
+
+struct BootInfo {
+    unsigned long next_addr, next_mode, fdt;
+} boot;
+
+dt::Memory memory;
+uintptr_t region_start, region_end; // PMP/NAPOT-sized firmware region
+
+unsigned long napot_size(unsigned long size) {
+    unsigned long s = 4096;
+    while (s < size) s <<= 1;
+    return s;
+}
+
+void clear_bss() {
+    for (char *p = _bss_start; p < _bss_end; p++) *p = 0;
+}
+
+bool csr_exists(unsigned num) { return csr::csr_read_safe_num(num).trapped == 0; }
+
+void setup_pmp() {
+    // Entry 0 denies S/U access to the firmware (NAPOT, no permission, not
+    // locked so M-mode is unaffected); entry 1 opens everything else.
+    unsigned long size = region_end - region_start;
+    unsigned long addr0 = (region_start + size / 2 - 1) >> 2;
+    if (csr::csr_write_safe_num(csr::pmpaddr0, addr0).trapped) return; // no PMP
+    csr_write(csr::pmpaddr0 + 1, ~0ul);
+    unsigned long cfg = csr::pmp::A_NAPOT |
+                        (static_cast<unsigned long>(csr::pmp::A_NAPOT | csr::pmp::R |
+                                                    csr::pmp::W | csr::pmp::X)
+                         << 8);
+    csr_write(csr::pmpcfg0, cfg);
+    asm volatile("sfence.vma" ::: "memory");
+}
+
+void setup_delegation(unsigned long hartid) {
+    using namespace csr::cause;
+    // Exceptions S-mode handles itself (as OpenSBI delegates them). Illegal
+    // instruction, misaligned and access faults stay in M-mode: emulation and
+    // PMU firmware events, then redirected when not handled.
+    unsigned long ed = (1ul << insn_misaligned) | (1ul << breakpoint) | (1ul << ecall_u) |
+                       (1ul << insn_page_fault) | (1ul << load_page_fault) |
+                       (1ul << store_page_fault);
+    if (hart_has(hartid, EXT_H))
+        ed |= (1ul << ecall_vs) | (1ul << insn_guest_page_fault) |
+              (1ul << load_guest_page_fault) | (1ul << virtual_insn) |
+              (1ul << store_guest_page_fault);
+    csr_write(csr::medeleg, ed);
+    using namespace csr::irq;
+    unsigned long id = (1ul << SSI) | (1ul << STI) | (1ul << SEI);
+    if (hart_has(hartid, EXT_SSCOFPMF)) id |= 1ul << LCOFI;
+    if (hart_has(hartid, EXT_H)) id |= (1ul << VSSI) | (1ul << VSTI) | (1ul << VSEI) | (1ul << SGEI);
+    csr_write(csr::mideleg, id);
+}
+
+void setup_counters_envcfg(unsigned long hartid) {
+    // S-mode may read cycle/time/instret/hpmcounters directly (Linux reads
+    // hardware PMU counters from the CSR counter_get_info reports).
+    csr_write(csr::mcounteren, 0xffffffffu);
+    if (csr_exists(csr::menvcfg)) {
+        unsigned long long env = 0;
+        if (hart_has(hartid, EXT_SSTC)) env |= csr::menvcfg_bits::STCE;
+        if (hart_has(hartid, EXT_SVPBMT)) env |= csr::menvcfg_bits::PBMTE;
+        if (hart_has(hartid, EXT_ZICBOM)) env |= csr::menvcfg_bits::CBIE | csr::menvcfg_bits::CBCFE;
+        if (hart_has(hartid, EXT_ZICBOZ)) env |= csr::menvcfg_bits::CBZE;
+#if __riscv_xlen == 64
+        csr_write(csr::menvcfg, env);
+#else
+        csr_write(csr::menvcfg, static_cast<unsigned long>(env));
+        csr::csr_write_safe_num(0x31A /* menvcfgh */, static_cast<unsigned long>(env >> 32));
+#endif
+    }
+    if (hart_has(hartid, EXT_SMSTATEEN) && csr_exists(csr::mstateen0)) {
+        // Give S-mode every state the hart has; WARL keeps only what exists.
+        // CTR's bits are then managed by hooks::ctr_hart_init().
+        csr_write(csr::mstateen0, ~0ul);
+    }
+}
+
+// Extensions the DT claims are confirmed (or added) by probing, so a DT that
+// omits them (QEMU 7.2 lists only riscv,isa) still works.
+void probe_extensions(HartState &h) {
+    unsigned long misa = csr_read(csr::misa);
+    if (misa & (1ul << ('h' - 'a'))) h.isa |= 1ull << EXT_H;
+    else h.isa &= ~(1ull << EXT_H);
+    if (csr_exists(csr::stimecmp)) h.isa |= 1ull << EXT_SSTC;
+    else h.isa &= ~(1ull << EXT_SSTC);
+    if (!csr_exists(csr::mstateen0)) h.isa &= ~(1ull << EXT_SMSTATEEN);
+    else h.isa |= 1ull << EXT_SMSTATEEN;
+    if (csr_exists(csr::scountovf)) h.isa |= 1ull << EXT_SSCOFPMF;
+    // Implemented ASID/VMID bits: write all-ones, read back (WARL), restore.
+    constexpr unsigned hgatp = 0x680;
+#if __riscv_xlen == 64
+    constexpr unsigned long kModeSv39 = 8ul << 60, kAsidMask = 0xffff, kVmidMask = 0x3fff;
+    constexpr unsigned kAsidShift = 44, kVmidShift = 44;
+    constexpr unsigned long kGModeSv39x4 = 8ul << 60;
+#else
+    constexpr unsigned long kModeSv39 = 1ul << 31, kAsidMask = 0x1ff, kVmidMask = 0x7f;
+    constexpr unsigned kAsidShift = 22, kVmidShift = 22;
+    constexpr unsigned long kGModeSv39x4 = 1ul << 31;
+#endif
+    unsigned long old = csr_read(csr::satp);
+    csr_write(csr::satp, kModeSv39 | (kAsidMask << kAsidShift));
+    h.asid_max = (csr_read(csr::satp) >> kAsidShift) & kAsidMask;
+    csr_write(csr::satp, old);
+    h.vmid_max = 0;
+    if (h.isa & (1ull << EXT_H)) {
+        old = csr_read(hgatp);
+        csr_write(hgatp, kGModeSv39x4 | (kVmidMask << kVmidShift));
+        h.vmid_max = (csr_read(hgatp) >> kVmidShift) & kVmidMask;
+        csr_write(hgatp, old);
+    }
+}
+
+} // namespace
+
+[[noreturn]] void enter_next_stage(unsigned long hartid, unsigned long pc, unsigned long arg1,
+                                   unsigned long mode) {
+    unsigned long ms = csr_read(csr::mstatus);
+    ms &= ~(csr::mstatus_bits::MPP | csr::mstatus_bits::MPIE | csr::mstatus_bits::SIE |
+            csr::mstatus_bits::MPRV);
+    ms |= (mode == FW_DYNAMIC_NEXT_MODE_U ? 0ul : 1ul) << csr::mstatus_bits::MPP_SHIFT;
+#if __riscv_xlen == 64
+    ms &= ~static_cast<unsigned long>(csr::mstatus_bits::MPV);
+#endif
+    csr_write(csr::mstatus, ms);
+    csr_write(csr::satp, 0);
+    csr_write(csr::sie, 0);
+    csr_clear(csr::mip, 1ul << csr::irq::SSI);
+    smode_enter(hartid, arg1, pc);
+}
+
+namespace {
+
+void print_banner(unsigned nharts) {
+    printf("\ntsbi: SBI firmware %lu.%lu (implementation ID 0x%lx), %u hart(s)\n",
+           sbi::kImplVersion >> 16, sbi::kImplVersion & 0xffff, sbi::kImplId, nharts);
+    printf("tsbi: firmware at 0x%lx-0x%lx, next stage at 0x%lx (%s-mode), fdt at 0x%lx\n",
+           static_cast<unsigned long>(region_start), static_cast<unsigned long>(region_end),
+           boot.next_addr, boot.next_mode == FW_DYNAMIC_NEXT_MODE_U ? "U" : "S", boot.fdt);
+}
+
+void cold_boot(unsigned long hartid, unsigned long fdt, const FwDynamicInfo *di) {
+    clear_bss();
+    region_start = reinterpret_cast<uintptr_t>(_fw_start);
+    region_end = region_start + napot_size(reinterpret_cast<uintptr_t>(_fw_end) - region_start);
+    auto *blob = reinterpret_cast<void *>(fdt);
+    platform::cold_init(blob);
+
+    dt::HartDesc descs[kMaxHarts];
+    unsigned n = dt::scan_harts(blob, descs, kMaxHarts);
+    unsigned served = 0;
+    for (unsigned i = 0; i < n; i++) {
+        if (descs[i].hartid >= kMaxHarts) continue;
+        HartState &h = harts[descs[i].hartid];
+        h.present = true;
+        h.isa = descs[i].isa;
+        h.hsm_state.store(HSM_STOPPED, std::memory_order_relaxed);
+        served++;
+    }
+    if (!harts[hartid].present) { // a DT without /cpus: serve at least ourselves
+        harts[hartid].present = true;
+        served++;
+    }
+    dt::scan_memory(blob, memory);
+
+    boot.fdt = fdt;
+    boot.next_mode = FW_DYNAMIC_NEXT_MODE_S;
+    boot.next_addr = region_start + kJumpOffset;
+    if (di) {
+        boot.next_addr = di->next_addr;
+        boot.next_mode = di->next_mode;
+    }
+
+    hooks::pmu_cold_init(blob);
+    hooks::ctr_cold_init(blob);
+
+    int err = dt::open_for_fixup(blob, kFdtExtra);
+    if (!err) err = dt::fixup_reserve(blob, region_start, region_end - region_start);
+    if (!err) hooks::pmu_fdt_fixup(blob);
+    if (err) printf("tsbi: device-tree fix-up failed (%d)\n", err);
+    print_banner(served);
+}
+
+[[noreturn]] void stopped_loop(HartState &h, unsigned long hartid);
+
+} // namespace
+
+uintptr_t fw_region_start() { return region_start; }
+uintptr_t fw_region_end() { return region_end; }
+
+bool hart_valid(unsigned long hartid) { return hartid < kMaxHarts && harts[hartid].present; }
+
+bool s_mode_range_ok(unsigned long lo, unsigned long hi, unsigned long size) {
+    if (hi != 0 && sizeof(long) == 8) return false; // beyond a 64-bit physical space
+    uint64_t addr = lo | (sizeof(long) == 4 ? static_cast<uint64_t>(hi) << 32 : 0);
+    return dt::range_in_memory(memory, region_start, region_end, addr, size);
+}
+
+// HSM: a hart that is stopped (or was never started) waits here for
+// sbi_hart_start, with only the M-mode software interrupt enabled.
+void hart_stop_and_wait() {
+    unsigned long hartid = current_hartid();
+    stopped_loop(harts[hartid], hartid);
+}
+
+namespace {
+[[noreturn]] void stopped_loop(HartState &h, unsigned long hartid) {
+    csr_write(csr::mie, 1ul << csr::irq::MSI);
+    h.hsm_state.store(HSM_STOPPED, std::memory_order_release);
+    for (;;) {
+        asm volatile("wfi");
+        if (csr_read(csr::mip) & (1ul << csr::irq::MSI)) process_ipis();
+        if (h.start_ready.load(std::memory_order_acquire)) break;
+    }
+    h.start_ready.store(0, std::memory_order_relaxed);
+    unsigned long pc = h.next_addr, arg1 = h.next_arg1, mode = h.next_mode;
+    h.hsm_state.store(HSM_STARTED, std::memory_order_release);
+    enter_next_stage(hartid, pc, arg1, mode);
+}
+} // namespace
+
+} // namespace fw
+
+using namespace fw;
+
+extern "C" [[noreturn]] void fw_entry(unsigned long hartid, unsigned long fdt, unsigned long info) {
+    const FwDynamicInfo *di = nullptr;
+    if (kImageDynamic && info) {
+        auto *p = reinterpret_cast<const FwDynamicInfo *>(info);
+        if (p->magic == FW_DYNAMIC_INFO_MAGIC) di = p;
+    }
+    bool is_boot;
+    if (di && di->version >= 2 && di->boot_hart != ~0ul)
+        is_boot = hartid == di->boot_hart;
+    else
+        is_boot = boot_lottery.exchange(1, std::memory_order_acq_rel) == 0;
+
+    if (is_boot) {
+        cold_boot(hartid, fdt, di);
+        cold_boot_done.store(1, std::memory_order_release);
+    } else {
+        while (!cold_boot_done.load(std::memory_order_acquire)) {
+        }
+    }
+
+    HartState &h = harts[hartid];
+    if (!h.present) { // disabled in the DT: never used
+        for (;;) asm volatile("wfi");
+    }
+    probe_extensions(h);
+    setup_delegation(hartid);
+    setup_counters_envcfg(hartid);
+    setup_pmp();
+    platform::hart_init(hartid);
+    hooks::pmu_hart_init();
+    hooks::ctr_hart_init();
+    csr_write(csr::mip, 0);
+    csr_write(csr::mie, 1ul << csr::irq::MSI);
+
+    if (is_boot) {
+        h.hsm_state.store(HSM_STARTED, std::memory_order_release);
+        enter_next_stage(hartid, boot.next_addr, boot.fdt, boot.next_mode);
+    }
+    stopped_loop(h, hartid);
+}

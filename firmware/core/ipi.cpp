@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// Inter-hart work in M-mode: S-mode IPIs, remote fences and HSM wake-ups all
+// travel as a bit in the target's ipi_pending plus an M-mode software
+// interrupt. Remote fences need no lock: each sender publishes one request in
+// its own HartState, marks itself in each target's fence_from bitmap and waits
+// until every target has processed it, serving its own incoming requests
+// meanwhile (so two harts fencing each other cannot deadlock).
+#include "hart.hpp"
+#include "hooks.hpp"
+#include "platform.hpp"
+#include "riscv/csr.hpp"
+
+namespace fw {
+
+void send_ipi(unsigned long hartid, unsigned long why) {
+    harts[hartid].ipi_pending.fetch_or(why, std::memory_order_release);
+    platform::ipi_send(hartid);
+}
+
+namespace {
+
+void execute_fence(const FenceRequest &r) {
+    using hooks::FwEvent;
+    bool all = (r.start == 0 && r.size == 0) || r.size == ~0ul;
+    // Above this many pages a full flush is cheaper than page-by-page fences.
+    constexpr unsigned long kMaxPageFences = 64, kPage = 4096;
+    if (!all && r.size / kPage > kMaxPageFences) all = true;
+    unsigned long end = r.start + r.size;
+    switch (r.kind) {
+    case FenceKind::fence_i:
+        hooks::pmu_fw_event(FwEvent::fence_i_received);
+        asm volatile("fence.i" ::: "memory");
+        break;
+    case FenceKind::sfence_vma:
+        hooks::pmu_fw_event(FwEvent::sfence_vma_received);
+        if (all)
+            asm volatile("sfence.vma" ::: "memory");
+        else
+            for (unsigned long a = r.start; a < end; a += kPage)
+                asm volatile("sfence.vma %0" ::"r"(a) : "memory");
+        break;
+    case FenceKind::sfence_vma_asid:
+        hooks::pmu_fw_event(FwEvent::sfence_vma_asid_received);
+        if (all)
+            asm volatile("sfence.vma zero, %0" ::"r"(r.id) : "memory");
+        else
+            for (unsigned long a = r.start; a < end; a += kPage)
+                asm volatile("sfence.vma %0, %1" ::"r"(a), "r"(r.id) : "memory");
+        break;
+    // Hypervisor fences (H extension). Encodings: hfence.gvma rs1, rs2 =
+    // 0x62000073 | rs2 << 20 | rs1 << 15; hfence.vvma = 0x22000073 | ...
+    // (written as .insn so no H-aware assembler is needed). The gvma address
+    // operand is a guest physical address shifted right by 2.
+    case FenceKind::hfence_gvma_vmid:
+    case FenceKind::hfence_gvma: {
+        bool vmid = r.kind == FenceKind::hfence_gvma_vmid;
+        hooks::pmu_fw_event(vmid ? FwEvent::hfence_gvma_vmid_received
+                                 : FwEvent::hfence_gvma_received);
+        unsigned long id = vmid ? r.id : 0;
+        if (all) {
+            if (vmid)
+                asm volatile(".insn r 0x73, 0, 0x31, x0, x0, %0" ::"r"(id) : "memory");
+            else
+                asm volatile(".insn r 0x73, 0, 0x31, x0, x0, x0" ::: "memory");
+        } else {
+            for (unsigned long a = r.start; a < end; a += kPage) {
+                unsigned long ga = a >> 2;
+                if (vmid)
+                    asm volatile(".insn r 0x73, 0, 0x31, x0, %0, %1" ::"r"(ga), "r"(id) : "memory");
+                else
+                    asm volatile(".insn r 0x73, 0, 0x31, x0, %0, x0" ::"r"(ga) : "memory");
+            }
+        }
+        break;
+    }
+    case FenceKind::hfence_vvma_asid:
+    case FenceKind::hfence_vvma: {
+        bool asid = r.kind == FenceKind::hfence_vvma_asid;
+        hooks::pmu_fw_event(asid ? FwEvent::hfence_vvma_asid_received
+                                 : FwEvent::hfence_vvma_received);
+        // hfence.vvma applies to the VMID in hgatp: use the caller's VMID
+        // (SBI RFENCE: "the current VMID of the calling hart").
+        constexpr unsigned hgatp = 0x680;
+        constexpr unsigned kVmidShift = sizeof(long) == 8 ? 44 : 22;
+        constexpr unsigned long kVmidMask = sizeof(long) == 8 ? 0x3fff : 0x7f;
+        unsigned long saved = csr_read(hgatp);
+        csr_write(hgatp, (saved & ~(kVmidMask << kVmidShift)) | (r.vmid << kVmidShift));
+        if (all) {
+            if (asid)
+                asm volatile(".insn r 0x73, 0, 0x11, x0, x0, %0" ::"r"(r.id) : "memory");
+            else
+                asm volatile(".insn r 0x73, 0, 0x11, x0, x0, x0" ::: "memory");
+        } else {
+            for (unsigned long a = r.start; a < end; a += kPage) {
+                if (asid)
+                    asm volatile(".insn r 0x73, 0, 0x11, x0, %0, %1" ::"r"(a), "r"(r.id) : "memory");
+                else
+                    asm volatile(".insn r 0x73, 0, 0x11, x0, %0, x0" ::"r"(a) : "memory");
+            }
+        }
+        csr_write(hgatp, saved);
+        break;
+    }
+    }
+}
+
+void process_fences(HartState &self) {
+    for (unsigned w = 0; w < kMaxHarts / kXlen; w++) {
+        unsigned long from = self.fence_from[w].exchange(0, std::memory_order_acquire);
+        while (from) {
+            unsigned bit = __builtin_ctzl(from);
+            from &= from - 1;
+            HartState &sender = harts[w * kXlen + bit];
+            execute_fence(sender.fence_req);
+            sender.fence_waiting.fetch_sub(1, std::memory_order_release);
+        }
+    }
+}
+
+} // namespace
+
+void process_ipis() {
+    unsigned long hartid = current_hartid();
+    HartState &self = harts[hartid];
+    platform::ipi_clear(hartid);
+    unsigned long why = self.ipi_pending.exchange(0, std::memory_order_acquire);
+    if (why & IPI_FENCE) process_fences(self);
+    if (why & IPI_SMODE) {
+        hooks::pmu_fw_event(hooks::FwEvent::ipi_received);
+        csr_set(csr::mip, 1ul << csr::irq::SSI);
+    }
+}
+
+void process_timer() {
+    // Without Sstc the S-mode timer is forwarded: stop the machine timer
+    // interrupt and raise STIP; sbi_set_timer re-arms it.
+    csr_clear(csr::mie, 1ul << csr::irq::MTI);
+    csr_set(csr::mip, 1ul << csr::irq::STI);
+}
+
+// Runs `req` on every hart of `targets` (a bitmap of XLEN-wide words), on
+// this hart directly and on the others through IPIs, and waits for them.
+void remote_fence(const FenceRequest &req, const unsigned long *targets) {
+    unsigned long self_id = current_hartid();
+    HartState &self = harts[self_id];
+    self.fence_req = req;
+    unsigned count = 0;
+    for (unsigned w = 0; w < kMaxHarts / kXlen; w++)
+        for (unsigned long m = targets[w]; m; m &= m - 1)
+            if (w * kXlen + __builtin_ctzl(m) != self_id) count++;
+    self.fence_waiting.store(count, std::memory_order_relaxed);
+    for (unsigned w = 0; w < kMaxHarts / kXlen; w++) {
+        for (unsigned long m = targets[w]; m; m &= m - 1) {
+            unsigned long h = w * kXlen + __builtin_ctzl(m);
+            if (h == self_id) continue;
+            harts[h].fence_from[self_id / kXlen].fetch_or(1ul << (self_id % kXlen),
+                                                           std::memory_order_release);
+            send_ipi(h, IPI_FENCE);
+        }
+    }
+    bool local = (targets[self_id / kXlen] >> (self_id % kXlen)) & 1;
+    if (local) execute_fence(req);
+    while (self.fence_waiting.load(std::memory_order_acquire)) {
+        if (self.ipi_pending.load(std::memory_order_relaxed) & IPI_FENCE) {
+            self.ipi_pending.fetch_and(~IPI_FENCE, std::memory_order_acquire);
+            process_fences(self);
+        }
+    }
+}
+
+} // namespace fw

@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// The few C library routines libfdt and the compiler need in a freestanding
+// image. Built with -fno-tree-loop-distribute-patterns so the loops below are
+// not turned back into calls to themselves.
+#include <stddef.h>
+#include <stdint.h>
+
+extern "C" {
+
+void *memcpy(void *d, const void *s, size_t n) {
+    auto *dp = static_cast<unsigned char *>(d);
+    auto *sp = static_cast<const unsigned char *>(s);
+    while (n--) *dp++ = *sp++;
+    return d;
+}
+
+void *memmove(void *d, const void *s, size_t n) {
+    auto *dp = static_cast<unsigned char *>(d);
+    auto *sp = static_cast<const unsigned char *>(s);
+    if (dp < sp) {
+        while (n--) *dp++ = *sp++;
+    } else {
+        while (n--) dp[n] = sp[n];
+    }
+    return d;
+}
+
+void *memset(void *d, int c, size_t n) {
+    auto *dp = static_cast<unsigned char *>(d);
+    while (n--) *dp++ = static_cast<unsigned char>(c);
+    return d;
+}
+
+int memcmp(const void *a, const void *b, size_t n) {
+    auto *ap = static_cast<const unsigned char *>(a);
+    auto *bp = static_cast<const unsigned char *>(b);
+    for (; n; n--, ap++, bp++)
+        if (*ap != *bp) return *ap - *bp;
+    return 0;
+}
+
+void *memchr(const void *s, int c, size_t n) {
+    auto *p = static_cast<const unsigned char *>(s);
+    for (; n; n--, p++)
+        if (*p == static_cast<unsigned char>(c)) return const_cast<unsigned char *>(p);
+    return nullptr;
+}
+
+size_t strlen(const char *s) {
+    size_t n = 0;
+    while (s[n]) n++;
+    return n;
+}
+
+size_t strnlen(const char *s, size_t max) {
+    size_t n = 0;
+    while (n < max && s[n]) n++;
+    return n;
+}
+
+char *strchr(const char *s, int c) {
+    for (;; s++) {
+        if (*s == static_cast<char>(c)) return const_cast<char *>(s);
+        if (!*s) return nullptr;
+    }
+}
+
+char *strrchr(const char *s, int c) {
+    const char *last = nullptr;
+    for (;; s++) {
+        if (*s == static_cast<char>(c)) last = s;
+        if (!*s) return const_cast<char *>(last);
+    }
+}
+
+int strcmp(const char *a, const char *b) {
+    while (*a && *a == *b) a++, b++;
+    return static_cast<unsigned char>(*a) - static_cast<unsigned char>(*b);
+}
+
+int strncmp(const char *a, const char *b, size_t n) {
+    for (; n; n--, a++, b++) {
+        if (*a != *b) return static_cast<unsigned char>(*a) - static_cast<unsigned char>(*b);
+        if (!*a) return 0;
+    }
+    return 0;
+}
+
+unsigned long strtoul(const char *s, char **end, int base) {
+    unsigned long v = 0;
+    if (base == 0) base = 10;
+    for (;; s++) {
+        int d = (*s >= '0' && *s <= '9') ? *s - '0'
+                : (*s >= 'a' && *s <= 'z') ? *s - 'a' + 10
+                : (*s >= 'A' && *s <= 'Z') ? *s - 'A' + 10
+                : 99;
+        if (d >= base) break;
+        v = v * base + d;
+    }
+    if (end) *end = const_cast<char *>(s);
+    return v;
+}
+
+} // extern "C"
+
+// Bit-scan helpers the compiler calls on harts without Zbb. Debian's libgcc
+// is built for the lp64d ABI and cannot be linked into this soft-float image.
+extern "C" {
+int __ctzdi2(unsigned long long x) {
+    int n = 0;
+    while (!(x & 1) && n < 64) x >>= 1, n++;
+    return n;
+}
+int __ctzsi2(unsigned x) { return __ctzdi2(x | (1ull << 32)); }
+int __clzdi2(unsigned long long x) {
+    int n = 0;
+    while (!(x >> 63) && n < 64) x <<= 1, n++;
+    return n;
+}
+int __clzsi2(unsigned x) { return __clzdi2(static_cast<unsigned long long>(x) << 32) ; }
+int __popcountdi2(unsigned long long x) {
+    int n = 0;
+    for (; x; x &= x - 1) n++;
+    return n;
+}
+}

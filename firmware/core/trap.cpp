@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// M-mode trap handling for everything except supervisor ecalls (which take
+// the short path in entry.S straight to firmware/sbi/ecall.cpp).
+#include "trap.hpp"
+#include "hart.hpp"
+#include "hooks.hpp"
+#include "riscv/csr.hpp"
+
+namespace fw {
+
+using namespace csr;
+
+unsigned trap_priv(const TrapFrame &f) {
+    return static_cast<unsigned>((f.mstatus & mstatus_bits::MPP) >> mstatus_bits::MPP_SHIFT);
+}
+
+bool trap_virt(const TrapFrame &f) {
+#if __riscv_xlen == 64
+    return (f.mstatus & mstatus_bits::MPV) != 0;
+#else
+    return (csr_read(0x310 /* mstatush */) & (1ul << 7)) != 0;
+#endif
+}
+
+void redirect_to_smode(TrapFrame &f, unsigned long cause, unsigned long tval) {
+    unsigned prev = trap_priv(f);
+    if (trap_virt(f)) {
+        // A trap from VS/VU that M-mode does not handle goes to HS-mode: the
+        // hypervisor sees it as a trap from a guest (privileged spec 8.6.4).
+        unsigned long hs = csr_read(hstatus);
+        hs |= hstatus_bits::SPV;
+        if (prev == PRV_S)
+            hs |= hstatus_bits::SPVP;
+        else
+            hs &= ~hstatus_bits::SPVP;
+        hs &= ~hstatus_bits::GVA;
+        csr_write(hstatus, hs);
+        csr_write(htval, 0);
+        csr_write(htinst, 0);
+#if __riscv_xlen == 64
+        f.mstatus &= ~static_cast<unsigned long>(mstatus_bits::MPV | mstatus_bits::GVA);
+#else
+        csr_clear(0x310, (1ul << 7) | (1ul << 6));
+#endif
+        // From the HS view, the trap came from a mode below it.
+        prev = PRV_U;
+    }
+    csr_write(stval, tval);
+    csr_write(sepc, f.mepc);
+    csr_write(scause, cause);
+    unsigned long ms = f.mstatus;
+    if (prev == PRV_S)
+        ms |= mstatus_bits::SPP;
+    else
+        ms &= ~mstatus_bits::SPP;
+    if (ms & mstatus_bits::SIE)
+        ms |= mstatus_bits::SPIE;
+    else
+        ms &= ~mstatus_bits::SPIE;
+    ms &= ~(mstatus_bits::SIE | mstatus_bits::MPP);
+    ms |= static_cast<unsigned long>(PRV_S) << mstatus_bits::MPP_SHIFT;
+    f.mstatus = ms;
+    // Exceptions always enter at the stvec base, whatever its MODE.
+    f.mepc = csr_read(stvec) & ~3ul;
+}
+
+} // namespace fw
+
+using namespace fw;
+
+extern "C" void trap_handler(TrapFrame *f) {
+    unsigned long cause = csr_read(csr::mcause);
+    if (cause & csr::cause::interrupt_bit) {
+        switch (cause & ~csr::cause::interrupt_bit) {
+        case csr::irq::MSI: process_ipis(); break;
+        case csr::irq::MTI: process_timer(); break;
+        default: break; // not enabled in mie; nothing to do
+        }
+        return;
+    }
+    unsigned long tval = csr_read(csr::mtval);
+    using hooks::FwEvent;
+    switch (cause) {
+    case csr::cause::illegal_insn:
+        hooks::pmu_fw_event(FwEvent::illegal_insn);
+        emulate_illegal_insn(*f, tval);
+        break;
+    case csr::cause::load_misaligned:
+        hooks::pmu_fw_event(FwEvent::misaligned_load);
+        emulate_misaligned(*f, cause, tval);
+        break;
+    case csr::cause::store_misaligned:
+        hooks::pmu_fw_event(FwEvent::misaligned_store);
+        emulate_misaligned(*f, cause, tval);
+        break;
+    case csr::cause::load_access:
+        hooks::pmu_fw_event(FwEvent::access_load);
+        redirect_to_smode(*f, cause, tval);
+        break;
+    case csr::cause::store_access:
+        hooks::pmu_fw_event(FwEvent::access_store);
+        redirect_to_smode(*f, cause, tval);
+        break;
+    default: redirect_to_smode(*f, cause, tval); break;
+    }
+}
+
+extern "C" void trap_from_m_fatal(unsigned long cause, unsigned long epc, unsigned long tval) {
+    fw::printf("tsbi: hart %lu: unexpected M-mode trap: mcause 0x%lx mepc 0x%lx mtval 0x%lx\n",
+               current_hartid(), cause, epc, tval);
+}

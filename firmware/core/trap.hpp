@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// The full trap frame built by firmware/core/entry.S (layout in asm.h).
+#pragma once
+#include <stdint.h>
+
+namespace fw {
+
+struct TrapFrame {
+    unsigned long x[32]; // by register number; x[0] is unused and reads as 0
+    unsigned long mepc;
+    unsigned long mstatus;
+
+    unsigned long reg(unsigned n) const { return n ? x[n] : 0; }
+    void set_reg(unsigned n, unsigned long v) {
+        if (n) x[n] = v;
+    }
+};
+static_assert(sizeof(TrapFrame) == 34 * sizeof(long));
+
+// Redirects the current trap to S-mode (or HS-mode for a trap from VS/VU) as
+// if the hart had delegated it: scause/stval/sepc/sstatus updated, execution
+// continues at stvec. Used for traps the firmware does not handle itself.
+void redirect_to_smode(TrapFrame &f, unsigned long cause, unsigned long tval);
+
+// Trapping privilege from the frame's mstatus: 0 U, 1 S (3 M never reaches here).
+unsigned trap_priv(const TrapFrame &f);
+bool trap_virt(const TrapFrame &f);
+
+// Emulation entry points (firmware/core/emulate.cpp).
+void emulate_illegal_insn(TrapFrame &f, unsigned long mtval);
+void emulate_misaligned(TrapFrame &f, unsigned long cause, unsigned long addr);
+
+// Unprivileged accesses on behalf of the trapping mode (entry.S).
+struct UnprivResult {
+    unsigned long value;
+    unsigned long trapped; // mcause of the fault, 0 if none
+};
+extern "C" UnprivResult unpriv_lbu(unsigned long addr, unsigned long mstatus);
+extern "C" UnprivResult unpriv_lhu(unsigned long addr, unsigned long mstatus);
+extern "C" UnprivResult unpriv_sb(unsigned long addr, unsigned long mstatus, unsigned long v);
+
+} // namespace fw

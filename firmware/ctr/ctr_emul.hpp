@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// CTR emulation: the per-hart state of a Control Transfer Records
+// implementation kept in memory, its CSR and indirect-CSR semantics for both
+// register layouts, and a recording interface that applies the
+// specification's rules. No hart access: the same code runs in the firmware
+// (fed by the trap path) and on the host (unit tests, the hardware model in
+// hw_models/ctr).
+//
+// State is canonical (ratified layout, see ctr_spec.hpp "canon"); the
+// ratified CSRs (0x14E...) and the draft CSRs (0x181...) are two views of it,
+// each enabled by Config::views.
+#pragma once
+#include "ctr_spec.hpp"
+#include "hooks.hpp"
+
+#ifndef TSBI_CTR_EMU_ENTRIES
+// Physical entries per hart; the largest supported depth. 64 entries cost
+// 20 bytes each per hart (RV64). Build with -DTSBI_CTR_EMU_ENTRIES=256 for the
+// full range.
+#define TSBI_CTR_EMU_ENTRIES 64
+#endif
+
+namespace ctr {
+
+using hooks::CsrResult;
+
+constexpr unsigned kCapacity = TSBI_CTR_EMU_ENTRIES;
+static_assert(kCapacity >= 16 && kCapacity <= 256 && (kCapacity & (kCapacity - 1)) == 0,
+              "TSBI_CTR_EMU_ENTRIES must be a power of two in 16..256");
+constexpr unsigned kCapacityEnc = __builtin_ctz(kCapacity) - 4; // sctrdepth encoding
+
+// Which register layouts software sees (README "Profiles").
+enum Views : uint8_t { VIEW_RATIFIED = 1, VIEW_DRAFT = 2, VIEW_BOTH = 3 };
+
+// An implementation choice: which optional parts exist. Fixed after boot.
+struct Config {
+    uint8_t views = VIEW_BOTH;
+    bool has_h = false;          // H extension: vsctrctl, vsiselect/vsireg*
+    bool rv32 = false;           // XLEN 32: draft *h CSRs, 32-bit ireg access
+    bool cycle_counting = true;  // ctrdata.CCV/CC implemented
+    uint8_t cce_bits = 4;        // implemented CCE bits (0..4)
+    bool misp = true;            // ctrtarget.MISP writable
+    uint8_t depth_min = 0, depth_max = kCapacityEnc; // supported sctrdepth encodings
+    bool stateen_ctr = true;     // mstateen0.CTR as set by M-mode
+    bool emulate_iselect = true; // the hart has no siselect: keep it here
+    // Implemented mctrctl fields (canonical layout). Every standard field, as
+    // QEMU 10 implements them, so emulated and native harts look alike.
+    uint64_t ctl_impl = ratified::ctl::DEFINED | canon::ETEN;
+
+    // Derived by finish(): view masks in canonical layout.
+    uint64_t m_ratified = 0, s_ratified = 0, m_draft = 0, s_draft = 0;
+    uint32_t data_mask = 0;
+    unsigned long xlen_mask = 0;
+    void finish();
+};
+
+// Per-hart state. Entries are physical: logical entry X lives at
+// (WRPTR - X - 1) mod depth (ratified "sctrstatus").
+struct Hart {
+    uint64_t mctl;       // mctrctl, canonical (plus canon::ETEN/DRAFT)
+    uint64_t vsctl;      // vsctrctl, canonical
+    uint32_t status;     // WRPTR | canon::WRAP | FROZEN
+    uint8_t depth;       // sctrdepth.DEPTH
+    bool cycles_valid;   // CCV for the next record
+    uint64_t cycles;     // CtrCycleCounter
+    unsigned long siselect, vsiselect, miselect; // when emulated
+    unsigned long src[kCapacity];
+    unsigned long tgt[kCapacity];
+    uint32_t data[kCapacity];
+};
+
+// Who accesses: the trapping privilege (0 U, 1 S, 3 M), V, hstateen0.CTR as
+// the hypervisor set it (only used when virt), and the hart's own xiselect
+// value when Config::emulate_iselect is false (read by the caller for ireg
+// accesses only).
+struct Access {
+    unsigned priv;
+    bool virt;
+    bool hstateen_ctr;
+    unsigned long select;
+};
+
+void reset(const Config &c, Hart &h);
+
+// CSR instruction semantics. NotMine: not a CTR register in the enabled
+// views (the caller continues with its own handling). Illegal / Virtual: the
+// exception to raise. For a read-modify-write the caller reads, computes and
+// writes.
+CsrResult csr_read(const Config &c, Hart &h, unsigned csr, const Access &a,
+                   unsigned long &value);
+CsrResult csr_write(const Config &c, Hart &h, unsigned csr, const Access &a,
+                    unsigned long value);
+// The SCTRCLR instruction (ratified view only).
+CsrResult sctrclr(const Config &c, Hart &h, const Access &a);
+
+// Entry registers by logical index; reg 0 = ctrsource, 1 = ctrtarget,
+// 2 = ctrdata. Indices at or beyond the depth read 0 and ignore writes.
+unsigned long entry_read(const Config &c, const Hart &h, unsigned reg, unsigned index);
+void entry_write(const Config &c, Hart &h, unsigned reg, unsigned index, unsigned long v);
+
+// Helpers on the state.
+inline unsigned depth_entries(const Hart &h) { return ratified::depth::entries(h.depth); }
+inline bool frozen(const Hart &h) { return h.status & ratified::status::FROZEN; }
+bool mode_enabled(const Hart &h, Mode m);
+// Zeroes every physical entry and the cycle counter (SCTRCLR, draft CLR).
+void clear_entries(Hart &h);
+
+// --- Recording interface --------------------------------------------------
+// Everything that makes records goes through these: the firmware's trap
+// path today, a trace-encoder feed later. Each applies "Behavior" (enables,
+// FROZEN, filters, RASEMU) itself.
+//
+// A transfer that does not change privilege (branch, jump, call, return),
+// executed in `mode`.
+void record_transfer(const Config &c, Hart &h, Mode mode, unsigned long source,
+                     unsigned long target, Type type, bool misp = false);
+// A trap from `from` to `to`: `epc` is the trapping pc, `target` the handler
+// address; `interrupt`/`code` as in xcause. Applies LCOFIFRZ/BPFRZ freeze,
+// the privilege-transition table and external-trap enables.
+void record_trap(const Config &c, Hart &h, Mode from, Mode to, unsigned long epc,
+                 unsigned long target, bool interrupt, unsigned long code);
+// A trap return (xRET) at `pc` from `from` to `to`, resuming at `target`.
+void record_trap_return(const Config &c, Hart &h, Mode from, Mode to, unsigned long pc,
+                        unsigned long target);
+// CtrCycleCounter: `n` more active cycles; or the count since the last
+// record is not exact (the next record gets CCV=0).
+inline void add_cycles(Hart &h, uint64_t n) { h.cycles += n; }
+inline void cycles_inexact(Hart &h) { h.cycles_valid = false; }
+
+} // namespace ctr

@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// Generic device-tree drivers a platform port can use.
+#pragma once
+#include <stdint.h>
+
+namespace drivers {
+
+// ns16550 UART from /chosen/stdout-path (reg, reg-shift, reg-io-width).
+bool ns16550_init_from_fdt(const void *fdt);
+bool ns16550_present();
+void ns16550_putc(char c);
+int ns16550_getc();
+
+// SiFive CLINT ("riscv,clint0"/"sifive,clint0") or ACLINT MSWI/MTIMER
+// ("riscv,aclint-mswi", "riscv,aclint-mtimer"): hart contexts from
+// interrupts-extended.
+bool aclint_init_from_fdt(const void *fdt);
+void aclint_ipi_send(unsigned long hartid);
+void aclint_ipi_clear(unsigned long hartid);
+uint64_t aclint_time();
+void aclint_set_timecmp(unsigned long hartid, uint64_t v);
+
+// syscon-poweroff / syscon-reboot (regmap, offset, value, mask).
+bool syscon_reset_init_from_fdt(const void *fdt);
+bool syscon_poweroff_present();
+bool syscon_reboot_present();
+void syscon_poweroff();
+void syscon_reboot();
+
+// Helpers shared by the drivers (firmware/drivers/fdt_helpers.cpp).
+// Returns the CPU hart ID whose interrupt-controller node has `phandle`, or -1.
+long fdt_intc_phandle_to_hartid(const void *fdt, uint32_t phandle);
+// Reads reg[index] of `node` as an address/size pair using the parent's cells.
+bool fdt_get_reg(const void *fdt, int node, int index, uint64_t &addr, uint64_t &size);
+
+} // namespace drivers

@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// Firmware-wide services the SBI extensions use (implemented in firmware/core).
+#pragma once
+#include <stdint.h>
+#include <stddef.h>
+
+namespace fw {
+
+// Harts are indexed by hart ID; IDs at or above kMaxHarts are parked at boot.
+constexpr unsigned kMaxHarts = 64;
+
+#ifdef __riscv
+inline unsigned long current_hartid() {
+    unsigned long v;
+    asm volatile("csrr %0, mhartid" : "=r"(v));
+    return v;
+}
+#endif
+
+// True when hart `hartid` exists, is enabled in the device tree and is
+// available to S-mode (SBI "Hart list parameter").
+bool hart_valid(unsigned long hartid);
+
+// SBI "Shared memory physical address range parameter": true when
+// [addr_lo | addr_hi << XLEN, + size) lies in memory S-mode may access
+// (a /memory range of the device tree, outside the firmware's own region),
+// without wrap-around. size may be 0 (then only addr itself is checked).
+bool s_mode_range_ok(unsigned long addr_lo, unsigned long addr_hi, unsigned long size);
+
+// Firmware's own memory [start, end), protected by PMP from S/U-mode.
+uintptr_t fw_region_start();
+uintptr_t fw_region_end();
+
+// Console output from M-mode (boot banner, diagnostics).
+void puts(const char *s);
+void printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+} // namespace fw

@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// SBI binary encoding (SBI spec, chapter "Binary Encoding"): error codes,
+// the sbiret pair and the extension IDs this firmware knows about.
+#pragma once
+#include <stdint.h>
+
+namespace sbi {
+
+// Table "Standard SBI Errors".
+enum class Error : long {
+    Success = 0,
+    Failed = -1,
+    NotSupported = -2,
+    InvalidParam = -3,
+    Denied = -4,
+    InvalidAddress = -5,
+    AlreadyAvailable = -6,
+    AlreadyStarted = -7,
+    AlreadyStopped = -8,
+    NoShmem = -9,
+    InvalidState = -10,
+    BadRange = -11,
+    Timeout = -12,
+    Io = -13,
+    DeniedLocked = -14,
+};
+constexpr long kLowestError = -14;
+
+// struct sbiret: returned in a0 (error) and a1 (value).
+struct SbiRet {
+    long error;
+    unsigned long value;
+};
+
+constexpr SbiRet ok(unsigned long value = 0) { return {0, value}; }
+constexpr SbiRet err(Error e) { return {static_cast<long>(e), 0}; }
+
+// Extension IDs (each extension's chapter title).
+namespace eid {
+constexpr long legacy_set_timer = 0x00;
+constexpr long legacy_console_putchar = 0x01;
+constexpr long legacy_console_getchar = 0x02;
+constexpr long legacy_clear_ipi = 0x03;
+constexpr long legacy_send_ipi = 0x04;
+constexpr long legacy_remote_fence_i = 0x05;
+constexpr long legacy_remote_sfence_vma = 0x06;
+constexpr long legacy_remote_sfence_vma_asid = 0x07;
+constexpr long legacy_shutdown = 0x08;
+constexpr long base = 0x10;
+constexpr long time = 0x54494D45;   // "TIME"
+constexpr long ipi = 0x735049;      // "sPI"
+constexpr long rfence = 0x52464E43; // "RFNC"
+constexpr long hsm = 0x48534D;      // "HSM"
+constexpr long srst = 0x53525354;   // "SRST"
+constexpr long pmu = 0x504D55;      // "PMU"
+constexpr long dbcn = 0x4442434E;   // "DBCN"
+constexpr long susp = 0x53555350;   // "SUSP"
+} // namespace eid
+
+// This implementation: "tsbi". The registered IDs (ext-base.adoc, "SBI
+// Implementation IDs") run 0..11 and are handed out in order; we take a value
+// far above that range, spelling "tsbi" in ASCII, so it cannot collide with
+// the next registrations. See README "Implementation ID".
+constexpr unsigned long kImplId = 0x74736269;
+constexpr unsigned long kImplVersion = 0x00000001; // major << 16 | minor
+
+} // namespace sbi

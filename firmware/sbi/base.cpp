@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// Base extension (ext-base.adoc, EID 0x10).
+#include "ecall_list.hpp"
+#include "riscv/csr.hpp"
+
+namespace sbi {
+namespace {
+
+// SBI 2.0: the highest version whose requirements every extension we
+// advertise meets (README "SBI version"). Major in bits 30:24, minor in 23:0.
+constexpr unsigned long kSpecVersion = (2ul << 24) | 0;
+
+enum : unsigned long {
+    GET_SPEC_VERSION = 0,
+    GET_IMPL_ID = 1,
+    GET_IMPL_VERSION = 2,
+    PROBE_EXTENSION = 3,
+    GET_MVENDORID = 4,
+    GET_MARCHID = 5,
+    GET_MIMPID = 6,
+};
+
+SbiRet handle(unsigned long a0, unsigned long, unsigned long, unsigned long, unsigned long,
+              unsigned long, unsigned long fid) {
+    switch (fid) {
+    case GET_SPEC_VERSION: return ok(kSpecVersion);
+    case GET_IMPL_ID: return ok(kImplId);
+    case GET_IMPL_VERSION: return ok(kImplVersion);
+    case PROBE_EXTENSION: {
+        const Extension *e = find_extension(static_cast<long>(a0));
+        if (!e) return ok(0);
+        return ok(e->probe ? static_cast<unsigned long>(e->probe()) : 1);
+    }
+    case GET_MVENDORID: return ok(csr_read(csr::mvendorid));
+    case GET_MARCHID: return ok(csr_read(csr::marchid));
+    case GET_MIMPID: return ok(csr_read(csr::mimpid));
+    default: return err(Error::NotSupported);
+    }
+}
+} // namespace
+
+extern const Extension sbi_ext_base = {eid::base, eid::base, nullptr, handle};
+} // namespace sbi

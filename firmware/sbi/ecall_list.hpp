@@ -1,0 +1,13 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// Every SBI extension this firmware has, one descriptor per file.
+#pragma once
+#include "sbi/ecall.hpp"
+
+namespace sbi {
+extern const Extension sbi_ext_base, sbi_ext_time, sbi_ext_ipi, sbi_ext_rfence, sbi_ext_hsm,
+    sbi_ext_srst, sbi_ext_dbcn, sbi_ext_legacy;
+// Present when the PMU extension is linked in (firmware/sbi/pmu.cpp).
+extern const Extension sbi_ext_pmu __attribute__((weak));
+
+const Extension *find_extension(long eid);
+} // namespace sbi

@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// IPI extension (ext-ipi.adoc, EID "sPI").
+#include "ecall_list.hpp"
+#include "hooks.hpp"
+#include "riscv/csr.hpp"
+#include "services.hpp"
+
+namespace sbi {
+
+void send_ipi_many(const HartBitmap &targets) {
+    constexpr unsigned xlen = sizeof(long) * 8;
+    unsigned long self = fw::current_hartid();
+    for (unsigned w = 0; w < kMaskWords; w++) {
+        for (unsigned long m = targets.w[w]; m; m &= m - 1) {
+            unsigned long h = w * xlen + __builtin_ctzl(m);
+            hooks::pmu_fw_event(hooks::FwEvent::ipi_sent);
+            if (h == self) {
+                // No need for a round trip through the M-mode software
+                // interrupt to reach ourselves.
+                hooks::pmu_fw_event(hooks::FwEvent::ipi_received);
+                csr_set(csr::mip, 1ul << csr::irq::SSI);
+            } else {
+                fw::send_ipi(h, fw::IPI_SMODE);
+            }
+        }
+    }
+}
+
+namespace {
+constexpr unsigned long SEND_IPI = 0;
+
+SbiRet handle(unsigned long mask, unsigned long base, unsigned long, unsigned long,
+              unsigned long, unsigned long, unsigned long fid) {
+    if (fid != SEND_IPI) return err(Error::NotSupported);
+    HartBitmap t;
+    if (Error e = targets_from_mask(mask, base, t); e != Error::Success) return err(e);
+    send_ipi_many(t);
+    return ok();
+}
+} // namespace
+
+extern const Extension sbi_ext_ipi = {eid::ipi, eid::ipi, nullptr, handle};
+} // namespace sbi

@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// RFENCE extension (ext-rfence.adoc, EID "RFNC").
+#include "ecall_list.hpp"
+#include "hooks.hpp"
+#include "riscv/csr.hpp"
+#include "services.hpp"
+
+namespace sbi {
+
+using fw::FenceKind;
+
+namespace {
+hooks::FwEvent sent_event(FenceKind k) {
+    using hooks::FwEvent;
+    switch (k) {
+    case FenceKind::fence_i: return FwEvent::fence_i_sent;
+    case FenceKind::sfence_vma: return FwEvent::sfence_vma_sent;
+    case FenceKind::sfence_vma_asid: return FwEvent::sfence_vma_asid_sent;
+    case FenceKind::hfence_gvma_vmid: return FwEvent::hfence_gvma_vmid_sent;
+    case FenceKind::hfence_gvma: return FwEvent::hfence_gvma_sent;
+    case FenceKind::hfence_vvma_asid: return FwEvent::hfence_vvma_asid_sent;
+    case FenceKind::hfence_vvma: return FwEvent::hfence_vvma_sent;
+    }
+    return FwEvent::fence_i_sent;
+}
+} // namespace
+
+SbiRet rfence(FenceKind kind, const HartBitmap &targets, unsigned long start, unsigned long size,
+              unsigned long id) {
+    // The whole address space when start and size are 0 or size is all-ones;
+    // otherwise the range must not wrap around.
+    bool all = (start == 0 && size == 0) || size == ~0ul;
+    if (!all && start + size < start) return err(Error::InvalidAddress);
+    fw::FenceRequest req{kind, start, size, id, 0};
+    if (kind == FenceKind::hfence_vvma || kind == FenceKind::hfence_vvma_asid) {
+        constexpr unsigned hgatp = 0x680;
+        constexpr unsigned kVmidShift = sizeof(long) == 8 ? 44 : 22;
+        constexpr unsigned long kVmidMask = sizeof(long) == 8 ? 0x3fff : 0x7f;
+        req.vmid = (csr_read(hgatp) >> kVmidShift) & kVmidMask;
+    }
+    // One "sent" firmware event per target hart, as for IPIs.
+    for (unsigned w = 0; w < kMaskWords; w++)
+        for (unsigned long m = targets.w[w]; m; m &= m - 1) hooks::pmu_fw_event(sent_event(kind));
+    fw::remote_fence(req, targets.w);
+    return ok();
+}
+
+namespace {
+enum : unsigned long {
+    REMOTE_FENCE_I = 0,
+    REMOTE_SFENCE_VMA = 1,
+    REMOTE_SFENCE_VMA_ASID = 2,
+    REMOTE_HFENCE_GVMA_VMID = 3,
+    REMOTE_HFENCE_GVMA = 4,
+    REMOTE_HFENCE_VVMA_ASID = 5,
+    REMOTE_HFENCE_VVMA = 6,
+};
+
+SbiRet handle(unsigned long mask, unsigned long base, unsigned long start, unsigned long size,
+              unsigned long id, unsigned long, unsigned long fid) {
+    if (fid > REMOTE_HFENCE_VVMA) return err(Error::NotSupported);
+    unsigned long self = fw::current_hartid();
+    bool hyp = fid >= REMOTE_HFENCE_GVMA_VMID;
+    // Hypervisor fences need the H extension on the calling hart.
+    if (hyp && !fw::hart_has(self, fw::EXT_H)) return err(Error::NotSupported);
+    HartBitmap t;
+    if (Error e = targets_from_mask(mask, base, t); e != Error::Success) return err(e);
+    const fw::HartState &h = fw::harts[self];
+    switch (fid) {
+    case REMOTE_FENCE_I: return rfence(FenceKind::fence_i, t, 0, 0, 0);
+    case REMOTE_SFENCE_VMA: return rfence(FenceKind::sfence_vma, t, start, size, 0);
+    case REMOTE_SFENCE_VMA_ASID:
+        if (id > h.asid_max) return err(Error::InvalidParam);
+        return rfence(FenceKind::sfence_vma_asid, t, start, size, id);
+    case REMOTE_HFENCE_GVMA_VMID:
+        if (id > h.vmid_max) return err(Error::InvalidParam);
+        return rfence(FenceKind::hfence_gvma_vmid, t, start, size, id);
+    case REMOTE_HFENCE_GVMA: return rfence(FenceKind::hfence_gvma, t, start, size, 0);
+    case REMOTE_HFENCE_VVMA_ASID:
+        if (id > h.asid_max) return err(Error::InvalidParam);
+        return rfence(FenceKind::hfence_vvma_asid, t, start, size, id);
+    default: return rfence(FenceKind::hfence_vvma, t, start, size, 0);
+    }
+}
+} // namespace
+
+extern const Extension sbi_ext_rfence = {eid::rfence, eid::rfence, nullptr, handle};
+} // namespace sbi

@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// Core services shared by several SBI extensions (firmware/sbi/*.cpp).
+#pragma once
+#include "hart.hpp"
+#include "hartmask.hpp"
+#include "sbi/sbi.hpp"
+
+namespace fw {
+void remote_fence(const FenceRequest &req, const unsigned long *targets);
+[[noreturn]] void hart_stop_and_wait();
+} // namespace fw
+
+namespace sbi {
+// sbi_set_timer for the current hart (TIME and legacy).
+void set_timer(uint64_t deadline);
+// sbi_send_ipi / remote fences over a validated bitmap.
+void send_ipi_many(const HartBitmap &targets);
+inline Error targets_from_mask(unsigned long mask, unsigned long base, HartBitmap &out) {
+    return hartmask_to_bitmap(mask, base, out, fw::hart_valid);
+}
+// Remote fence with the range checks of ext-rfence.adoc.
+SbiRet rfence(fw::FenceKind kind, const HartBitmap &targets, unsigned long start,
+              unsigned long size, unsigned long id);
+} // namespace sbi

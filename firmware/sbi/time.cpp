@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// Timer extension (ext-time.adoc, EID "TIME").
+#include "ecall_list.hpp"
+#include "hooks.hpp"
+#include "platform.hpp"
+#include "riscv/csr.hpp"
+#include "services.hpp"
+
+namespace sbi {
+
+void set_timer(uint64_t deadline) {
+    hooks::pmu_fw_event(hooks::FwEvent::set_timer);
+    unsigned long hartid = fw::current_hartid();
+    if (fw::hart_has(hartid, fw::EXT_SSTC)) {
+        // With Sstc (menvcfg.STCE=1) STIP follows stimecmp directly.
+#if __riscv_xlen == 32
+        csr_write(0x15D /* stimecmph */, static_cast<unsigned long>(deadline >> 32));
+#endif
+        csr_write(csr::stimecmp, static_cast<unsigned long>(deadline));
+        return;
+    }
+    platform::timer_set(hartid, deadline);
+    csr_clear(csr::mip, 1ul << csr::irq::STI);
+    csr_set(csr::mie, 1ul << csr::irq::MTI);
+}
+
+namespace {
+constexpr unsigned long SET_TIMER = 0;
+
+SbiRet handle(unsigned long a0, unsigned long a1, unsigned long, unsigned long, unsigned long,
+              unsigned long, unsigned long fid) {
+    if (fid != SET_TIMER) return err(Error::NotSupported);
+#if __riscv_xlen == 32
+    set_timer(a0 | static_cast<uint64_t>(a1) << 32);
+#else
+    (void)a1;
+    set_timer(a0);
+#endif
+    return ok();
+}
+} // namespace
+
+extern const Extension sbi_ext_time = {eid::time, eid::time, nullptr, handle};
+} // namespace sbi

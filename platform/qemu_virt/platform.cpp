@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// QEMU `virt` machine: everything is found through the device tree with the
+// generic drivers (ns16550 console, CLINT/ACLINT, syscon power-off/reboot).
+#include "platform.hpp"
+#include "drivers/drivers.hpp"
+
+namespace platform {
+
+// SRST reset types (ext-sys-reset.adoc).
+constexpr uint32_t SHUTDOWN = 0, COLD_REBOOT = 1, WARM_REBOOT = 2;
+
+bool cold_init(const void *fdt) {
+    drivers::ns16550_init_from_fdt(fdt);
+    drivers::syscon_reset_init_from_fdt(fdt);
+    return drivers::aclint_init_from_fdt(fdt);
+}
+
+void hart_init(unsigned long) {}
+
+bool console_present() { return drivers::ns16550_present(); }
+void console_putc(char c) { drivers::ns16550_putc(c); }
+int console_getc() { return drivers::ns16550_getc(); }
+
+void ipi_send(unsigned long hartid) { drivers::aclint_ipi_send(hartid); }
+void ipi_clear(unsigned long hartid) { drivers::aclint_ipi_clear(hartid); }
+
+uint64_t timer_value() { return drivers::aclint_time(); }
+void timer_set(unsigned long hartid, uint64_t deadline) {
+    drivers::aclint_set_timecmp(hartid, deadline);
+}
+
+bool system_reset_supported(uint32_t type) {
+    switch (type) {
+    case SHUTDOWN: return drivers::syscon_poweroff_present();
+    // QEMU's test device resets the whole machine; a warm reboot is served
+    // by the same full reset (what OpenSBI does on virt as well).
+    case COLD_REBOOT:
+    case WARM_REBOOT: return drivers::syscon_reboot_present();
+    default: return false;
+    }
+}
+
+void system_reset(uint32_t type, uint32_t) {
+    if (type == SHUTDOWN)
+        drivers::syscon_poweroff();
+    else
+        drivers::syscon_reboot();
+}
+
+} // namespace platform

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
+# Installs the Debian (bookworm) host packages the build and the tests need,
+# only when one is missing. Never touches the system's apt sources.
+set -euo pipefail
+pkgs=(
+  g++-riscv64-linux-gnu   # firmware and S-mode payloads
+  qemu-system-misc        # QEMU 7.2 (qemu-system-riscv64)
+  opensbi                 # Debian's OpenSBI 1.1: the peer in tests and benchmarks
+  doctest-dev             # host unit tests
+  libfdt-dev              # device-tree handling in host tests and tools
+  device-tree-compiler    # dtc for test device trees
+  libelf-dev              # ELF images for the trace decoder
+  cpio xz-utils zstd      # initramfs and Debian package unpacking
+  debian-archive-keyring  # private apt state for trixie riscv64 packages
+  python3                 # test runners
+  libglib2.0-dev ninja-build python3-venv libpixman-1-dev  # project QEMU 10 build
+  clang libclang-rt-14-dev  # libFuzzer targets for the trace decoders
+)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  if [ "$(id -u)" != 0 ]; then
+    echo "bootstrap: missing packages (${missing[*]}); run as root" >&2; exit 1
+  fi
+  echo "bootstrap: installing ${missing[*]}" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -q >&2 || true
+  apt-get install -y -q --no-install-recommends "${missing[@]}" >&2
+fi
