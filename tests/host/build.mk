@@ -1,0 +1,17 @@
+# SPDX-License-Identifier: BSD-2-Clause
+# Host unit tests of the firmware core (doctest, Debian's libfdt).
+HOSTTEST_BUILD := $(BUILD)/host
+$(HOSTTEST_BUILD)/edge.dtb: tests/host/data/edge.dts
+	@mkdir -p $(dir $@)
+	dtc -q -I dts -O dtb -o $@ $<
+# QEMU 7.2's own virt device tree, 4 harts.
+$(HOSTTEST_BUILD)/qemu-virt.dtb:
+	@mkdir -p $(dir $@)
+	qemu-system-riscv64 -M virt,dumpdtb=$@ -smp 4 -m 256M -nographic >/dev/null
+$(HOSTTEST_BUILD)/test_core: tests/host/test_core.cpp firmware/core/dt.cpp firmware/core/dt.hpp \
+		firmware/sbi/hartmask.hpp $(HOSTTEST_BUILD)/edge.dtb $(HOSTTEST_BUILD)/qemu-virt.dtb
+	$(HOSTCXX) $(HOSTCXXFLAGS) -Ifirmware -Ifirmware/include -Ifirmware/core \
+		-DTEST_DATA_DIR='"$(abspath $(HOSTTEST_BUILD))"' -o $@ tests/host/test_core.cpp \
+		firmware/core/dt.cpp -lfdt
+.PHONY: host-tests
+host-tests: $(HOSTTEST_BUILD)/test_core

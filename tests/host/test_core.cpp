@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// Host tests of the firmware core's logic: hart-mask decoding, the shared
+// memory range check, and device-tree scanning and fix-up.
+#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#include <doctest/doctest.h>
+
+#include "core/dt.hpp"
+#include "core/hart.hpp"
+#include "sbi/hartmask.hpp"
+#include <libfdt.h>
+
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+using namespace fw;
+using sbi::Error;
+
+namespace fw {
+HartState harts[kMaxHarts];
+}
+
+static std::vector<char> load(const std::string &path, size_t extra = 0) {
+    std::ifstream f(path, std::ios::binary);
+    REQUIRE_MESSAGE(f.good(), "cannot open " << path);
+    std::vector<char> v((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    v.resize(v.size() + extra);
+    return v;
+}
+static std::string data(const char *name) { return std::string(TEST_DATA_DIR) + "/" + name; }
+
+TEST_CASE("hartmask: base -1 selects every valid hart and ignores the mask") {
+    sbi::HartBitmap b;
+    auto valid = [](unsigned long h) { return h == 0 || h == 2 || h == 63; };
+    CHECK(sbi::hartmask_to_bitmap(0, ~0ul, b, valid) == Error::Success);
+    CHECK(b.w[0] == ((1ul << 0) | (1ul << 2) | (1ul << 63)));
+}
+
+TEST_CASE("hartmask: bits are relative to base") {
+    sbi::HartBitmap b;
+    auto valid = [](unsigned long h) { return h < 8; };
+    CHECK(sbi::hartmask_to_bitmap(0b101, 2, b, valid) == Error::Success);
+    CHECK(b.w[0] == ((1ul << 2) | (1ul << 4)));
+    CHECK(sbi::hartmask_to_bitmap(0, 1000, b, valid) == Error::Success); // empty mask, any base
+    CHECK(b.w[0] == 0);
+}
+
+TEST_CASE("hartmask: an invalid hart in the mask is INVALID_PARAM") {
+    sbi::HartBitmap b;
+    auto valid = [](unsigned long h) { return h < 4; };
+    CHECK(sbi::hartmask_to_bitmap(1ul << 4, 0, b, valid) == Error::InvalidParam);
+    CHECK(sbi::hartmask_to_bitmap(1, 4, b, valid) == Error::InvalidParam);
+    CHECK(sbi::hartmask_to_bitmap(1ul << 63, 2, b, valid) == Error::InvalidParam); // wraps
+    CHECK(sbi::hartmask_to_bitmap(1, ~0ul - 1, b, valid) == Error::InvalidParam);
+}
+
+TEST_CASE("range_in_memory: inside, outside, firmware overlap and wrap-around") {
+    dt::Memory m{};
+    m.r[0] = {0x80000000, 0x10000000};
+    m.r[1] = {0x100000000, 0x1000};
+    m.count = 2;
+    const uint64_t fs = 0x80000000, fe = 0x80080000;
+    CHECK(dt::range_in_memory(m, fs, fe, 0x80200000, 16));
+    CHECK(dt::range_in_memory(m, fs, fe, 0x8fffffff, 1));
+    CHECK_FALSE(dt::range_in_memory(m, fs, fe, 0x8fffffff, 2)); // runs off the end
+    CHECK_FALSE(dt::range_in_memory(m, fs, fe, 0x80000000, 1)); // firmware
+    CHECK_FALSE(dt::range_in_memory(m, fs, fe, 0x8007ffff, 1));
+    CHECK(dt::range_in_memory(m, fs, fe, 0x80080000, 1));
+    CHECK_FALSE(dt::range_in_memory(m, fs, fe, 0x7ffff000, 0x2000)); // straddles into firmware
+    CHECK_FALSE(dt::range_in_memory(m, fs, fe, 0x10000000, 4));      // MMIO
+    CHECK_FALSE(dt::range_in_memory(m, fs, fe, ~0ull - 3, 8));       // wraps
+    CHECK(dt::range_in_memory(m, fs, fe, 0x100000ff0, 16));
+    CHECK_FALSE(dt::range_in_memory(m, fs, fe, 0x100000ff0, 17));
+    CHECK(dt::range_in_memory(m, fs, fe, 0x80100000, 0)); // size 0 checks the address
+}
+
+TEST_CASE("ISA strings: single letters and multi-letter extensions") {
+    const char s[] = "rv64imafdch_zicsr_zifencei_sstc_sscofpmf";
+    uint64_t b = dt::parse_isa_string(s, sizeof s);
+    CHECK((b >> EXT_H & 1));
+    CHECK((b >> EXT_SSTC & 1));
+    CHECK((b >> EXT_SSCOFPMF & 1));
+    CHECK_FALSE((b >> EXT_SMCTR & 1));
+    const char n[] = "rv64imafdc_zicsr_zihintpause"; // no H: 'h' only in a long name
+    CHECK_FALSE((dt::parse_isa_string(n, sizeof n) >> EXT_H & 1));
+    const char list[] = "i\0m\0sstc\0smctr\0h";
+    uint64_t l = dt::parse_isa_extensions(list, sizeof list);
+    CHECK((l >> EXT_SSTC & 1));
+    CHECK((l >> EXT_SMCTR & 1));
+    CHECK((l >> EXT_H & 1));
+    CHECK_FALSE((l >> EXT_SVPBMT & 1));
+}
+
+TEST_CASE("DT scan: enabled harts with their extensions, all memory ranges") {
+    auto blob = load(data("edge.dtb"));
+    dt::HartDesc h[8];
+    unsigned n = dt::scan_harts(blob.data(), h, 8);
+    REQUIRE(n == 2); // cpu@5 is disabled, cpu-map is not a cpu
+    CHECK(h[0].hartid == 0);
+    CHECK((h[0].isa >> EXT_SMCTR & 1)); // riscv,isa-extensions wins over riscv,isa
+    CHECK_FALSE((h[0].isa >> EXT_SSTC & 1));
+    CHECK(h[1].hartid == 3);
+    CHECK((h[1].isa >> EXT_SVPBMT & 1));
+    CHECK((h[1].isa >> EXT_H & 1));
+    dt::Memory m;
+    REQUIRE(dt::scan_memory(blob.data(), m));
+    REQUIRE(m.count == 3);
+    CHECK(m.r[1].base == 0x100000000ull);
+    CHECK(m.r[2].base == 0xc0000000ull);
+}
+
+static void check_reserved(void *fdt, uint64_t base, uint64_t size) {
+    int node = fdt_path_offset(fdt, "/reserved-memory");
+    REQUIRE(node >= 0);
+    bool found = false;
+    int child;
+    fdt_for_each_subnode(child, fdt, node) {
+        int len;
+        auto *reg = static_cast<const fdt32_t *>(fdt_getprop(fdt, child, "reg", &len));
+        if (!reg || len != 16) continue;
+        uint64_t b = (uint64_t)fdt32_to_cpu(reg[0]) << 32 | fdt32_to_cpu(reg[1]);
+        uint64_t s = (uint64_t)fdt32_to_cpu(reg[2]) << 32 | fdt32_to_cpu(reg[3]);
+        if (b == base && s == size) {
+            found = true;
+            CHECK(fdt_getprop(fdt, child, "no-map", &len) != nullptr);
+        }
+    }
+    CHECK(found);
+}
+
+TEST_CASE("DT fix-up: firmware region reserved no-map, existing reservations kept") {
+    auto blob = load(data("edge.dtb"), 4096);
+    REQUIRE(dt::open_for_fixup(blob.data(), 4096) == 0);
+    REQUIRE(dt::fixup_reserve(blob.data(), 0x80000000, 0x80000) == 0);
+    CHECK(fdt_check_full(blob.data(), fdt_totalsize(blob.data())) == 0);
+    check_reserved(blob.data(), 0x80000000, 0x80000);
+    CHECK(fdt_path_offset(blob.data(), "/reserved-memory/other@90000000") >= 0);
+}
+
+TEST_CASE("DT fix-up on QEMU virt's own device tree (no /reserved-memory yet)") {
+    auto blob = load(data("qemu-virt.dtb"), 4096);
+    REQUIRE(fdt_path_offset(blob.data(), "/reserved-memory") < 0);
+    REQUIRE(dt::open_for_fixup(blob.data(), 4096) == 0);
+    REQUIRE(dt::fixup_reserve(blob.data(), 0x80000000, 0x80000) == 0);
+    check_reserved(blob.data(), 0x80000000, 0x80000);
+    dt::HartDesc h[8];
+    CHECK(dt::scan_harts(blob.data(), h, 8) == 4);
+}
