@@ -52,6 +52,19 @@ else
   boot_checks "$n" "$log" 1
 fi
 
+# earlycon=sbi writes the kernel log through SBI DBCN (Debian's kernel has
+# no hvc0 SBI console); keep_bootcon keeps it after ttyS0 registers, so the
+# early lines reach the log only through DBCN, and later ones twice.
+n="linux dbcn-earlycon smp2"
+log=$LINUX_LOGS/dbcn-earlycon-smp2.log
+linux_boot "$log" 90 2 "$FW_DYN" "earlycon=sbi keep_bootcon tsbi.test=boot"; rc=$?
+linux_check_ended "$n" "$log" "$rc"
+linux_check_grep "$n: early kernel log through DBCN" "$log" "printk: legacy bootconsole \[sbi0\] enabled"
+c=$(grep -ac 'Run /init as init process' "$log")
+if [ "$c" = 2 ]; then pass "$n: later kernel log through both DBCN and ttyS0"
+else fail "$n: later kernel log through both DBCN and ttyS0 [line seen $c times, want 2]"; fi
+boot_checks "$n" "$log" 2
+
 # SRST cold reboot; -no-reboot turns the reset into QEMU exiting.
 n="linux reboot smp2"
 log=$LINUX_LOGS/reboot-smp2.log
