@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// Base extension (ext-base.adoc), probing, unknown EIDs/FIDs (binary
+// encoding: "must return SBI_ERR_NOT_SUPPORTED"), register preservation and
+// the firmware's memory protection as seen from S-mode.
+#include "payload.hpp"
+
+using namespace pl;
+
+PAYLOAD_NAME("base");
+
+namespace {
+
+// The runner starts QEMU for this payload with
+// -cpu rv64,mvendorid=...,marchid=...,mimpid=... (run.py PAYLOAD_QEMU_ARGS);
+// the firmware must report the hart's CSR values.
+constexpr unsigned long kCpuMvendorid = 0x489, kCpuMarchid = 0x8000000000000007ul,
+                        kCpuMimpid = 0x20181004;
+
+struct Ext {
+    const char *name;
+    long eid;
+};
+// Extensions this firmware must implement (task scope) and others whose probe
+// must at least agree with their behaviour.
+constexpr Ext kRequired[] = {{"BASE", eid::base},    {"TIME", eid::time},
+                             {"IPI", eid::ipi},      {"RFNC", eid::rfence},
+                             {"HSM", eid::hsm},      {"SRST", eid::srst},
+                             {"DBCN", eid::dbcn},    {"legacy_putchar", eid::legacy_console_putchar},
+                             {"legacy_getchar", eid::legacy_console_getchar}};
+constexpr Ext kOptional[] = {{"PMU", eid::pmu},      {"SUSP", eid::susp},
+                             {"CPPC", 0x43505043},   {"NACL", 0x4E41434C},
+                             {"STA", 0x535441},      {"SSE", 0x535345},
+                             {"FWFT", 0x46574654},   {"DBTR", 0x44425452},
+                             {"MPXY", 0x4D505859}};
+constexpr Ext kLegacyOther[] = {{"legacy_set_timer", 0x00},  {"legacy_clear_ipi", 0x03},
+                                {"legacy_send_ipi", 0x04},   {"legacy_remote_fence_i", 0x05},
+                                {"legacy_sfence_vma", 0x06}, {"legacy_sfence_vma_asid", 0x07},
+                                {"legacy_shutdown", 0x08}};
+// EIDs nobody defines: the legacy reserved range, gaps, vendor/firmware
+// ranges of other parties, values with bit 31 set.
+constexpr long kUnknown[] = {0x09,       0x0F,       0x11,        0x12345678,
+                             0x7FFFFFFF, 0x09FFFFFF, 0x0A000001,  0x4442434F,
+                             0x54494D46, -1,         -0x80000000l, 0x80000000l};
+
+struct Fid {
+    const char *ext;
+    long eid, fid;
+    unsigned long a0;
+};
+// Unknown FIDs of implemented extensions. a0 is chosen so that a firmware
+// ignoring the FID answers with an error instead of acting (reserved reset
+// type, invalid hart ID).
+constexpr Fid kUnknownFids[] = {
+    {"BASE", eid::base, 7, 0},          {"BASE", eid::base, 0x7FFFFFFF, 0},
+    {"BASE", eid::base, -1, 0},         {"TIME", eid::time, 1, ~0ul},
+    {"TIME", eid::time, -1, ~0ul},      {"IPI", eid::ipi, 1, 0},
+    {"RFNC", eid::rfence, 7, 0},        {"RFNC", eid::rfence, 0x100, 0},
+    {"HSM", eid::hsm, 4, ~0ul},         {"HSM", eid::hsm, 0x100, ~0ul},
+    {"SRST", eid::srst, 1, 3},          {"SRST", eid::srst, -1, 3},
+    {"DBCN", eid::dbcn, 3, 0},          {"DBCN", eid::dbcn, -1, 0},
+};
+
+void spec_version() {
+    SbiRet r = sbi_call(eid::base, fid::base::get_spec_version);
+    unsigned long major = (r.value >> 24) & 0x7f, minor = r.value & 0xffffff;
+    note("spec version %lu.%lu (0x%lx)", major, minor, r.value);
+    expect_err(r, SUCCESS, "spec_version/error");
+    expect_eq(r.value & ~0x7ffffffful, 0, "spec_version/reserved_bits_zero");
+    expect_true(major >= 2, "spec_version/at_least_2_0");
+}
+
+void impl() {
+    SbiRet r = sbi_call(eid::base, fid::base::get_impl_id);
+    expect_ret(r, SUCCESS, sbi::kImplId, "impl_id/is_tsbi");
+    r = sbi_call(eid::base, fid::base::get_impl_version);
+    note("impl version 0x%lx", r.value);
+    expect_err(r, SUCCESS, "impl_version/error");
+}
+
+void machine_ids() {
+    SbiRet r = sbi_call(eid::base, fid::base::get_mvendorid);
+    expect_err(r, SUCCESS, "mvendorid/error");
+    // mvendorid is a 32-bit CSR on every XLEN (JEDEC bank and offset).
+    expect_eq(r.value >> 32, 0, "mvendorid/legal_32bit");
+    expect_eq(r.value, kCpuMvendorid, "mvendorid/is_csr");
+    r = sbi_call(eid::base, fid::base::get_marchid);
+    expect_err(r, SUCCESS, "marchid/error");
+    expect_eq(r.value, kCpuMarchid, "marchid/is_csr");
+    r = sbi_call(eid::base, fid::base::get_mimpid);
+    expect_err(r, SUCCESS, "mimpid/error");
+    expect_eq(r.value, kCpuMimpid, "mimpid/is_csr");
+}
+
+void probes() {
+    for (const Ext &e : kRequired) {
+        SbiRet r = sbi_probe(e.eid);
+        expect_err(r, SUCCESS, "probe/%s/error", e.name);
+        expect_true(r.value != 0, "probe/%s/available", e.name);
+    }
+    for (long e : kUnknown) expect_ret(sbi_probe(e), SUCCESS, 0, "probe/unknown_0x%lx", e);
+    // Extensions outside this suite's scope: whatever the probe says must
+    // match the behaviour. Probe 0 => a call answers NOT_SUPPORTED. All-ones
+    // arguments keep a mis-probed extension from doing anything drastic.
+    for (const Ext &e : kOptional) {
+        SbiRet r = sbi_probe(e.eid);
+        note("probe %s = %ld/%lu", e.name, r.error, r.value);
+        if (r.error == 0 && r.value == 0) {
+            SbiRet c = sbi_call(e.eid, 0, ~0ul, ~0ul, ~0ul, ~0ul, ~0ul, ~0ul);
+            expect_err(c, ERR_NOT_SUPPORTED, "probe/%s/absent_means_not_supported", e.name);
+        } else {
+            expect_err(r, SUCCESS, "probe/%s/error", e.name);
+        }
+    }
+    for (const Ext &e : kLegacyOther) {
+        SbiRet r = sbi_probe(e.eid);
+        note("probe %s = %ld/%lu", e.name, r.error, r.value);
+        expect_err(r, SUCCESS, "probe/%s/error", e.name);
+    }
+}
+
+void unknown_calls() {
+    for (long e : kUnknown) {
+        expect_err(sbi_call(e, 0), ERR_NOT_SUPPORTED, "unknown_eid_0x%lx/fid0", e);
+        expect_err(sbi_call(e, 1, 1, 2, 3), ERR_NOT_SUPPORTED, "unknown_eid_0x%lx/fid1", e);
+    }
+    expect_alive("unknown_eid");
+    for (const Fid &f : kUnknownFids)
+        expect_err(sbi_call(f.eid, f.fid, f.a0, 0, 0), ERR_NOT_SUPPORTED,
+                   "unknown_fid/%s/0x%lx", f.ext, f.fid);
+    expect_alive("unknown_fid");
+}
+
+void registers_preserved() {
+    struct Call {
+        const char *name;
+        long eid, fid;
+        unsigned long a0, a1, a2, a3, a4, a5;
+        bool legacy;
+    };
+    const unsigned long self = hartid();
+    const Call calls[] = {
+        {"get_spec_version", eid::base, 0, 11, 12, 13, 14, 15, 16, false},
+        {"probe", eid::base, 3, eid::time, 12, 13, 14, 15, 16, false},
+        {"get_mimpid", eid::base, 6, 11, 12, 13, 14, 15, 16, false},
+        {"unknown_eid", 0x12345678, 0, 11, 12, 13, 14, 15, 16, false},
+        {"unknown_fid", eid::base, 0x55, 11, 12, 13, 14, 15, 16, false},
+        {"set_timer_max", eid::time, 0, ~0ul, 12, 13, 14, 15, 16, false},
+        {"send_ipi_none", eid::ipi, 0, 0, 0, 13, 14, 15, 16, false},
+        {"remote_fence_i_none", eid::rfence, 0, 0, 0, 13, 14, 15, 16, false},
+        {"sfence_vma_self", eid::rfence, 1, 1, self, 0, 0, 15, 16, false},
+        {"hart_get_status", eid::hsm, 2, self, 12, 13, 14, 15, 16, false},
+        {"srst_reserved", eid::srst, 0, 3, 0, 13, 14, 15, 16, false},
+        {"dbcn_write_byte", eid::dbcn, 2, '\n', 12, 13, 14, 15, 16, false},
+        {"legacy_putchar", eid::legacy_console_putchar, 0, '\n', 12, 13, 14, 15, 16, true},
+        {"legacy_getchar", eid::legacy_console_getchar, 0, 11, 12, 13, 14, 15, 16, true},
+    };
+    for (const Call &c : calls) {
+        unsigned long m = pl_ecall_clobbers(c.eid, c.fid, c.a0, c.a1, c.a2, c.a3, c.a4, c.a5);
+        if (!c.legacy) m &= ~kClobberA1;
+        char why[96];
+        snprintf(why, sizeof why, "clobbered register mask 0x%lx (bit n = xn)", m);
+        if (m == 0) pass("regs_preserved/%s", c.name);
+        else fail(why, "regs_preserved/%s", c.name);
+    }
+}
+
+// S-mode must not reach the firmware's memory (brief: "S-mode is
+// untrusted"); the firmware starts at RAM base on QEMU virt.
+volatile unsigned long sink;
+void firmware_protected() {
+    const unsigned long fw = platform().ram_base;
+    unsigned long tval = 0;
+    auto load = [](void *a) { sink = *static_cast<volatile unsigned long *>(a); };
+    auto store = [](void *a) { *static_cast<volatile unsigned long *>(a) = 0x5a5a5a5a; };
+    auto fetch = [](void *a) { reinterpret_cast<void (*)()>(a)(); };
+    void *p = reinterpret_cast<void *>(fw);
+    expect_eq(catch_exception(load, p, &tval), 5 /* load access fault */, "fw_region/load_faults");
+    expect_eq(catch_exception(store, p, &tval), 7 /* store access fault */,
+              "fw_region/store_faults");
+    expect_eq(catch_exception(fetch, p, &tval), 1 /* instruction access fault */,
+              "fw_region/fetch_faults");
+    expect_alive("fw_region");
+}
+
+struct SmpIds {
+    SbiRet spec, impl, probe;
+};
+void read_ids(void *arg) {
+    auto *s = static_cast<SmpIds *>(arg);
+    s->spec = sbi_call(eid::base, fid::base::get_spec_version);
+    s->impl = sbi_call(eid::base, fid::base::get_impl_id);
+    s->probe = sbi_probe(eid::hsm);
+}
+
+void smp() {
+    if (platform().nharts < 2) return;
+    if (!start_secondaries()) return;
+    SmpIds boot;
+    read_ids(&boot);
+    for (unsigned i = 0; i < platform().nharts; i++) {
+        unsigned long h = platform().hartids[i];
+        if (h == hartid()) continue;
+        SmpIds s{};
+        if (!run_on(h, read_ids, &s)) {
+            fail("job timed out", "smp/hart%lu/base_calls", h);
+            continue;
+        }
+        expect_true(s.spec.error == 0 && s.spec.value == boot.spec.value && s.impl.error == 0 &&
+                        s.impl.value == boot.impl.value && s.probe.value == boot.probe.value,
+                    "smp/hart%lu/base_calls", h);
+    }
+}
+
+} // namespace
+
+void payload_main() {
+    spec_version();
+    impl();
+    machine_ids();
+    probes();
+    unknown_calls();
+    registers_preserved();
+    firmware_protected();
+    smp();
+}

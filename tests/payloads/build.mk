@@ -1,0 +1,39 @@
+# SPDX-License-Identifier: BSD-2-Clause
+# S-mode test payloads (tests/payloads/README.md).
+#   make payloads   build/payloads/<name>.elf for every tests/payloads/<name>.cpp,
+#                   plus build/payloads/bench.elf from tests/payloads/bench/*.cpp
+PL_DIR   := tests/payloads
+PL_OUT   := $(BUILD)/payloads
+PL_ARCH  := -march=rv64imac_zicsr_zifencei -mabi=lp64
+PL_FLAGS := $(PL_ARCH) -mcmodel=medany -ffreestanding -nostdlib -fno-pic -fno-stack-protector \
+	-fno-asynchronous-unwind-tables -fno-unwind-tables -fno-tree-loop-distribute-patterns \
+	-g -Wall -Wextra -I$(PL_DIR)/lib -Ifirmware/include
+PL_CXXFLAGS := -std=c++20 -O2 -fno-exceptions -fno-rtti -fno-threadsafe-statics $(PL_FLAGS)
+PL_LDFLAGS  := $(PL_ARCH) -nostdlib -static -no-pie -Wl,-T,$(PL_DIR)/lib/link.ld -Wl,--no-relax -Wl,--no-warn-rwx-segments -Wl,--build-id=none
+
+PL_LIB_SRCS   := $(wildcard $(PL_DIR)/lib/*.cpp $(PL_DIR)/lib/*.S)
+PL_PROGS      := $(basename $(notdir $(wildcard $(PL_DIR)/*.cpp)))
+PL_BENCH_SRCS := $(wildcard $(PL_DIR)/bench/*.cpp)
+
+pl_obj = $(patsubst $(PL_DIR)/%,$(PL_OUT)/obj/%.o,$(1))
+PL_LIB_OBJS   := $(call pl_obj,$(PL_LIB_SRCS))
+PL_BENCH_OBJS := $(call pl_obj,$(PL_BENCH_SRCS))
+PL_PROG_OBJS  := $(call pl_obj,$(PL_PROGS:%=$(PL_DIR)/%.cpp))
+PL_ELFS       := $(PL_PROGS:%=$(PL_OUT)/%.elf) $(PL_OUT)/bench.elf
+
+$(filter %.cpp.o,$(PL_LIB_OBJS) $(PL_BENCH_OBJS) $(PL_PROG_OBJS)): $(PL_OUT)/obj/%.cpp.o: $(PL_DIR)/%.cpp
+	@mkdir -p $(dir $@)
+	$(CROSS)g++ $(PL_CXXFLAGS) -MMD -MP -c $< -o $@
+$(filter %.S.o,$(PL_LIB_OBJS)): $(PL_OUT)/obj/%.S.o: $(PL_DIR)/%.S
+	@mkdir -p $(dir $@)
+	$(CROSS)gcc $(PL_ARCH) -I$(PL_DIR)/lib -MMD -MP -c $< -o $@
+
+$(PL_PROGS:%=$(PL_OUT)/%.elf): $(PL_OUT)/%.elf: $(PL_OUT)/obj/%.cpp.o $(PL_LIB_OBJS) $(PL_DIR)/lib/link.ld
+	$(CROSS)g++ $(PL_LDFLAGS) -o $@ $< $(PL_LIB_OBJS) -lgcc
+$(PL_OUT)/bench.elf: $(PL_BENCH_OBJS) $(PL_LIB_OBJS) $(PL_DIR)/lib/link.ld
+	$(CROSS)g++ $(PL_LDFLAGS) -o $@ $(PL_BENCH_OBJS) $(PL_LIB_OBJS) -lgcc
+
+.PHONY: payloads
+payloads: $(PL_ELFS)
+
+-include $(wildcard $(PL_OUT)/obj/*.d $(PL_OUT)/obj/*/*.d)

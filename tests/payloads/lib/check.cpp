@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// Result lines of the payload protocol (tests/payloads/README.md):
+// "PASS: <payload>/<case>", "FAIL: <payload>/<case> <details>" and the final
+// "TSBI-DONE passed=N failed=M".
+#include "internal.hpp"
+
+namespace pl {
+
+namespace {
+unsigned n_passed, n_failed;
+SbiRet startup_spec_version;
+
+void vname(char *buf, size_t size, const char *fmt, va_list ap) { vsnprintf(buf, size, fmt, ap); }
+
+bool emit(bool ok, const char *name, const char *details) {
+    __atomic_fetch_add(ok ? &n_passed : &n_failed, 1, __ATOMIC_RELAXED);
+    if (ok) printf("PASS: %s/%s\n", pl_payload_name, name);
+    else printf("FAIL: %s/%s %s\n", pl_payload_name, name, details);
+    return ok;
+}
+} // namespace
+
+const char *error_name(long e) {
+    static const char *const names[] = {"SUCCESS",           "ERR_FAILED",
+                                        "ERR_NOT_SUPPORTED", "ERR_INVALID_PARAM",
+                                        "ERR_DENIED",        "ERR_INVALID_ADDRESS",
+                                        "ERR_ALREADY_AVAILABLE", "ERR_ALREADY_STARTED",
+                                        "ERR_ALREADY_STOPPED",   "ERR_NO_SHMEM",
+                                        "ERR_INVALID_STATE",     "ERR_BAD_RANGE",
+                                        "ERR_TIMEOUT",           "ERR_IO",
+                                        "ERR_DENIED_LOCKED"};
+    if (e <= 0 && e >= sbi::kLowestError) return names[-e];
+    return "(not an SBI error code)";
+}
+
+void checks_init() {
+    startup_spec_version = sbi_call(eid::base, fid::base::get_spec_version);
+}
+
+unsigned passed_count() { return n_passed; }
+unsigned failed_count() { return n_failed; }
+
+bool pass(const char *fmt, ...) {
+    char name[160];
+    va_list ap;
+    va_start(ap, fmt);
+    vname(name, sizeof name, fmt, ap);
+    va_end(ap);
+    return emit(true, name, "");
+}
+
+bool fail(const char *why, const char *fmt, ...) {
+    char name[160];
+    va_list ap;
+    va_start(ap, fmt);
+    vname(name, sizeof name, fmt, ap);
+    va_end(ap);
+    return emit(false, name, why);
+}
+
+bool expect_true(bool cond, const char *fmt, ...) {
+    char name[160];
+    va_list ap;
+    va_start(ap, fmt);
+    vname(name, sizeof name, fmt, ap);
+    va_end(ap);
+    return emit(cond, name, "condition false");
+}
+
+bool expect_eq(unsigned long got, unsigned long expected, const char *fmt, ...) {
+    char name[160], why[120];
+    va_list ap;
+    va_start(ap, fmt);
+    vname(name, sizeof name, fmt, ap);
+    va_end(ap);
+    snprintf(why, sizeof why, "got 0x%lx expected 0x%lx", got, expected);
+    return emit(got == expected, name, why);
+}
+
+bool expect_err(SbiRet r, long error, const char *fmt, ...) {
+    char name[160], why[160];
+    va_list ap;
+    va_start(ap, fmt);
+    vname(name, sizeof name, fmt, ap);
+    va_end(ap);
+    snprintf(why, sizeof why, "got error=%ld (%s) value=0x%lx expected error=%ld (%s)", r.error,
+             error_name(r.error), r.value, error, error_name(error));
+    return emit(r.error == error, name, why);
+}
+
+bool expect_ret(SbiRet r, long error, unsigned long value, const char *fmt, ...) {
+    char name[160], why[200];
+    va_list ap;
+    va_start(ap, fmt);
+    vname(name, sizeof name, fmt, ap);
+    va_end(ap);
+    snprintf(why, sizeof why, "got error=%ld (%s) value=0x%lx expected error=%ld (%s) value=0x%lx",
+             r.error, error_name(r.error), r.value, error, error_name(error), value);
+    return emit(r.error == error && r.value == value, name, why);
+}
+
+bool expect_alive(const char *fmt, ...) {
+    char name[160], why[160];
+    va_list ap;
+    va_start(ap, fmt);
+    vname(name, sizeof name, fmt, ap);
+    va_end(ap);
+    size_t len = strlen(name);
+    snprintf(name + len, sizeof name - len, "/alive");
+    SbiRet r = sbi_call(eid::base, fid::base::get_spec_version);
+    snprintf(why, sizeof why, "get_spec_version now error=%ld value=0x%lx, at start 0x%lx", r.error,
+             r.value, startup_spec_version.value);
+    return emit(r.error == 0 && r.value == startup_spec_version.value, name, why);
+}
+
+void report_anomalies() {
+    if (pl_extra_entries)
+        fail("a second hart entered the payload's boot entry", "boot/single_entry (hart %lu)",
+             pl_extra_entry_hartid);
+    if (pl_bad_entry_a0)
+        fail("a hart entered the secondary entry with an out-of-range a0",
+             "hsm/secondary_entry_a0 (a0=0x%lx)", pl_bad_entry_a0);
+    if (pl_bad_resume_a1)
+        fail("a hart resumed with an unknown opaque", "hsm/resume_opaque (a0=0x%lx a1=0x%lx)",
+             pl_bad_resume_a0, pl_bad_resume_a1);
+}
+
+void power_off(unsigned long reason) {
+    if (sbi_probe(eid::srst).value != 0) {
+        SbiRet r = sbi_system_reset(reset_type::shutdown, reason);
+        printf("NOTE: %s: SRST shutdown returned error=%ld\n", pl_payload_name, r.error);
+    } else {
+        printf("NOTE: %s: SRST absent, using legacy shutdown\n", pl_payload_name);
+        sbi_legacy(eid::legacy_shutdown);
+        printf("NOTE: %s: legacy shutdown returned\n", pl_payload_name);
+    }
+    pl_park();
+}
+
+void finish() {
+    report_anomalies();
+    printf("TSBI-DONE passed=%u failed=%u\n", n_passed, n_failed);
+    power_off();
+}
+
+} // namespace pl

@@ -1,0 +1,300 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// Payload library: everything an S-mode test payload needs to talk to the SBI
+// firmware under test and report results to tests/payloads/run.py.
+//
+// A payload is one C++ file that defines
+//     PAYLOAD_NAME("mytest");
+//     void payload_main() { ... checks ... }
+// and is listed in tests/payloads/build.mk. The library's crt0 enters
+// payload_main() on the boot hart with a stack, the trap vector installed and
+// the platform parsed from the device tree; when payload_main() returns the
+// library prints "TSBI-DONE passed=N failed=M" and powers off through SRST.
+// See tests/payloads/README.md for the output protocol.
+#pragma once
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sbi/sbi.hpp"
+
+namespace pl {
+
+using sbi::SbiRet;
+namespace eid = sbi::eid;
+
+// --- SBI function IDs (each extension's "Function Listing" table) ----------
+namespace fid {
+namespace base {
+constexpr long get_spec_version = 0, get_impl_id = 1, get_impl_version = 2, probe_extension = 3,
+               get_mvendorid = 4, get_marchid = 5, get_mimpid = 6;
+}
+namespace time {
+constexpr long set_timer = 0;
+}
+namespace ipi {
+constexpr long send_ipi = 0;
+}
+namespace rfence {
+constexpr long remote_fence_i = 0, remote_sfence_vma = 1, remote_sfence_vma_asid = 2,
+               remote_hfence_gvma_vmid = 3, remote_hfence_gvma = 4,
+               remote_hfence_vvma_asid = 5, remote_hfence_vvma = 6;
+}
+namespace hsm {
+constexpr long hart_start = 0, hart_stop = 1, hart_get_status = 2, hart_suspend = 3;
+}
+namespace srst {
+constexpr long system_reset = 0;
+}
+namespace pmu {
+constexpr long num_counters = 0, counter_get_info = 1, counter_config_matching = 2,
+               counter_start = 3, counter_stop = 4, counter_fw_read = 5, counter_fw_read_hi = 6,
+               snapshot_set_shmem = 7, event_get_info = 8;
+}
+namespace dbcn {
+constexpr long write = 0, read = 1, write_byte = 2;
+}
+} // namespace fid
+
+// HSM states (ext-hsm "HSM Hart States") and suspend types.
+namespace hsm_state {
+constexpr long started = 0, stopped = 1, start_pending = 2, stop_pending = 3, suspended = 4,
+               suspend_pending = 5, resume_pending = 6;
+}
+namespace suspend_type {
+constexpr unsigned long default_retentive = 0x00000000, default_non_retentive = 0x80000000;
+}
+// SRST reset types and reasons (ext-sys-reset).
+namespace reset_type {
+constexpr unsigned long shutdown = 0, cold_reboot = 1, warm_reboot = 2;
+}
+namespace reset_reason {
+constexpr unsigned long none = 0, system_failure = 1;
+}
+
+constexpr long code(sbi::Error e) { return static_cast<long>(e); }
+constexpr long SUCCESS = 0;
+constexpr long ERR_FAILED = code(sbi::Error::Failed);
+constexpr long ERR_NOT_SUPPORTED = code(sbi::Error::NotSupported);
+constexpr long ERR_INVALID_PARAM = code(sbi::Error::InvalidParam);
+constexpr long ERR_DENIED = code(sbi::Error::Denied);
+constexpr long ERR_INVALID_ADDRESS = code(sbi::Error::InvalidAddress);
+constexpr long ERR_ALREADY_AVAILABLE = code(sbi::Error::AlreadyAvailable);
+constexpr long ERR_ALREADY_STARTED = code(sbi::Error::AlreadyStarted);
+constexpr long ERR_ALREADY_STOPPED = code(sbi::Error::AlreadyStopped);
+constexpr long ERR_NO_SHMEM = code(sbi::Error::NoShmem);
+const char *error_name(long e);
+
+// --- the ecall ---------------------------------------------------------------
+inline SbiRet sbi_call(long ext, long func, unsigned long a0 = 0, unsigned long a1 = 0,
+                       unsigned long a2 = 0, unsigned long a3 = 0, unsigned long a4 = 0,
+                       unsigned long a5 = 0) {
+    register unsigned long r0 asm("a0") = a0;
+    register unsigned long r1 asm("a1") = a1;
+    register unsigned long r2 asm("a2") = a2;
+    register unsigned long r3 asm("a3") = a3;
+    register unsigned long r4 asm("a4") = a4;
+    register unsigned long r5 asm("a5") = a5;
+    register unsigned long r6 asm("a6") = static_cast<unsigned long>(func);
+    register unsigned long r7 asm("a7") = static_cast<unsigned long>(ext);
+    asm volatile("ecall"
+                 : "+r"(r0), "+r"(r1)
+                 : "r"(r2), "r"(r3), "r"(r4), "r"(r5), "r"(r6), "r"(r7)
+                 : "memory");
+    return {static_cast<long>(r0), r1};
+}
+// Legacy extensions (EID 0x00..0x0F): result in a0 only.
+inline long sbi_legacy(long ext, unsigned long a0 = 0, unsigned long a1 = 0,
+                       unsigned long a2 = 0, unsigned long a3 = 0) {
+    return sbi_call(ext, 0, a0, a1, a2, a3).error;
+}
+
+// Calls ecall with every general register except a0/a1/sp set to a known
+// pattern and returns a bit mask (bit n = xn) of the registers the callee
+// did not preserve (binary encoding: "All registers except a0 & a1 must be
+// preserved"). a2..a7 carry the arguments and are checked too. Bit 11 is
+// set when a1 changed, which only legacy EIDs forbid ("Nothing is returned in
+// a1"); callers of v0.2+ functions mask it off (kClobberA1).
+constexpr unsigned long kClobberA1 = 1ul << 11;
+extern "C" unsigned long pl_ecall_clobbers(long ext, long func, unsigned long a0,
+                                           unsigned long a1, unsigned long a2,
+                                           unsigned long a3, unsigned long a4,
+                                           unsigned long a5);
+
+// Convenience wrappers for the calls most payloads use.
+inline SbiRet sbi_probe(long ext) { return sbi_call(eid::base, fid::base::probe_extension, ext); }
+inline SbiRet sbi_set_timer(uint64_t t) { return sbi_call(eid::time, fid::time::set_timer, t); }
+inline SbiRet sbi_send_ipi(unsigned long mask, unsigned long base) {
+    return sbi_call(eid::ipi, fid::ipi::send_ipi, mask, base);
+}
+inline SbiRet sbi_hart_start(unsigned long hartid, unsigned long addr, unsigned long opaque) {
+    return sbi_call(eid::hsm, fid::hsm::hart_start, hartid, addr, opaque);
+}
+inline SbiRet sbi_hart_get_status(unsigned long hartid) {
+    return sbi_call(eid::hsm, fid::hsm::hart_get_status, hartid);
+}
+inline SbiRet sbi_hart_suspend(unsigned long type, unsigned long addr, unsigned long opaque) {
+    return sbi_call(eid::hsm, fid::hsm::hart_suspend, type, addr, opaque);
+}
+inline SbiRet sbi_system_reset(unsigned long type, unsigned long reason) {
+    return sbi_call(eid::srst, fid::srst::system_reset, type, reason);
+}
+
+// --- output ----------------------------------------------------------------
+// printf subset: %s %c %d %i %u %x %p with optional l/ll, width and '0'.
+// Output of one call is written atomically with respect to other harts.
+void printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+// snprintf with the same subset; always NUL-terminates; returns length written.
+int snprintf(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+// "NOTE: <payload>: ..." — free text the runner shows but does not count.
+void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+// --- checks ------------------------------------------------------------------
+// Every check prints exactly one line, "PASS: <payload>/<case>" or
+// "FAIL: <payload>/<case> <details>", where <case> comes from the printf-style
+// name. Each returns whether it passed. Case names must be unique per payload.
+bool pass(const char *name_fmt, ...) __attribute__((format(printf, 1, 2)));
+bool fail(const char *why, const char *name_fmt, ...) __attribute__((format(printf, 2, 3)));
+bool expect_true(bool cond, const char *name_fmt, ...) __attribute__((format(printf, 2, 3)));
+bool expect_eq(unsigned long got, unsigned long expected, const char *name_fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+// sbiret.error must equal `error` (value not checked).
+bool expect_err(SbiRet r, long error, const char *name_fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+// sbiret.error must equal `error` and sbiret.value must equal `value`.
+bool expect_ret(SbiRet r, long error, unsigned long value, const char *name_fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+// After a hostile call: the firmware still answers get_spec_version with the
+// value it gave at start-up and still prints. Prints "<case>/alive".
+bool expect_alive(const char *name_fmt, ...) __attribute__((format(printf, 1, 2)));
+
+unsigned passed_count();
+unsigned failed_count();
+
+// Prints "TSBI-DONE passed=N failed=M" and shuts down through SRST (or the
+// legacy shutdown when SRST is absent). Never returns: if both return, the
+// hart parks and the runner reports the missing power-off.
+[[noreturn]] void finish();
+// The shutdown part of finish() alone, for payloads that print DONE themselves.
+[[noreturn]] void power_off(unsigned long reason = reset_reason::none);
+
+// --- platform (parsed from the device tree the firmware passed in a1) --------
+constexpr unsigned kMaxHarts = 8;
+struct Platform {
+    unsigned nharts;                       // enabled harts in /cpus (hart IDs < kMaxHarts)
+    unsigned long hartids[kMaxHarts];      // their hart IDs, ascending
+    unsigned long max_hartid;              // largest enabled hart ID
+    unsigned long ram_base, ram_size;      // first /memory range
+    unsigned long timebase_hz;             // /cpus/timebase-frequency
+    char isa[160];                         // riscv,isa of the boot hart
+    unsigned long fdt;                     // the address passed in a1
+    unsigned long boot_hartid;
+};
+const Platform &platform();
+// True when the boot hart's riscv,isa lists the single-letter extension `c`
+// (e.g. 'h') or the multi-letter one (e.g. "sstc").
+bool has_isa_ext(char c);
+bool has_isa_ext(const char *name);
+// Start of this payload's image and end of its memory (stacks included).
+unsigned long image_start();
+unsigned long image_end();
+
+// --- harts -------------------------------------------------------------------
+unsigned long hartid(); // this hart (kept in tp)
+inline bool is_boot_hart() { return hartid() == platform().boot_hartid; }
+unsigned hart_index(unsigned long hartid); // index into platform().hartids
+
+// Starts every stopped hart with HSM hart_start into the library's job loop
+// and waits until each has checked in. Returns false (after FAILing a case
+// "secondary_start/<hart>") if one does not come up.
+bool start_secondaries();
+// The entry address to pass to hart_start for a hart that should run the job
+// loop; opaque must be secondary_opaque(hartid). Used by the HSM payload.
+unsigned long secondary_entry();
+unsigned long secondary_opaque(unsigned long hartid);
+// True once `hartid` has entered the job loop since the last reset_checkin().
+bool secondary_checked_in(unsigned long hartid);
+void reset_checkin(unsigned long hartid);
+// What a secondary saw when it entered (HSM "Hart Start Register State").
+struct EntryState {
+    unsigned long a0, a1, satp, sstatus;
+    unsigned long count; // entries so far
+};
+EntryState entry_state(unsigned long hartid);
+
+using JobFn = void (*)(void *arg);
+// Runs fn(arg) on a started secondary and waits up to timeout_us for it to
+// finish. Returns false on timeout.
+bool run_on(unsigned long hartid, JobFn fn, void *arg, unsigned long timeout_us = 2000000);
+// Posts fn(arg) to a secondary without waiting; wait_job() waits for it.
+void post_job(unsigned long hartid, JobFn fn, void *arg);
+bool wait_job(unsigned long hartid, unsigned long timeout_us = 2000000);
+bool job_done(unsigned long hartid);
+
+// --- time and interrupts ---------------------------------------------------------
+inline unsigned long rdtime() {
+    unsigned long t;
+    asm volatile("rdtime %0" : "=r"(t));
+    return t;
+}
+unsigned long us_to_ticks(unsigned long us);
+// Spins until pred() is true or timeout_us of timebase time have passed.
+template <typename Pred> bool wait_until(Pred pred, unsigned long timeout_us) {
+    unsigned long end = rdtime() + us_to_ticks(timeout_us);
+    while (!pred()) {
+        if (rdtime() > end) return pred();
+    }
+    return true;
+}
+void delay_us(unsigned long us);
+
+// Per-hart interrupt counters maintained by the trap handler. The handler
+// clears sip.SSIP for a software interrupt and calls set_timer(~0) for a
+// timer interrupt (so the STI does not fire again).
+struct HartIrq {
+    volatile unsigned long ssi;           // supervisor software interrupts taken
+    volatile unsigned long sti;           // supervisor timer interrupts taken
+    volatile unsigned long last_sti_time; // rdtime when the last STI was taken
+};
+HartIrq &irq_state(unsigned long hartid);
+// sstatus.SIE on this hart; returns the previous state.
+bool irq_enable(bool on);
+// sie bits (csr numbers as in riscv/csr.hpp: irq::SSI, irq::STI).
+void sie_set(unsigned long bits);
+void sie_clear(unsigned long bits);
+
+// Runs fn(arg) expecting it to raise an exception: returns the scause of the
+// first exception taken (the handler skips the faulting instruction), or ~0ul
+// if none was taken. Any exception outside such a window is a FAIL.
+unsigned long catch_exception(void (*fn)(void *), void *arg, unsigned long *tval = nullptr);
+
+// Non-retentive suspend through HSM: saves this hart's context, calls
+// hart_suspend(type, resume_entry, opaque) and, when the hart resumes at the
+// library's resume entry, restores the context and returns 1. Otherwise
+// returns the sbiret error of the call (<= 0). `seen` gets what the resume
+// entry observed (a0, a1, satp, sstatus).
+long suspend_non_retentive(unsigned long type, EntryState *seen);
+// The resume entry and the opaque it expects for this hart (for hostile
+// variants that pass other addresses).
+unsigned long resume_entry();
+unsigned long resume_opaque();
+
+// --- strings ---------------------------------------------------------------------
+size_t strlen(const char *s);
+int strcmp(const char *a, const char *b);
+int strncmp(const char *a, const char *b, size_t n);
+
+// --- console input (used with the runner's TSBI-SEND protocol) ------------------
+// Asks the runner to type `text` into the console ("TSBI-SEND: <text>").
+void request_input(const char *text);
+
+} // namespace pl
+
+extern "C" {
+void *memset(void *d, int c, size_t n);
+void *memcpy(void *d, const void *s, size_t n);
+int memcmp(const void *a, const void *b, size_t n);
+}
+
+// Each payload defines its name (used as the case-name prefix) once.
+#define PAYLOAD_NAME(n) extern "C" const char pl_payload_name[] = n
+extern "C" const char pl_payload_name[];
+void payload_main();

@@ -1,0 +1,260 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
+"""Run S-mode test payloads under QEMU and turn their output into suite lines.
+
+    run.py [options] PAYLOAD...
+
+PAYLOAD is a name (base -> build/payloads/base.elf) or a path to an ELF.
+Each payload prints "PASS: <payload>/<case>" / "FAIL: <payload>/<case> ..."
+and "TSBI-DONE passed=N failed=M", then powers the machine off. This script
+re-prints every case as "PASS|FAIL: <tag>/<payload>/<case>" and adds its own:
+  <payload>/done       TSBI-DONE seen and its counts match the lines printed
+  <payload>/power_off  QEMU exited by itself after TSBI-DONE (allowed status)
+  <payload>/hang       the run hit --timeout (no DONE, or no power-off)
+  <payload>/boots      (reboot payload) the payload started the expected times
+A payload line "TSBI-SEND: <text>" makes the runner type <text> into the
+console. With --known FILE, FAIL lines whose case matches a pattern in FILE
+are printed as "INFO: ... known difference" and not counted (for comparison
+runs against other firmware). Exit status 0 when nothing FAILed.
+See tests/payloads/README.md.
+"""
+import argparse
+import fnmatch
+import os
+import re
+import select
+import shutil
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+OPENSBI_11 = "/usr/lib/riscv64-linux-gnu/opensbi/generic/fw_dynamic.bin"
+FIRMWARE = {
+    "ours": os.path.join(ROOT, "build/fw/tsbi_dynamic.bin"),
+    "ours-jump": os.path.join(ROOT, "build/fw/tsbi_jump.bin"),
+    "opensbi": OPENSBI_11,
+    "opensbi-jump": "/usr/lib/riscv64-linux-gnu/opensbi/generic/fw_jump.bin",
+}
+# Per-payload QEMU settings the payload relies on (keep in sync with the
+# payload sources): -cpu properties, expected number of starts, allowed exit
+# statuses of QEMU after the final shutdown.
+PAYLOAD_CPU = {
+    "base": "mvendorid=0x489,marchid=0x8000000000000007,mimpid=0x20181004",
+}
+PAYLOAD_BOOTS = {"reboot": 3}
+PAYLOAD_EXIT = {"srst": (0, 1)}
+
+LINE_RE = re.compile(r"^(PASS|FAIL): (\S+)(?: (.*))?$")
+DONE_RE = re.compile(r"^TSBI-DONE passed=(\d+) failed=(\d+)")
+
+
+def load_known(path):
+    known = []
+    if not path:
+        return known
+    with open(path) as f:
+        for raw in f:
+            line = raw.strip()
+            if not line or line.startswith("#"):
+                continue
+            pat, _, why = line.partition(" ")
+            known.append((pat, why.strip()))
+    return known
+
+
+def match_known(known, case, smp):
+    for pat, why in known:
+        # "pattern@smpN" restricts a pattern to one hart count.
+        p, _, only = pat.partition("@")
+        if only and only != "smp%d" % smp:
+            continue
+        if fnmatch.fnmatchcase(case, p):
+            return why
+    return None
+
+
+class Reporter:
+    def __init__(self, tag, known, smp):
+        self.tag, self.known, self.smp = tag, known, smp
+        self.failed = 0
+        self.passed = 0
+        self.known_hits = 0
+
+    def result(self, ok, case, details=""):
+        name = "%s/%s" % (self.tag, case)
+        if ok:
+            why = match_known(self.known, case, self.smp)
+            if why:
+                print("INFO: %s passed although listed as known difference (%s)" % (name, why))
+            print("PASS: %s" % name)
+            self.passed += 1
+            return
+        why = match_known(self.known, case, self.smp)
+        if why:
+            print("INFO: %s known difference: %s [%s]" % (name, why, details))
+            self.known_hits += 1
+            return
+        print("FAIL: %s %s" % (name, details))
+        self.failed += 1
+
+
+def resolve_payload(p):
+    if os.path.exists(p):
+        return os.path.abspath(p), os.path.splitext(os.path.basename(p))[0]
+    path = os.path.join(ROOT, "build/payloads/%s.elf" % p)
+    return path, p
+
+
+def run_one(args, fw, qemu, payload, rep, log):
+    elf, name = resolve_payload(payload)
+    if not os.path.exists(elf):
+        rep.result(False, "%s/build" % name, "missing %s (run make payloads)" % elf)
+        return
+    cpu = "rv64"
+    extras = [x for x in (PAYLOAD_CPU.get(name), args.cpu) if x]
+    if extras:
+        cpu += "," + ",".join(extras)
+    cmd = [qemu, "-M", "virt", "-m", args.mem, "-nographic", "-bios", fw, "-kernel", elf,
+           "-smp", str(args.smp), "-cpu", cpu]
+    if args.icount:
+        cmd += ["-icount", "shift=0"]
+    cmd += args.qemu_arg
+    log.write("$ %s\n" % " ".join(cmd))
+    proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT)
+    deadline = time.monotonic() + args.timeout
+    buf = b""
+    lines = []
+    cases = []           # (ok, case, details) of the current boot
+    all_cases = []
+    boots = 0
+    done = None          # (passed, failed, lines since start ok?)
+    timed_out = False
+
+    def handle(line):
+        nonlocal boots, done, cases
+        lines.append(line)
+        log.write(line + "\n")
+        if args.verbose:
+            print("| " + line)
+        if line.startswith("TSBI-START"):
+            boots += 1
+            cases = []
+            return
+        m = LINE_RE.match(line)
+        if m:
+            c = (m.group(1) == "PASS", m.group(2), m.group(3) or "")
+            cases.append(c)
+            all_cases.append(c)
+            return
+        if line.startswith("TSBI-SEND: "):
+            try:
+                proc.stdin.write(line[len("TSBI-SEND: "):].encode())
+                proc.stdin.flush()
+            except OSError:
+                pass
+            return
+        m = DONE_RE.match(line)
+        if m:
+            p, f = int(m.group(1)), int(m.group(2))
+            np = sum(1 for c in cases if c[0])
+            nf = len(cases) - np
+            done = (p, f, np, nf)
+            return
+        if line.startswith("NOTE: ") and args.notes:
+            print(line)
+
+    fd = proc.stdout.fileno()
+    while True:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            timed_out = True
+            break
+        r, _, _ = select.select([fd], [], [], min(remaining, 0.5))
+        if not r:
+            if proc.poll() is not None:
+                break
+            continue
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            break
+        buf += chunk
+        while b"\n" in buf:
+            raw, buf = buf.split(b"\n", 1)
+            handle(raw.decode("utf-8", "replace").rstrip("\r"))
+    if timed_out:
+        proc.kill()
+    try:
+        status = proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        status = proc.wait()
+    if buf:
+        handle(buf.decode("utf-8", "replace").rstrip("\r"))
+
+    for ok, case, details in all_cases:
+        rep.result(ok, case, details)
+    tail = " | ".join(lines[-6:])
+    if done is None:
+        what = "timeout after %ss" % args.timeout if timed_out else "QEMU exited (status %s)" % status
+        rep.result(False, "%s/done" % name, "no TSBI-DONE line: %s; last output: %s" % (what, tail))
+    else:
+        p, f, np, nf = done
+        rep.result((p, f) == (np, nf), "%s/done" % name,
+                   "TSBI-DONE says passed=%d failed=%d but printed %d/%d" % (p, f, np, nf))
+    if timed_out:
+        rep.result(False, "%s/hang" % name,
+                   "killed after %ss (%s); last output: %s" %
+                   (args.timeout, "after TSBI-DONE: no power-off" if done else "before TSBI-DONE",
+                    tail))
+    elif done is not None:
+        allowed = PAYLOAD_EXIT.get(name, (0,))
+        rep.result(status in allowed, "%s/power_off" % name,
+                   "QEMU exit status %s, allowed %s" % (status, allowed))
+    want = PAYLOAD_BOOTS.get(name)
+    if want is not None:
+        rep.result(boots == want, "%s/boots" % name, "started %d times, expected %d" % (boots, want))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("payloads", nargs="+")
+    ap.add_argument("--fw", default="ours", help="ours|ours-jump|opensbi|opensbi-jump|PATH (default ours)")
+    ap.add_argument("--qemu", default=os.environ.get("QEMU", "qemu-system-riscv64"),
+                    help="QEMU binary (default $QEMU or qemu-system-riscv64, i.e. Debian 7.2)")
+    ap.add_argument("--smp", type=int, default=1)
+    ap.add_argument("--mem", default="256M")
+    ap.add_argument("--cpu", default="", help="extra -cpu rv64 properties, e.g. sstc=false")
+    ap.add_argument("--qemu-arg", action="append", default=[], help="extra QEMU argument (repeatable)")
+    ap.add_argument("--icount", action="store_true", help="add -icount shift=0")
+    ap.add_argument("--timeout", type=float, default=float(os.environ.get("TSBI_PAYLOAD_TIMEOUT", 20)))
+    ap.add_argument("--tag", help="prefix of every case name (default <fw>-smp<N>)")
+    ap.add_argument("--known", help="file of known differences (patterns) for comparison runs")
+    ap.add_argument("--log", help="append the raw console output here")
+    ap.add_argument("--notes", action="store_true", help="also print the payloads' NOTE lines")
+    ap.add_argument("-v", "--verbose", action="store_true", help="echo the whole console output")
+    args = ap.parse_args()
+
+    fw = FIRMWARE.get(args.fw, args.fw)
+    fwname = args.fw if args.fw in FIRMWARE else os.path.basename(args.fw)
+    tag = args.tag or "%s-smp%d%s" % (fwname, args.smp, "-" + args.cpu.replace(",", "-") if args.cpu else "")
+    rep = Reporter(tag, load_known(args.known), args.smp)
+    qemu = shutil.which(args.qemu) or args.qemu
+    if not os.path.exists(fw):
+        rep.result(False, "firmware", "missing firmware %s" % fw)
+        return 1
+    if not (os.path.isfile(qemu) and os.access(qemu, os.X_OK)):
+        rep.result(False, "qemu", "QEMU binary not found: %s" % args.qemu)
+        return 1
+    logpath = args.log or os.path.join(ROOT, "build/test-logs/payload-%s.log" % tag)
+    os.makedirs(os.path.dirname(logpath), exist_ok=True)
+    with open(logpath, "a") as log:
+        for p in args.payloads:
+            run_one(args, fw, qemu, p, rep, log)
+            sys.stdout.flush()
+    return 1 if rep.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
