@@ -13,6 +13,8 @@ all: firmware
 bootstrap:
 	@scripts/bootstrap.sh
 
+run: bootstrap
+
 test: bootstrap
 	@tests/run_all.sh suites
 
