@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// The SBI PMU service: counter discovery, the per-hart counter state machine,
+// firmware event counting, snapshot shared memory and event information
+// (SBI spec, ext-pmu.adoc). Hardware is reached only through pmu::hw, so this
+// code runs unchanged against the hart model in host tests.
+//
+// Logical counter indices: a hardware counter's index is its CSR offset
+// (0 cycle, 2 instret, N mhpmcounterN) so that scountovf bits and logical
+// indices agree; index 1 (time) and absent counters are gaps that
+// counter_get_info rejects. Firmware counters follow the highest hardware one.
+#pragma once
+#include <stdint.h>
+
+#include "../include/sbi/sbi.hpp"
+#include "dt.hpp"
+#include "hw.hpp"
+#include "spec.hpp"
+
+namespace pmu {
+
+constexpr unsigned kMaxHarts = 64;     // == fw::kMaxHarts
+constexpr unsigned kMaxFwCounters = 16;
+constexpr unsigned kMaxCounters = 64;  // snapshot area and Linux's limit
+
+// What cold_init found; read-only afterwards.
+struct Config {
+    uint32_t hw;            // usable hardware counters, bit = index
+    uint8_t width[hw::kSlots]; // bits of each hardware counter
+    unsigned fw_base, num_fw, total;
+    uint64_t valid;         // every valid logical index
+    uint64_t fw_mask;       // the firmware counters' logical indices
+    bool sscofpmf, smcntrpmf;
+    EventMap map;
+};
+
+// One hart's counters. Touched only by that hart.
+struct HartState {
+    uint64_t configured; // logical counters with an event
+    uint64_t started;
+    uintptr_t shmem;     // snapshot area, kNoShmem when disabled
+    uint64_t event[hw::kSlots]; // value written to mhpmeventN / mcyclecfg / minstretcfg
+    uint64_t saved[hw::kSlots]; // hardware counter values across non-retentive suspend
+    // A running firmware counter keeps (event count - value), a stopped one its value.
+    uint64_t fw_val[kMaxFwCounters];
+    uint16_t fw_code[kMaxFwCounters];
+    // Occurrences of each standard firmware event on this hart since boot.
+    uint64_t fw_count[spec::kFwStandardCount];
+};
+constexpr uintptr_t kNoShmem = ~static_cast<uintptr_t>(0);
+
+extern Config g_config;
+extern HartState g_harts[kMaxHarts];
+
+// --- life cycle ------------------------------------------------------------
+void cold_init(const void *fdt); // boot hart, before any hart_init
+void hart_init();                // every hart, each time it starts
+void hart_stop();                // HSM stop: everything stopped and released
+void hart_suspend();             // before a non-retentive suspend
+void hart_resume();              // after it
+
+// --- firmware events (hot path) -----------------------------------------------
+inline void fw_event(unsigned code) {
+    if (code < spec::kFwStandardCount) g_harts[hw::hart_index()].fw_count[code]++;
+}
+
+// --- SBI functions, argument for argument --------------------------------------
+sbi::SbiRet num_counters();
+sbi::SbiRet counter_get_info(unsigned long counter_idx);
+sbi::SbiRet counter_config_matching(unsigned long counter_idx_base,
+                                    unsigned long counter_idx_mask, unsigned long config_flags,
+                                    unsigned long event_idx, uint64_t event_data);
+sbi::SbiRet counter_start(unsigned long counter_idx_base, unsigned long counter_idx_mask,
+                          unsigned long start_flags, uint64_t initial_value);
+sbi::SbiRet counter_stop(unsigned long counter_idx_base, unsigned long counter_idx_mask,
+                         unsigned long stop_flags);
+sbi::SbiRet counter_fw_read(unsigned long counter_idx);
+sbi::SbiRet counter_fw_read_hi(unsigned long counter_idx);
+sbi::SbiRet snapshot_set_shmem(unsigned long shmem_phys_lo, unsigned long shmem_phys_hi,
+                               unsigned long flags);
+sbi::SbiRet event_get_info(unsigned long shmem_phys_lo, unsigned long shmem_phys_hi,
+                           unsigned long num_entries, unsigned long flags);
+
+// Whether some counter of this platform can monitor (event_idx, event_data):
+// the answer event_get_info gives, and what config_matching relies on.
+bool event_supported(unsigned long event_idx, uint64_t event_data);
+
+} // namespace pmu
