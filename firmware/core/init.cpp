@@ -250,7 +250,10 @@ void hart_stop_and_wait() {
 namespace {
 [[noreturn]] void stopped_loop(HartState &h, unsigned long hartid) {
     csr_write(csr::mie, 1ul << csr::irq::MSI);
-    h.hsm_state.store(HSM_STOPPED, std::memory_order_release);
+    // hart_stop leaves STOP_PENDING; a hart arriving from boot is already
+    // STOPPED and may even be START_PENDING by now, which must not be undone.
+    unsigned expected = HSM_STOP_PENDING;
+    h.hsm_state.compare_exchange_strong(expected, HSM_STOPPED, std::memory_order_acq_rel);
     for (;;) {
         asm volatile("wfi");
         if (csr_read(csr::mip) & (1ul << csr::irq::MSI)) process_ipis();
