@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// Program image: ELF (libelf) or raw binary, with lazily classified instructions.
+#include "image.hpp"
+
+#include <cstring>
+#include <fcntl.h>
+#include <fstream>
+#include <gelf.h>
+#include <libelf.h>
+#include <unistd.h>
+
+namespace trace {
+
+void Image::add(uint64_t base, std::vector<uint8_t> bytes) {
+    Seg s{base, std::move(bytes), {}};
+    s.cache.resize((s.bytes.size() + 1) / 2);
+    segs_.push_back(std::move(s));
+    last_ = nullptr;
+}
+
+bool Image::read(uint64_t addr, void *dst, unsigned n) const {
+    for (const Seg &s : segs_) {
+        uint64_t off = addr - s.base;
+        if (off < s.bytes.size() && s.bytes.size() - off >= n) {
+            memcpy(dst, s.bytes.data() + off, n);
+            return true;
+        }
+    }
+    return false;
+}
+
+uint64_t Image::read_xlen(uint64_t addr, bool &ok) const {
+    uint64_t v = 0;
+    ok = read(addr, &v, opts.xlen / 8); // little-endian host assumed (x86-64/RISC-V)
+    return v;
+}
+
+const rv::Insn *Image::classify_at(const Seg &s, uint64_t off) const {
+    uint32_t bits = 0;
+    size_t avail = s.bytes.size() - off;
+    if (avail < 2) return nullptr;
+    memcpy(&bits, s.bytes.data() + off, avail >= 4 ? 4 : 2);
+    rv::Insn in = rv::classify(bits, opts);
+    if (in.size > avail) return nullptr;
+    s.cache[off >> 1] = in;
+    return &s.cache[off >> 1];
+}
+
+const rv::Insn *Image::slow_at(uint64_t pc) const {
+    for (const Seg &s : segs_)
+        if (pc - s.base < s.bytes.size()) {
+            last_ = &s;
+            return lookup(s, pc);
+        }
+    return nullptr;
+}
+
+bool Image::load_raw(const std::string &path, uint64_t base, std::string &err) {
+    std::ifstream f(path, std::ios::binary);
+    if (!f) {
+        err = "cannot open " + path;
+        return false;
+    }
+    std::vector<uint8_t> b((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    add(base, std::move(b));
+    return true;
+}
+
+bool Image::load_elf(const std::string &path, std::string &err) {
+    if (elf_version(EV_CURRENT) == EV_NONE) {
+        err = "libelf initialisation failed";
+        return false;
+    }
+    int fd = open(path.c_str(), O_RDONLY);
+    if (fd < 0) {
+        err = "cannot open " + path;
+        return false;
+    }
+    Elf *e = elf_begin(fd, ELF_C_READ, nullptr);
+    bool ok = false;
+    size_t n = 0;
+    GElf_Ehdr eh;
+    if (!e || elf_kind(e) != ELF_K_ELF || !gelf_getehdr(e, &eh) || elf_getphdrnum(e, &n)) {
+        err = path + ": not an ELF file";
+    } else {
+        opts.xlen = gelf_getclass(e) == ELFCLASS32 ? 32 : 64;
+        entry = eh.e_entry;
+        size_t fsize = 0;
+        char *raw = elf_rawfile(e, &fsize);
+        bool any_exec = false;
+        for (size_t i = 0; i < n; i++) {
+            GElf_Phdr ph;
+            if (gelf_getphdr(e, int(i), &ph) && ph.p_type == PT_LOAD && (ph.p_flags & PF_X))
+                any_exec = true;
+        }
+        ok = true;
+        for (size_t i = 0; i < n && ok; i++) {
+            GElf_Phdr ph;
+            if (!gelf_getphdr(e, int(i), &ph) || ph.p_type != PT_LOAD) continue;
+            if (any_exec && !(ph.p_flags & PF_X)) continue;
+            if (ph.p_offset > fsize || ph.p_filesz > fsize - ph.p_offset) {
+                err = path + ": segment outside the file";
+                ok = false;
+                break;
+            }
+            std::vector<uint8_t> b(raw + ph.p_offset, raw + ph.p_offset + ph.p_filesz);
+            add(ph.p_vaddr, std::move(b));
+        }
+    }
+    if (e) elf_end(e);
+    close(fd);
+    return ok;
+}
+
+} // namespace trace

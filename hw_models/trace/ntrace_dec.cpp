@@ -1,0 +1,346 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// N-Trace program-flow decoder (N-Trace 1.0 chapter 11 "Decoding Algorithm Principles").
+#include "ntrace_dec.hpp"
+
+namespace ntrace {
+
+namespace {
+// Largest counts a conforming encoder can put in one field (Maximum Field Sizes); larger
+// values are corrupt trace and would only make the decoder spin.
+constexpr uint64_t kMaxIcnt = 1ull << NT_LIMIT_MAX_ICNT;
+constexpr uint64_t kMaxRepeat = 1ull << NT_LIMIT_MAX_HREPEAT;
+// Instructions a HIST walk may pass without meeting a branch.
+constexpr uint64_t kMaxHistGap = 1ull << (NT_LIMIT_MAX_ICNT + 1);
+} // namespace
+
+Decoder::Decoder(const DecoderConfig &c, const trace::Image &img, DecodeSink &sink)
+    : cfg_(c), img_(img), sink_(sink) {}
+
+void Decoder::run(std::span<const uint8_t> bytes, bool mid_stream) {
+    parse(cfg_.fr, bytes, *this, mid_stream);
+    finish();
+}
+
+void Decoder::finish() { flush(); }
+
+void Decoder::event(Event::Kind k, uint64_t off, uint64_t addr, uint64_t value, const char *what) {
+    flush();
+    Event e{k, off, addr, value, ts_, has_ts_, what};
+    sink_.event(e);
+}
+
+void Decoder::fail(uint64_t off, const char *what) {
+    nerrors_++;
+    event(Event::Error, off, pc_, 0, what);
+    synced_ = false;
+    budget_ = 0;
+    hpos_ = -1, hrep_ = 0;
+    last_.valid = false;
+}
+
+void Decoder::on_error(uint64_t offset, Err e) {
+    if (e == Err::ReservedTcode) return; // reported with the message (Vendor event)
+    fail(offset, err_name(e));
+}
+
+namespace {
+struct Bits {
+    uint64_t &v;
+    int &pos;
+    uint64_t &rep;
+    bool have() const { return pos >= 0; }
+    bool take() {
+        bool b = v >> pos & 1;
+        if (--pos < 0 && rep) {
+            rep--;
+            pos = 62 - std::countl_zero(v);
+        }
+        return b;
+    }
+};
+} // namespace
+
+// Executes instructions from pc_. In a HIST walk (hist_walk) it stops after the
+// instruction that consumes the last history bit; otherwise it runs until the I-CNT
+// budget is used up. `strict`: every direct branch needs a history bit (HTM).
+bool Decoder::walk(uint64_t add_icnt, uint64_t hist, bool hist_present, End end, uint64_t off) {
+    if (add_icnt > kMaxIcnt) {
+        fail(off, "I-CNT larger than NTRACE_MAX_ICNT");
+        return false;
+    }
+    if (hist_present && hist == 0) {
+        fail(off, "HIST without stop bit");
+        return false;
+    }
+    budget_ += int64_t(add_icnt);
+    if (budget_ < 0) {
+        fail(off, "I-CNT smaller than the instructions covered by earlier HIST bits");
+        return false;
+    }
+    if (hist_present) hbits_ = hist, hrep_ = 0, hpos_ = 62 - std::countl_zero(hist);
+    const bool strict = hist_present;
+    if (end == End::Taken && budget_ == 0) {
+        fail(off, "DirectBranch with I-CNT=0");
+        return false;
+    }
+    Bits bits{hbits_, hpos_, hrep_};
+    const uint64_t pcmask = img_.opts.xlen == 32 ? 0xFFFFFFFFull : ~0ull;
+    const bool ir = cfg_.implicit_return;
+    while (budget_ > 0) {
+        if (cfg_.max_steps && ninsns_ >= cfg_.max_steps) {
+            fail(off, "instruction limit reached");
+            return false;
+        }
+        const rv::Insn *in = img_.at(pc_);
+        if (!in) {
+            fail(off, "PC outside the program image");
+            return false;
+        }
+        out(pc_);
+        ninsns_++;
+        budget_ -= in->size / 2;
+        if (budget_ < 0) {
+            fail(off, "I-CNT ends inside an instruction");
+            return false;
+        }
+        const bool last = budget_ == 0;
+        const uint64_t next = (pc_ + in->size) & pcmask;
+        if (last && end == End::Taken && in->kind != rv::Kind::Branch &&
+            !(cfg_.all_jumps && in->kind == rv::Kind::DirectJump)) {
+            fail(off, "DirectBranch block does not end with a branch");
+            return false;
+        }
+        switch (in->kind) {
+        case rv::Kind::Branch:
+        case rv::Kind::DirectJump: {
+            const bool is_branch = in->kind == rv::Kind::Branch;
+            bool taken = !is_branch;
+            if (is_branch || cfg_.all_jumps) {
+                if (bits.have()) {
+                    taken = bits.take();
+                    if (!is_branch && !taken) {
+                        fail(off, "HIST bit 0 for an unconditional jump");
+                        return false;
+                    }
+                } else if (strict) {
+                    fail(off, "direct branch without a HIST bit");
+                    return false;
+                } else if (is_branch) {
+                    taken = last && end == End::Taken;
+                }
+            }
+            if (last && end == End::Taken && !taken) {
+                fail(off, "DirectBranch block does not end with a taken branch");
+                return false;
+            }
+            if (!is_branch && ir && in->pushes()) push(next);
+            pc_ = taken ? (pc_ + int64_t(in->offset)) & pcmask : next;
+            break;
+        }
+        case rv::Kind::TableJump: {
+            bool ok = img_.has_jvt;
+            uint64_t t = ok ? img_.read_xlen(img_.jvt + in->table_index * (img_.opts.xlen / 8), ok) : 0;
+            if (!ok) {
+                fail(off, "cm.jt/cm.jalt without a readable jump table (JVT)");
+                return false;
+            }
+            if (ir && in->pushes()) push(next);
+            pc_ = t & ~1ull & pcmask;
+            break;
+        }
+        case rv::Kind::Indirect: {
+            uint64_t t = 0;
+            const bool popped = ir && in->pops() && pop(t);
+            if (ir && in->pushes()) push(next);
+            if (popped && (!last || end != End::Addr)) {
+                pc_ = t; // implicit return (9.2)
+            } else if (!last) {
+                fail(off, "uninferable jump inside an I-CNT block");
+                return false;
+            }
+            // Otherwise the message's address (or nothing, at a stop) gives the target.
+            break;
+        }
+        case rv::Kind::TrapReturn:
+            if (!last) {
+                fail(off, "trap return inside an I-CNT block");
+                return false;
+            }
+            break;
+        default: pc_ = next; break;
+        }
+    }
+    if (bits.have()) {
+        fail(off, "HIST bits left after the I-CNT block");
+        return false;
+    }
+    return true;
+}
+
+bool Decoder::walk_hist(uint64_t hist, uint64_t repeat, uint64_t off) {
+    if (hist == 0 || repeat == 0 || repeat > kMaxRepeat) {
+        fail(off, "invalid HIST or HREPEAT in ResourceFull");
+        return false;
+    }
+    hbits_ = hist, hrep_ = repeat - 1, hpos_ = 62 - std::countl_zero(hist);
+    Bits bits{hbits_, hpos_, hrep_};
+    const uint64_t pcmask = img_.opts.xlen == 32 ? 0xFFFFFFFFull : ~0ull;
+    uint64_t gap = 0;
+    while (bits.have()) {
+        if ((cfg_.max_steps && ninsns_ >= cfg_.max_steps) || ++gap > kMaxHistGap) {
+            fail(off, gap > kMaxHistGap ? "no branch for HIST bits" : "instruction limit reached");
+            return false;
+        }
+        const rv::Insn *in = img_.at(pc_);
+        if (!in) {
+            fail(off, "PC outside the program image");
+            return false;
+        }
+        out(pc_);
+        ninsns_++;
+        budget_ -= in->size / 2;
+        const uint64_t next = (pc_ + in->size) & pcmask;
+        switch (in->kind) {
+        case rv::Kind::Branch:
+            gap = 0;
+            pc_ = bits.take() ? (pc_ + int64_t(in->offset)) & pcmask : next;
+            break;
+        case rv::Kind::DirectJump:
+            if (cfg_.all_jumps) {
+                gap = 0;
+                if (!bits.take()) {
+                    fail(off, "HIST bit 0 for an unconditional jump");
+                    return false;
+                }
+            }
+            if (cfg_.implicit_return && in->pushes()) push(next);
+            pc_ = (pc_ + int64_t(in->offset)) & pcmask;
+            break;
+        case rv::Kind::TableJump: {
+            bool ok = img_.has_jvt;
+            uint64_t t = ok ? img_.read_xlen(img_.jvt + in->table_index * (img_.opts.xlen / 8), ok) : 0;
+            if (!ok) {
+                fail(off, "cm.jt/cm.jalt without a readable jump table (JVT)");
+                return false;
+            }
+            if (cfg_.implicit_return && in->pushes()) push(next);
+            pc_ = t & ~1ull & pcmask;
+            break;
+        }
+        case rv::Kind::Indirect: {
+            uint64_t t;
+            if (!(cfg_.implicit_return && in->pops() && pop(t))) {
+                fail(off, "uninferable jump inside a HIST block");
+                return false;
+            }
+            if (in->pushes()) push(next);
+            pc_ = t;
+            break;
+        }
+        case rv::Kind::TrapReturn:
+            fail(off, "trap return inside a HIST block");
+            return false;
+        default: pc_ = next; break;
+        }
+    }
+    return true;
+}
+
+void Decoder::on_msg(const Msg &m) {
+    if (cfg_.src >= 0 && m.has(Fld::SRC) && m.get(Fld::SRC) != uint64_t(cfg_.src)) return;
+    const uint64_t off = m.offset;
+    const uint64_t pcmask = img_.opts.xlen == 32 ? 0xFFFFFFFFull : ~0ull;
+    const bool sync = is_sync_tcode(m.tcode);
+    if (m.has(Fld::TSTAMP)) {
+        // 8.7: absolute in synchronising messages, relative otherwise.
+        if (sync) {
+            ts_ = m.get(Fld::TSTAMP), has_ts_ = true;
+        } else {
+            ts_ += m.get(Fld::TSTAMP);
+        }
+    }
+    const uint64_t hist = m.has(Fld::HIST) ? m.get(Fld::HIST) : 1;
+    if (sync) {
+        const uint64_t faddr = (m.get(Fld::FADDR) << 1) & pcmask;
+        if (synced_) {
+            End end = m.tcode == NT_TCODE_DirectBranchSync ? End::Taken : End::Addr;
+            if (m.tcode == NT_TCODE_DirectBranchSync && m.get(Fld::ICNT) == 0) end = End::None;
+            walk(m.get(Fld::ICNT), hist, m.has(Fld::HIST), end, off);
+        }
+        // Every synchronising message fully resets the state (ratified 8.5).
+        pc_ = ref_ = faddr;
+        synced_ = true;
+        budget_ = 0, hpos_ = -1, hrep_ = 0, sp_ = depth_ = 0;
+        last_.valid = false;
+        event(Event::Sync, off, faddr, m.get(Fld::SYNC));
+        if (m.has(Fld::BTYPE) && m.get(Fld::BTYPE) != NT_BTYPE_INDIRECT)
+            event(Event::Trap, off, faddr, m.get(Fld::BTYPE));
+        return;
+    }
+    switch (m.tcode) {
+    case NT_TCODE_Ownership: event(Event::Ownership, off, pc_, m.get(Fld::PROCESS)); return;
+    case NT_TCODE_Error:
+        event(Event::Lost, off, pc_, m.get(Fld::ECODE), "messages lost (Error)");
+        synced_ = false;
+        return;
+    default: break;
+    }
+    if (!find_msg(m.tcode)) {
+        event(Event::Vendor, off, pc_, m.tcode);
+        return;
+    }
+    if (!synced_) return;
+    switch (m.tcode) {
+    case NT_TCODE_DirectBranch:
+        if (walk(m.get(Fld::ICNT), 1, false, End::Taken, off))
+            last_ = {true, true, m.get(Fld::ICNT), 1, pc_, false};
+        break;
+    case NT_TCODE_IndirectBranch:
+    case NT_TCODE_IndirectBranchHist: {
+        if (!walk(m.get(Fld::ICNT), hist, m.has(Fld::HIST), End::Addr, off)) break;
+        pc_ = ref_ = (ref_ ^ (m.get(Fld::UADDR) << 1)) & pcmask;
+        last_ = {true, false, m.get(Fld::ICNT), hist, pc_, m.has(Fld::HIST)};
+        if (m.get(Fld::BTYPE) != NT_BTYPE_INDIRECT) event(Event::Trap, off, pc_, m.get(Fld::BTYPE));
+        break;
+    }
+    case NT_TCODE_ResourceFull:
+        last_.valid = false;
+        switch (m.get(Fld::RCODE)) {
+        case NT_RCODE_ICNT_FULL:
+            if (m.get(Fld::RDATA) > kMaxIcnt) {
+                fail(off, "I-CNT larger than NTRACE_MAX_ICNT");
+                break;
+            }
+            budget_ += int64_t(m.get(Fld::RDATA));
+            break;
+        case NT_RCODE_HIST_FULL: walk_hist(m.get(Fld::RDATA), 1, off); break;
+        case NT_RCODE_HIST_REPEAT: walk_hist(m.get(Fld::RDATA), m.get(Fld::HREPEAT), off); break;
+        default: event(Event::Vendor, off, pc_, m.tcode); break;
+        }
+        break;
+    case NT_TCODE_RepeatBranch: {
+        const uint64_t n = m.get(Fld::BCNT);
+        if (!last_.valid || n > kMaxRepeat) {
+            fail(off, "RepeatBranch without a branch message to repeat");
+            break;
+        }
+        const auto l = last_;
+        for (uint64_t i = 0; i < n; i++) {
+            if (!walk(l.icnt, l.hist, l.hist_present, l.direct ? End::Taken : End::Addr, off)) break;
+            pc_ = l.target;
+            if (!l.direct) ref_ = l.target;
+        }
+        break;
+    }
+    case NT_TCODE_ProgTraceCorrelation: {
+        const bool hp = m.has(Fld::HIST);
+        if (walk(m.get(Fld::ICNT), hist, hp, End::None, off))
+            event(Event::Stop, off, pc_, m.get(Fld::EVCODE));
+        synced_ = false;
+        break;
+    }
+    default: break;
+    }
+}
+
+} // namespace ntrace

@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// N-Trace 1.0 program-flow decoder (chapter 11): messages + program image -> the exact
+// sequence of retired instruction addresses. Starts at any synchronising message,
+// reports inconsistencies with the byte offset of the message and resynchronises at the
+// next synchronising message. SRC demultiplexing selects one trace source.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <string>
+
+#include "image.hpp"
+#include "ntrace.hpp"
+
+namespace ntrace {
+
+struct DecoderConfig {
+    Framing fr;
+    bool implicit_return = false; // trTeInstImplicitReturnMode != 0 on the encoder
+    bool all_jumps = false;       // trTeInstEnAllJumps on the encoder
+    int src = -1;                 // only messages with this SRC (-1: all)
+    uint64_t max_steps = 0;       // stop after this many instructions (0: no limit)
+};
+
+struct Event {
+    enum Kind : uint8_t { Sync, Trap, Ownership, Stop, Error, Vendor, Lost };
+    Kind kind;
+    uint64_t offset;  // byte offset of the message
+    uint64_t addr;    // Sync/Trap: new PC; Stop: next PC
+    uint64_t value;   // Sync: SYNC; Trap: B-TYPE; Ownership: PROCESS; Stop: EVCODE
+    uint64_t tstamp;  // full timestamp (0 when not available)
+    bool has_tstamp;
+    const char *what; // Error: description
+};
+
+struct DecodeSink {
+    virtual ~DecodeSink() = default;
+    virtual void insns(const uint64_t *addrs, size_t n) = 0;
+    virtual void event(const Event &) {}
+};
+
+class Decoder : public Callbacks {
+  public:
+    Decoder(const DecoderConfig &c, const trace::Image &img, DecodeSink &sink);
+    // Decodes a whole byte stream (may start inside a message when mid_stream).
+    void run(std::span<const uint8_t> bytes, bool mid_stream = false);
+    void finish(); // flushes buffered addresses
+    void on_msg(const Msg &m) override;
+    void on_error(uint64_t offset, Err e) override;
+
+    uint64_t errors() const { return nerrors_; }
+    uint64_t instructions() const { return ninsns_; }
+    bool synced() const { return synced_; }
+
+  private:
+    enum class End : uint8_t { None, Taken, Addr };
+    bool walk(uint64_t add_icnt, uint64_t hist, bool hist_present, End end, uint64_t off);
+    bool walk_hist(uint64_t hist, uint64_t repeat, uint64_t off);
+    bool step(bool more_follow, bool &branch_taken_needed, uint64_t off);
+    void fail(uint64_t off, const char *what);
+    void out(uint64_t a) {
+        buf_[nbuf_++] = a;
+        if (nbuf_ == buf_.size()) flush();
+    }
+    void flush() {
+        if (nbuf_) sink_.insns(buf_.data(), nbuf_);
+        nbuf_ = 0;
+    }
+    void push(uint64_t a) {
+        stack_[sp_] = a;
+        sp_ = (sp_ + 1) % stack_.size();
+        if (depth_ < stack_.size()) depth_++;
+    }
+    bool pop(uint64_t &a) {
+        if (!depth_) return false;
+        sp_ = (sp_ + stack_.size() - 1) % stack_.size();
+        depth_--;
+        a = stack_[sp_];
+        return true;
+    }
+    void event(Event::Kind k, uint64_t off, uint64_t addr, uint64_t value, const char *what = "");
+
+    DecoderConfig cfg_;
+    const trace::Image &img_;
+    DecodeSink &sink_;
+    std::array<uint64_t, 1024> buf_;
+    size_t nbuf_ = 0;
+
+    bool synced_ = false;
+    uint64_t pc_ = 0, ref_ = 0;
+    int64_t budget_ = 0;      // I-CNT half-words available (negative: already walked)
+    bool hist_mode_ = false;  // the current block is HTM (branches must have HIST bits)
+    // History bits being consumed: value with stop bit, bit cursor, repeat count.
+    uint64_t hbits_ = 0, hrep_ = 0;
+    int hpos_ = -1;
+    std::array<uint64_t, NT_LIMIT_MAX_CALL_STACK> stack_{};
+    unsigned sp_ = 0, depth_ = 0;
+    uint64_t ts_ = 0;
+    bool has_ts_ = false;
+    // The last branch message, for RepeatBranch.
+    struct {
+        bool valid;
+        bool direct;
+        uint64_t icnt, hist, target;
+        bool hist_present;
+    } last_{};
+    uint64_t nerrors_ = 0, ninsns_ = 0;
+};
+
+} // namespace ntrace
