@@ -6,6 +6,7 @@
 #include "hooks.hpp"
 #include "platform.hpp"
 #include "riscv/csr.hpp"
+#include "insn_decode.hpp"
 #include "trap.hpp"
 
 namespace fw {
@@ -16,7 +17,6 @@ constexpr uint32_t INSN_SCTRCLR = 0x10400073; // Smctr 1.0, "Instructions"
 
 inline unsigned rd_of(uint32_t i) { return (i >> 7) & 31; }
 inline unsigned rs1_of(uint32_t i) { return (i >> 15) & 31; }
-inline unsigned rs2_of(uint32_t i) { return (i >> 20) & 31; }
 inline unsigned funct3_of(uint32_t i) { return (i >> 12) & 7; }
 
 // mstatus for unprivileged accesses on behalf of the trapping mode.
@@ -120,48 +120,16 @@ void emulate_illegal_insn(TrapFrame &f, unsigned long mtval) {
 // translation and permissions. Integer accesses only (FP and vector ones are
 // redirected to S-mode, which Linux handles itself).
 void emulate_misaligned(TrapFrame &f, unsigned long cause, unsigned long addr) {
+    // mtinst, where implemented, holds a transformed instruction (privileged
+    // spec, "Transformed Instruction or Pseudoinstruction for mtinst"); it is
+    // usable as is for a 32-bit original (bits 1:0 = 11). Otherwise fetch.
     uint32_t insn = static_cast<uint32_t>(csr::csr_read_safe_num(csr::mtinst).value);
-    // mtinst holds a transformed instruction (bit 1 clear for a compressed
-    // original); without it, fetch the instruction itself.
-    unsigned len = 4;
-    if (insn && (insn & 3) != 3) {
-        insn = 0;
-    } else if (insn) {
-        len = (insn & 2) ? 4 : 2;
-        insn |= 3;
-    }
-    if (!insn) {
-        if (!fetch_insn(f, insn)) return redirect_to_smode(f, cause, addr);
-        len = (insn & 3) == 3 ? 4 : 2;
-    }
+    if ((insn & 3) != 3 && !fetch_insn(f, insn)) return redirect_to_smode(f, cause, addr);
     bool is_load = cause == csr::cause::load_misaligned;
-    unsigned width = 0, reg = 0;
-    bool sign = false;
-    if (len == 4) {
-        unsigned op = insn & OPCODE_MASK, f3 = funct3_of(insn);
-        if (op == 0x03 && is_load) { // LOAD
-            width = 1u << (f3 & 3);
-            sign = !(f3 & 4);
-            reg = rd_of(insn);
-        } else if (op == 0x23 && !is_load) { // STORE
-            width = 1u << (f3 & 3);
-            reg = rs2_of(insn);
-        }
-    } else {
-        // Compressed (RVC, quadrants 0 and 2): c.lw/c.ld/c.sw/c.sd and the
-        // stack-pointer forms.
-        unsigned q = insn & 3, f3 = (insn >> 13) & 7;
-        if (q == 0 && (f3 == 2 || f3 == 3) && is_load) {
-            width = f3 == 2 ? 4 : 8, sign = f3 == 2, reg = 8 + ((insn >> 2) & 7);
-        } else if (q == 0 && (f3 == 6 || f3 == 7) && !is_load) {
-            width = f3 == 6 ? 4 : 8, reg = 8 + ((insn >> 2) & 7);
-        } else if (q == 2 && (f3 == 2 || f3 == 3) && is_load) {
-            width = f3 == 2 ? 4 : 8, sign = f3 == 2, reg = rd_of(insn);
-        } else if (q == 2 && (f3 == 6 || f3 == 7) && !is_load) {
-            width = f3 == 6 ? 4 : 8, reg = (insn >> 2) & 31;
-        }
-    }
-    if (!width || width > sizeof(long)) return redirect_to_smode(f, cause, addr);
+    IntAccess acc = decode_int_access(insn, is_load, sizeof(long));
+    unsigned width = acc.width, reg = acc.reg, len = acc.len;
+    bool sign = acc.sign;
+    if (!width) return redirect_to_smode(f, cause, addr);
     unsigned long ms = unpriv_mstatus(f, false);
     if (is_load) {
         unsigned long v = 0;

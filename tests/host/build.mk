@@ -9,7 +9,7 @@ $(HOSTTEST_BUILD)/qemu-virt.dtb:
 	@mkdir -p $(dir $@)
 	qemu-system-riscv64 -M virt,dumpdtb=$@ -smp 4 -m 256M -nographic >/dev/null
 $(HOSTTEST_BUILD)/test_core: tests/host/test_core.cpp firmware/core/dt.cpp firmware/core/dt.hpp \
-		firmware/sbi/hartmask.hpp $(HOSTTEST_BUILD)/edge.dtb $(HOSTTEST_BUILD)/qemu-virt.dtb
+		firmware/sbi/hartmask.hpp firmware/core/insn_decode.hpp $(HOSTTEST_BUILD)/edge.dtb $(HOSTTEST_BUILD)/qemu-virt.dtb
 	$(HOSTCXX) $(HOSTCXXFLAGS) -Ifirmware -Ifirmware/include -Ifirmware/core \
 		-DTEST_DATA_DIR='"$(abspath $(HOSTTEST_BUILD))"' -o $@ tests/host/test_core.cpp \
 		firmware/core/dt.cpp -lfdt

@@ -147,3 +147,40 @@ TEST_CASE("DT fix-up on QEMU virt's own device tree (no /reserved-memory yet)") 
     dt::HartDesc h[8];
     CHECK(dt::scan_harts(blob.data(), h, 8) == 4);
 }
+
+#include "core/insn_decode.hpp"
+
+TEST_CASE("misaligned emulation decodes integer loads and stores") {
+    using fw::decode_int_access;
+    // ld a0, 0(a1) = 0x0005b503; lw s1, 4(sp) = 0x00412483; lbu t0, 0(a0) = 0x00054283
+    auto ld = decode_int_access(0x0005b503, true, 8);
+    CHECK(ld.width == 8); CHECK(ld.reg == 10); CHECK(ld.len == 4); CHECK(ld.sign);
+    auto lw = decode_int_access(0x00412483, true, 8);
+    CHECK(lw.width == 4); CHECK(lw.reg == 9); CHECK(lw.sign);
+    auto lbu = decode_int_access(0x00054283, true, 8);
+    CHECK(lbu.width == 1); CHECK_FALSE(lbu.sign);
+    auto lwu = decode_int_access(0x0005e503, true, 8); // lwu a0, 0(a1)
+    CHECK(lwu.width == 4); CHECK_FALSE(lwu.sign);
+    // sd a2, 8(a0) = 0x00c53423; sh t1, 2(a0) = 0x00651123
+    auto sd = decode_int_access(0x00c53423, false, 8);
+    CHECK(sd.width == 8); CHECK(sd.reg == 12);
+    CHECK(decode_int_access(0x00651123, false, 8).width == 2);
+    // a load is not a store and vice versa; ld is not available on RV32
+    CHECK(decode_int_access(0x00c53423, true, 8).width == 0);
+    CHECK(decode_int_access(0x0005b503, false, 8).width == 0);
+    CHECK(decode_int_access(0x0005b503, true, 4).width == 0);
+    // c.lw a0, 0(a1) = 0x4188; c.sd a0, 8(a1) = 0xe588; c.ldsp ra, 8(sp) = 0x60a2; c.swsp a5, 4(sp) = 0xc23e
+    auto clw = decode_int_access(0x4188, true, 8);
+    CHECK(clw.width == 4); CHECK(clw.reg == 10); CHECK(clw.len == 2); CHECK(clw.sign);
+    auto csd = decode_int_access(0xe588, false, 8);
+    CHECK(csd.width == 8); CHECK(csd.reg == 10);
+    auto cldsp = decode_int_access(0x60a2, true, 8);
+    CHECK(cldsp.width == 8); CHECK(cldsp.reg == 1);
+    auto cswsp = decode_int_access(0xc23e, false, 8);
+    CHECK(cswsp.width == 4); CHECK(cswsp.reg == 15);
+    // c.flw on RV32 / c.ld on RV64 share funct3 3: FP on RV32 is not ours
+    CHECK(decode_int_access(0x6188, true, 4).width == 0);
+    CHECK(decode_int_access(0x6188, true, 8).width == 8);
+    // other opcodes
+    CHECK(decode_int_access(0x00000013, true, 8).width == 0); // nop
+}
