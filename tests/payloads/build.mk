@@ -29,9 +29,9 @@ $(filter %.S.o,$(PL_LIB_OBJS)): $(PL_OUT)/obj/%.S.o: $(PL_DIR)/%.S
 	$(CROSS)gcc $(PL_ARCH) -I$(PL_DIR)/lib -MMD -MP -c $< -o $@
 
 $(PL_PROGS:%=$(PL_OUT)/%.elf): $(PL_OUT)/%.elf: $(PL_OUT)/obj/%.cpp.o $(PL_LIB_OBJS) $(PL_DIR)/lib/link.ld
-	$(CROSS)g++ $(PL_LDFLAGS) -o $@ $< $(PL_LIB_OBJS) -lgcc
+	$(CROSS)g++ $(PL_LDFLAGS) -o $@ $< $(PL_LIB_OBJS)
 $(PL_OUT)/bench.elf: $(PL_BENCH_OBJS) $(PL_LIB_OBJS) $(PL_DIR)/lib/link.ld
-	$(CROSS)g++ $(PL_LDFLAGS) -o $@ $(PL_BENCH_OBJS) $(PL_LIB_OBJS) -lgcc
+	$(CROSS)g++ $(PL_LDFLAGS) -o $@ $(PL_BENCH_OBJS) $(PL_LIB_OBJS)
 
 .PHONY: payloads
 payloads: $(PL_ELFS)

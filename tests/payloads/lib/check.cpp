@@ -125,22 +125,23 @@ void report_anomalies() {
              pl_bad_resume_a0, pl_bad_resume_a1);
 }
 
-void power_off(unsigned long reason) {
-    if (sbi_probe(eid::srst).value != 0) {
+void power_off(Shutdown how, unsigned long reason) {
+    if (how == Shutdown::srst && sbi_probe(eid::srst).value != 0) {
         SbiRet r = sbi_system_reset(reset_type::shutdown, reason);
         printf("NOTE: %s: SRST shutdown returned error=%ld\n", pl_payload_name, r.error);
     } else {
-        printf("NOTE: %s: SRST absent, using legacy shutdown\n", pl_payload_name);
+        if (how == Shutdown::srst)
+            printf("NOTE: %s: SRST absent, using legacy shutdown\n", pl_payload_name);
         sbi_legacy(eid::legacy_shutdown);
         printf("NOTE: %s: legacy shutdown returned\n", pl_payload_name);
     }
     pl_park();
 }
 
-void finish() {
+void finish(Shutdown how, unsigned long reason) {
     report_anomalies();
     printf("TSBI-DONE passed=%u failed=%u\n", n_passed, n_failed);
-    power_off();
+    power_off(how, reason);
 }
 
 } // namespace pl

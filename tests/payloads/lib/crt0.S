@@ -74,8 +74,8 @@ pl_secondary_entry:
     j       pl_park
 
 /* Non-retentive suspend: long pl_suspend_nonret(unsigned long type,
- * ResumeCtx *ctx). Saves the callee-saved state in ctx and calls
- * hart_suspend(type, pl_resume_entry, ctx). Returns the sbiret error if the
+ * ResumeCtx *ctx, unsigned long resume_addr). Saves the callee-saved state in
+ * ctx and calls hart_suspend(type, resume_addr, ctx). Returns the sbiret error if the
  * call returns, 1 when the hart comes back through pl_resume_entry. */
     .globl pl_suspend_nonret
 pl_suspend_nonret:
@@ -95,8 +95,9 @@ pl_suspend_nonret:
     sd      s9, RCTX_S(9)(a1)
     sd      s10, RCTX_S(10)(a1)
     sd      s11, RCTX_S(11)(a1)
-    mv      a2, a1
-    la      a1, pl_resume_entry
+    mv      t0, a1
+    mv      a1, a2
+    mv      a2, t0
     li      a6, 3                /* hart_suspend */
     li      a7, 0x48534D         /* HSM */
     ecall

@@ -48,8 +48,10 @@ void parse_fdt(unsigned long fdt, unsigned long boot_hartid) {
     const char *strings = reinterpret_cast<const char *>(base + be32(base + 12));
     const uint8_t *p = structs;
     int depth = 0;
-    bool in_cpus = false, in_memory = false, memory_seen = false;
-    unsigned root_ac = 2, root_sc = 2, cpus_ac = 1;
+    bool in_cpus = false, in_memory = false, memory_seen = false, in_resv = false;
+    unsigned root_ac = 2, root_sc = 2, cpus_ac = 1, resv_ac = 2, resv_sc = 2;
+    Platform::Region resv{};
+    bool resv_has_reg = false;
     Cpu cpu;
     const char *boot_isa = nullptr;
     unsigned long cpus_timebase = 0, boot_timebase = 0;
@@ -65,9 +67,14 @@ void parse_fdt(unsigned long fdt, unsigned long boot_hartid) {
             if (depth == 2) {
                 in_cpus = strcmp(name, "cpus") == 0;
                 in_memory = starts_with(name, "memory");
+                in_resv = strcmp(name, "reserved-memory") == 0;
                 mem_reg = nullptr;
             }
             if (depth == 3 && in_cpus) cpu = Cpu{};
+            if (depth == 3 && in_resv) {
+                resv = Platform::Region{};
+                resv_has_reg = false;
+            }
         } else if (tok == FDT_END_NODE) {
             if (depth == 3 && in_cpus && cpu.is_cpu && !cpu.disabled && cpu.reg < kMaxHarts &&
                 plat.nharts < kMaxHarts) {
@@ -77,6 +84,8 @@ void parse_fdt(unsigned long fdt, unsigned long boot_hartid) {
                     boot_timebase = cpu.timebase;
                 }
             }
+            if (depth == 3 && in_resv && resv_has_reg && plat.nreserved < 8)
+                plat.reserved[plat.nreserved++] = resv;
             if (depth == 2 && in_memory && mem_reg && !memory_seen) {
                 mem_base = cells(mem_reg, root_ac);
                 mem_size = cells(mem_reg + 4 * root_ac, root_sc);
@@ -96,6 +105,16 @@ void parse_fdt(unsigned long fdt, unsigned long boot_hartid) {
                 if (!strcmp(pname, "timebase-frequency")) cpus_timebase = cells(val, len / 4);
             } else if (depth == 2 && in_memory) {
                 if (!strcmp(pname, "reg")) mem_reg = val;
+            } else if (depth == 2 && in_resv) {
+                if (!strcmp(pname, "#address-cells")) resv_ac = be32(val);
+                if (!strcmp(pname, "#size-cells")) resv_sc = be32(val);
+            } else if (depth == 3 && in_resv) {
+                if (!strcmp(pname, "no-map")) resv.no_map = true;
+                if (!strcmp(pname, "reg") && len >= 4 * (resv_ac + resv_sc)) {
+                    resv.base = cells(val, resv_ac);
+                    resv.size = cells(val + 4 * resv_ac, resv_sc);
+                    resv_has_reg = true;
+                }
             } else if (depth == 3 && in_cpus) {
                 const char *s = reinterpret_cast<const char *>(val);
                 if (!strcmp(pname, "device_type")) cpu.is_cpu = !strcmp(s, "cpu");
@@ -123,6 +142,15 @@ void parse_fdt(unsigned long fdt, unsigned long boot_hartid) {
     plat.ram_base = mem_base;
     plat.ram_size = mem_size;
     plat.timebase_hz = boot_timebase ? boot_timebase : cpus_timebase;
+    plat.fw_base = mem_base;
+    plat.fw_size = 0x200000;
+    for (unsigned i = 0; i < plat.nreserved; i++) {
+        const Platform::Region &r = plat.reserved[i];
+        if (r.base <= mem_base && mem_base - r.base < r.size) {
+            plat.fw_base = r.base;
+            plat.fw_size = r.size;
+        }
+    }
     if (boot_isa) {
         size_t n = strlen(boot_isa);
         if (n >= sizeof plat.isa) n = sizeof plat.isa - 1;

@@ -172,9 +172,10 @@ unsigned failed_count();
 // Prints "TSBI-DONE passed=N failed=M" and shuts down through SRST (or the
 // legacy shutdown when SRST is absent). Never returns: if both return, the
 // hart parks and the runner reports the missing power-off.
-[[noreturn]] void finish();
+enum class Shutdown { srst, legacy };
+[[noreturn]] void finish(Shutdown how = Shutdown::srst, unsigned long reason = 0);
 // The shutdown part of finish() alone, for payloads that print DONE themselves.
-[[noreturn]] void power_off(unsigned long reason = reset_reason::none);
+[[noreturn]] void power_off(Shutdown how = Shutdown::srst, unsigned long reason = 0);
 
 // --- platform (parsed from the device tree the firmware passed in a1) --------
 constexpr unsigned kMaxHarts = 8;
@@ -187,6 +188,17 @@ struct Platform {
     char isa[160];                         // riscv,isa of the boot hart
     unsigned long fdt;                     // the address passed in a1
     unsigned long boot_hartid;
+    // /reserved-memory children (the firmware must reserve its own memory
+    // there, boot contract in reference/peers.md).
+    struct Region {
+        unsigned long base, size;
+        bool no_map;
+    };
+    unsigned nreserved;
+    Region reserved[8];
+    // The reserved region holding RAM base (the firmware on QEMU virt), or
+    // [ram_base, ram_base + 0x200000) if the device tree reserves nothing.
+    unsigned long fw_base, fw_size;
 };
 const Platform &platform();
 // True when the boot hart's riscv,isa lists the single-letter extension `c`
@@ -272,6 +284,8 @@ unsigned long catch_exception(void (*fn)(void *), void *arg, unsigned long *tval
 // returns the sbiret error of the call (<= 0). `seen` gets what the resume
 // entry observed (a0, a1, satp, sstatus).
 long suspend_non_retentive(unsigned long type, EntryState *seen);
+// The same with another resume address (hostile cases: the call must fail).
+long suspend_non_retentive_at(unsigned long type, unsigned long resume_addr, EntryState *seen);
 // The resume entry and the opaque it expects for this hart (for hostile
 // variants that pass other addresses).
 unsigned long resume_entry();

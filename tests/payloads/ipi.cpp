@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// IPI extension (ext-ipi.adoc) and the hart-mask parameter (binary
+// encoding, "Hart list parameter"): IPIs reach exactly the harts named by
+// hart_mask/hart_mask_base, base -1 means every hart, and a mask naming a
+// hart that does not exist is INVALID_PARAM.
+#include "payload.hpp"
+#include "riscv/csr.hpp"
+
+using namespace pl;
+
+PAYLOAD_NAME("ipi");
+
+namespace {
+
+constexpr unsigned long kSsip = 1ul << csr::irq::SSI;
+constexpr unsigned long kWait = 500000; // µs
+
+struct Snapshot {
+    unsigned long ssi[kMaxHarts];
+};
+Snapshot snap() {
+    Snapshot s{};
+    for (unsigned i = 0; i < platform().nharts; i++)
+        s.ssi[i] = irq_state(platform().hartids[i]).ssi;
+    return s;
+}
+
+// Checks that exactly the harts in `want` (bit = index into hartids) got at
+// least one IPI since `before`, waiting for the expected ones first and then
+// a little for stray ones.
+void expect_delivery(const Snapshot &before, unsigned long want, const char *name) {
+    const Platform &p = platform();
+    bool arrived = wait_until(
+        [&] {
+            for (unsigned i = 0; i < p.nharts; i++)
+                if ((want >> i & 1) && irq_state(p.hartids[i]).ssi == before.ssi[i]) return false;
+            return true;
+        },
+        kWait);
+    delay_us(2000);
+    unsigned long got = 0;
+    for (unsigned i = 0; i < p.nharts; i++)
+        if (irq_state(p.hartids[i]).ssi != before.ssi[i]) got |= 1ul << i;
+    char why[96];
+    snprintf(why, sizeof why, "harts reached (index mask) 0x%lx, expected 0x%lx%s", got, want,
+             arrived ? "" : " (timeout)");
+    if (got == want) pass("%s/delivered", name);
+    else fail(why, "%s/delivered", name);
+}
+
+unsigned long all_index_mask() { return (1ul << platform().nharts) - 1; }
+
+void send_and_check(unsigned long mask, unsigned long base, unsigned long want, const char *fmt,
+                    unsigned long arg) {
+    char name[96];
+    snprintf(name, sizeof name, fmt, arg);
+    Snapshot s = snap();
+    SbiRet r = sbi_send_ipi(mask, base);
+    if (expect_err(r, SUCCESS, "%s/error", name)) expect_delivery(s, want, name);
+}
+
+void valid_targets() {
+    const Platform &p = platform();
+    const unsigned long me = hartid();
+    const unsigned long my_idx = 1ul << hart_index(me);
+    send_and_check(1ul << me, 0, my_idx, "self_mask_base0", 0);
+    send_and_check(1, me, my_idx, "self_base_self", 0);
+    if (me >= 1) send_and_check(2, me - 1, my_idx, "self_base_minus1", 0);
+    send_and_check(0, ~0ul, all_index_mask(), "all_base_minus_one", 0);
+    send_and_check(0x5a5a, ~0ul, all_index_mask(), "all_base_minus_one_mask_ignored", 0);
+    unsigned long every = 0;
+    for (unsigned i = 0; i < p.nharts; i++) every |= 1ul << p.hartids[i];
+    send_and_check(every, 0, all_index_mask(), "every_hart_mask", 0);
+    for (unsigned i = 0; i < p.nharts; i++) {
+        unsigned long h = p.hartids[i];
+        if (h == me) continue;
+        send_and_check(1ul << h, 0, 1ul << i, "hart%lu_mask", h);
+        send_and_check(1, h, 1ul << i, "hart%lu_base", h);
+    }
+    // Mask 0 names no hart, so no hart ID is constructed and even an
+    // invalid base is fine ("hart_mask_base does not need to be an enabled
+    // hartid unless the zeroth bit of hart_mask is set").
+    Snapshot s = snap();
+    expect_err(sbi_send_ipi(0, 0), SUCCESS, "mask_zero/error");
+    expect_err(sbi_send_ipi(0, p.max_hartid + 100), SUCCESS, "mask_zero_invalid_base/error");
+    expect_err(sbi_send_ipi(2, p.max_hartid + 100 - 1), ERR_INVALID_PARAM,
+               "bit1_names_invalid_hart/error");
+    expect_delivery(s, 0, "mask_zero");
+}
+
+void invalid_masks() {
+    const Platform &p = platform();
+    const unsigned long beyond = p.max_hartid + 1;
+    struct Case {
+        const char *name;
+        unsigned long mask, base;
+    };
+    const Case cases[] = {
+        {"bit_beyond_last_hart", 1ul << beyond, 0},
+        {"self_plus_beyond", (1ul << hartid()) | (1ul << beyond), 0},
+        {"base_beyond_last_hart", 1, beyond},
+        {"base_far_away", 1, 4096},
+        {"bit63", 1ul << 63, 1},
+        // base + bit index overflows: hart ID 2^64 + 0 is not hart 0.
+        {"base_wraps_to_hart0", 4, ~0ul - 1},
+        {"base_minus_two", 2, ~0ul - 1},
+    };
+    for (const Case &c : cases) {
+        expect_err(sbi_send_ipi(c.mask, c.base), ERR_INVALID_PARAM, "invalid/%s", c.name);
+    }
+    expect_alive("invalid");
+    // Pending while masked: SIE off, the bit still appears in sip.
+    bool was = irq_enable(false);
+    unsigned long before = irq_state(hartid()).ssi;
+    sbi_send_ipi(1, hartid());
+    expect_true(wait_until([] { return (csr_read(csr::sip) & kSsip) != 0; }, kWait),
+                "masked/pending_in_sip");
+    irq_enable(was);
+    expect_true(irq_state(hartid()).ssi != before, "masked/taken_when_enabled");
+}
+
+struct FromHart {
+    SbiRet r;
+    unsigned long target;
+};
+void send_job(void *arg) {
+    auto *f = static_cast<FromHart *>(arg);
+    f->r = sbi_send_ipi(1, f->target);
+}
+
+void from_secondaries() {
+    const Platform &p = platform();
+    for (unsigned i = 0; i < p.nharts; i++) {
+        unsigned long h = p.hartids[i];
+        if (h == hartid()) continue;
+        // To the boot hart, to itself and to all.
+        unsigned long targets[] = {hartid(), h};
+        unsigned long want[] = {1ul << hart_index(hartid()), 1ul << i};
+        for (unsigned t = 0; t < 2; t++) {
+            Snapshot s = snap();
+            FromHart f{{-99, 0}, targets[t]};
+            char name[64];
+            snprintf(name, sizeof name, "from_hart%lu/to_hart%lu", h, targets[t]);
+            if (!run_on(h, send_job, &f)) {
+                fail("job timed out", "%s", name);
+                continue;
+            }
+            if (expect_err(f.r, SUCCESS, "%s/error", name)) expect_delivery(s, want[t], name);
+        }
+    }
+}
+
+// Every hart sends to every other at once: nothing may be lost for good.
+void storm_job(void *) {
+    for (int k = 0; k < 50; k++) sbi_send_ipi(0, ~0ul);
+}
+void storm() {
+    const Platform &p = platform();
+    if (p.nharts < 2) return;
+    Snapshot s = snap();
+    for (unsigned i = 0; i < p.nharts; i++)
+        if (p.hartids[i] != hartid()) post_job(p.hartids[i], storm_job, nullptr);
+    storm_job(nullptr);
+    bool done = true;
+    for (unsigned i = 0; i < p.nharts; i++)
+        if (p.hartids[i] != hartid()) done &= wait_job(p.hartids[i]);
+    expect_true(done, "storm/all_senders_return");
+    expect_delivery(s, all_index_mask(), "storm");
+    expect_alive("storm");
+}
+
+} // namespace
+
+void payload_main() {
+    sie_set(kSsip);
+    if (platform().nharts > 1) start_secondaries();
+    valid_targets();
+    invalid_masks();
+    from_secondaries();
+    storm();
+}

@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// RFENCE extension (ext-rfence.adoc). Return codes of all seven functions
+// with the hart-mask rules, ASID/VMID validity, H-extension dependence
+// (NOT_SUPPORTED without H; the runner also runs with -cpu rv64,h=false), and
+// an observable effect: a hart with Sv39 on keeps a stale translation after
+// its page-table entry changed (QEMU's TLB, checked as a control) until a
+// remote SFENCE.VMA through the SBI reaches it. FENCE.I has no observable
+// effect on QEMU (TCG tracks self-modifying code itself), so only its return
+// codes are checked.
+#include "payload.hpp"
+
+using namespace pl;
+
+PAYLOAD_NAME("rfence");
+
+namespace {
+
+namespace F = fid::rfence;
+
+// --- Sv39 page tables (Privileged spec, "Sv39") -------------------------------------
+constexpr unsigned long PTE_V = 1, PTE_R = 2, PTE_W = 4, PTE_X = 8, PTE_A = 64, PTE_D = 128;
+constexpr unsigned long SATP_SV39 = 8ul << 60, SATP_ASID_SHIFT = 44, SATP_ASID_MASK = 0xffff;
+constexpr unsigned long kTestVa = 0x1000000000ul; // VPN[2] = 64, VPN[1] = VPN[0] = 0
+constexpr unsigned long kMagicA = 0xAAAA0000AAAA0001ul, kMagicB = 0xBBBB0000BBBB0002ul;
+
+alignas(4096) unsigned long l2[512], l1[512], l0[512];
+alignas(4096) volatile unsigned long page_a[512], page_b[512];
+
+unsigned long pte_table(const void *t) { return (reinterpret_cast<uintptr_t>(t) >> 12) << 10 | PTE_V; }
+unsigned long pte_leaf(unsigned long pa, unsigned long perms) {
+    return (pa >> 12) << 10 | perms | PTE_V | PTE_A | PTE_D;
+}
+
+void build_tables() {
+    // Identity gigapage for RAM at 0x80000000 (payload, stacks, these tables).
+    l2[2] = pte_leaf(0x80000000ul, PTE_R | PTE_W | PTE_X);
+    l2[kTestVa >> 30 & 511] = pte_table(l1);
+    l1[0] = pte_table(l0);
+    page_a[0] = kMagicA;
+    page_b[0] = kMagicB;
+}
+void map_test_page(volatile unsigned long *page) {
+    l0[0] = pte_leaf(reinterpret_cast<uintptr_t>(page), PTE_R | PTE_W);
+    asm volatile("fence rw, rw" ::: "memory");
+}
+unsigned long satp_for(unsigned long asid) {
+    return SATP_SV39 | asid << SATP_ASID_SHIFT | reinterpret_cast<uintptr_t>(l2) >> 12;
+}
+void paging_on(unsigned long asid) {
+    asm volatile("csrw satp, %0\n sfence.vma" ::"r"(satp_for(asid)) : "memory");
+}
+void paging_off() { asm volatile("csrw satp, zero\n sfence.vma" ::: "memory"); }
+unsigned long read_test_va() { return *reinterpret_cast<volatile unsigned long *>(kTestVa); }
+
+unsigned long asid_bits, vmid_bits;
+
+// libgcc on Debian is built for lp64d and cannot be linked here.
+unsigned long popcount(unsigned long v) {
+    unsigned long n = 0;
+    for (; v; v &= v - 1) n++;
+    return n;
+}
+
+void detect_id_widths() {
+    unsigned long got;
+    asm volatile("csrw satp, %1\n csrr %0, satp\n csrw satp, zero\n sfence.vma"
+                 : "=r"(got)
+                 : "r"(satp_for(SATP_ASID_MASK))
+                 : "memory");
+    asid_bits = popcount(got >> SATP_ASID_SHIFT & SATP_ASID_MASK);
+    vmid_bits = 0;
+    if (has_isa_ext('h')) {
+        unsigned long hg = 8ul << 60 | 0x3ffful << 44; // Sv39x4, VMID all ones, root 0
+        asm volatile("csrw 0x680, %1\n csrr %0, 0x680\n csrw 0x680, zero"
+                     : "=r"(got)
+                     : "r"(hg)
+                     : "memory");
+        vmid_bits = popcount(got >> 44 & 0x3fff);
+    }
+    note("ASIDLEN %lu, VMIDLEN %lu, H %s", asid_bits, vmid_bits, has_isa_ext('h') ? "yes" : "no");
+}
+
+// --- observable SFENCE.VMA ------------------------------------------------------------
+struct Observer {
+    unsigned long asid;
+    volatile unsigned long cmd, ack;
+    volatile unsigned long v1, v2, v3;
+};
+
+void observer_job(void *arg) {
+    auto *o = static_cast<Observer *>(arg);
+    paging_on(o->asid);
+    o->v1 = read_test_va();
+    o->ack = 1;
+    wait_until([&] { return o->cmd >= 1; }, 2000000);
+    o->v2 = read_test_va();
+    o->ack = 2;
+    wait_until([&] { return o->cmd >= 2; }, 2000000);
+    o->v3 = read_test_va();
+    o->ack = 3;
+    paging_off();
+}
+
+struct FenceKind {
+    const char *name;
+    long fid;
+    unsigned long start, size;
+    bool with_asid;
+};
+constexpr unsigned long kAsid = 5;
+const FenceKind kFences[] = {
+    {"sfence_vma_page", F::remote_sfence_vma, kTestVa, 4096, false},
+    {"sfence_vma_byte", F::remote_sfence_vma, kTestVa + 8, 1, false},
+    {"sfence_vma_all_zero", F::remote_sfence_vma, 0, 0, false},
+    {"sfence_vma_all_max", F::remote_sfence_vma, 0, ~0ul, false},
+    {"sfence_vma_asid_page", F::remote_sfence_vma_asid, kTestVa, 4096, true},
+    {"sfence_vma_asid_all", F::remote_sfence_vma_asid, 0, 0, true},
+};
+
+void observe(unsigned long target, const FenceKind &k) {
+    const bool self = target == hartid();
+    map_test_page(page_a);
+    Observer o{kAsid, 0, 0, 0, 0, 0};
+    SbiRet r{-99, 0};
+    auto fence = [&] { r = sbi_call(eid::rfence, k.fid, 1, target, k.start, k.size, kAsid); };
+    if (self) {
+        paging_on(kAsid);
+        o.v1 = read_test_va();
+        map_test_page(page_b);
+        o.v2 = read_test_va();
+        fence();
+        o.v3 = read_test_va();
+        paging_off();
+    } else {
+        post_job(target, observer_job, &o);
+        bool ok = wait_until([&] { return o.ack >= 1; }, 1000000);
+        map_test_page(page_b);
+        o.cmd = 1;
+        ok = ok && wait_until([&] { return o.ack >= 2; }, 1000000);
+        fence();
+        o.cmd = 2;
+        ok = ok && wait_until([&] { return o.ack >= 3; }, 1000000) && wait_job(target);
+        if (!ok) {
+            fail("observer job timed out", "effect/%s/hart%lu", k.name, target);
+            return;
+        }
+    }
+    expect_err(r, SUCCESS, "effect/%s/hart%lu/error", k.name, target);
+    expect_eq(o.v1, kMagicA, "effect/%s/hart%lu/mapped", k.name, target);
+    if (o.v2 != kMagicA)
+        note("control: hart %lu saw the new mapping before any fence; %s cannot fail here",
+             target, k.name);
+    expect_eq(o.v3, kMagicB, "effect/%s/hart%lu/new_mapping_after_fence", k.name, target);
+}
+
+void effects() {
+    const Platform &p = platform();
+    for (const FenceKind &k : kFences)
+        for (unsigned i = 0; i < p.nharts; i++) observe(p.hartids[i], k);
+}
+
+// --- return codes ------------------------------------------------------------------------
+struct Fn {
+    const char *name;
+    long fid;
+    bool hyp;     // needs H
+    bool has_id;  // takes asid/vmid in a4
+    bool is_vmid;
+};
+const Fn kFns[] = {
+    {"remote_fence_i", F::remote_fence_i, false, false, false},
+    {"remote_sfence_vma", F::remote_sfence_vma, false, false, false},
+    {"remote_sfence_vma_asid", F::remote_sfence_vma_asid, false, true, false},
+    {"remote_hfence_gvma_vmid", F::remote_hfence_gvma_vmid, true, true, true},
+    {"remote_hfence_gvma", F::remote_hfence_gvma, true, false, false},
+    {"remote_hfence_vvma_asid", F::remote_hfence_vvma_asid, true, true, false},
+    {"remote_hfence_vvma", F::remote_hfence_vvma, true, false, false},
+};
+
+SbiRet call(const Fn &f, unsigned long mask, unsigned long base, unsigned long start = 0,
+            unsigned long size = 0, unsigned long id = 1) {
+    return sbi_call(eid::rfence, f.fid, mask, base, start, size, id);
+}
+
+void return_codes() {
+    const Platform &p = platform();
+    const bool h = has_isa_ext('h');
+    const unsigned long me = hartid(), beyond = p.max_hartid + 1;
+    for (const Fn &f : kFns) {
+        if (f.hyp && !h) {
+            // "NOT_SUPPORTED: ... one of the target harts doesn't support
+            // hypervisor extension".
+            expect_err(call(f, 1, me), ERR_NOT_SUPPORTED, "%s/self/no_h", f.name);
+            expect_err(call(f, 0, ~0ul), ERR_NOT_SUPPORTED, "%s/all/no_h", f.name);
+            continue;
+        }
+        expect_err(call(f, 1, me), SUCCESS, "%s/self", f.name);
+        expect_err(call(f, 1ul << me, 0), SUCCESS, "%s/self_mask", f.name);
+        expect_err(call(f, 0, ~0ul), SUCCESS, "%s/all_base_minus_one", f.name);
+        expect_err(call(f, 0x5a5a, ~0ul), SUCCESS, "%s/all_mask_ignored", f.name);
+        for (unsigned i = 0; i < p.nharts; i++)
+            if (p.hartids[i] != me)
+                expect_err(call(f, 1, p.hartids[i]), SUCCESS, "%s/hart%lu", f.name,
+                           p.hartids[i]);
+        expect_err(call(f, 0, 0), SUCCESS, "%s/mask_zero", f.name);
+        expect_err(call(f, 0, beyond + 64), SUCCESS, "%s/mask_zero_invalid_base", f.name);
+        expect_err(call(f, 1ul << beyond, 0), ERR_INVALID_PARAM, "%s/bit_beyond_last_hart",
+                   f.name);
+        expect_err(call(f, 3, p.max_hartid), ERR_INVALID_PARAM,
+                   "%s/last_plus_beyond", f.name);
+        expect_err(call(f, 1, beyond), ERR_INVALID_PARAM, "%s/base_beyond_last_hart", f.name);
+        expect_err(call(f, 1ul << 63, 1), ERR_INVALID_PARAM, "%s/bit63", f.name);
+        expect_err(call(f, 4, ~0ul - 1), ERR_INVALID_PARAM, "%s/base_wraps_to_hart0", f.name);
+        if (f.has_id) {
+            unsigned long bits = f.is_vmid ? vmid_bits : asid_bits;
+            const char *what = f.is_vmid ? "vmid" : "asid";
+            expect_err(call(f, 1, me, 0, 0, (1ul << bits) - 1), SUCCESS, "%s/%s_max", f.name,
+                       what);
+            expect_err(call(f, 1, me, 0, 0, 1ul << bits), ERR_INVALID_PARAM,
+                       "%s/%s_beyond_width", f.name, what);
+            expect_err(call(f, 1, me, 0, 0, ~0ul), ERR_INVALID_PARAM, "%s/%s_all_ones",
+                       f.name, what);
+        }
+        expect_alive("%s", f.name);
+    }
+}
+
+// Ranges the spec does not define as invalid but which a page-by-page
+// implementation would take forever on: each must come back (success or
+// INVALID_ADDRESS) and leave the firmware working.
+void hostile_ranges() {
+    struct R {
+        const char *name;
+        unsigned long start, size;
+    };
+    const R ranges[] = {{"wraps_top", ~0ul - 4095, 8192},
+                        {"huge", 0x1000, 1ul << 62},
+                        {"max_minus_one", 0, ~0ul - 1},
+                        {"odd_start", 0x1001, 3}};
+    for (const R &r : ranges) {
+        const long fids[] = {F::remote_sfence_vma, F::remote_sfence_vma_asid};
+        for (long fid : fids) {
+            SbiRet ret = sbi_call(eid::rfence, fid, 0, ~0ul, r.start, r.size, 1);
+            expect_true(ret.error == SUCCESS || ret.error == ERR_INVALID_ADDRESS,
+                        "range/%s/fid%ld/success_or_invalid_address", r.name, fid);
+        }
+        expect_alive("range/%s", r.name);
+    }
+}
+
+} // namespace
+
+void payload_main() {
+    if (platform().nharts > 1) start_secondaries();
+    build_tables();
+    detect_id_widths();
+    return_codes();
+    hostile_ranges();
+    effects();
+}
