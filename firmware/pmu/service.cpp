@@ -1,0 +1,454 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// The SBI PMU service (see service.hpp). Every request is validated as a
+// whole before anything changes: a call that returns SBI_ERR_INVALID_PARAM,
+// SBI_ERR_INVALID_ADDRESS or SBI_ERR_NO_SHMEM has had no effect.
+#include "service.hpp"
+
+#include "../include/fw.hpp"
+#include "../include/riscv/csr.hpp"
+
+namespace pmu {
+
+Config g_config;
+HartState g_harts[kMaxHarts];
+
+namespace {
+
+using sbi::err;
+using sbi::Error;
+using sbi::ok;
+using sbi::SbiRet;
+using namespace spec;
+
+// Index of the lowest set bit of a non-zero x, without a libgcc call on
+// cores lacking Zbb (de Bruijn sequence 0x022fdd63cc95386d).
+constexpr uint8_t kDeBruijn[64] = {
+    0,  1,  2,  53, 3,  7,  54, 27, 4,  38, 41, 8,  34, 55, 48, 28, 62, 5,  39, 46, 44, 42,
+    22, 9,  24, 35, 59, 56, 49, 18, 29, 11, 63, 52, 6,  26, 37, 40, 33, 47, 61, 45, 43, 21,
+    23, 58, 17, 10, 51, 25, 36, 32, 60, 20, 57, 16, 50, 31, 19, 15, 30, 14, 13, 12};
+inline unsigned lowest(uint64_t x) {
+    return kDeBruijn[((x & -x) * 0x022fdd63cc95386dull) >> 58];
+}
+inline unsigned highest32(uint32_t x) {
+    unsigned n = 0;
+    while (x >>= 1) n++;
+    return n;
+}
+
+inline HartState &self() { return g_harts[hw::hart_index()]; }
+
+// A decoded event: the logical counters that can monitor it and what to
+// program into them.
+struct Event {
+    uint64_t counters;
+    uint64_t selector; // hardware: mhpmevent value before the Sscofpmf bits
+    unsigned fw_code;  // firmware: standard event code
+};
+
+bool decode(unsigned long idx, uint64_t data, Event &e) {
+    const Config &g = g_config;
+    if (idx >> kEventIdxBits) return false;
+    unsigned type = event_type(idx), code = event_code(idx);
+    switch (type) {
+    case TYPE_HW:
+        // event_data is reserved for general and cache events.
+        if (code == HW_NO_EVENT || code > kHwEventLast || data) return false;
+        break;
+    case TYPE_CACHE:
+        if (cache_id(code) > kCacheIdLast || cache_op(code) > kCacheOpLast || data) return false;
+        break;
+    case TYPE_RAW:
+    case TYPE_RAW_V2: {
+        unsigned bits = type == TYPE_RAW ? kRawBits : kRawV2Bits;
+        if (code != 0 || (data >> bits)) return false;
+        e.counters = g.map.counters_for_raw(data) & g.hw & hw::kHpmMask;
+        e.selector = data;
+        return e.counters != 0;
+    }
+    case TYPE_FW:
+        // Standard events only: no implementation-specific (256..65534) or
+        // platform (65535) firmware events are defined on this firmware.
+        if (code >= kFwStandardCount || data) return false;
+        e.counters = g.fw_mask;
+        e.fw_code = code;
+        return e.counters != 0;
+    default: return false;
+    }
+    // General and cache events: the device tree's counters, plus the fixed
+    // counter whose architectural event this is (with or without a table).
+    uint64_t m = g.map.counters_for(static_cast<uint32_t>(idx)) & hw::kHpmMask;
+    if (idx == event_idx(TYPE_HW, HW_CPU_CYCLES)) m |= 1u << hw::kCycle;
+    if (idx == event_idx(TYPE_HW, HW_INSTRUCTIONS)) m |= 1u << hw::kInstret;
+    e.counters = m & g.hw;
+    e.selector = g.map.selector_for(static_cast<uint32_t>(idx)) & hw::kEventSelectorMask;
+    return e.counters != 0;
+}
+
+// The logical counters named by (base, mask), or 0 when the mask is empty or
+// names anything outside `allowed` (which never holds invalid indices).
+uint64_t counter_set(unsigned long base, unsigned long mask, uint64_t allowed) {
+    unsigned total = g_config.total;
+    if (mask == 0 || base >= total) return 0;
+    uint64_t m = mask;
+    unsigned room = total - static_cast<unsigned>(base);
+    if (room < 64 && (m >> room)) return 0;
+    uint64_t set = m << base;
+    return (set & ~allowed) ? 0 : set;
+}
+
+inline bool is_fw(unsigned c) { return c >= g_config.fw_base; }
+
+uint64_t fw_value(const HartState &h, unsigned j, bool running) {
+    return running ? h.fw_count[h.fw_code[j]] - h.fw_val[j] : h.fw_val[j];
+}
+
+uint64_t value_of(const HartState &h, unsigned c) {
+    if (!is_fw(c)) return hw::counter_read(c);
+    return fw_value(h, c - g_config.fw_base, (h.started >> c) & 1);
+}
+
+// config_flags[7:3] in mhpmevent/mcyclecfg bit order.
+inline uint64_t inhibit_bits(unsigned long flags) {
+    return static_cast<uint64_t>((flags >> kCfgInhShift) & 0x1f) << hw::kEventInhShift;
+}
+
+// Starts the configured, stopped counters in `todo`, loading them from
+// `init` (SET_INIT_VALUE) or the snapshot area (INIT_SNAPSHOT) if asked.
+void start_set(HartState &h, uint64_t todo, unsigned long flags, uint64_t init,
+               unsigned long base) {
+    const Config &g = g_config;
+    for (uint64_t m = todo; m; m &= m - 1) {
+        unsigned c = lowest(m);
+        uint64_t v = init;
+        if (flags & START_INIT_SNAPSHOT)
+            v = hw::mem_read64(h.shmem + kSnapshotValuesOff + 8 * (c - base));
+        if (!is_fw(c)) {
+            if (flags) hw::counter_write(c, v);
+            // Rewriting the selector clears OF, which re-arms the overflow
+            // interrupt (Sscofpmf: no new LCOFI while OF is set).
+            if (c >= hw::kFirstHpm && g.sscofpmf) hw::event_write(c, h.event[c], true);
+        } else {
+            unsigned j = c - g.fw_base;
+            if (!flags) v = h.fw_val[j];
+            h.fw_val[j] = h.fw_count[h.fw_code[j]] - v;
+        }
+    }
+    if (uint32_t hwbits = static_cast<uint32_t>(todo & g.hw)) hw::inhibit_clear(hwbits);
+    h.started |= todo;
+}
+
+void stop_set(HartState &h, uint64_t todo) {
+    const Config &g = g_config;
+    if (uint32_t hwbits = static_cast<uint32_t>(todo & g.hw)) hw::inhibit_set(hwbits);
+    for (uint64_t m = todo & g.fw_mask; m; m &= m - 1) {
+        unsigned j = lowest(m) - g.fw_base;
+        h.fw_val[j] = h.fw_count[h.fw_code[j]] - h.fw_val[j];
+    }
+    h.started &= ~todo;
+}
+
+// Forgets counter c's event. Selectors go back to 0, which is also the only
+// write that makes QEMU drop its event-to-counter mapping; a fixed counter
+// nobody owns counts freely again, as it did at boot.
+void release(HartState &h, unsigned c) {
+    const Config &g = g_config;
+    if (!is_fw(c)) {
+        if (c >= hw::kFirstHpm) {
+            hw::event_write(c, 0, g.sscofpmf);
+        } else {
+            if (g.smcntrpmf) hw::event_write(c, 0, true);
+            hw::inhibit_clear(1u << c);
+        }
+        h.event[c] = 0;
+    }
+    h.configured &= ~(1ull << c);
+}
+
+void configure(HartState &h, unsigned c, const Event &e, unsigned long flags) {
+    const Config &g = g_config;
+    uint64_t bit = 1ull << c;
+    bool running = h.started & bit;
+    if (is_fw(c)) {
+        unsigned j = c - g.fw_base;
+        uint64_t v = (flags & CFG_CLEAR_VALUE) ? 0 : fw_value(h, j, running);
+        h.fw_code[j] = static_cast<uint16_t>(e.fw_code);
+        h.fw_val[j] = running ? h.fw_count[e.fw_code] - v : v;
+    } else {
+        uint64_t inh = inhibit_bits(flags);
+        if (c >= hw::kFirstHpm) {
+            uint64_t val = e.selector | (g.sscofpmf ? inh : 0);
+            // QEMU counts an event on one counter only and forgets a
+            // counter's previous event only when its selector is zeroed.
+            if (h.event[c] != 0 && h.event[c] != val) hw::event_write(c, 0, g.sscofpmf);
+            hw::event_write(c, val, g.sscofpmf);
+            h.event[c] = val;
+        } else {
+            uint64_t val = g.smcntrpmf ? inh : 0;
+            if (g.smcntrpmf) hw::event_write(c, val, true);
+            h.event[c] = val;
+            // Owned from now on: it counts only between start and stop.
+            if (!running) hw::inhibit_set(static_cast<uint32_t>(bit));
+        }
+        if (flags & CFG_CLEAR_VALUE) hw::counter_write(c, 0);
+    }
+    h.configured |= bit;
+    if ((flags & CFG_AUTO_START) && !running) start_set(h, bit, 0, 0, 0);
+}
+
+void reset_hart(HartState &h) {
+    const Config &g = g_config;
+    h.configured = h.started = 0;
+    h.shmem = kNoShmem;
+    for (unsigned c = 0; c < hw::kSlots; c++) h.event[c] = h.saved[c] = 0;
+    for (unsigned j = 0; j < kMaxFwCounters; j++) h.fw_val[j] = h.fw_code[j] = 0;
+    if (!g.hw) return;
+    hw::inhibit_set(g.hw);
+    for (uint32_t m = g.hw & hw::kHpmMask; m; m &= m - 1) hw::event_write(lowest(m), 0, g.sscofpmf);
+    if (g.smcntrpmf) {
+        if (g.hw & (1u << hw::kCycle)) hw::event_write(hw::kCycle, 0, true);
+        if (g.hw & (1u << hw::kInstret)) hw::event_write(hw::kInstret, 0, true);
+    }
+}
+
+// The hardware counters of this hart: existence by trap-safe access, width by
+// writing all-ones while inhibited. Harts are assumed to be alike.
+void probe_counters(Config &g) {
+    g.sscofpmf = !hw::probe_read(csr::scountovf).trapped;
+    g.smcntrpmf = !hw::probe_read(csr::mcyclecfg).trapped;
+    g.hw = 0;
+    // Without mcountinhibit nothing can be started or stopped: firmware
+    // counters only (the SBI spec allows refusing hardware counters then).
+    if (hw::probe_read(csr::mcountinhibit).trapped) return;
+    hw::inhibit_set(~0u & ~(1u << hw::kTime));
+    for (unsigned c = 0; c < hw::kSlots; c++) {
+        if (c == hw::kTime) continue;
+        unsigned n = csr::mcycle + c;
+        if (hw::probe_read(n).trapped || hw::probe_write(n, ~0ul)) continue;
+        hw::counter_write(c, ~0ull);
+        uint64_t v = hw::counter_read(c);
+        hw::counter_write(c, 0);
+        if (v == 0) continue; // read-only zero: not implemented
+        unsigned bits = 1;
+        while (bits < 64 && (v >> bits)) bits++;
+        g.width[c] = static_cast<uint8_t>(bits);
+        g.hw |= 1u << c;
+    }
+}
+
+} // namespace
+
+// --- life cycle ------------------------------------------------------------
+
+void cold_init(const void *fdt) {
+    Config &g = g_config;
+    probe_counters(g);
+    parse_pmu_node(fdt, g.map);
+    g.fw_base = g.hw ? highest32(g.hw) + 1 : 0;
+    g.num_fw = kMaxCounters - g.fw_base < kMaxFwCounters ? kMaxCounters - g.fw_base
+                                                           : kMaxFwCounters;
+    g.total = g.fw_base + g.num_fw;
+    g.fw_mask = ((1ull << g.num_fw) - 1) << g.fw_base;
+    g.valid = g.hw | g.fw_mask;
+}
+
+void hart_init() {
+    const Config &g = g_config;
+    HartState &h = self();
+    reset_hart(h);
+    if (g.hw) {
+        // cycle and instret run while nobody owns them, as software that
+        // reads them without the PMU extension expects.
+        hw::inhibit_clear(g.hw & hw::kFixedMask);
+        // S-mode reads the counters directly (Linux reads the CSR named by
+        // counter_get_info).
+        hw::counteren_set(g.hw);
+    }
+    if (g.sscofpmf) hw::lcofi_delegate();
+}
+
+void hart_stop() { reset_hart(self()); }
+
+void hart_suspend() {
+    HartState &h = self();
+    for (uint64_t m = h.configured & g_config.hw; m; m &= m - 1) {
+        unsigned c = lowest(m);
+        h.saved[c] = hw::counter_read(c);
+    }
+}
+
+void hart_resume() {
+    const Config &g = g_config;
+    HartState &h = self();
+    if (g.hw) {
+        hw::inhibit_set(g.hw);
+        for (uint32_t c = 0; c < hw::kSlots; c++) {
+            if (!(g.hw >> c & 1)) continue;
+            bool owned = (h.configured >> c) & 1;
+            if (c >= hw::kFirstHpm)
+                hw::event_write(c, owned ? h.event[c] : 0, g.sscofpmf);
+            else if (g.smcntrpmf)
+                hw::event_write(c, h.event[c], true);
+            if (owned) hw::counter_write(c, h.saved[c]);
+        }
+        uint32_t run = static_cast<uint32_t>(h.started & g.hw) |
+                       (g.hw & hw::kFixedMask & ~static_cast<uint32_t>(h.configured));
+        if (run) hw::inhibit_clear(run);
+        hw::counteren_set(g.hw);
+    }
+    if (g.sscofpmf) hw::lcofi_delegate();
+}
+
+// --- SBI functions -----------------------------------------------------------
+
+SbiRet num_counters() { return ok(g_config.total); }
+
+SbiRet counter_get_info(unsigned long idx) {
+    const Config &g = g_config;
+    if (idx >= g.total || !((g.valid >> idx) & 1)) return err(Error::InvalidParam);
+    // Firmware counters are 64 bits wide: Linux masks their values with the
+    // width field even though the spec says to ignore it.
+    if (is_fw(static_cast<unsigned>(idx))) return ok(kInfoTypeFw | (63ul << kInfoWidthShift));
+    return ok(counter_info_hw(csr::cycle + static_cast<unsigned>(idx), g.width[idx]));
+}
+
+SbiRet counter_config_matching(unsigned long base, unsigned long mask, unsigned long flags,
+                               unsigned long event_idx, uint64_t event_data) {
+    const Config &g = g_config;
+    if (flags & ~kCfgFlagsValid) return err(Error::InvalidParam);
+    uint64_t set = counter_set(base, mask, g.valid);
+    if (!set) return err(Error::InvalidParam);
+    HartState &h = self();
+    unsigned c;
+    if (flags & CFG_SKIP_MATCH) {
+        // The caller names a counter it configured before (as the other
+        // implementations require); it must be able to count the event.
+        c = lowest(set);
+        if (!((h.configured >> c) & 1)) return err(Error::InvalidParam);
+        Event e;
+        if (!decode(event_idx, event_data, e) || !((e.counters >> c) & 1))
+            return err(Error::NotSupported);
+        configure(h, c, e, flags);
+        return ok(c);
+    }
+    Event e;
+    if (!decode(event_idx, event_data, e)) return err(Error::NotSupported);
+    uint64_t cand = e.counters & set & ~h.started;
+    if (!cand) return err(Error::NotSupported);
+    // With Sscofpmf the programmable counters can raise overflow interrupts
+    // and filter by privilege, which cycle/instret cannot: prefer them and
+    // fall back to the fixed counter. Without Sscofpmf the fixed counter is
+    // as good and leaves the programmable ones to other events.
+    uint64_t pref = g.sscofpmf ? (cand & ~static_cast<uint64_t>(hw::kFixedMask))
+                               : (cand & hw::kFixedMask);
+    c = lowest(pref ? pref : cand);
+    configure(h, c, e, flags);
+    return ok(c);
+}
+
+// Linux 6.x (drivers/perf/riscv_pmu_sbi.c, pmu_sbi_start_ovf_ctrs_snapshot)
+// restarts counters after an overflow with INIT_SNAPSHOT and a
+// counter_idx_base of BITS_PER_LONG * BITS_PER_LONG (a loop index left at its
+// end value) where it means 0; the snapshot values it wrote are relative to
+// 0. Any other out-of-range base is rejected; README "Linux compatibility".
+constexpr unsigned long kLinuxOverflowRestartBase = kXlen * kXlen;
+
+SbiRet counter_start(unsigned long base, unsigned long mask, unsigned long flags,
+                     uint64_t initial_value) {
+    if ((flags & ~kStartFlagsValid) || flags == kStartFlagsValid) return err(Error::InvalidParam);
+    if ((flags & START_INIT_SNAPSHOT) && base == kLinuxOverflowRestartBase) base = 0;
+    HartState &h = self();
+    uint64_t set = counter_set(base, mask, h.configured);
+    if (!set) return err(Error::InvalidParam);
+    if ((flags & START_INIT_SNAPSHOT) && h.shmem == kNoShmem) return err(Error::NoShmem);
+    uint64_t todo = set & ~h.started;
+    start_set(h, todo, flags, initial_value, base);
+    return todo == set ? ok() : err(Error::AlreadyStarted);
+}
+
+SbiRet counter_stop(unsigned long base, unsigned long mask, unsigned long flags) {
+    const Config &g = g_config;
+    if (flags & ~kStopFlagsValid) return err(Error::InvalidParam);
+    HartState &h = self();
+    uint64_t set = counter_set(base, mask, h.configured);
+    if (!set) return err(Error::InvalidParam);
+    if ((flags & STOP_TAKE_SNAPSHOT) && h.shmem == kNoShmem) return err(Error::NoShmem);
+    uint64_t todo = set & h.started;
+    stop_set(h, todo);
+    if (flags & STOP_TAKE_SNAPSHOT) {
+        // Values of the counters this call stopped; the others' slots are
+        // left alone. The bitmap covers every overflowed counter from base.
+        for (uint64_t m = todo; m; m &= m - 1) {
+            unsigned c = lowest(m);
+            hw::mem_write64(h.shmem + kSnapshotValuesOff + 8 * (c - base), value_of(h, c));
+        }
+        uint64_t ovf = 0;
+        if (g.sscofpmf) ovf = (hw::overflow_read() & g.hw & h.configured) >> base;
+        hw::mem_write64(h.shmem + kSnapshotOverflowOff, ovf);
+    }
+    // RESET releases every counter named, also those that were already
+    // stopped: Linux stops an event, then resets it in a second call that
+    // gets ALREADY_STOPPED, and relies on the mapping being gone.
+    if (flags & STOP_RESET)
+        for (uint64_t m = set; m; m &= m - 1) release(h, lowest(m));
+    return todo == set ? ok() : err(Error::AlreadyStopped);
+}
+
+SbiRet counter_fw_read(unsigned long idx) {
+    const Config &g = g_config;
+    HartState &h = self();
+    if (idx >= g.total || !((g.fw_mask & h.configured) >> idx & 1)) return err(Error::InvalidParam);
+    uint64_t v = fw_value(h, static_cast<unsigned>(idx) - g.fw_base, (h.started >> idx) & 1);
+    return ok(static_cast<unsigned long>(v));
+}
+
+SbiRet counter_fw_read_hi(unsigned long idx) {
+    const Config &g = g_config;
+    HartState &h = self();
+    if (idx >= g.total || !((g.fw_mask & h.configured) >> idx & 1)) return err(Error::InvalidParam);
+    if constexpr (kXlen >= 64) return ok(0);
+    uint64_t v = fw_value(h, static_cast<unsigned>(idx) - g.fw_base, (h.started >> idx) & 1);
+    return ok(static_cast<unsigned long>(v >> 32));
+}
+
+SbiRet snapshot_set_shmem(unsigned long lo, unsigned long hi, unsigned long flags) {
+    if (flags != 0) return err(Error::InvalidParam);
+    HartState &h = self();
+    if (lo == kShmemDisable && hi == kShmemDisable) {
+        h.shmem = kNoShmem;
+        return ok();
+    }
+    if (lo & (kSnapshotAlign - 1)) return err(Error::InvalidParam);
+    // M-mode reaches only XLEN-bit physical addresses directly.
+    if (hi != 0 || !fw::s_mode_range_ok(lo, hi, kSnapshotSize)) return err(Error::InvalidAddress);
+    h.shmem = lo;
+    return ok();
+}
+
+bool event_supported(unsigned long event_idx, uint64_t event_data) {
+    Event e;
+    return decode(event_idx, event_data, e);
+}
+
+SbiRet event_get_info(unsigned long lo, unsigned long hi, unsigned long num, unsigned long flags) {
+    if (flags != 0 || (lo & (kEventInfoAlign - 1))) return err(Error::InvalidParam);
+    if (num > ~0ul / kEventInfoEntrySize) return err(Error::InvalidAddress);
+    if (hi != 0 || !fw::s_mode_range_ok(lo, hi, num * kEventInfoEntrySize))
+        return err(Error::InvalidAddress);
+    // Reserved event_idx bits anywhere fail the whole call before any write.
+    for (unsigned long i = 0; i < num; i++)
+        if (hw::mem_read32(lo + i * kEventInfoEntrySize + kEventInfoIdxOff) & kEventInfoIdxReserved)
+            return err(Error::InvalidParam);
+    for (unsigned long i = 0; i < num; i++) {
+        uintptr_t p = lo + i * kEventInfoEntrySize;
+        uint32_t idx = hw::mem_read32(p + kEventInfoIdxOff);
+        unsigned type = event_type(idx);
+        // event_data is meaningful for raw and firmware events only.
+        uint64_t data = (type == TYPE_RAW || type == TYPE_RAW_V2 || type == TYPE_FW)
+                            ? hw::mem_read64(p + kEventInfoDataOff)
+                            : 0;
+        hw::mem_write32(p + kEventInfoOutputOff, event_supported(idx, data) ? kEventInfoSupported : 0);
+    }
+    return ok();
+}
+
+} // namespace pmu

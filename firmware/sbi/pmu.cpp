@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// PMU extension (ext-pmu.adoc, EID "PMU"): argument unpacking for the service
+// in firmware/pmu/, and the hooks the firmware core calls into it.
+#include "../pmu/service.hpp"
+#include "hooks.hpp"
+#include "sbi/ecall.hpp"
+
+namespace sbi {
+namespace {
+
+using namespace pmu::spec;
+
+// 64-bit arguments take two registers on RV32 (low word first).
+inline uint64_t arg64(unsigned long lo, [[maybe_unused]] unsigned long hi) {
+    if constexpr (kXlen == 32) return lo | (static_cast<uint64_t>(hi) << 32);
+    return lo;
+}
+
+SbiRet handle(unsigned long a0, unsigned long a1, unsigned long a2, unsigned long a3,
+              unsigned long a4, unsigned long a5, unsigned long fid) {
+    switch (fid) {
+    case NUM_COUNTERS: return pmu::num_counters();
+    case COUNTER_GET_INFO: return pmu::counter_get_info(a0);
+    case COUNTER_CONFIG_MATCHING:
+        return pmu::counter_config_matching(a0, a1, a2, a3, arg64(a4, a5));
+    case COUNTER_START: return pmu::counter_start(a0, a1, a2, arg64(a3, a4));
+    case COUNTER_STOP: return pmu::counter_stop(a0, a1, a2);
+    case COUNTER_FW_READ: return pmu::counter_fw_read(a0);
+    case COUNTER_FW_READ_HI: return pmu::counter_fw_read_hi(a0);
+    case SNAPSHOT_SET_SHMEM: return pmu::snapshot_set_shmem(a0, a1, a2);
+    case EVENT_GET_INFO: return pmu::event_get_info(a0, a1, a2, a3);
+    default: return err(Error::NotSupported);
+    }
+}
+
+} // namespace
+
+extern const Extension sbi_ext_pmu = {eid::pmu, eid::pmu, nullptr, handle};
+
+} // namespace sbi
+
+namespace hooks {
+
+void pmu_fw_event(FwEvent e) { pmu::fw_event(static_cast<unsigned>(e)); }
+void pmu_cold_init(const void *fdt) { pmu::cold_init(fdt); }
+void pmu_hart_init() { pmu::hart_init(); }
+void pmu_hart_stop() { pmu::hart_stop(); }
+void pmu_fdt_fixup(void *fdt) { pmu::fixup_pmu_node(fdt); }
+// Not yet in hooks.hpp: the core calls these around a non-retentive
+// HSM/SUSP suspend so that counters survive it (README "Integration").
+void pmu_hart_suspend() { pmu::hart_suspend(); }
+void pmu_hart_resume() { pmu::hart_resume(); }
+
+} // namespace hooks

@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// Host model of the performance-monitoring state of RV64 harts, as M-mode
+// sees it (privileged spec "Hardware Performance Monitor", Sscofpmf,
+// Smcntrpmf), with the QEMU behaviour firmware has to live with switchable:
+// QEMU counts an event on one counter only and forgets a counter's event only
+// when its selector is written with 0.
+//
+// A Machine holds harts plus one RAM range; it backs the pmu::hw interface
+// (pmu_hw_host.cpp) so the firmware's PMU service runs against it in host
+// tests. Anything the firmware does that would trap or fault on a real hart
+// is counted in Machine::faults instead of being silently accepted.
+#pragma once
+#include <stdint.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace hart_model {
+
+enum class Priv : unsigned { U = 0, S = 1, M = 3 };
+
+// CSR numbers the model knows (privileged spec tables).
+namespace csrno {
+constexpr unsigned mideleg = 0x303, mcounteren = 0x306, mcountinhibit = 0x320,
+                   mcyclecfg = 0x321, minstretcfg = 0x322, mhpmevent3 = 0x323,
+                   mcycle = 0xB00, minstret = 0xB02, mhpmcounter3 = 0xB03, scountovf = 0xDA0,
+                   mhartid = 0xF14;
+}
+
+struct PmuHartConfig {
+    uint32_t counters = 0x7fffd;  // bit N: counter N exists (cycle, instret, mhpmcounter3..18)
+    unsigned hpm_width = 64;      // bits of mhpmcounter3..31
+    bool sscofpmf = false;
+    bool smcntrpmf = false;
+    bool mcountinhibit = true;
+    bool qemu_event_map = true;   // QEMU's one-counter-per-event mapping
+};
+
+// Hardware event codes the model counts (the values QEMU's virt PMU uses,
+// which are the zero-extended SBI event_idx).
+namespace event {
+constexpr uint64_t cycles = 0x1, instructions = 0x2, dtlb_read_miss = 0x10019,
+                   dtlb_write_miss = 0x1001b, itlb_miss = 0x10021;
+}
+
+class PmuHart {
+  public:
+    explicit PmuHart(const PmuHartConfig &c = {});
+
+    // M-mode CSR access by number; false when the access would trap.
+    bool read(unsigned csr, uint64_t &value) const;
+    bool write(unsigned csr, uint64_t value);
+
+    // The hart retires `instructions` taking `cycles` cycles in mode `p`.
+    void run(Priv p, uint64_t cycles, uint64_t instructions);
+    // A hardware event with selector `code` happens `n` times in mode `p`.
+    void event(uint64_t code, Priv p, uint64_t n = 1);
+
+    const PmuHartConfig cfg;
+    uint64_t counter[32] = {};
+    uint64_t selector[32] = {}; // mhpmevent3..31
+    uint64_t cyclecfg = 0, instretcfg = 0;
+    uint32_t inhibit = 0, counteren = 0;
+    uint64_t mideleg = 0;
+    bool lcofip = false;        // mip.LCOFIP
+    unsigned lcofi_raised = 0;  // times the overflow interrupt was raised
+
+  private:
+    bool exists(unsigned idx) const;
+    uint64_t width_mask(unsigned idx) const;
+    bool filtered(uint64_t filter_bits, Priv p) const;
+    void add(unsigned idx, uint64_t n);
+    std::map<uint64_t, unsigned> qemu_map_; // event code -> counter
+};
+
+struct Machine {
+    Machine(unsigned harts, const PmuHartConfig &c, uint64_t ram_base = 0x80000000,
+            uint64_t ram_size = 1 << 20, uint64_t fw_size = 0x40000);
+
+    std::vector<PmuHart> harts;
+    unsigned current = 0;
+    PmuHart &hart() { return harts[current]; }
+
+    // RAM [ram_base, ram_base + size); the firmware owns the first fw_size bytes.
+    uint64_t ram_base, fw_end;
+    std::vector<uint8_t> ram;
+    bool in_ram(uint64_t pa, uint64_t size) const;
+    uint64_t load(uint64_t pa, unsigned size);
+    void store(uint64_t pa, uint64_t value, unsigned size);
+    uint64_t load_s(uint64_t pa, unsigned size) const; // test-side access, no checks
+    void store_s(uint64_t pa, uint64_t value, unsigned size);
+
+    // Traps and faults the firmware would have taken (must stay 0).
+    unsigned faults = 0;
+    std::vector<std::string> fault_log;
+    void fault(const std::string &what);
+
+    // The machine pmu::hw talks to.
+    static Machine *active;
+};
+
+} // namespace hart_model

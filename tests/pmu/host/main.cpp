@@ -1,0 +1,3 @@
+// SPDX-License-Identifier: BSD-2-Clause
+#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#include <doctest/doctest.h>

@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// Test rig implementation, plus the firmware-core services the PMU service
+// uses (fw.hpp), implemented over the model machine.
+#include "rig.hpp"
+
+#include <libfdt.h>
+
+#include <cstdarg>
+#include <cstdio>
+
+namespace fw {
+// /memory is the model's RAM; the firmware owns its first kFwSize bytes.
+bool s_mode_range_ok(unsigned long lo, unsigned long hi, unsigned long size) {
+    const rig::Machine &m = *rig::Machine::active;
+    if (hi != 0) return false;
+    if (lo + size < lo) return false;
+    if (!m.in_ram(lo, size ? size : 1)) return false;
+    return lo >= m.fw_end;
+}
+uintptr_t fw_region_start() { return rig::Machine::active->ram_base; }
+uintptr_t fw_region_end() { return rig::Machine::active->fw_end; }
+void puts(const char *s) { std::fputs(s, stdout); }
+void printf(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    std::vprintf(fmt, ap);
+    va_end(ap);
+}
+} // namespace fw
+
+namespace rig {
+
+std::vector<uint8_t> make_fdt(const std::vector<Prop> &props, bool with_node) {
+    std::vector<uint8_t> b(16384);
+    void *f = b.data();
+    REQUIRE(fdt_create(f, static_cast<int>(b.size())) == 0);
+    REQUIRE(fdt_finish_reservemap(f) == 0);
+    REQUIRE(fdt_begin_node(f, "") == 0);
+    REQUIRE(fdt_property_u32(f, "#address-cells", 2) == 0);
+    REQUIRE(fdt_begin_node(f, "soc") == 0);
+    if (with_node) {
+        REQUIRE(fdt_begin_node(f, "pmu") == 0);
+        for (const Prop &p : props) {
+            std::vector<fdt32_t> be;
+            for (uint32_t c : p.cells) be.push_back(cpu_to_fdt32(c));
+            REQUIRE(fdt_property(f, p.name.c_str(), be.data(),
+                                 static_cast<int>(be.size() * sizeof(fdt32_t))) == 0);
+        }
+        REQUIRE(fdt_property_string(f, "compatible", "riscv,pmu") == 0);
+        REQUIRE(fdt_end_node(f) == 0);
+    }
+    REQUIRE(fdt_end_node(f) == 0);
+    REQUIRE(fdt_end_node(f) == 0);
+    REQUIRE(fdt_finish(f) == 0);
+    REQUIRE(fdt_open_into(f, f, static_cast<int>(b.size())) == 0);
+    return b;
+}
+
+Rig::Rig(PmuHartConfig cfg, std::vector<Prop> props, unsigned harts, bool with_node)
+    : m(harts, cfg, kRam, 1 << 20, kFwSize), fdt(make_fdt(props, with_node)) {
+    Machine::active = &m;
+    // Firmware state starts zeroed, as .bss does.
+    std::memset(static_cast<void *>(&pmu::g_config), 0, sizeof pmu::g_config);
+    std::memset(static_cast<void *>(pmu::g_harts), 0, sizeof pmu::g_harts);
+    hooks::pmu_cold_init(fdt.data());
+    for (unsigned h = 0; h < harts; h++) {
+        m.current = h;
+        hooks::pmu_hart_init();
+    }
+    m.current = 0;
+}
+
+Rig::~Rig() {
+    CHECK_MESSAGE(m.faults == 0, "M-mode would have trapped: ",
+                  m.fault_log.empty() ? std::string() : m.fault_log.front());
+    Machine::active = nullptr;
+}
+
+} // namespace rig

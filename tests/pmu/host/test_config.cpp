@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// sbi_pmu_counter_config_matching (FID 2): every flag and error case.
+#include "rig.hpp"
+
+using namespace rig;
+using FE = hooks::FwEvent;
+
+namespace {
+constexpr uint64_t kOF = 1ull << 63, kMINH = 1ull << 62, kSINH = 1ull << 61, kUINH = 1ull << 60,
+                   kVSINH = 1ull << 59, kVUINH = 1ull << 58;
+PmuHartConfig sscof(bool smcntrpmf = false) {
+    PmuHartConfig c;
+    c.sscofpmf = true;
+    c.smcntrpmf = smcntrpmf;
+    return c;
+}
+} // namespace
+
+TEST_CASE("config_matching: every reserved flag bit is INVALID_PARAM, without side effect") {
+    Rig r;
+    for (unsigned b = 8; b < 64; b++) {
+        CAPTURE(b);
+        CHECK_ERR(r.match(0, 0x5, 1ul << b, kCycles), InvalidParam);
+    }
+    CHECK_EQ(pmu::g_harts[0].configured, 0u);
+    CHECK_EQ(r.hart().inhibit, 0x7fff8u); // counter 0 still free-running
+}
+
+TEST_CASE("config_matching: invalid counter sets are INVALID_PARAM") {
+    Rig r;
+    CHECK_ERR(r.match(0, 0, 0, kCycles), InvalidParam);         // empty
+    CHECK_ERR(r.match(r.total(), 1, 0, kCycles), InvalidParam); // base past the end
+    CHECK_ERR(r.match(~0ul, 1, 0, kCycles), InvalidParam);      // base + i wraps
+    CHECK_ERR(r.match(0, kAll, 0, kCycles), InvalidParam);      // includes time and beyond
+    CHECK_ERR(r.match(0, 0x3, 0, kCycles), InvalidParam);       // includes time
+    CHECK_ERR(r.match(r.total() - 1, 0x3, 0, fw_ev(FE::set_timer)), InvalidParam);
+    CHECK_ERR(r.match(r.total() - 1, 1ul << 63, 0, fw_ev(FE::set_timer)), InvalidParam);
+    CHECK_ERR(r.match(0, 0, 0, 0xfffff), InvalidParam); // before looking at the event
+    CHECK_EQ(pmu::g_harts[0].configured, 0u);
+}
+
+TEST_CASE("config_matching: a set naming an absent counter is invalid, gaps elsewhere are fine") {
+    PmuHartConfig c;
+    c.counters = 0x5 | (1u << 4) | (1u << 6);
+    Rig r(c);
+    CHECK_ERR(r.match(3, 0xf, 0, kDtlbRdMiss), InvalidParam);
+    SbiRet s = r.match(4, 0x5, 0, kDtlbRdMiss);
+    CHECK_OK(s);
+    CHECK_EQ(s.value, 4u);
+}
+
+TEST_CASE("config_matching: events nobody can count are NOT_SUPPORTED") {
+    Rig r;
+    const unsigned long bad[] = {
+        event_idx(TYPE_HW, HW_NO_EVENT),
+        event_idx(TYPE_HW, 11),
+        event_idx(TYPE_HW, HW_BRANCH_MISSES),                            // no counter in the DT
+        event_idx(TYPE_CACHE, cache_code(7, OP_READ, RESULT_MISS)),      // cache id 7
+        event_idx(TYPE_CACHE, cache_code(DTLB, 3, RESULT_MISS)),         // op 3
+        event_idx(TYPE_CACHE, cache_code(L1D, OP_READ, RESULT_ACCESS)),  // not in the DT
+        event_idx(TYPE_RAW, 0),                                          // no raw table
+        event_idx(TYPE_RAW_V2, 0),
+        event_idx(4, 1), event_idx(14, 1),
+        event_idx(TYPE_FW, kFwStandardCount), event_idx(TYPE_FW, 255),
+        event_idx(TYPE_FW, kFwImplFirst), event_idx(TYPE_FW, kFwImplLast),
+        event_idx(TYPE_FW, kFwPlatform),
+        (1ul << 20) | kCycles, 1ul << 40,
+    };
+    for (unsigned long e : bad) {
+        CAPTURE(e);
+        CHECK_ERR(r.match(0, 0x7fffd, 0, e), NotSupported);
+        CHECK_ERR(r.match(r.fw_base(), 0xffff, 0, e), NotSupported);
+    }
+    // event_data is reserved for general, cache and standard firmware events.
+    CHECK_ERR(r.match(0, 0x7fffd, 0, kCycles, 1), NotSupported);
+    CHECK_ERR(r.match(0, 0x7fffd, 0, kDtlbRdMiss, 1ull << 40), NotSupported);
+    CHECK_ERR(r.match(r.fw_base(), 1, 0, fw_ev(FE::set_timer), 1), NotSupported);
+    CHECK_EQ(pmu::g_harts[0].configured, 0u);
+}
+
+TEST_CASE("config_matching: hardware events never land on firmware counters and back") {
+    Rig r;
+    CHECK_ERR(r.match(r.fw_base(), 0xffff, 0, kCycles), NotSupported);
+    CHECK_ERR(r.match(0, 0x7fffd, 0, fw_ev(FE::ipi_sent)), NotSupported);
+}
+
+TEST_CASE("config_matching: the counter returned lies in the set, running counters skipped") {
+    Rig r;
+    SbiRet a = r.match(5, 0x6, 0, kDtlbRdMiss);
+    CHECK_OK(a);
+    CHECK_EQ(a.value, 6u);
+    CHECK_OK(r.start(6, 1));
+    SbiRet b = r.match(5, 0x6, 0, kDtlbRdMiss);
+    CHECK_OK(b);
+    CHECK_EQ(b.value, 7u);
+    CHECK_OK(r.start(7, 1));
+    CHECK_ERR(r.match(5, 0x6, 0, kDtlbRdMiss), NotSupported); // both running
+    // A configured but stopped counter is free to take.
+    CHECK_OK(r.stop(7, 1));
+    CHECK_EQ(r.match(5, 0x6, 0, kItlbMiss).value, 7u);
+}
+
+TEST_CASE("config_matching: cycles/instret use the fixed counters without Sscofpmf") {
+    Rig r;
+    CHECK_EQ(r.match(0, 0x7fffd, 0, kCycles).value, 0u);
+    CHECK_EQ(r.match(0, 0x7fffd, 0, kInstr).value, 2u);
+    // Fixed counter busy: a programmable one from the DT.
+    CHECK_OK(r.start(0, 0x5));
+    CHECK_EQ(r.match(0, 0x7fffd, 0, kCycles).value, 3u);
+    CHECK_EQ(r.hart().selector[3], 1u);
+}
+
+TEST_CASE("config_matching: with Sscofpmf programmable counters first, fixed ones still usable") {
+    Rig r(sscof());
+    CHECK_EQ(r.match(0, 0x7fffd, 0, kCycles).value, 3u);
+    CHECK_EQ(r.match(0, 0x1, 0, kCycles).value, 0u);   // OpenSBI: NOT_SUPPORTED
+    CHECK_EQ(r.match(0, 0x5, 0, kInstr).value, 2u);
+    CHECK_EQ(r.match(2, 0x1, 0, kInstr).value, 2u);
+    CHECK_ERR(r.match(2, 0x1, 0, kCycles), NotSupported); // instret cannot count cycles
+    CHECK_ERR(r.match(0, 0x1, 0, kInstr), NotSupported);
+}
+
+TEST_CASE("config_matching: fixed counters count cycles/instret even if the DT leaves them out") {
+    Rig r({}, {{"riscv,event-to-mhpmcounters", {0x1, 0x1, 0x8}}});
+    CHECK_EQ(r.match(0, 0x1, 0, kCycles).value, 0u);
+    CHECK_EQ(r.match(0, 0x4, 0, kInstr).value, 2u);
+    CHECK_ERR(r.match(0, 0x10, 0, kCycles), NotSupported); // counter 4 not in the DT
+}
+
+TEST_CASE("config_matching: CLEAR_VALUE zeroes, otherwise the value is kept") {
+    Rig r;
+    r.hart().counter[3] = 1234;
+    CHECK_EQ(r.match(3, 1, 0, kDtlbRdMiss).value, 3u);
+    CHECK_EQ(r.hart().counter[3], 1234u);
+    CHECK_EQ(r.match(3, 1, CFG_CLEAR_VALUE, kDtlbRdMiss).value, 3u);
+    CHECK_EQ(r.hart().counter[3], 0u);
+}
+
+TEST_CASE("config_matching: AUTO_START starts without touching the value") {
+    Rig r;
+    r.hart().counter[4] = 77;
+    CHECK_EQ(r.match(4, 1, CFG_AUTO_START, kItlbMiss).value, 4u);
+    CHECK_EQ(r.hart().counter[4], 77u);
+    r.hart().event(hart_model::event::itlb_miss, Priv::S, 5);
+    CHECK_EQ(r.hart().counter[4], 82u);
+    CHECK_ERR(r.start(4, 1), AlreadyStarted);
+    // Both together: cleared then started.
+    CHECK_EQ(r.match(5, 1, CFG_AUTO_START | CFG_CLEAR_VALUE, kDtlbWrMiss).value, 5u);
+    r.hart().event(hart_model::event::dtlb_write_miss, Priv::U, 3);
+    CHECK_EQ(r.hart().counter[5], 3u);
+}
+
+TEST_CASE("config_matching: SKIP_MATCH takes the first counter of the set, configured before") {
+    Rig r;
+    CHECK_ERR(r.match(3, 0x6, CFG_SKIP_MATCH, kDtlbRdMiss), InvalidParam); // never configured
+    CHECK_EQ(r.match(4, 1, 0, kDtlbRdMiss).value, 4u);
+    SbiRet s = r.match(4, 0x3, CFG_SKIP_MATCH, kItlbMiss);
+    CHECK_OK(s);
+    CHECK_EQ(s.value, 4u);
+    CHECK_EQ(r.hart().selector[4], hart_model::event::itlb_miss);
+    CHECK_ERR(r.match(4, 0x1, CFG_SKIP_MATCH, fw_ev(FE::set_timer)), NotSupported);
+    CHECK_ERR(r.match(4, 0x1, CFG_SKIP_MATCH | (1ul << 9), kItlbMiss), InvalidParam);
+    // SKIP_MATCH on a running counter reprograms it in place.
+    CHECK_OK(r.start(4, 1));
+    CHECK_EQ(r.match(4, 1, CFG_SKIP_MATCH | CFG_CLEAR_VALUE, kDtlbWrMiss).value, 4u);
+    r.hart().event(hart_model::event::dtlb_write_miss, Priv::S, 2);
+    CHECK_EQ(r.hart().counter[4], 2u);
+}
+
+TEST_CASE("config_matching: filter flags map onto mhpmevent with Sscofpmf") {
+    Rig r(sscof());
+    CHECK_EQ(r.match(3, 1, CFG_SET_SINH | CFG_SET_UINH, kDtlbRdMiss).value, 3u);
+    CHECK_EQ(r.hart().selector[3], 0x10019u | kSINH | kUINH);
+    CHECK_EQ(r.match(4, 1, CFG_SET_MINH | CFG_SET_VSINH | CFG_SET_VUINH, kItlbMiss).value, 4u);
+    CHECK_EQ(r.hart().selector[4], 0x10021u | kMINH | kVSINH | kVUINH);
+    // M-mode is counted unless MINH is asked for.
+    CHECK_EQ(r.match(5, 1, 0, kDtlbWrMiss).value, 5u);
+    CHECK_EQ(r.hart().selector[5], 0x1001bu);
+    CHECK_OK(r.start(3, 0x7));
+    r.hart().event(hart_model::event::dtlb_read_miss, Priv::S, 4);
+    r.hart().event(hart_model::event::dtlb_read_miss, Priv::M, 3);
+    r.hart().event(hart_model::event::itlb_miss, Priv::M, 6);
+    r.hart().event(hart_model::event::itlb_miss, Priv::U, 2);
+    r.hart().event(hart_model::event::dtlb_write_miss, Priv::M, 1);
+    CHECK_EQ(r.hart().counter[3], 3u);
+    CHECK_EQ(r.hart().counter[4], 2u);
+    CHECK_EQ(r.hart().counter[5], 1u);
+}
+
+TEST_CASE("config_matching: filter flags are hints without Sscofpmf") {
+    Rig r;
+    CHECK_EQ(r.match(3, 1, CFG_SET_SINH | CFG_SET_MINH, kDtlbRdMiss).value, 3u);
+    CHECK_EQ(r.hart().selector[3], 0x10019u);
+    CHECK_EQ(r.match(0, 1, CFG_SET_SINH, kCycles).value, 0u); // no mcyclecfg: no write (no trap)
+}
+
+TEST_CASE("config_matching: Smcntrpmf filters cycle and instret through mcyclecfg/minstretcfg") {
+    Rig r(sscof(true));
+    CHECK_EQ(r.match(0, 1, CFG_SET_UINH | CFG_SET_MINH, kCycles).value, 0u);
+    CHECK_EQ(r.hart().cyclecfg, kUINH | kMINH);
+    CHECK_EQ(r.match(2, 1, CFG_SET_SINH, kInstr).value, 2u);
+    CHECK_EQ(r.hart().instretcfg, kSINH);
+    CHECK_OK(r.start(0, 0x5, START_SET_INIT_VALUE, 0));
+    r.hart().run(Priv::U, 10, 10);
+    r.hart().run(Priv::S, 20, 20);
+    r.hart().run(Priv::M, 40, 40);
+    CHECK_EQ(r.hart().counter[0], 20u);
+    CHECK_EQ(r.hart().counter[2], 50u);
+    CHECK_OK(r.stop(0, 0x5, STOP_RESET));
+    CHECK_EQ(r.hart().cyclecfg, 0u);
+    CHECK_EQ(r.hart().instretcfg, 0u);
+}
+
+TEST_CASE("config_matching: a counter's previous event is cleared before reuse (QEMU)") {
+    Rig r;
+    CHECK_EQ(r.match(3, 1, 0, kDtlbRdMiss).value, 3u);
+    CHECK_EQ(r.match(3, 1, 0, kItlbMiss).value, 3u);
+    CHECK_OK(r.start(3, 1, START_SET_INIT_VALUE, 0));
+    r.hart().event(hart_model::event::dtlb_read_miss, Priv::S, 9); // stale: must not count
+    r.hart().event(hart_model::event::itlb_miss, Priv::S, 4);
+    CHECK_EQ(r.hart().counter[3], 4u);
+    // The old event can be counted on another counter again.
+    CHECK_EQ(r.match(4, 1, CFG_AUTO_START | CFG_CLEAR_VALUE, kDtlbRdMiss).value, 4u);
+    r.hart().event(hart_model::event::dtlb_read_miss, Priv::S, 2);
+    CHECK_EQ(r.hart().counter[4], 2u);
+}
+
+TEST_CASE("config_matching: OF is not carried into a new configuration") {
+    Rig r(sscof());
+    CHECK_EQ(r.match(3, 1, 0, kDtlbRdMiss).value, 3u);
+    CHECK_OK(r.start(3, 1, START_SET_INIT_VALUE, ~0ull));
+    r.hart().event(hart_model::event::dtlb_read_miss, Priv::S);
+    CHECK((r.hart().selector[3] & kOF));
+    CHECK_OK(r.stop(3, 1));
+    CHECK_EQ(r.match(3, 1, 0, kItlbMiss).value, 3u);
+    CHECK_EQ(r.hart().selector[3] & kOF, 0u);
+}
+
+TEST_CASE("config_matching: firmware events on firmware counters") {
+    Rig r;
+    unsigned fb = r.fw_base();
+    SbiRet a = r.match(fb, 0xffff, 0, fw_ev(FE::set_timer));
+    CHECK_OK(a);
+    CHECK_EQ(a.value, fb);
+    CHECK_EQ(r.match(fb, 0xffff, CFG_AUTO_START, fw_ev(FE::set_timer)).value, fb);
+    CHECK_EQ(r.match(fb, 0xffff, 0, fw_ev(FE::ipi_sent)).value, fb + 1);
+    for (unsigned e = 0; e < kFwStandardCount; e++) {
+        CAPTURE(e);
+        CHECK_OK(r.match(fb + 2, 1, 0, event_idx(TYPE_FW, e)));
+    }
+}

@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// The riscv,pmu device-tree node: parsing, tolerance, use, fix-up.
+#include "rig.hpp"
+
+#include <libfdt.h>
+
+using namespace rig;
+
+TEST_CASE("dt: QEMU 7.2's node with its trailing zero cells") {
+    Rig r;
+    const pmu::EventMap &m = pmu::g_config.map;
+    CHECK(m.node_found);
+    CHECK_EQ(m.num_ranges, 5u);
+    CHECK_EQ(m.ignored, 1u); // the two cells after the last whole triple
+    CHECK_EQ(m.counters_for(1), 0x7fff9u);
+    CHECK_EQ(m.counters_for(2), 0x7fffcu);
+    CHECK_EQ(m.counters_for(0x10019), 0x7fff8u);
+    CHECK_EQ(m.counters_for(0x10021), 0x7fff8u);
+    CHECK_EQ(m.counters_for(0x10020), 0u);
+    CHECK_EQ(m.selector_for(0x10019), 0x10019u);
+}
+
+TEST_CASE("dt: ranges, malformed entries skipped, masks united") {
+    Rig r({}, {{"riscv,event-to-mhpmcounters",
+                {0x3, 0x5, 0x38, 0x4, 0x4, 0x40, 0x9, 0x8, 0xff8, 0x0, 0x6, 0xff8, 0x7, 0x7, 0x0}}});
+    const pmu::EventMap &m = pmu::g_config.map;
+    CHECK_EQ(m.num_ranges, 2u);
+    CHECK_EQ(m.ignored, 3u);
+    CHECK_EQ(m.counters_for(3), 0x38u);
+    CHECK_EQ(m.counters_for(4), 0x78u);
+    CHECK_EQ(m.counters_for(8), 0u);
+    CHECK_EQ(m.counters_for(7), 0u);
+    // HW_CACHE_REFERENCES now goes to 3..5 only.
+    CHECK_EQ(r.match(0, 0x7fffd, 0, 3).value, 3u);
+    CHECK_ERR(r.match(0, 0x7fffd, 0, 8), NotSupported);
+}
+
+TEST_CASE("dt: event-to-mhpmevent selectors are programmed") {
+    Rig r({}, {{"riscv,event-to-mhpmcounters", {0x10019, 0x10019, 0x18}},
+               {"riscv,event-to-mhpmevent", {0x10019, 0x12, 0x34567, 0x0, 0x0, 0x0}}});
+    CHECK_EQ(pmu::g_config.map.num_selectors, 1u);
+    SbiRet c = r.match(0, 0x7fffd, 0, kDtlbRdMiss);
+    CHECK_OK(c);
+    CHECK_EQ(c.value, 3u);
+    CHECK_EQ(r.hart().selector[3], 0x1200034567ull);
+}
+
+TEST_CASE("dt: raw-event-to-mhpmcounters match/mask selects counters for raw events") {
+    Rig r({}, {{"riscv,raw-event-to-mhpmcounters",
+                {0x0, 0x1200, 0xffff, 0xff00, 0x30, 0x0, 0x0, 0x0, 0x0, 0x0}}});
+    CHECK_EQ(pmu::g_config.map.num_raw, 1u);
+    SbiRet c = r.match(0, 0x7fffd, 0, event_idx(TYPE_RAW, 0), 0x12ab);
+    CHECK_OK(c);
+    CHECK_EQ(c.value, 4u);
+    CHECK_EQ(r.hart().selector[4], 0x12abu);
+    CHECK_ERR(r.match(0, 0x7fffd, 0, event_idx(TYPE_RAW, 0), 0x13ab), NotSupported);
+    // Code must be zero for raw events.
+    CHECK_ERR(r.match(0, 0x7fffd, 0, event_idx(TYPE_RAW, 1), 0x12ab), NotSupported);
+}
+
+TEST_CASE("dt: raw data width, 48 bits for type 2 and 56 for raw v2") {
+    Rig r({}, {{"riscv,raw-event-to-mhpmcounters", {0x0, 0x0, 0x0, 0x0, 0x7fff8}}});
+    unsigned long raw = event_idx(TYPE_RAW, 0), raw2 = event_idx(TYPE_RAW_V2, 0);
+    CHECK_OK(r.match(0, 0x7fffd, 0, raw, (1ull << 48) - 1));
+    CHECK_ERR(r.match(0, 0x7fffd, 0, raw, 1ull << 48), NotSupported);
+    CHECK_OK(r.match(0, 0x7fffd, 0, raw2, (1ull << 56) - 1));
+    CHECK_ERR(r.match(0, 0x7fffd, 0, raw2, 1ull << 56), NotSupported);
+    CHECK_EQ(r.hart().selector[3], (1ull << 56) - 1); // stopped counters are reused
+}
+
+TEST_CASE("dt: without the node, raw and table events are unsupported") {
+    Rig r({}, {}, 1, false);
+    CHECK_FALSE(pmu::g_config.map.node_found);
+    CHECK_ERR(r.match(0, 0x7fffd, 0, kDtlbRdMiss), NotSupported);
+    CHECK_ERR(r.match(0, 0x7fffd, 0, event_idx(TYPE_RAW, 0), 1), NotSupported);
+}
+
+TEST_CASE("dt: an unusable blob leaves an empty map") {
+    pmu::EventMap m;
+    uint8_t junk[64] = {1, 2, 3};
+    pmu::parse_pmu_node(junk, m);
+    CHECK_FALSE(m.node_found);
+    CHECK_EQ(m.num_ranges, 0u);
+    pmu::parse_pmu_node(nullptr, m);
+    CHECK_FALSE(m.node_found);
+}
+
+TEST_CASE("dt: fix-up removes the M-mode properties, keeps the node") {
+    auto blob = make_fdt({{"riscv,event-to-mhpmcounters", {1, 1, 1}},
+                          {"riscv,event-to-mhpmevent", {1, 0, 1}},
+                          {"riscv,raw-event-to-mhpmcounters", {0, 0, 0, 0, 8}},
+                          {"other", {5}}});
+    hooks::pmu_fdt_fixup(blob.data());
+    int node = fdt_node_offset_by_compatible(blob.data(), -1, "riscv,pmu");
+    REQUIRE(node >= 0);
+    CHECK(fdt_getprop(blob.data(), node, "riscv,event-to-mhpmcounters", nullptr) == nullptr);
+    CHECK(fdt_getprop(blob.data(), node, "riscv,event-to-mhpmevent", nullptr) == nullptr);
+    CHECK(fdt_getprop(blob.data(), node, "riscv,raw-event-to-mhpmcounters", nullptr) == nullptr);
+    CHECK(fdt_getprop(blob.data(), node, "other", nullptr) != nullptr);
+}
+
+TEST_CASE("dt: too many entries are counted as ignored, not overflowed") {
+    std::vector<uint32_t> cells;
+    for (uint32_t i = 0; i < pmu::EventMap::kMaxRanges + 3; i++) {
+        cells.push_back(0x100 + i);
+        cells.push_back(0x100 + i);
+        cells.push_back(0x8);
+    }
+    Rig r({}, {{"riscv,event-to-mhpmcounters", cells}});
+    CHECK_EQ(pmu::g_config.map.num_ranges, pmu::EventMap::kMaxRanges);
+    CHECK_EQ(pmu::g_config.map.ignored, 3u);
+}
