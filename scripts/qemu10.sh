@@ -65,8 +65,13 @@ fetch_pydeps() {
   export PATH=$Q/pydeps/root/usr/bin:$PATH
 }
 
+# The N-Trace message table written once for the host codec and this model.
+SHARED=(hw_models/trace/ntrace_msgs.def:include/hw/riscv/ntrace_msgs.def
+        hw_models/trace/ntrace_defs.h:include/hw/riscv/ntrace_defs.h)
+
 model_hash() {
-  (cd "$TSBI_ROOT" && find hw_models/qemu scripts/qemu10.sh -type f -print0 | LC_ALL=C sort -z |
+  (cd "$TSBI_ROOT" && { find hw_models/qemu scripts/qemu10.sh -type f -print0
+                        for m in "${SHARED[@]}"; do printf '%s\0' "${m%%:*}"; done; } | LC_ALL=C sort -z |
      xargs -0 sha256sum) | sha256sum | cut -c1-16
 }
 
@@ -84,6 +89,9 @@ overlay() {
   stage=$(mktemp -d); manifest=$tree/.tsbi-overlay
   if [ -d "$MODELS/src" ]; then (cd "$MODELS/src" && find . -type f | sed 's|^\./||') > "$stage/.new"; else : > "$stage/.new"; fi
   while read -r f; do mkdir -p "$stage/t/$(dirname "$f")"; cp "$MODELS/src/$f" "$stage/t/$f"; done < "$stage/.new"
+  for m in "${SHARED[@]}"; do
+    mkdir -p "$stage/t/$(dirname "${m#*:}")"; cp "$TSBI_ROOT/${m%%:*}" "$stage/t/${m#*:}"; echo "${m#*:}" >> "$stage/.new"
+  done
   for p in $(ls "$MODELS"/patches/*.patch 2>/dev/null | LC_ALL=C sort); do
     for f in $(awk '/^\+\+\+ / {sub(/^b\//, "", $2); print $2}' "$p"); do
       if [ ! -e "$stage/t/$f" ]; then
@@ -132,7 +140,7 @@ build() {
   fi
   log "building qemu-system-riscv64 ($variant) in $bdir"
   (cd "$bdir" && ninja -j"${TSBI_JOBS:-2}" qemu-system-riscv64 > ninja.log 2>&1) ||
-    { grep -B2 -A12 -m5 'error' "$bdir/ninja.log" >&2 || tail -40 "$bdir/ninja.log" >&2; log "build failed"; return 1; }
+    { grep -A8 -E 'error|FAILED' "$bdir/ninja.log" | grep -v '^cc ' | head -60 >&2 || tail -40 "$bdir/ninja.log" >&2; log "build failed"; return 1; }
   mkdir -p "$dest.tmp"
   cp "$bdir/qemu-system-riscv64" "$dest.tmp/"
   rm -rf "$dest"; mv "$dest.tmp" "$dest"

@@ -1,0 +1,426 @@
+/*
+ * RISC-V Trace RAM Sink (Trace Control Interface 1.0, "Trace RAM Sink").
+ *
+ * Both modes are implemented (trRamHasSRAM = trRamHasSMEM = 1):
+ *  - SRAM: a private buffer of "sram-size" bytes, read back through
+ *    trRamRP/trRamData; trRamStart is fixed at 0 and trRamLimit can be
+ *    trimmed.
+ *  - SMEM: trace words are written to guest physical memory in
+ *    [trRamStart, trRamLimit].
+ * trRamLimit is the address of the last word of the buffer (inclusive):
+ * after a word is written at Limit, WP returns to Start and trRamWrap is set;
+ * with trRamStopOnWrap the sink then disables itself.
+ * Trace bytes are gathered into 32-bit words stored LSB first; disabling the
+ * sink flushes a partial word padded with N-Trace idle bytes (0xFF).
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "qemu/osdep.h"
+#include "qapi/error.h"
+#include "qemu/log.h"
+#include "qemu/module.h"
+#include "qemu/bswap.h"
+#include "hw/qdev-properties.h"
+#include "migration/vmstate.h"
+#include "exec/address-spaces.h"
+#include "hw/riscv/rvtrace.h"
+#include "trace.h"
+
+/* Physical address bits an SMEM buffer may use (Sv57 physical addresses). */
+#define RAMSINK_PA_MASK   MAKE_64BIT_MASK(0, 56)
+#define RAMSINK_WORD_MASK (RAMSINK_PA_MASK & ~3ULL)
+#define RAMSINK_IDLE      0xFF
+
+static bool ramsink_is_smem(RVTraceRamSinkState *s)
+{
+    return FIELD_EX32(s->control, TR_RAM_CONTROL, MODE) == RVTRACE_RAM_MODE_SMEM;
+}
+
+static uint32_t ramsink_impl(void)
+{
+    uint32_t v = 0;
+
+    v = FIELD_DP32(v, TR_IMPL, VER_MAJOR, 1);
+    v = FIELD_DP32(v, TR_IMPL, COMP_TYPE, RVTRACE_COMP_RAMSINK);
+    v = FIELD_DP32(v, TR_IMPL, RAM_HAS_SRAM, 1);
+    v = FIELD_DP32(v, TR_IMPL, RAM_HAS_SMEM, 1);
+    v = FIELD_DP32(v, TR_IMPL, VENDOR, RVTRACE_VENDOR_ID);
+    return v;
+}
+
+/* Legal values of the address registers in the current mode (WARL). */
+static uint64_t ramsink_legal_addr(RVTraceRamSinkState *s, uint64_t v)
+{
+    if (ramsink_is_smem(s)) {
+        return v & RAMSINK_WORD_MASK;
+    }
+    return MIN(v & ~3ULL, (uint64_t)s->sram_size - 4);
+}
+
+static void ramsink_defaults(RVTraceRamSinkState *s)
+{
+    s->start = 0;
+    s->limit = s->sram_size - 4;
+    s->wp = 0;
+    s->rp = 0;
+    s->word = 0;
+    s->word_fill = 0;
+}
+
+static void ramsink_store_word(RVTraceRamSinkState *s, uint64_t addr,
+                               uint32_t word)
+{
+    if (ramsink_is_smem(s)) {
+        uint32_t le = cpu_to_le32(word);
+
+        address_space_write(&address_space_memory, addr,
+                            MEMTXATTRS_UNSPECIFIED, &le, 4);
+    } else {
+        stl_le_p(s->sram + addr, word);
+    }
+}
+
+static uint32_t ramsink_load_word(RVTraceRamSinkState *s, uint64_t addr)
+{
+    uint32_t le = 0;
+
+    if (ramsink_is_smem(s)) {
+        address_space_read(&address_space_memory, addr,
+                           MEMTXATTRS_UNSPECIFIED, &le, 4);
+        return le32_to_cpu(le);
+    }
+    return ldl_le_p(s->sram + addr);
+}
+
+/* Write the gathered word at WP and advance WP (caller holds s->lock). */
+static void ramsink_commit_word(RVTraceRamSinkState *s)
+{
+    uint64_t wp = s->wp & ~3ULL;
+
+    ramsink_store_word(s, wp, s->word);
+    s->word = 0;
+    s->word_fill = 0;
+    if (wp == s->limit) {
+        s->wp = s->start | R_TR_RAM_WP_LOW_WRAP_MASK;
+        if (FIELD_EX32(s->control, TR_RAM_CONTROL, STOP_ON_WRAP)) {
+            s->control = FIELD_DP32(s->control, TR_RAM_CONTROL, ENABLE, 0);
+            trace_rvtrace_ramsink_stop(s->wp);
+        }
+    } else {
+        s->wp = (wp + 4) | (s->wp & R_TR_RAM_WP_LOW_WRAP_MASK);
+    }
+}
+
+/* Flush a partial word padded with idle bytes (caller holds s->lock). */
+static void ramsink_flush(RVTraceRamSinkState *s)
+{
+    if (s->word_fill) {
+        while (s->word_fill < 4) {
+            s->word |= (uint32_t)RAMSINK_IDLE << (8 * s->word_fill);
+            s->word_fill++;
+        }
+        ramsink_commit_word(s);
+    }
+}
+
+static bool ramsink_push(RVTraceSinkIf *sif, unsigned port, const uint8_t *msg,
+                         unsigned len)
+{
+    RVTraceRamSinkState *s = RVTRACE_RAMSINK(sif);
+    uint32_t need = R_TR_RAM_CONTROL_ACTIVE_MASK | R_TR_RAM_CONTROL_ENABLE_MASK;
+    bool ok = true;
+    unsigned i;
+
+    qemu_mutex_lock(&s->lock);
+    if ((s->control & need) != need) {
+        qemu_mutex_unlock(&s->lock);
+        return false;
+    }
+    for (i = 0; i < len; i++) {
+        if (!(s->control & R_TR_RAM_CONTROL_ENABLE_MASK)) {
+            /* Stopped on wrap in the middle of this message. */
+            ok = false;
+            break;
+        }
+        s->word |= (uint32_t)msg[i] << (8 * s->word_fill);
+        if (++s->word_fill == 4) {
+            ramsink_commit_word(s);
+        }
+    }
+    qemu_mutex_unlock(&s->lock);
+    return ok;
+}
+
+static uint64_t ramsink_read(void *opaque, hwaddr addr, unsigned size)
+{
+    RVTraceRamSinkState *s = opaque;
+    bool smem;
+    uint32_t v = 0;
+
+    qemu_mutex_lock(&s->lock);
+    smem = ramsink_is_smem(s);
+    switch (addr) {
+    case A_TR_RAM_CONTROL:
+        v = s->control;
+        if (s->word_fill == 0) {
+            v |= R_TR_RAM_CONTROL_EMPTY_MASK;
+        }
+        break;
+    case A_TR_IMPL:
+        v = ramsink_impl();
+        break;
+    case A_TR_RAM_START_LOW:
+        v = s->start;
+        break;
+    case A_TR_RAM_START_HIGH:
+        v = smem ? s->start >> 32 : 0;
+        break;
+    case A_TR_RAM_LIMIT_LOW:
+        v = s->limit;
+        break;
+    case A_TR_RAM_LIMIT_HIGH:
+        v = smem ? s->limit >> 32 : 0;
+        break;
+    case A_TR_RAM_WP_LOW:
+        v = s->wp;
+        break;
+    case A_TR_RAM_WP_HIGH:
+        v = smem ? s->wp >> 32 : 0;
+        break;
+    case A_TR_RAM_RP_LOW:
+        v = s->rp;
+        break;
+    case A_TR_RAM_RP_HIGH:
+        v = smem ? s->rp >> 32 : 0;
+        break;
+    case A_TR_RAM_DATA:
+        if (s->control & R_TR_RAM_CONTROL_ENABLE_MASK) {
+            /* Reading while trace is being stored is not supported. */
+            break;
+        }
+        v = ramsink_load_word(s, s->rp);
+        s->rp = (s->rp == s->limit) ? s->start : s->rp + 4;
+        break;
+    default:
+        break;
+    }
+    if (!(s->control & R_TR_RAM_CONTROL_ACTIVE_MASK) &&
+        addr != A_TR_RAM_CONTROL) {
+        v = 0;
+    }
+    qemu_mutex_unlock(&s->lock);
+    trace_rvtrace_ramsink_read(addr, v);
+    return v;
+}
+
+static void ramsink_write_control(RVTraceRamSinkState *s, uint32_t val)
+{
+    bool was_active = s->control & R_TR_RAM_CONTROL_ACTIVE_MASK;
+    bool was_enabled = s->control & R_TR_RAM_CONTROL_ENABLE_MASK;
+    uint32_t nc;
+
+    if (!(val & R_TR_RAM_CONTROL_ACTIVE_MASK)) {
+        s->control = 0;
+        ramsink_defaults(s);
+        return;
+    }
+    if (!was_active) {
+        /* Leaving reset: every WARL field takes its default. */
+        s->control = R_TR_RAM_CONTROL_ACTIVE_MASK;
+        ramsink_defaults(s);
+        return;
+    }
+    nc = R_TR_RAM_CONTROL_ACTIVE_MASK;
+    nc |= val & (R_TR_RAM_CONTROL_ENABLE_MASK |
+                 R_TR_RAM_CONTROL_STOP_ON_WRAP_MASK);
+    if (was_enabled) {
+        /* The mode cannot change under a running capture. */
+        nc = FIELD_DP32(nc, TR_RAM_CONTROL, MODE,
+                        FIELD_EX32(s->control, TR_RAM_CONTROL, MODE));
+    } else {
+        nc = FIELD_DP32(nc, TR_RAM_CONTROL, MODE,
+                        FIELD_EX32(val, TR_RAM_CONTROL, MODE));
+    }
+    /* MemFormat and AsyncFreq: only 0 (plain bytes, no alignment sync). */
+    if (FIELD_EX32(nc, TR_RAM_CONTROL, MODE) !=
+        FIELD_EX32(s->control, TR_RAM_CONTROL, MODE)) {
+        /* Registers behave differently per mode: re-legalise them. */
+        if (FIELD_EX32(nc, TR_RAM_CONTROL, MODE) == RVTRACE_RAM_MODE_SRAM) {
+            s->start = 0;
+            s->limit = s->sram_size - 4;
+            s->wp = 0;
+            s->rp = 0;
+        }
+    }
+    s->control = nc;
+    if (was_enabled && !(nc & R_TR_RAM_CONTROL_ENABLE_MASK)) {
+        ramsink_flush(s);
+        trace_rvtrace_ramsink_stop(s->wp);
+    }
+}
+
+static void ramsink_write(void *opaque, hwaddr addr, uint64_t val64,
+                          unsigned size)
+{
+    RVTraceRamSinkState *s = opaque;
+    uint32_t val = val64;
+    bool smem;
+    bool busy;
+
+    trace_rvtrace_ramsink_write(addr, val);
+    qemu_mutex_lock(&s->lock);
+    if (!(s->control & R_TR_RAM_CONTROL_ACTIVE_MASK) &&
+        addr != A_TR_RAM_CONTROL) {
+        goto out;
+    }
+    smem = ramsink_is_smem(s);
+    /* Start/Limit/WP never change while Enable=1 or Empty=0. */
+    busy = (s->control & R_TR_RAM_CONTROL_ENABLE_MASK) || s->word_fill;
+    switch (addr) {
+    case A_TR_RAM_CONTROL:
+        ramsink_write_control(s, val);
+        break;
+    case A_TR_RAM_START_LOW:
+        if (!busy && smem) {
+            s->start = ramsink_legal_addr(s, deposit64(s->start, 0, 32, val));
+        }
+        break;
+    case A_TR_RAM_START_HIGH:
+        if (!busy && smem) {
+            s->start = ramsink_legal_addr(s, deposit64(s->start, 32, 32, val));
+        }
+        break;
+    case A_TR_RAM_LIMIT_LOW:
+        if (!busy) {
+            s->limit = ramsink_legal_addr(s, deposit64(s->limit, 0, 32, val));
+        }
+        break;
+    case A_TR_RAM_LIMIT_HIGH:
+        if (!busy && smem) {
+            s->limit = ramsink_legal_addr(s, deposit64(s->limit, 32, 32, val));
+        }
+        break;
+    case A_TR_RAM_WP_LOW:
+        /* Writing WPLow is the only way to clear trRamWrap. */
+        if (!busy) {
+            s->wp = ramsink_legal_addr(s, deposit64(s->wp, 0, 32, val & ~3u)) |
+                    (val & R_TR_RAM_WP_LOW_WRAP_MASK);
+        }
+        break;
+    case A_TR_RAM_WP_HIGH:
+        if (!busy && smem) {
+            s->wp = ramsink_legal_addr(s, deposit64(s->wp, 32, 32, val)) |
+                    (s->wp & R_TR_RAM_WP_LOW_WRAP_MASK);
+        }
+        break;
+    case A_TR_RAM_RP_LOW:
+        if (!(s->control & R_TR_RAM_CONTROL_ENABLE_MASK)) {
+            s->rp = ramsink_legal_addr(s, deposit64(s->rp, 0, 32, val));
+        }
+        break;
+    case A_TR_RAM_RP_HIGH:
+        if (!(s->control & R_TR_RAM_CONTROL_ENABLE_MASK) && smem) {
+            s->rp = ramsink_legal_addr(s, deposit64(s->rp, 32, 32, val));
+        }
+        break;
+    case A_TR_RAM_DATA:
+        /* Test-only write path into trace memory at RP. */
+        if (!(s->control & R_TR_RAM_CONTROL_ENABLE_MASK)) {
+            ramsink_store_word(s, s->rp, val);
+            s->rp = (s->rp == s->limit) ? s->start : s->rp + 4;
+        }
+        break;
+    default:
+        qemu_log_mask(LOG_GUEST_ERROR, "rvtrace-ramsink: write to 0x%"
+                      HWADDR_PRIx " ignored\n", addr);
+        break;
+    }
+out:
+    qemu_mutex_unlock(&s->lock);
+}
+
+static const MemoryRegionOps ramsink_ops = {
+    .read = ramsink_read,
+    .write = ramsink_write,
+    .endianness = DEVICE_LITTLE_ENDIAN,
+    .valid = {
+        .min_access_size = 4,
+        .max_access_size = 4,
+    },
+};
+
+static void ramsink_reset(DeviceState *dev)
+{
+    RVTraceRamSinkState *s = RVTRACE_RAMSINK(dev);
+
+    s->control = 0;
+    ramsink_defaults(s);
+}
+
+static void ramsink_realize(DeviceState *dev, Error **errp)
+{
+    RVTraceRamSinkState *s = RVTRACE_RAMSINK(dev);
+
+    if (s->sram_size < 16 || !is_power_of_2(s->sram_size)) {
+        error_setg(errp, "rvtrace-ramsink: sram-size must be a power of two");
+        return;
+    }
+    s->sram = g_malloc0(s->sram_size);
+    qemu_mutex_init(&s->lock);
+    memory_region_init_io(&s->mmio, OBJECT(dev), &ramsink_ops, s,
+                          TYPE_RVTRACE_RAMSINK, RVTRACE_REG_SIZE);
+    sysbus_init_mmio(SYS_BUS_DEVICE(dev), &s->mmio);
+}
+
+static const Property ramsink_properties[] = {
+    DEFINE_PROP_UINT32("sram-size", RVTraceRamSinkState, sram_size, 0x10000),
+};
+
+static const VMStateDescription vmstate_ramsink = {
+    .name = TYPE_RVTRACE_RAMSINK,
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT32(control, RVTraceRamSinkState),
+        VMSTATE_UINT64(start, RVTraceRamSinkState),
+        VMSTATE_UINT64(limit, RVTraceRamSinkState),
+        VMSTATE_UINT64(wp, RVTraceRamSinkState),
+        VMSTATE_UINT64(rp, RVTraceRamSinkState),
+        VMSTATE_UINT32(word, RVTraceRamSinkState),
+        VMSTATE_UINT32(word_fill, RVTraceRamSinkState),
+        VMSTATE_VBUFFER_UINT32(sram, RVTraceRamSinkState, 1, NULL, sram_size),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
+static void ramsink_class_init(ObjectClass *klass, void *data)
+{
+    DeviceClass *dc = DEVICE_CLASS(klass);
+    RVTraceSinkIfClass *sc = RVTRACE_SINK_IF_CLASS(klass);
+
+    dc->realize = ramsink_realize;
+    device_class_set_legacy_reset(dc, ramsink_reset);
+    dc->vmsd = &vmstate_ramsink;
+    device_class_set_props(dc, ramsink_properties);
+    dc->user_creatable = false;
+    sc->push = ramsink_push;
+}
+
+static const TypeInfo ramsink_info = {
+    .name = TYPE_RVTRACE_RAMSINK,
+    .parent = TYPE_SYS_BUS_DEVICE,
+    .instance_size = sizeof(RVTraceRamSinkState),
+    .class_init = ramsink_class_init,
+    .interfaces = (InterfaceInfo[]) {
+        { TYPE_RVTRACE_SINK_IF },
+        { }
+    },
+};
+
+static void ramsink_register_types(void)
+{
+    type_register_static(&ramsink_info);
+}
+
+type_init(ramsink_register_types)

@@ -1,0 +1,35 @@
+/*
+ * RISC-V trace ingress port: what TCG reports to the hart's trace encoder.
+ *
+ * The port follows the E-Trace ingress model of a block of retired
+ * instructions per cycle: every control transfer reports the address and
+ * size of the transferring instruction, its 4-bit itype (N-Trace 1.0 table
+ * "Generating itype for different instructions") and the next address; the
+ * instructions retired between two reports are the sequential run from the
+ * previous next address up to the reported instruction, so every retired
+ * instruction is covered. Traps report the trap PC and handler address.
+ * Translation adds the calls only to translation blocks created while the
+ * hart's encoder is tracing (cs_base bit 0), so untraced code runs exactly
+ * the code it always did.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#ifndef RISCV_TRACE_INGRESS_H
+#define RISCV_TRACE_INGRESS_H
+
+#include "hw/riscv/ntrace_defs.h"
+
+/* info argument of helper_trace_cf: itype[3:0], instruction halfwords[7:4] */
+#define RISCV_TRACE_INFO_ITYPE_MASK 0xf
+#define RISCV_TRACE_INFO_LEN_SHIFT  4
+
+/* cs_base bit marking translation blocks that carry ingress calls. */
+#define RISCV_TRACE_CS_BASE_INGRESS 1
+
+void riscv_trace_cf(CPURISCVState *env, target_ulong pc, target_ulong next,
+                    uint32_t info);
+void riscv_trace_trap(CPURISCVState *env, target_ulong epc,
+                      target_ulong handler, bool interrupt);
+
+#endif
