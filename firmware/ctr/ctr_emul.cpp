@@ -45,17 +45,6 @@ void reset(const Config &c, Hart &h) {
     clear_entries(h);
 }
 
-bool mode_enabled(const Hart &h, Mode m) {
-    switch (m) {
-    case MODE_U: return h.mctl & rc::U;
-    case MODE_S: return h.mctl & rc::S;
-    case MODE_M: return h.mctl & rc::M;
-    case MODE_VU: return h.vsctl & rc::U;
-    case MODE_VS: return h.vsctl & rc::S;
-    }
-    return false;
-}
-
 // --- entries ----------------------------------------------------------------
 
 static inline unsigned physical(const Hart &h, unsigned index) {
@@ -149,12 +138,25 @@ void record_transfer(const Config &c, Hart &h, Mode mode, unsigned long source,
     push(c, h, source, target, type, misp);
 }
 
-// The external-trap enable of the mode a trap goes to or through.
-static bool trap_enable(const Hart &h, Mode m) {
+static bool enabled(const Controls &s, Mode m) {
     switch (m) {
-    case MODE_VS: return h.vsctl & rc::STE;
-    case MODE_S: return h.mctl & rc::STE;
-    case MODE_M: return h.mctl & rc::MTE;
+    case MODE_U: return s.mctl & rc::U;
+    case MODE_S: return s.mctl & rc::S;
+    case MODE_M: return s.mctl & rc::M;
+    case MODE_VU: return s.vsctl & rc::U;
+    case MODE_VS: return s.vsctl & rc::S;
+    }
+    return false;
+}
+
+bool mode_enabled(const Hart &h, Mode m) { return enabled(controls(h), m); }
+
+// The external-trap enable of the mode a trap goes to or through.
+static bool trap_enable(const Controls &s, Mode m) {
+    switch (m) {
+    case MODE_VS: return s.vsctl & rc::STE;
+    case MODE_S: return s.mctl & rc::STE;
+    case MODE_M: return s.mctl & rc::MTE;
     default: return false;
     }
 }
@@ -163,8 +165,8 @@ static bool trap_enable(const Hart &h, Mode m) {
 // target's and every intervening mode's enable. The draft has no intervening
 // rule but needs ETEN: used when the active control register was last written
 // through the draft layout.
-static bool external_trap_enabled(const Hart &h, uint64_t ctl, Mode from, Mode to) {
-    if (ctl & canon::DRAFT) return (ctl & canon::ETEN) && trap_enable(h, to);
+static bool external_trap_enabled(const Controls &s, uint64_t ctl, Mode from, Mode to) {
+    if (ctl & canon::DRAFT) return (ctl & canon::ETEN) && trap_enable(s, to);
     Mode m = from;
     while (m != to) {
         switch (m) {
@@ -174,57 +176,70 @@ static bool external_trap_enabled(const Hart &h, uint64_t ctl, Mode from, Mode t
         case MODE_S: m = MODE_M; break;
         default: return false;
         }
-        if (!trap_enable(h, m)) return false;
+        if (!trap_enable(s, m)) return false;
     }
     return true;
 }
 
 // The control register in effect for a transfer ("Virtualization Mode
 // Transitions": vsctrctl when either side has V=1).
-static inline uint64_t active_ctl(const Hart &h, Mode from, Mode to) {
-    return mode_virt(from) || mode_virt(to) ? h.vsctl : h.mctl;
+static inline uint64_t active_ctl(const Controls &s, Mode from, Mode to) {
+    return mode_virt(from) || mode_virt(to) ? s.vsctl : s.mctl;
 }
 
 constexpr unsigned long kCauseBreakpoint = 3, kIrqLcofi = 13;
 
-void record_trap(const Config &c, Hart &h, Mode from, Mode to, unsigned long epc,
-                 unsigned long target, bool interrupt, unsigned long code) {
+Decision trap_decision(const Controls &s, Mode from, Mode to, unsigned long epc,
+                       unsigned long target, bool interrupt, unsigned long code) {
     // "Freeze": LCOFI or breakpoint into M/S by sctrctl, into VS by vsctrctl.
     // The freezing trap itself is not recorded.
-    uint64_t fctl = to == MODE_VS ? h.vsctl : h.mctl;
+    uint64_t fctl = to == MODE_VS ? s.vsctl : s.mctl;
     if ((interrupt && code == kIrqLcofi && (fctl & rc::LCOFIFRZ)) ||
-        (!interrupt && code == kCauseBreakpoint && (fctl & rc::BPFRZ))) {
-        h.status |= rs::FROZEN;
-        return;
-    }
-    if (frozen(h)) return;
-    uint64_t ctl = active_ctl(h, from, to);
-    if (ctl & rc::RASEMU) return; // traps are "other transfer types"
-    unsigned type = interrupt ? TYPE_INTERRUPT : TYPE_EXCEPTION;
-    bool src_on = mode_enabled(h, from), dst_on = mode_enabled(h, to);
+        (!interrupt && code == kCauseBreakpoint && (fctl & rc::BPFRZ)))
+        return {Decision::freeze, 0, 0, 0};
+    constexpr Decision none = {Decision::none, 0, 0, 0};
+    if (s.status & rs::FROZEN) return none;
+    uint64_t ctl = active_ctl(s, from, to);
+    if (ctl & rc::RASEMU) return none; // traps are "other transfer types"
+    uint8_t type = interrupt ? TYPE_INTERRUPT : TYPE_EXCEPTION;
+    bool src_on = enabled(s, from), dst_on = enabled(s, to);
     // "Privilege Mode Transitions", table "Trap and Trap Return Recording".
     if (dst_on) {
-        if (ctl & filter_bit(type)) return;
-        push(c, h, src_on ? epc : 0, target, type);
-    } else if (src_on && external_trap_enabled(h, ctl, from, to)) {
-        // External trap: not subject to EXCINH/INTRINH; ctrtarget.PC is 0.
-        push(c, h, epc, 0, type);
+        if (ctl & filter_bit(type)) return none;
+        return {Decision::record, type, src_on ? epc : 0, target};
     }
+    // External trap: not subject to EXCINH/INTRINH; ctrtarget.PC is 0.
+    if (src_on && external_trap_enabled(s, ctl, from, to))
+        return {Decision::record, type, epc, 0};
+    return none;
+}
+
+Decision trap_return_decision(const Controls &s, Mode from, Mode to, unsigned long pc,
+                              unsigned long target) {
+    constexpr Decision none = {Decision::none, 0, 0, 0};
+    if ((s.status & rs::FROZEN) || !enabled(s, from)) return none;
+    if (active_ctl(s, from, to) & (rc::RASEMU | rc::TRETINH)) return none;
+    return {Decision::record, TYPE_TRAP_RETURN, pc, enabled(s, to) ? target : 0};
+}
+
+static void apply(const Config &c, Hart &h, const Decision &d) {
+    if (d.kind == Decision::freeze) h.status |= rs::FROZEN;
+    else if (d.kind == Decision::record) push(c, h, d.source, d.target, d.type);
+}
+
+void record_trap(const Config &c, Hart &h, Mode from, Mode to, unsigned long epc,
+                 unsigned long target, bool interrupt, unsigned long code) {
+    apply(c, h, trap_decision(controls(h), from, to, epc, target, interrupt, code));
 }
 
 void record_trap_return(const Config &c, Hart &h, Mode from, Mode to, unsigned long pc,
                         unsigned long target) {
-    if (frozen(h) || !mode_enabled(h, from)) return;
-    uint64_t ctl = active_ctl(h, from, to);
-    if (ctl & (rc::RASEMU | rc::TRETINH)) return;
-    push(c, h, pc, mode_enabled(h, to) ? target : 0, TYPE_TRAP_RETURN);
+    apply(c, h, trap_return_decision(controls(h), from, to, pc, target));
 }
 
 // --- CSR access -------------------------------------------------------------
 
 namespace {
-
-constexpr unsigned csr_priv_m = 3;
 
 enum class Reg : uint8_t {
     mctl_r,   // mctrctl
@@ -250,31 +265,6 @@ struct Decoded {
     unsigned index;   // ireg: entry index
 };
 
-// State-enable and privilege checks for CTR state below M-mode ("State
-// Enable Access Control"): supervisor-level registers.
-inline CsrResult gate_s(const Config &c, const Access &a) {
-    if (a.priv == csr_priv_m) return CsrResult::Done;
-    if (!c.stateen_ctr) return CsrResult::Illegal;
-    if (a.priv == 0) return a.virt ? CsrResult::Virtual : CsrResult::Illegal;
-    if (a.virt && !a.hstateen_ctr) return CsrResult::Virtual;
-    return CsrResult::Done;
-}
-// Hypervisor-level registers (vsctrctl, vsiselect, vsireg*): HS-mode only.
-inline CsrResult gate_h(const Config &c, const Access &a, bool ctr_state) {
-    if (a.priv == csr_priv_m) return CsrResult::Done;
-    if (ctr_state && !c.stateen_ctr) return CsrResult::Illegal;
-    if (a.virt) return CsrResult::Virtual;
-    if (a.priv == 0) return CsrResult::Illegal;
-    return CsrResult::Done;
-}
-// sctrdepth: VS-mode access raises virtual-instruction ("sctrdepth").
-inline CsrResult gate_depth(const Config &c, const Access &a) {
-    if (a.priv == csr_priv_m) return CsrResult::Done;
-    if (!c.stateen_ctr) return CsrResult::Illegal;
-    if (a.virt) return CsrResult::Virtual;
-    if (a.priv == 0) return CsrResult::Illegal;
-    return CsrResult::Done;
-}
 // siselect: not CTR state (mstateen0.CSRIND, which M-mode opens).
 inline CsrResult gate_select(const Access &a) {
     if (a.priv == 0) return a.virt ? CsrResult::Virtual : CsrResult::Illegal;
@@ -295,7 +285,7 @@ Decoded ireg(CsrResult r, unsigned long select, unsigned slot) {
 Decoded decode(const Config &c, Hart &h, unsigned csr, const Access &a) {
     const bool rat = c.views & VIEW_RATIFIED, dr = c.views & VIEW_DRAFT;
     const uint8_t lo = c.rv32 ? 1 : 0;
-    const bool m = a.priv == csr_priv_m;
+    const bool m = a.priv == kPrivM;
     switch (csr) {
     case ratified::sctrctl:
         if (!rat) break;

@@ -80,6 +80,36 @@ struct Access {
     unsigned long select;
 };
 
+constexpr unsigned kPrivM = 3;
+
+// Access checks ("State Enable Access Control"; H extension rules for
+// VS/VU-mode), shared with the native translation.
+// Supervisor-level CTR state (sctrctl, sctrstatus, sireg* with a CTR select,
+// SCTRCLR).
+inline CsrResult gate_s(const Config &c, const Access &a) {
+    if (a.priv == kPrivM) return CsrResult::Done;
+    if (!c.stateen_ctr) return CsrResult::Illegal;
+    if (a.priv == 0) return a.virt ? CsrResult::Virtual : CsrResult::Illegal;
+    if (a.virt && !a.hstateen_ctr) return CsrResult::Virtual;
+    return CsrResult::Done;
+}
+// Hypervisor-level registers (vsctrctl, vsiselect, vsireg*): HS-mode only.
+inline CsrResult gate_h(const Config &c, const Access &a, bool ctr_state) {
+    if (a.priv == kPrivM) return CsrResult::Done;
+    if (ctr_state && !c.stateen_ctr) return CsrResult::Illegal;
+    if (a.virt) return CsrResult::Virtual;
+    if (a.priv == 0) return CsrResult::Illegal;
+    return CsrResult::Done;
+}
+// sctrdepth: VS-mode access raises virtual-instruction ("sctrdepth").
+inline CsrResult gate_depth(const Config &c, const Access &a) {
+    if (a.priv == kPrivM) return CsrResult::Done;
+    if (!c.stateen_ctr) return CsrResult::Illegal;
+    if (a.virt) return CsrResult::Virtual;
+    if (a.priv == 0) return CsrResult::Illegal;
+    return CsrResult::Done;
+}
+
 void reset(const Config &c, Hart &h);
 
 // CSR instruction semantics. NotMine: not a CTR register in the enabled
@@ -114,6 +144,25 @@ void clear_entries(Hart &h);
 // executed in `mode`.
 void record_transfer(const Config &c, Hart &h, Mode mode, unsigned long source,
                      unsigned long target, Type type, bool misp = false);
+// The rules for traps and trap returns as a pure decision on the control
+// state, so a hart with real CTR registers can apply them to synthesize
+// records for traps the firmware emulates (ratified "sctrstatus" note:
+// "increment the WRPTR, then write the synthesized record to logical entry 0").
+struct Controls {
+    uint64_t mctl, vsctl; // canonical
+    uint32_t status;
+};
+struct Decision {
+    enum Kind : uint8_t { none, freeze, record } kind;
+    uint8_t type;
+    unsigned long source, target;
+};
+Decision trap_decision(const Controls &s, Mode from, Mode to, unsigned long epc,
+                       unsigned long target, bool interrupt, unsigned long code);
+Decision trap_return_decision(const Controls &s, Mode from, Mode to, unsigned long pc,
+                              unsigned long target);
+inline Controls controls(const Hart &h) { return {h.mctl, h.vsctl, h.status}; }
+
 // A trap from `from` to `to`: `epc` is the trapping pc, `target` the handler
 // address; `interrupt`/`code` as in xcause. Applies LCOFIFRZ/BPFRZ freeze,
 // the privilege-transition table and external-trap enables.

@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
+# Host unit tests of CTR: the emulation against the specification's tables
+# (both layouts), the draft-on-ratified translation over the ratified-hart
+# model (hw_models/ctr), and the Linux driver's sequence.
+. "$(dirname "$0")/../lib.sh"
+build ctr-host-tests
+tests/host/run_doctest.sh ctr build/ctr/ctr_tests
