@@ -18,3 +18,20 @@ $(PMU_HOST_BIN): $(PMU_HOST_OBJS)
 pmu-host-tests: $(PMU_HOST_BIN)
 
 -include $(PMU_HOST_OBJS:.o=.d)
+
+# S-mode payloads (tests/pmu/payloads/<name>.cpp -> build/pmu/<name>.elf),
+# linked with the payload library of tests/payloads (its build.mk is read
+# first: PL_* variables).
+PMU_PL_SRCS := $(wildcard tests/pmu/payloads/*.cpp)
+PMU_PL_ELFS := $(patsubst tests/pmu/payloads/%.cpp,$(BUILD)/pmu/%.elf,$(PMU_PL_SRCS))
+
+$(BUILD)/pmu/obj/%.o: tests/pmu/payloads/%.cpp
+	@mkdir -p $(dir $@)
+	$(CROSS)g++ $(PL_CXXFLAGS) -MMD -MP -c $< -o $@
+$(BUILD)/pmu/%.elf: $(BUILD)/pmu/obj/%.o $(PL_LIB_OBJS) $(PL_DIR)/lib/link.ld
+	$(CROSS)g++ $(PL_LDFLAGS) -o $@ $< $(PL_LIB_OBJS)
+
+.PHONY: pmu-payloads
+pmu-payloads: $(PMU_PL_ELFS)
+
+-include $(wildcard $(BUILD)/pmu/obj/*.d)
