@@ -1,0 +1,339 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// End-to-end trace payload: programs the RAM sink, funnel and encoders in
+// the Trace Control Interface 1.0 order, runs known code on every traced
+// hart (nested calls and returns, loops, indirect calls and jumps, ecall
+// exceptions, timer interrupts, M/S privilege changes), stops the trace
+// (encoder, funnel, sink) and writes the sink contents to the host file
+// trace.bin through semihosting. The runner (tests/suites/50-qemu.sh) sets
+// the configuration block with -device loader and compares the decoded
+// trace with the insnlog plugin's record.
+#include "lib.h"
+
+struct cfg {
+    uint32_t magic;          // CFG_MAGIC when the runner set the block
+    uint32_t te_control;     // InstMode, Context, InstSyncMode/Max, InhibitSrc
+    uint32_t inst_features;  // trTeInstFeatures (SrcID is set per hart)
+    uint32_t iterations;     // workload repetitions per hart
+    uint32_t sink_smem;      // 1: SMEM buffer at SMEM_BASE, 0: SRAM
+    uint32_t harts;          // harts traced (1..4)
+    uint32_t ts_control;     // trTsControl of the encoders (funnel counts)
+    uint32_t loss_test;      // 1: small SRAM with StopOnWrap, re-armed once
+};
+#define CFG ((volatile struct cfg *)0x80ff0000UL)
+#define CFG_MAGIC 0x54534249u
+#define SMEM_BASE 0x80400000UL
+#define SMEM_LIMIT 0x80bffffcUL
+#define LOSS_LIMIT 0x3fcu
+#define SRC_BITS 4u
+
+#define CLINT_MTIMECMP(h) (VIRT_CLINT + 0x4000UL + 8UL * (h))
+#define CLINT_MTIME (VIRT_CLINT + 0xbff8UL)
+#define MCAUSE_INT (1UL << 63)
+#define IRQ_M_TIMER 7
+#define EXC_ECALL_S 9
+#define EXC_ECALL_M 11
+#define MIE_MTIE (1UL << 7)
+#define MSTATUS_MIE (1UL << 3)
+#define MSTATUS_MPP_M (3UL << 11)
+
+long semihost(long op, void *arg);
+void run_in_smode(void (*fn)(void));
+extern char smode_return[];
+
+static volatile uint32_t go, done_count;
+static volatile unsigned long ecalls[4], ticks[4];
+static volatile unsigned long sink_checksum;
+static uint8_t dumpbuf[0x10000];
+
+static inline unsigned long hartid(void)
+{
+    unsigned long h;
+    __asm__ volatile("csrr %0, mhartid" : "=r"(h));
+    return h;
+}
+
+// ---- workload -------------------------------------------------------------
+static unsigned long __attribute__((noinline)) fib(unsigned n)
+{
+    return n < 2 ? n : fib(n - 1) + fib(n - 2);
+}
+
+static unsigned long __attribute__((noinline)) op_add(unsigned long x) { return x + 3; }
+static unsigned long __attribute__((noinline)) op_mul(unsigned long x) { return x * 5; }
+static unsigned long __attribute__((noinline)) op_xor(unsigned long x) { return x ^ 0x55; }
+static unsigned long __attribute__((noinline)) op_rot(unsigned long x) { return (x << 7) | (x >> 57); }
+static unsigned long (*const ops[4])(unsigned long) = { op_add, op_mul, op_xor, op_rot };
+
+static unsigned long __attribute__((noinline)) dispatch(unsigned k, unsigned long x)
+{
+    // dense switch: a jump table (indirect jump without linkage)
+    switch (k & 7) {
+    case 0: return x + 1;
+    case 1: return x * 3;
+    case 2: return x - 7;
+    case 3: return x ^ 0xf0;
+    case 4: return x << 2;
+    case 5: return x >> 1;
+    case 6: return ~x;
+    default: return x | 0x100;
+    }
+}
+
+static unsigned long __attribute__((noinline)) popcount_loop(unsigned long x)
+{
+    unsigned long c = 0;
+    while (x) {
+        if (x & 1) {
+            c++;
+        }
+        x >>= 1;
+    }
+    return c;
+}
+
+static volatile unsigned long sink;
+
+static void workload_once(unsigned i)
+{
+    unsigned long x = fib(9 + (i & 1));
+    for (unsigned j = 0; j < 16; j++) {
+        x = ops[(i + j) & 3](x);
+        x = dispatch(i * 7 + j, x);
+    }
+    x += popcount_loop(x);
+    sink += x;
+}
+
+static void smode_work(void)
+{
+    for (unsigned i = 0; i < 4; i++) {
+        workload_once(i);
+    }
+}
+
+static void workload(unsigned iterations)
+{
+    unsigned long h = hartid();
+    for (unsigned i = 0; i < iterations; i++) {
+        workload_once(i);
+        if ((i & 15) == 0) {
+            __asm__ volatile("ecall");          // exception and trap return
+        }
+        if ((i & 31) == 5) {
+            run_in_smode(smode_work);           // privilege changes
+        }
+        if ((i & 63) == 9) {
+            // arm a timer interrupt that fires inside the next iterations
+            wr32(CLINT_MTIMECMP(h) + 4, 0);
+            *(volatile uint64_t *)CLINT_MTIMECMP(h) = *(volatile uint64_t *)CLINT_MTIME + 20;
+        }
+    }
+}
+
+static uint64_t on_trap(uint64_t mcause, uint64_t mepc)
+{
+    unsigned long h = hartid();
+    if (mcause == (MCAUSE_INT | IRQ_M_TIMER)) {
+        ticks[h]++;
+        *(volatile uint64_t *)CLINT_MTIMECMP(h) = ~0ULL;
+        return mepc;
+    }
+    if (mcause == EXC_ECALL_M) {
+        ecalls[h]++;
+        return mepc + 4;
+    }
+    if (mcause == EXC_ECALL_S) {
+        // back from run_in_smode: continue in M-mode
+        __asm__ volatile("csrs mstatus, %0" ::"r"(MSTATUS_MPP_M));
+        return (uint64_t)(uintptr_t)smode_return;
+    }
+    puts_("FAIL: trace: unexpected trap ");
+    puthex(mcause);
+    puts_("\n");
+    test_failures++;
+    poweroff();
+    return mepc;
+}
+
+// ---- trace programming (TCI 1.0 "Enabling and Disabling") -----------------
+static void setup_pmp_and_traps(void)
+{
+    // S-mode may access everything (PMP entry 0: NAPOT over the whole space)
+    __asm__ volatile("csrw pmpaddr0, %0" ::"r"(~0UL));
+    __asm__ volatile("csrw pmpcfg0, %0" ::"r"(0x1fUL));
+    *(volatile uint64_t *)CLINT_MTIMECMP(hartid()) = ~0ULL;
+    __asm__ volatile("csrs mie, %0" ::"r"(MIE_MTIE));
+    __asm__ volatile("csrs mstatus, %0" ::"r"(MSTATUS_MIE));
+}
+
+static void encoder_start(unsigned h)
+{
+    uintptr_t e = enc_base(h);
+    uint32_t c = CFG->te_control & ~(TR_ACTIVE | TR_ENABLE | TE_INST_TRACING);
+
+    tr_reset(e);
+    wr32(e + trTeInstFeatures, (CFG->inst_features & 0xffffu) | ((uint32_t)h << 16) |
+                                   (SRC_BITS << 28));
+    wr32(e + trTeInstFilters, 0);
+    wr32(e + trTeDataControl, 0);
+    wr32(e + trTeTrigExtInControl, 0);
+    wr32(e + trTsControl, CFG->ts_control);
+    wr32(e + trTeControl, TR_ACTIVE | c);
+    wr32(e + trTeControl, TR_ACTIVE | c | TR_ENABLE);
+    wr32(e + trTeControl, TR_ACTIVE | c | TR_ENABLE | TE_INST_TRACING);
+}
+
+static void sink_arm(void)
+{
+    uintptr_t r = TR_RAMSINK_BASE;
+
+    if (CFG->sink_smem) {
+        wr32(r, TR_ACTIVE | RAM_MODE_SMEM);
+        wr32(r + trRamStartHigh, 0);
+        wr32(r + trRamStartLow, (uint32_t)SMEM_BASE);
+        wr32(r + trRamLimitHigh, 0);
+        wr32(r + trRamLimitLow, (uint32_t)SMEM_LIMIT);
+        wr32(r + trRamWPHigh, 0);
+        wr32(r + trRamWPLow, (uint32_t)SMEM_BASE);
+        wr32(r, TR_ACTIVE | RAM_MODE_SMEM | TR_ENABLE);
+    } else {
+        uint32_t stop = CFG->loss_test ? RAM_STOP_ON_WRAP : 0;
+        wr32(r, TR_ACTIVE);
+        wr32(r + trRamLimitLow, CFG->loss_test ? LOSS_LIMIT : 0xfffcu);
+        wr32(r + trRamWPLow, 0);
+        wr32(r, TR_ACTIVE | stop | TR_ENABLE);
+    }
+}
+
+// Copy the captured bytes (oldest first) into dumpbuf or return SMEM pointer.
+static const uint8_t *sink_read(uint32_t *len)
+{
+    uintptr_t r = TR_RAMSINK_BASE;
+    uint64_t start = rd32(r + trRamStartLow) | ((uint64_t)rd32(r + trRamStartHigh) << 32);
+    uint64_t limit = rd32(r + trRamLimitLow) | ((uint64_t)rd32(r + trRamLimitHigh) << 32);
+    uint64_t wpreg = rd32(r + trRamWPLow) | ((uint64_t)rd32(r + trRamWPHigh) << 32);
+    uint64_t wp = wpreg & ~3ULL;
+    int wrapped = wpreg & RAM_WP_WRAP;
+
+    if (CFG->sink_smem) {
+        if (wrapped) {
+            puts_("FAIL: trace: SMEM buffer wrapped\n");
+            test_failures++;
+        }
+        *len = (uint32_t)(wp - start);
+        return (const uint8_t *)(uintptr_t)start;
+    }
+    uint32_t n = 0;
+    uint64_t a = wrapped ? wp : start;
+    uint64_t words = wrapped ? (limit + 4 - start) / 4 : (wp - start) / 4;
+    wr32(r + trRamRPLow, (uint32_t)a);
+    for (uint64_t i = 0; i < words; i++) {
+        uint32_t w = rd32(r + trRamData);
+        for (int b = 0; b < 4; b++) {
+            dumpbuf[n++] = (uint8_t)(w >> (8 * b));
+        }
+    }
+    *len = n;
+    return dumpbuf;
+}
+
+static void write_host_file(const char *name, const uint8_t *p, uint32_t len)
+{
+    uintptr_t open_args[3] = { (uintptr_t)name, 5 /* "wb" */, 0 };
+    const char *q = name;
+    while (*q) {
+        q++;
+    }
+    open_args[2] = (uintptr_t)(q - name);
+    long fd = semihost(0x01 /* SYS_OPEN */, open_args);
+    uintptr_t wargs[3] = { (uintptr_t)fd, (uintptr_t)p, len };
+    check("trace: semihosting open", fd >= 0);
+    check("trace: semihosting write", semihost(0x05 /* SYS_WRITE */, wargs) == 0);
+    semihost(0x02 /* SYS_CLOSE */, &fd);
+}
+
+void secondary_main(void)
+{
+    unsigned h = hartid();
+
+    trap_hook = on_trap;
+    while (!go) {
+    }
+    if (h >= CFG->harts) {
+        return;
+    }
+    setup_pmp_and_traps();
+    encoder_start(h);
+    workload(CFG->iterations);
+    tr_disable(enc_base(h));
+    __atomic_fetch_add(&done_count, 1, __ATOMIC_SEQ_CST);
+}
+
+static void loss_rearm_check(void)
+{
+    uintptr_t r = TR_RAMSINK_BASE;
+    uint32_t c = rd32(r);
+    uint32_t first;
+
+    check("trace: StopOnWrap disabled the full sink", !(c & TR_ENABLE));
+    check_eq("trace: WP back at Start with Wrap after the word at Limit",
+             rd32(r + trRamWPLow), RAM_WP_WRAP);
+    wr32(r + trRamRPLow, LOSS_LIMIT);
+    first = rd32(r + trRamData);
+    check("trace: the word at Limit (inclusive) was written", first != 0);
+    check("trace: encoder reports the overflow",
+          rd32(enc_base(0)) & TE_STALL_OR_OVERFLOW);
+    // re-arm: the encoder resumes with Error + SYNC=7
+    wr32(r + trRamWPLow, 0);
+    wr32(r, TR_ACTIVE | TR_ENABLE);
+}
+
+int main(void)
+{
+    uint32_t len;
+    const uint8_t *p;
+
+    trap_hook = on_trap;
+    if (CFG->magic != CFG_MAGIC) {
+        CFG->te_control = TE_INST_MODE(NT_INSTMODE_HTM);
+        CFG->inst_features = 0;
+        CFG->iterations = 64;
+        CFG->sink_smem = 0;
+        CFG->harts = 1;
+        CFG->ts_control = 0;
+        CFG->loss_test = 0;
+    }
+    setup_pmp_and_traps();
+    // sink, then funnel, then encoders
+    tr_reset(TR_RAMSINK_BASE);
+    check("trace: sink reports version 1.0 RAM sink", (rd32(TR_RAMSINK_BASE + trRamImpl) & 0xfff) == 0x901);
+    sink_arm();
+    tr_reset(TR_FUNNEL_BASE);
+    wr32(TR_FUNNEL_BASE + trFunnelDisInput, 0);
+    wr32(TR_FUNNEL_BASE + trTsControl, CFG->ts_control ? (TR_ACTIVE | TS_MODE(TS_MODE_INTERNAL) | TS_COUNT | TS_RESET) : 0);
+    wr32(TR_FUNNEL_BASE, TR_ACTIVE | TR_ENABLE);
+    go = 1;
+    encoder_start(0);
+    if (CFG->loss_test) {
+        workload(CFG->iterations);
+        loss_rearm_check();
+    }
+    workload(CFG->iterations);
+    check("trace: encoder disable flushes (Enable=0, Empty=1)", tr_disable(enc_base(0)));
+    while (done_count + 1 < CFG->harts) {
+    }
+    check("trace: funnel disable", tr_disable(TR_FUNNEL_BASE));
+    check("trace: sink disable flushes (Empty=1)", tr_disable(TR_RAMSINK_BASE));
+    check("trace: ecall exceptions taken", ecalls[0] > 0);
+    check("trace: timer interrupts taken", ticks[0] > 0);
+    p = sink_read(&len);
+    check("trace: sink captured data", len > 0);
+    if (CFG->loss_test) {
+        check_eq("trace: first message after the gap is Error", p[0] >> 2, NT_TCODE_Error);
+    }
+    write_host_file("trace.bin", p, len);
+    puts_("trace bytes: ");
+    putdec(len);
+    puts_("\n");
+    return 0;
+}
