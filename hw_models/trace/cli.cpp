@@ -1,0 +1,458 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// tsbi-trace: command-line tool for the trace codecs.
+//   tsbi-trace ntrace dump|decode|encode|selftest ...
+//   tsbi-trace etrace dump|encode ...
+//   tsbi-trace tv dump|compare ...
+// Exit codes: 0 success, 1 the data is inconsistent (decode errors, traces differ),
+// 2 usage error, 3 input/output error.
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "etrace_data.hpp"
+#include "ntrace_dec.hpp"
+#include "ntrace_enc.hpp"
+#include "pcfmt.hpp"
+#include "progen.hpp"
+#include "tvtrace.hpp"
+
+namespace {
+
+enum Exit { kOk = 0, kBadData = 1, kUsage = 2, kIo = 3 };
+
+const char kUsageText[] =
+    "usage: tsbi-trace FORMAT COMMAND [options] [FILE]\n"
+    "\n"
+    "FILE defaults to standard input ('-' also means standard input); output goes to\n"
+    "standard output unless -o FILE is given.\n"
+    "\n"
+    "N-Trace 1.0 (bytes with MSEO in the two low bits):\n"
+    "  ntrace dump [--fields] [--mid-stream]        messages, one field per line\n"
+    "  ntrace decode IMAGE [--pcinfo] [--events]    retired PCs (\"0xADDR\" lines)\n"
+    "  ntrace encode [IMAGE] [--pc] ENCODER         PC-info (or --pc: PC-only) text -> bytes\n"
+    "  ntrace selftest [--count N] [--seed N] ENCODER   generate, encode, decode, compare\n"
+    "    framing:  --src-bits N  --tstamp  --extend-addr  --xlen 32|64\n"
+    "    IMAGE:    --elf FILE | --bin FILE --load ADDR   [--jvt ADDR] [--zcmp] [--zcmt]\n"
+    "    decoder:  --implicit-return  --all-jumps  --src ID  --mid-stream\n"
+    "    ENCODER:  --mode btm|htm  --implicit-return 0..3  --repeated-history  --all-jumps\n"
+    "              --sync-mode 0..3 --sync-max N  --context  --src-bits N --src-id N\n"
+    "              --extend-addr --tstamp --icnt-bits N --hist-bits N --stack-depth N\n"
+    "              --itype3   or the raw registers: --te-control X --te-inst-features X\n"
+    "              --ts-control X (Trace Control Interface values, override the above)\n"
+    "\n"
+    "E-Trace data trace packets (binary, see tsbi-trace etrace --help-format):\n"
+    "  etrace dump [PARAMS] FILE                     one packet per line\n"
+    "  etrace encode [PARAMS] FILE                   text records -> packets\n"
+    "    PARAMS: --data-width N --daddress-width N --lrid-width N --no-compress\n"
+    "\n"
+    "Tandem-verification trace (Bluespec protocol):\n"
+    "  tv dump FILE                                  one item per line\n"
+    "  tv compare FILE1 FILE2 [--partial]            first divergence, exit 1 if any\n"
+    "\n"
+    "Exit status: 0 ok, 1 inconsistent data or traces differ, 2 usage, 3 I/O error.\n";
+
+int usage(const char *msg = nullptr) {
+    if (msg) fprintf(stderr, "tsbi-trace: %s\n", msg);
+    fputs("run 'tsbi-trace --help' for usage\n", stderr);
+    return kUsage;
+}
+
+struct Args {
+    std::vector<std::string> pos;
+    std::vector<std::pair<std::string, std::string>> opts; // name -> value ("" for flags)
+    bool has(const char *n) const {
+        for (auto &o : opts)
+            if (o.first == n) return true;
+        return false;
+    }
+    const std::string *get(const char *n) const {
+        const std::string *r = nullptr;
+        for (auto &o : opts)
+            if (o.first == n) r = &o.second;
+        return r;
+    }
+};
+
+// Options that take a value.
+bool takes_value(const std::string &n) {
+    static const char *const v[] = {"-o", "--elf", "--bin", "--load", "--jvt", "--src-bits",
+                                    "--xlen", "--src", "--mode", "--implicit-return",
+                                    "--sync-mode", "--sync-max", "--src-id", "--icnt-bits",
+                                    "--hist-bits", "--stack-depth", "--te-control",
+                                    "--te-inst-features", "--ts-control", "--count", "--seed",
+                                    "--data-width", "--daddress-width", "--lrid-width"};
+    for (const char *x : v)
+        if (n == x) return true;
+    return false;
+}
+// Options without a value.
+bool is_flag(const std::string &n) {
+    static const char *const v[] = {"--fields", "--mid-stream", "--pcinfo", "--events", "--pc",
+                                    "--tstamp", "--extend-addr", "--zcmp", "--zcmt",
+                                    "--repeated-history", "--all-jumps", "--context", "--itype3",
+                                    "--partial", "--no-compress", "--help"};
+    for (const char *x : v)
+        if (n == x) return true;
+    return false;
+}
+
+bool parse_args(int argc, char **argv, int first, Args &a, std::string &err) {
+    for (int i = first; i < argc; i++) {
+        std::string s = argv[i];
+        if (s.size() > 1 && s[0] == '-' ) {
+            std::string val;
+            size_t eq = s.find('=');
+            if (eq != std::string::npos && s.rfind("--", 0) == 0) val = s.substr(eq + 1), s = s.substr(0, eq);
+            if (takes_value(s)) {
+                if (eq == std::string::npos) {
+                    if (i + 1 >= argc) {
+                        err = "option " + s + " needs a value";
+                        return false;
+                    }
+                    val = argv[++i];
+                }
+                a.opts.push_back({s, val});
+            } else if (is_flag(s) && eq == std::string::npos) {
+                a.opts.push_back({s, ""});
+            } else if (s == "--implicit-return") {
+                a.opts.push_back({s, "3"});
+            } else {
+                err = "unknown option " + s;
+                return false;
+            }
+        } else {
+            a.pos.push_back(s);
+        }
+    }
+    return true;
+}
+
+bool num(const Args &a, const char *n, uint64_t &v, uint64_t dflt, std::string &err) {
+    const std::string *s = a.get(n);
+    v = dflt;
+    if (!s) return true;
+    char *end = nullptr;
+    errno = 0;
+    v = strtoull(s->c_str(), &end, 0);
+    if (s->empty() || *end || errno) {
+        err = std::string("bad number for ") + n + ": " + *s;
+        return false;
+    }
+    return true;
+}
+
+bool read_input(const std::string &path, std::vector<uint8_t> &out) {
+    if (path.empty() || path == "-") {
+        out.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+        return true;
+    }
+    std::ifstream f(path, std::ios::binary);
+    if (!f) return false;
+    out.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+    return true;
+}
+
+struct Output {
+    FILE *f = stdout;
+    bool open(const Args &a) {
+        if (const std::string *o = a.get("-o"))
+            if (*o != "-") f = fopen(o->c_str(), "wb");
+        return f != nullptr;
+    }
+    bool write(const void *p, size_t n) { return fwrite(p, 1, n, f) == n; }
+    bool write(const std::string &s) { return write(s.data(), s.size()); }
+    bool close() {
+        bool ok = fflush(f) == 0 && !ferror(f);
+        if (f != stdout) ok = fclose(f) == 0 && ok;
+        return ok;
+    }
+};
+
+bool framing(const Args &a, ntrace::Framing &fr, std::string &err) {
+    uint64_t sb, xl;
+    if (!num(a, "--src-bits", sb, 0, err) || !num(a, "--xlen", xl, 64, err)) return false;
+    if (sb > NT_LIMIT_MAX_SRC || (xl != 32 && xl != 64)) {
+        err = "--src-bits must be 0..12 and --xlen 32 or 64";
+        return false;
+    }
+    fr.src_bits = uint8_t(sb), fr.xlen = uint8_t(xl);
+    fr.tstamp = a.has("--tstamp"), fr.extend_addr = a.has("--extend-addr");
+    return true;
+}
+
+// Returns 0 when no image was requested, 1 loaded, -1 error.
+int load_image(const Args &a, trace::Image &img, std::string &err) {
+    uint64_t xl, jvt;
+    if (!num(a, "--xlen", xl, 64, err) || !num(a, "--jvt", jvt, 0, err)) return -1;
+    img.opts.xlen = unsigned(xl);
+    img.opts.zcmp = a.has("--zcmp"), img.opts.zcmt = a.has("--zcmt");
+    img.jvt = jvt, img.has_jvt = a.has("--jvt");
+    if (const std::string *e = a.get("--elf")) {
+        if (!img.load_elf(*e, err)) return -1;
+        if (!a.has("--xlen")) return 1;
+        img.opts.xlen = unsigned(xl);
+        return 1;
+    }
+    if (const std::string *b = a.get("--bin")) {
+        uint64_t load;
+        if (!a.has("--load")) {
+            err = "--bin needs --load ADDR";
+            return -1;
+        }
+        if (!num(a, "--load", load, 0, err) || !img.load_raw(*b, load, err)) return -1;
+        return 1;
+    }
+    return 0;
+}
+
+bool encoder_config(const Args &a, ntrace::EncoderConfig &c, std::string &err) {
+    using namespace ntrace;
+    ntrace::Framing fr;
+    if (!framing(a, fr, err)) return false;
+    uint64_t ir, sm, smax, sid, ib, hb, sd, x;
+    if (!num(a, "--implicit-return", ir, 0, err) || !num(a, "--sync-mode", sm, 0, err) ||
+        !num(a, "--sync-max", smax, 0, err) || !num(a, "--src-id", sid, 0, err) ||
+        !num(a, "--icnt-bits", ib, NT_LIMIT_MAX_ICNT, err) ||
+        !num(a, "--hist-bits", hb, NT_LIMIT_MAX_HIST, err) ||
+        !num(a, "--stack-depth", sd, NT_LIMIT_MAX_CALL_STACK, err))
+        return false;
+    if (ir > 3 || sm > 3 || smax > 15 || sid > 0xFFF || ib < 2 || ib > NT_LIMIT_MAX_ICNT || hb < 2 ||
+        hb > NT_LIMIT_MAX_HIST || sd < 1 || sd > NT_LIMIT_MAX_CALL_STACK) {
+        err = "encoder option out of range";
+        return false;
+    }
+    unsigned mode = NT_INSTMODE_BTM;
+    if (const std::string *m = a.get("--mode")) {
+        if (*m == "htm") mode = NT_INSTMODE_HTM;
+        else if (*m != "btm") {
+            err = "--mode must be btm or htm";
+            return false;
+        }
+    }
+    c.xlen = fr.xlen;
+    c.icnt_bits = unsigned(ib), c.hist_bits = unsigned(hb), c.stack_depth = unsigned(sd);
+    uint32_t t = te_put(0, NT_TE(trTeControl, InstMode), mode);
+    t = te_put(t, NT_TE(trTeControl, InstSyncMode), uint32_t(sm));
+    t = te_put(t, NT_TE(trTeControl, InstSyncMax), uint32_t(smax));
+    t = te_put(t, NT_TE(trTeControl, Context), a.has("--context"));
+    t = te_put(t, NT_TE(trTeControl, Format), NT_FORMAT_NTRACE);
+    uint32_t f = te_put(0, NT_TE(trTeInstFeatures, EnImplicitReturn), ir != 0);
+    f = te_put(f, NT_TE(trTeInstFeatures, ImplicitReturnMode), uint32_t(ir));
+    f = te_put(f, NT_TE(trTeInstFeatures, EnRepeatedHistory), a.has("--repeated-history"));
+    f = te_put(f, NT_TE(trTeInstFeatures, EnAllJumps), a.has("--all-jumps"));
+    f = te_put(f, NT_TE(trTeInstFeatures, ExtendAddrMSB), fr.extend_addr);
+    f = te_put(f, NT_TE(trTeInstFeatures, SrcBits), fr.src_bits);
+    f = te_put(f, NT_TE(trTeInstFeatures, SrcID), uint32_t(sid));
+    c.trTeControl = t, c.trTeInstFeatures = f;
+    c.trTsControl = te_put(0, NT_TE(trTsControl, Enable), fr.tstamp);
+    if (!num(a, "--te-control", x, c.trTeControl, err)) return false;
+    c.trTeControl = uint32_t(x);
+    if (!num(a, "--te-inst-features", x, c.trTeInstFeatures, err)) return false;
+    c.trTeInstFeatures = uint32_t(x);
+    if (!num(a, "--ts-control", x, c.trTsControl, err)) return false;
+    c.trTsControl = uint32_t(x);
+    return true;
+}
+
+// ---- ntrace -----------------------------------------------------------------------------
+struct DumpCb : ntrace::Callbacks {
+    const ntrace::Framing &fr;
+    bool fields;
+    std::string out;
+    uint64_t errors = 0;
+    explicit DumpCb(const ntrace::Framing &f, bool fl) : fr(f), fields(fl) {}
+    void on_msg(const ntrace::Msg &m) override {
+        char b[64];
+        snprintf(b, sizeof b, "# message at offset %llu\n", (unsigned long long)m.offset);
+        out += b;
+        out += fields ? ntrace::dump_fields(m) : ntrace::dump(fr, m);
+    }
+    void on_error(uint64_t off, ntrace::Err e) override {
+        char b[128];
+        snprintf(b, sizeof b, "# error at offset %llu: %s\n", (unsigned long long)off, ntrace::err_name(e));
+        out += b;
+        errors++;
+    }
+};
+
+int ntrace_dump(const Args &a) {
+    std::string err;
+    ntrace::Framing fr;
+    if (!framing(a, fr, err)) return usage(err.c_str());
+    std::vector<uint8_t> in;
+    if (!read_input(a.pos.size() > 2 ? a.pos[2] : "", in)) return fprintf(stderr, "tsbi-trace: cannot read input\n"), kIo;
+    DumpCb cb(fr, a.has("--fields"));
+    ntrace::parse(fr, in, cb, a.has("--mid-stream"));
+    Output o;
+    if (!o.open(a) || !o.write(cb.out) || !o.close()) return kIo;
+    return cb.errors ? kBadData : kOk;
+}
+
+struct PcSink : ntrace::DecodeSink {
+    std::vector<uint64_t> pcs;
+    std::string events;
+    bool want_events = false;
+    void insns(const uint64_t *p, size_t n) override { pcs.insert(pcs.end(), p, p + n); }
+    void event(const ntrace::Event &e) override {
+        static const char *const names[] = {"sync", "trap", "ownership", "stop", "error", "vendor", "lost"};
+        char b[200];
+        snprintf(b, sizeof b, "# %s at offset %llu: addr=0x%llX value=0x%llX%s%s\n", names[e.kind],
+                 (unsigned long long)e.offset, (unsigned long long)e.addr, (unsigned long long)e.value,
+                 e.kind == ntrace::Event::Error ? " " : "", e.kind == ntrace::Event::Error ? e.what : "");
+        if (e.kind == ntrace::Event::Error) fputs(b, stderr);
+        if (want_events) {
+            // Events are interleaved with the PCs at the point they happen.
+            pending.push_back({pcs.size(), b});
+        }
+    }
+    std::vector<std::pair<size_t, std::string>> pending;
+};
+
+int ntrace_decode(const Args &a) {
+    std::string err;
+    ntrace::DecoderConfig dc;
+    if (!framing(a, dc.fr, err)) return usage(err.c_str());
+    trace::Image img;
+    int li = load_image(a, img, err);
+    if (li < 0) return fprintf(stderr, "tsbi-trace: %s\n", err.c_str()), kIo;
+    if (li == 0) return usage("ntrace decode needs --elf FILE or --bin FILE --load ADDR");
+    uint64_t src;
+    if (!num(a, "--src", src, ~0ull, err)) return usage(err.c_str());
+    dc.src = a.has("--src") ? int(src & 0xFFF) : -1;
+    dc.implicit_return = a.has("--implicit-return");
+    dc.all_jumps = a.has("--all-jumps");
+    dc.fr.xlen = uint8_t(img.opts.xlen);
+    std::vector<uint8_t> in;
+    if (!read_input(a.pos.size() > 2 ? a.pos[2] : "", in)) return fprintf(stderr, "tsbi-trace: cannot read input\n"), kIo;
+    PcSink sink;
+    sink.want_events = a.has("--events");
+    ntrace::Decoder d(dc, img, sink);
+    d.run(in, a.has("--mid-stream"));
+    std::string text;
+    if (a.has("--pcinfo")) {
+        text = trace::format_pcinfo(trace::pcinfo_from_pcs(img, sink.pcs));
+        if (sink.want_events) {
+            std::string ev;
+            for (auto &p : sink.pending) ev += p.second;
+            text = ev + text;
+        }
+    } else if (sink.want_events) {
+        size_t k = 0;
+        char b[32];
+        for (size_t i = 0; i <= sink.pcs.size(); i++) {
+            while (k < sink.pending.size() && sink.pending[k].first == i) text += sink.pending[k++].second;
+            if (i < sink.pcs.size()) {
+                snprintf(b, sizeof b, "0x%llX\n", (unsigned long long)sink.pcs[i]);
+                text += b;
+            }
+        }
+    } else {
+        text = trace::format_pc_list(sink.pcs);
+    }
+    Output o;
+    if (!o.open(a) || !o.write(text) || !o.close()) return kIo;
+    return d.errors() ? kBadData : kOk;
+}
+
+int ntrace_encode(const Args &a) {
+    std::string err;
+    ntrace::EncoderConfig c;
+    if (!encoder_config(a, c, err)) return usage(err.c_str());
+    std::vector<uint8_t> in;
+    if (!read_input(a.pos.size() > 2 ? a.pos[2] : "", in)) return fprintf(stderr, "tsbi-trace: cannot read input\n"), kIo;
+    std::string_view text(reinterpret_cast<const char *>(in.data()), in.size());
+    std::vector<trace::PcInfo> info;
+    size_t line = 0;
+    if (a.has("--pc")) {
+        trace::Image img;
+        int li = load_image(a, img, err);
+        if (li <= 0) return li < 0 ? (fprintf(stderr, "tsbi-trace: %s\n", err.c_str()), kIo)
+                                   : usage("--pc input needs --elf or --bin to classify instructions");
+        std::vector<uint64_t> pcs;
+        if (!trace::parse_pc_list(text, pcs, line))
+            return fprintf(stderr, "tsbi-trace: bad PC list at line %zu\n", line), kBadData;
+        info = trace::pcinfo_from_pcs(img, pcs);
+    } else if (!trace::parse_pcinfo(text, info, line)) {
+        return fprintf(stderr, "tsbi-trace: bad PC-info at line %zu\n", line), kBadData;
+    }
+    ntrace::Encoder e(c);
+    trace::encode_pcinfo(info, e, !a.has("--itype3"));
+    Output o;
+    if (!o.open(a) || !o.write(e.out().data(), e.out().size()) || !o.close()) return kIo;
+    return kOk;
+}
+
+int ntrace_selftest(const Args &a) {
+    std::string err;
+    ntrace::EncoderConfig c;
+    if (!encoder_config(a, c, err)) return usage(err.c_str());
+    uint64_t n, seed;
+    if (!num(a, "--count", n, 1000000, err) || !num(a, "--seed", seed, 1, err)) return usage(err.c_str());
+    trace::GenConfig g;
+    g.seed = seed, g.xlen = c.xlen;
+    g.bad_return_per_mille = c.implicit_return() == 1 ? 0 : 10;
+    trace::Program p(g);
+    ntrace::Encoder e(c);
+    std::vector<uint64_t> expected;
+    const bool itype4 = !a.has("--itype3");
+    p.run(n, [&](const trace::GenEvent &ev) {
+        switch (ev.kind) {
+        case trace::GenEvent::Start: e.start(ev.addr); break;
+        case trace::GenEvent::Stop: e.stop(ev.addr); break;
+        case trace::GenEvent::Trap: e.trap(ev.addr, ev.target, ev.interrupt); break;
+        case trace::GenEvent::Context: e.context(unsigned(ev.addr), false, 0); break;
+        case trace::GenEvent::Retire:
+            e.retire(ev.addr, ev.size, itype4 ? ev.itype : rv::itype3(ev.itype));
+            expected.push_back(ev.addr);
+            break;
+        }
+    });
+    ntrace::DecoderConfig dc;
+    dc.fr = c.framing();
+    dc.implicit_return = c.implicit_return() != 0;
+    dc.all_jumps = c.all_jumps();
+    PcSink sink;
+    ntrace::Decoder d(dc, p.image(), sink);
+    d.run(e.out());
+    const bool same = sink.pcs == expected && d.errors() == 0;
+    printf("%llu instructions, %zu bytes (%.3f bits/instruction), decoded %zu: %s\n",
+           (unsigned long long)n, e.out().size(), 8.0 * double(e.out().size()) / double(n),
+           sink.pcs.size(), same ? "identical" : "DIFFERENT");
+    return same ? kOk : kBadData;
+}
+
+int ntrace_main(const Args &a) {
+    const std::string &cmd = a.pos[1];
+    if (cmd == "dump") return ntrace_dump(a);
+    if (cmd == "decode") return ntrace_decode(a);
+    if (cmd == "encode") return ntrace_encode(a);
+    if (cmd == "selftest") return ntrace_selftest(a);
+    return usage(("unknown ntrace command " + cmd).c_str());
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+    if (argc < 2) return usage("missing FORMAT");
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        fputs(kUsageText, stdout);
+        return kOk;
+    }
+    Args a;
+    std::string err;
+    if (!parse_args(argc, argv, 1, a, err)) return usage(err.c_str());
+    if (a.has("--help")) {
+        fputs(kUsageText, stdout);
+        return kOk;
+    }
+    if (a.pos.size() < 2) return usage("missing COMMAND");
+    if (a.pos[0] == "ntrace") return ntrace_main(a);
+    if (a.pos[0] == "etrace") return etrace::cli_main(a.pos, a.opts);
+    if (a.pos[0] == "tv") return tv::cli_main(a.pos, a.opts);
+    return usage(("unknown FORMAT " + a.pos[0]).c_str());
+}

@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// PC-only and PC-info text formats (see pcfmt.hpp).
+#include "pcfmt.hpp"
+
+#include <cstdio>
+#include <cstring>
+
+namespace trace {
+
+namespace {
+bool parse_hex(std::string_view &s, uint64_t &v) {
+    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+    if (s.size() >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) s.remove_prefix(2);
+    v = 0;
+    size_t n = 0;
+    while (n < s.size() && n < 17) {
+        char c = s[n];
+        unsigned d;
+        if (c >= '0' && c <= '9') d = unsigned(c - '0');
+        else if (c >= 'a' && c <= 'f') d = unsigned(c - 'a' + 10);
+        else if (c >= 'A' && c <= 'F') d = unsigned(c - 'A' + 10);
+        else break;
+        v = v << 4 | d;
+        n++;
+    }
+    if (n == 0 || n > 16) return false;
+    s.remove_prefix(n);
+    return true;
+}
+template <typename F> bool for_lines(std::string_view text, size_t &err_line, F f) {
+    size_t line = 0;
+    while (!text.empty()) {
+        size_t e = text.find('\n');
+        std::string_view l = text.substr(0, e);
+        text.remove_prefix(e == std::string_view::npos ? text.size() : e + 1);
+        line++;
+        while (!l.empty() && (l.back() == '\r' || l.back() == ' ')) l.remove_suffix(1);
+        if (l.empty() || l.front() == '#') continue;
+        if (!f(l)) {
+            err_line = line;
+            return false;
+        }
+    }
+    return true;
+}
+} // namespace
+
+bool parse_pc_list(std::string_view text, std::vector<uint64_t> &out, size_t &err_line) {
+    return for_lines(text, err_line, [&](std::string_view l) {
+        uint64_t v;
+        if (!parse_hex(l, v) || !l.empty()) return false;
+        out.push_back(v);
+        return true;
+    });
+}
+
+bool parse_pcinfo(std::string_view text, std::vector<PcInfo> &out, size_t &err_line) {
+    return for_lines(text, err_line, [&](std::string_view l) {
+        PcInfo p;
+        if (!parse_hex(l, p.addr) || l.empty() || l.front() != ',') return false;
+        l.remove_prefix(1);
+        size_t n = 0;
+        while (n < l.size() && n < 2 && l[n] >= 'A' && l[n] <= 'Z') n++;
+        if (n == 0) return false;
+        memcpy(p.type, l.data(), n);
+        p.type[n] = 0;
+        l.remove_prefix(n);
+        if (l.empty() || (l.front() != '2' && l.front() != '4')) return false;
+        p.size = uint8_t(l.front() - '0');
+        l.remove_prefix(1);
+        static const char *const known[] = {"L", "BN", "BD", "JD", "JI", "CD", "CI", "R"};
+        bool ok = false;
+        for (const char *k : known) ok |= strcmp(k, p.type) == 0;
+        if (!ok) return false;
+        if (!l.empty()) {
+            if (l.front() != ',') return false;
+            l.remove_prefix(1);
+            if (!parse_hex(l, p.dest) || !l.empty()) return false;
+            p.has_dest = true;
+        }
+        out.push_back(p);
+        return true;
+    });
+}
+
+std::string format_pc_list(const std::vector<uint64_t> &pcs) {
+    std::string s;
+    s.reserve(pcs.size() * 12);
+    char b[32];
+    for (uint64_t a : pcs) {
+        int n = snprintf(b, sizeof b, "0x%llX\n", (unsigned long long)a);
+        s.append(b, size_t(n));
+    }
+    return s;
+}
+
+std::string format_pcinfo(const std::vector<PcInfo> &v) {
+    std::string s;
+    char b[64];
+    for (const PcInfo &p : v) {
+        int n = p.has_dest ? snprintf(b, sizeof b, "0x%llX,%s%u,0x%llX\n", (unsigned long long)p.addr,
+                                      p.type, p.size, (unsigned long long)p.dest)
+                           : snprintf(b, sizeof b, "0x%llX,%s%u\n", (unsigned long long)p.addr, p.type,
+                                      p.size);
+        s.append(b, size_t(n));
+    }
+    return s;
+}
+
+std::vector<PcInfo> pcinfo_from_pcs(const Image &img, const std::vector<uint64_t> &pcs) {
+    std::vector<PcInfo> out;
+    out.reserve(pcs.size());
+    for (size_t i = 0; i < pcs.size(); i++) {
+        PcInfo p;
+        p.addr = pcs[i];
+        const rv::Insn *in = img.at(p.addr);
+        if (!in) {
+            out.push_back(p);
+            continue;
+        }
+        p.size = in->size;
+        const bool have_next = i + 1 < pcs.size();
+        const uint64_t target = p.addr + uint64_t(int64_t(in->offset));
+        auto set = [&](const char *t, bool dest) {
+            strcpy(p.type, t);
+            p.has_dest = dest, p.dest = dest ? target : 0;
+        };
+        switch (in->kind) {
+        case rv::Kind::Branch:
+            if (have_next && pcs[i + 1] == target && in->offset != in->size) set("BD", true);
+            else set("BN", false);
+            break;
+        case rv::Kind::DirectJump: set(in->pushes() ? "CD" : "JD", true); break;
+        case rv::Kind::TableJump:
+            set(in->pushes() ? "CI" : "JI", false); // target from the jump table
+            break;
+        case rv::Kind::Indirect:
+            set(in->itype == NT_ITYPE_RETURN ? "R" : in->pushes() ? "CI" : "JI", false);
+            break;
+        case rv::Kind::TrapReturn: set("JI", false); break;
+        default: set("L", false); break;
+        }
+        out.push_back(p);
+    }
+    return out;
+}
+
+uint8_t pcinfo_itype(const PcInfo &p) {
+    const char *t = p.type;
+    if (!strcmp(t, "BN")) return NT_ITYPE_BRANCH_NOT_TAKEN;
+    if (!strcmp(t, "BD")) return NT_ITYPE_BRANCH_TAKEN;
+    if (!strcmp(t, "JD")) return NT_ITYPE_DIRECT_JUMP_NOLINK;
+    if (!strcmp(t, "CD")) return NT_ITYPE_DIRECT_CALL;
+    if (!strcmp(t, "JI")) return NT_ITYPE_INDIRECT_JUMP_NOLINK;
+    if (!strcmp(t, "CI")) return NT_ITYPE_INDIRECT_CALL;
+    if (!strcmp(t, "R")) return NT_ITYPE_RETURN;
+    return NT_ITYPE_NONE;
+}
+
+void encode_pcinfo(const std::vector<PcInfo> &v, ntrace::Encoder &e, bool itype4) {
+    if (v.empty()) return;
+    e.start(v.front().addr);
+    for (size_t i = 0; i < v.size(); i++) {
+        const PcInfo &p = v[i];
+        uint8_t it = pcinfo_itype(p);
+        const bool indirect = it == NT_ITYPE_INDIRECT_JUMP_NOLINK || it == NT_ITYPE_INDIRECT_CALL ||
+                              it == NT_ITYPE_RETURN;
+        e.retire(p.addr, p.size, itype4 ? it : rv::itype3(it));
+        if (i + 1 == v.size()) break;
+        const uint64_t next = v[i + 1].addr;
+        const uint64_t expect = p.has_dest && it != NT_ITYPE_BRANCH_NOT_TAKEN ? p.dest : p.addr + p.size;
+        // A discontinuity the instruction does not explain is an exception or interrupt
+        // taken before the next instruction retired.
+        if (!indirect && next != expect) e.trap(expect, next, false);
+    }
+    const PcInfo &l = v.back();
+    e.stop(l.has_dest ? l.dest : l.addr + l.size);
+}
+
+} // namespace trace

@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// Text formats of retired-instruction streams, as used by the N-Trace reference C code:
+//   PC-only:  one "0xADDR" per retired instruction
+//   PC-info:  "0xADDR,TYPE[,0xDEST]" with TYPE = L, BN, BD, JD, JI, CD, CI or R followed by
+//             the instruction size in bytes (2 or 4), DEST only for direct taken flow
+//             changes (BD, JD, CD). A discontinuity the type does not explain is a trap.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "image.hpp"
+#include "ntrace_enc.hpp"
+
+namespace trace {
+
+struct PcInfo {
+    uint64_t addr = 0;
+    uint8_t size = 4;
+    char type[3] = "L";
+    uint64_t dest = 0;
+    bool has_dest = false;
+};
+
+// Parse; on error returns false and sets the 1-based line number in err_line.
+bool parse_pc_list(std::string_view text, std::vector<uint64_t> &out, size_t &err_line);
+bool parse_pcinfo(std::string_view text, std::vector<PcInfo> &out, size_t &err_line);
+std::string format_pc_list(const std::vector<uint64_t> &pcs);
+std::string format_pcinfo(const std::vector<PcInfo> &v);
+
+// Classifies each retired address with the image (the next address tells taken/not).
+std::vector<PcInfo> pcinfo_from_pcs(const Image &img, const std::vector<uint64_t> &pcs);
+
+// 4-bit itype of a PC-info line (branches 4/5).
+uint8_t pcinfo_itype(const PcInfo &p);
+
+// Feeds a PC-info stream to an encoder: start, retire (with traps where the next address
+// is not the one the type implies), stop. itype4=false uses the 3-bit itype encoding.
+void encode_pcinfo(const std::vector<PcInfo> &v, ntrace::Encoder &e, bool itype4);
+
+} // namespace trace
