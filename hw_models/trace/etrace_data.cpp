@@ -162,9 +162,12 @@ bool Encoder::encode(const Record &r, std::vector<uint8_t> &out) {
     const unsigned daw = p_.daddress_width;
     // Address: full or differential against the last address of the same size.
     auto address = [&](bool allow_diff, bool &diff) {
-        const uint64_t enc = (r.addr >> sh) & mask(daw);
+        // Arithmetic shift of the sign-extended address, so that high addresses stay
+        // all-ones above their significant bits and truncate well.
+        auto shifted = [&](uint64_t a) { return uint64_t(int64_t(sext(a, daw, 64)) >> sh) & mask(daw); };
+        const uint64_t enc = shifted(r.addr);
         diff = allow_diff && st_.addr_valid[size];
-        uint64_t v = diff ? (enc - ((st_.addr[size] >> sh) & mask(daw))) & mask(daw) : enc;
+        uint64_t v = diff ? (enc - shifted(st_.addr[size])) & mask(daw) : enc;
         st_.addr[size] = r.addr, st_.addr_valid[size] = true;
         return v;
     };
@@ -398,9 +401,9 @@ Err Decoder::decode(unsigned msg_type, std::span<const uint8_t> pl, Record &r) {
         uint64_t enc = v & mask(daw);
         if (diff) {
             if (!st_.addr_valid[size]) e = Err::NoSync;
-            enc = (enc + ((st_.addr[size] >> sh) & mask(daw))) & mask(daw);
+            enc = (enc + (uint64_t(int64_t(sext(st_.addr[size], daw, 64)) >> sh) & mask(daw))) & mask(daw);
         }
-        uint64_t a = enc << sh;
+        uint64_t a = (enc << sh) & mask(daw);
         st_.addr[size] = a, st_.addr_valid[size] = true;
         return a;
     };
