@@ -283,7 +283,8 @@ static void loss_rearm_check(void)
     check("trace: the word at Limit (inclusive) was written", first != 0);
     check("trace: encoder reports the overflow",
           rd32(enc_base(0)) & TE_STALL_OR_OVERFLOW);
-    // re-arm: the encoder resumes with Error + SYNC=7
+    // re-arm with the whole SRAM: the encoder resumes with Error + SYNC=7
+    wr32(r + trRamLimitLow, 0xfffcu);
     wr32(r + trRamWPLow, 0);
     wr32(r, TR_ACTIVE | TR_ENABLE);
 }
@@ -329,7 +330,21 @@ int main(void)
     p = sink_read(&len);
     check("trace: sink captured data", len > 0);
     if (CFG->loss_test) {
+        unsigned i = 0;
         check_eq("trace: first message after the gap is Error", p[0] >> 2, NT_TCODE_Error);
+        while (i < len && (p[i] & 3) != 3) {
+            i++;
+        }
+        i++;
+        // next message: a synchronizing one with SYNC=7 after the 4 SRC bits
+        check("trace: then a synchronizing message",
+              i < len && ((p[i] >> 2) == NT_TCODE_DirectBranchSync ||
+                          (p[i] >> 2) == NT_TCODE_IndirectBranchSync ||
+                          (p[i] >> 2) == NT_TCODE_ProgTraceSync));
+        // MDO bits after TCODE: SRC[3:0], then SYNC[1:0] in this byte, SYNC[3:2] next
+        check_eq("trace: with SYNC=7 (restart from FIFO overrun)",
+                 i + 2 < len ? (uint32_t)(((p[i + 1] >> 6) & 3) | (((p[i + 2] >> 2) & 3) << 2)) : 0,
+                 NT_SYNC_FIFO_OVERRUN);
     }
     write_host_file("trace.bin", p, len);
     puts_("trace bytes: ");

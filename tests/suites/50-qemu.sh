@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
+# Project QEMU 10 with the trace models: builds (or reuses) it, runs the
+# register-level tests and the end-to-end trace validation (decoded N-Trace
+# == the insnlog plugin's record of executed instructions).
+. "$(dirname "$0")/../lib.sh"
+
+build qemu
+build qemu-payloads qemu-plugin
+Q=$(readlink -f build/qemu/qemu-system-riscv64)
+PLUGIN=$PWD/build/qemu-tests/libinsnlog.so
+ELF=$PWD/build/qemu-tests/trace.elf
+LOGS=$PWD/build/test-logs/qemu
+
+# Payload PASS/FAIL lines get a prefix; a payload that dies without a FAIL
+# line (hang, crash, non-zero exit) is a FAIL.
+run_payload() {
+  local name=$1 log=$2 rc=$3
+  sed -nE "s/^(PASS|FAIL): /\1: $name: /p" "$log"
+  if [ "$rc" != 0 ] && ! grep -q '^FAIL' "$log"; then
+    fail "$name: qemu exited $rc (timeout or crash)"; tail -5 "$log"
+  fi
+}
+
+mkdir -p "$LOGS"
+timeout 60 "$Q" -machine virt -smp 2 -nographic -bios build/qemu-tests/regs.elf \
+  > "$LOGS/regs.log" 2>&1
+run_payload regs "$LOGS/regs.log" $?
+
+# Decoder: the host N-Trace codec's CLI (hw_models/trace).
+if make -s trace > "$LOGS/make-trace.log" 2>&1 && [ -x build/trace/tsbi-trace ]; then
+  DEC=build/trace/tsbi-trace
+else
+  DEC=
+  cat "$LOGS/make-trace.log"
+  fail "decoder: build/trace/tsbi-trace does not build (end-to-end validation cannot run)"
+fi
+
+# run_trace NAME SMP MIN "TE_CONTROL INST_FEATURES ITER SMEM HARTS TS LOSS" DECODER-OPTS...
+run_trace() {
+  local name=$1 smp=$2 min=$3 i=0 loader=() w h rc d cfg
+  d=$LOGS/trace-$name
+  read -r -a cfg <<< "$4"
+  shift 4
+  rm -rf "$d"; mkdir -p "$d"
+  for w in 0x54534249 "${cfg[@]}"; do
+    loader+=(-device "loader,addr=$((0x80ff0000 + 4 * i)),data=$w,data-len=4")
+    i=$((i + 1))
+  done
+  (cd "$d" && timeout 300 "$Q" -machine virt -smp "$smp" -nographic -bios "$ELF" \
+     -semihosting-config enable=on,target=native -plugin "$PLUGIN,out=insn" "${loader[@]}" \
+     > uart.log 2>&1)
+  rc=$?
+  run_payload "trace-$name" "$d/uart.log" $rc
+  [ -n "$DEC" ] && [ -s "$d/trace.bin" ] || { fail "trace-$name: no trace to decode"; return; }
+  for ((h = 0; h < cfg[4]; h++)); do
+    if ! "$DEC" ntrace decode --elf "$ELF" --src-bits 4 --src "$h" "$@" "$d/trace.bin" \
+         > "$d/decoded.$h" 2> "$d/decode.$h.err"; then
+      fail "trace-$name: hart $h: decoder error"; head -5 "$d/decode.$h.err"; continue
+    fi
+    if python3 tests/qemu/compare.py "$d/decoded.$h" "$d/insn.$h" --min "$min" > "$d/compare.$h"; then
+      pass "trace-$name: hart $h: decoded trace equals executed instructions ($(cat "$d/compare.$h" | cut -d' ' -f1) insns)"
+    else
+      fail "trace-$name: hart $h: $(cat "$d/compare.$h")"
+    fi
+  done
+}
+
+# trTeControl values: InstMode<<4, Context bit 9, InstSyncMode<<16, InstSyncMax<<20
+BTM=0x30; HTM=0x60
+OPT_SYNC=$(( (3 << 16) | (6 << 20) | (1 << 9) ))
+# trTeInstFeatures: EnImplicitReturn 0x8, mode<<6, EnRepeatedHistory 0x100,
+# EnAllJumps 0x200, ExtendAddrMSB 0x400
+IRET_FULL=$(( 0x8 | (3 << 6) )); IRET_PART=$(( 0x8 | (2 << 6) )); REP=0x100; ALLJ=0x200; EXT=0x400
+TS_SHARED=$(( 0x1 | (4 << 4) | (1 << 15) ))
+
+run_trace btm-sram 1 1000 "$BTM 0 16 0 1 0 0"
+run_trace htm-sram 1 1000 "$HTM 0 16 0 1 0 0"
+run_trace btm-1m 1 1000000 "$BTM 0 330 1 1 0 0"
+run_trace htm-1m 1 1000000 "$HTM 0 330 1 1 0 0"
+run_trace htm-opt-1m 1 1000000 "$((HTM | OPT_SYNC)) $((IRET_FULL | REP | EXT)) 330 1 1 $TS_SHARED 0" \
+  --implicit-return=3 --extend-addr --tstamp
+run_trace btm-opt 1 10000 "$((BTM | OPT_SYNC)) $((IRET_PART | REP | ALLJ | EXT)) 32 1 1 $TS_SHARED 0" \
+  --implicit-return=3 --all-jumps --extend-addr --tstamp
+run_trace htm-alljumps 1 10000 "$HTM $((ALLJ | IRET_FULL)) 32 1 1 0 0" --implicit-return=3 --all-jumps
+run_trace htm-2harts 2 10000 "$HTM $((IRET_FULL | REP)) 32 1 2 0 0" --implicit-return=3
+run_trace btm-loss 1 100 "$BTM 0 16 0 1 0 1"
