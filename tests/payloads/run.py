@@ -13,7 +13,9 @@ re-prints every case as "PASS|FAIL: <tag>/<payload>/<case>" and adds its own:
   <payload>/hang       the run hit --timeout (no DONE, or no power-off)
   <payload>/boots      (reboot payload) the payload started the expected times
 A payload line "TSBI-SEND: <text>" makes the runner type <text> into the
-console. With --known FILE, FAIL lines whose case matches a pattern in FILE
+console; "TSBI-EXPECT: <case> <text>" makes it check that a later console line
+is exactly <text> (PASS/FAIL <payload>/<case>): output written by the
+firmware on the payload's behalf (DBCN write, putchar) is checked this way. With --known FILE, FAIL lines whose case matches a pattern in FILE
 are printed as "INFO: ... known difference" and not counted (for comparison
 runs against other firmware). Exit status 0 when nothing FAILed.
 See tests/payloads/README.md.
@@ -130,11 +132,15 @@ def run_one(args, fw, qemu, payload, rep, log):
     all_cases = []
     boots = 0
     done = None          # (passed, failed, lines since start ok?)
+    expects = []         # [case, text, seen]
     timed_out = False
 
     def handle(line):
         nonlocal boots, done, cases
         lines.append(line)
+        for e in expects:
+            if not e[2] and line == e[1]:
+                e[2] = True
         log.write(line + "\n")
         if args.verbose:
             print("| " + line)
@@ -147,6 +153,10 @@ def run_one(args, fw, qemu, payload, rep, log):
             c = (m.group(1) == "PASS", m.group(2), m.group(3) or "")
             cases.append(c)
             all_cases.append(c)
+            return
+        if line.startswith("TSBI-EXPECT: "):
+            case, _, text = line[len("TSBI-EXPECT: "):].partition(" ")
+            expects.append([case, text, False])
             return
         if line.startswith("TSBI-SEND: "):
             try:
@@ -195,6 +205,8 @@ def run_one(args, fw, qemu, payload, rep, log):
 
     for ok, case, details in all_cases:
         rep.result(ok, case, details)
+    for case, text, seen in expects:
+        rep.result(seen, case, "console line %r never appeared" % text)
     tail = " | ".join(lines[-6:])
     if done is None:
         what = "timeout after %ss" % args.timeout if timed_out else "QEMU exited (status %s)" % status

@@ -138,9 +138,13 @@ void power_off(Shutdown how, unsigned long reason) {
     pl_park();
 }
 
-void finish(Shutdown how, unsigned long reason) {
+void print_done() {
     report_anomalies();
     printf("TSBI-DONE passed=%u failed=%u\n", n_passed, n_failed);
+}
+
+void finish(Shutdown how, unsigned long reason) {
+    print_done();
     power_off(how, reason);
 }
 

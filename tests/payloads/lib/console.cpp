@@ -196,4 +196,8 @@ void note(const char *fmt, ...) {
 
 void request_input(const char *text) { printf("TSBI-SEND: %s\n", text); }
 
+void expect_console_line(const char *case_name, const char *text) {
+    printf("TSBI-EXPECT: %s/%s %s\n", pl_payload_name, case_name, text);
+}
+
 } // namespace pl

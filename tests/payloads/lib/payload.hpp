@@ -174,7 +174,9 @@ unsigned failed_count();
 // hart parks and the runner reports the missing power-off.
 enum class Shutdown { srst, legacy };
 [[noreturn]] void finish(Shutdown how = Shutdown::srst, unsigned long reason = 0);
-// The shutdown part of finish() alone, for payloads that print DONE themselves.
+// The two halves of finish(), for payloads that shut down in their own way
+// (e.g. from another hart): the DONE line, then the shutdown call.
+void print_done();
 [[noreturn]] void power_off(Shutdown how = Shutdown::srst, unsigned long reason = 0);
 
 // --- platform (parsed from the device tree the firmware passed in a1) --------
@@ -299,6 +301,10 @@ int strncmp(const char *a, const char *b, size_t n);
 // --- console input (used with the runner's TSBI-SEND protocol) ------------------
 // Asks the runner to type `text` into the console ("TSBI-SEND: <text>").
 void request_input(const char *text);
+// Tells the runner that a later console line must be exactly `text`; the
+// runner reports it as case "<payload>/<case>" ("TSBI-EXPECT: <case> <text>").
+// Used to check output the firmware writes on the payload's behalf.
+void expect_console_line(const char *case_name, const char *text);
 
 } // namespace pl
 

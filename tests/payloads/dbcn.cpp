@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// Debug console extension (ext-debug-console.adoc) and the shared-memory
+// physical address rules it points to (binary encoding, "Shared memory
+// physical address range parameter"). The function tables name
+// SBI_ERR_INVALID_PARAM for memory that breaks those rules, so that is what
+// every hostile range must get. Console input comes from the runner
+// (TSBI-SEND), console output is checked by the runner (TSBI-EXPECT).
+#include "payload.hpp"
+
+using namespace pl;
+
+PAYLOAD_NAME("dbcn");
+
+namespace {
+
+namespace D = fid::dbcn;
+
+SbiRet dbcn_write(unsigned long n, unsigned long lo, unsigned long hi = 0) {
+    return sbi_call(eid::dbcn, D::write, n, lo, hi);
+}
+SbiRet dbcn_read(unsigned long n, unsigned long lo, unsigned long hi = 0) {
+    return sbi_call(eid::dbcn, D::read, n, lo, hi);
+}
+SbiRet dbcn_write_byte(unsigned long b) { return sbi_call(eid::dbcn, D::write_byte, b); }
+unsigned long addr(const volatile void *p) { return reinterpret_cast<uintptr_t>(p); }
+
+char rx[64];
+
+void write_cases() {
+    static const char text[] = "dbcn-write-ok\n";
+    const unsigned long len = sizeof text - 1;
+    expect_console_line("write/console_text", "dbcn-write-ok");
+    unsigned long done = 0;
+    bool ok = true;
+    for (int calls = 0; done < len && calls < 100; calls++) {
+        SbiRet r = dbcn_write(len - done, addr(text + done));
+        // Non-blocking: partial writes are allowed, errors and overshoot not.
+        if (r.error != SUCCESS || r.value > len - done) {
+            ok = false;
+            fail("bad sbiret", "write/call error=%ld value=0x%lx", r.error, r.value);
+            break;
+        }
+        done += r.value;
+    }
+    expect_true(ok, "write/returns_success");
+    expect_eq(done, len, "write/all_bytes_written");
+    expect_ret(dbcn_write(0, addr(text)), SUCCESS, 0, "write/zero_bytes");
+}
+
+void write_byte_cases() {
+    expect_console_line("write_byte/console_text", "dbcn-byte-ok!");
+    bool ok = true;
+    for (const char *s = "dbcn-byte-ok"; *s; s++) {
+        SbiRet r = dbcn_write_byte(static_cast<unsigned char>(*s));
+        ok &= r.error == SUCCESS && r.value == 0;
+    }
+    // uint8_t parameter: only the low 8 bits count (binary encoding: data
+    // narrower than XLEN uses only its own bits).
+    SbiRet hi = dbcn_write_byte(0xABCD00ul | '!');
+    dbcn_write_byte('\n');
+    expect_true(ok, "write_byte/success_value_zero");
+    expect_ret(hi, SUCCESS, 0, "write_byte/upper_bits_ignored");
+}
+
+void read_cases() {
+    memset(rx, 0xEE, sizeof rx);
+    SbiRet r = dbcn_read(sizeof rx, addr(rx));
+    expect_ret(r, SUCCESS, 0, "read/no_input_returns_zero");
+    expect_true(rx[0] == char(0xEE) && rx[15] == char(0xEE), "read/no_input_buffer_untouched");
+    expect_ret(dbcn_read(0, addr(rx)), SUCCESS, 0, "read/zero_bytes");
+
+    static const char want[] = "tsbi-in";
+    const unsigned long len = sizeof want - 1;
+    request_input(want);
+    unsigned long got = 0;
+    bool errors = false;
+    wait_until(
+        [&] {
+            SbiRet x = dbcn_read(len - got, addr(rx + got));
+            if (x.error != SUCCESS || x.value > len - got) errors = true;
+            else got += x.value;
+            return got >= len || errors;
+        },
+        3000000);
+    expect_true(!errors, "read/input/success");
+    expect_eq(got, len, "read/input/byte_count");
+    expect_true(got == len && memcmp(rx, want, len) == 0, "read/input/bytes");
+}
+
+struct Bad {
+    const char *name;
+    unsigned long n, lo, hi;
+};
+
+void hostile() {
+    const Platform &p = platform();
+    const unsigned long ram_end = p.ram_base + p.ram_size;
+    const unsigned long buf = addr(rx);
+    const Bad cases[] = {
+        {"fw_region_start", 16, p.fw_base, 0},
+        {"fw_region_end_straddle", 16, p.fw_base + p.fw_size - 8, 0},
+        {"fw_region_one_byte", 1, p.fw_base + p.fw_size - 1, 0},
+        {"covers_fw_region", p.fw_size + 0x1000, p.fw_base, 0},
+        {"ram_end_straddle", 16, ram_end - 8, 0},
+        {"ram_end", 1, ram_end, 0},
+        {"beyond_ram_to_ram_end", p.ram_size, buf, 0},
+        {"null", 8, 0, 0},
+        {"base_hi_one", 8, buf, 1},
+        {"base_hi_all_ones", 8, buf, ~0ul},
+        {"wraps_around", ~0ul - buf + 2, buf, 0},
+        {"size_all_ones", ~0ul, buf, 0},
+        {"high_address", 8, 0xFFFFFFFFFFFFF000ul, 0},
+    };
+    for (const Bad &c : cases) {
+        expect_err(dbcn_write(c.n, c.lo, c.hi), ERR_INVALID_PARAM, "write/invalid/%s", c.name);
+        expect_err(dbcn_read(c.n, c.lo, c.hi), ERR_INVALID_PARAM, "read/invalid/%s", c.name);
+        expect_alive("invalid/%s", c.name);
+    }
+    // A rejected read with input waiting must neither write the firmware
+    // nor swallow the input.
+    request_input("Q");
+    delay_us(200000);
+    expect_err(dbcn_read(1, p.fw_base), ERR_INVALID_PARAM, "read/invalid_with_input/fw_region");
+    memset(rx, 0, sizeof rx);
+    unsigned long got = 0;
+    wait_until(
+        [&] {
+            got = dbcn_read(1, addr(rx)).value;
+            return got != 0;
+        },
+        3000000);
+    expect_true(got == 1 && rx[0] == 'Q', "read/invalid_with_input/input_kept");
+    expect_alive("read/invalid_with_input");
+}
+
+struct SmpWrite {
+    SbiRet r;
+    char text[32];
+};
+void smp_write_job(void *arg) {
+    auto *s = static_cast<SmpWrite *>(arg);
+    s->r = dbcn_write(strlen(s->text), addr(s->text));
+}
+void smp() {
+    const Platform &p = platform();
+    if (p.nharts < 2 || !start_secondaries()) return;
+    for (unsigned i = 0; i < p.nharts; i++) {
+        unsigned long h = p.hartids[i];
+        if (h == hartid()) continue;
+        SmpWrite s{};
+        snprintf(s.text, sizeof s.text, "dbcn-from-hart%lu\n", h);
+        char line[32], name[32];
+        snprintf(line, sizeof line, "dbcn-from-hart%lu", h);
+        snprintf(name, sizeof name, "smp/hart%lu/console_text", h);
+        expect_console_line(name, line);
+        if (!run_on(h, smp_write_job, &s)) {
+            fail("job timed out", "smp/hart%lu/write", h);
+            continue;
+        }
+        expect_ret(s.r, SUCCESS, strlen(s.text), "smp/hart%lu/write", h);
+    }
+}
+
+} // namespace
+
+void payload_main() {
+    if (sbi_probe(eid::dbcn).value == 0) {
+        fail("DBCN not available", "probe");
+        return;
+    }
+    write_cases();
+    write_byte_cases();
+    read_cases();
+    hostile();
+    smp();
+}

@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// System reset extension (ext-sys-reset.adoc): reserved and unimplemented
+// types and reasons are INVALID_PARAM and change nothing; the real shutdown
+// ends the run (the runner checks QEMU exits by itself). With more than one
+// hart the shutdown is requested by a secondary while the boot hart keeps
+// running, with reason "system failure" (QEMU may report it as a non-zero
+// exit status, which the runner allows for this payload). Reboots are tested
+// by the separate "reboot" payload.
+#include "payload.hpp"
+
+using namespace pl;
+
+PAYLOAD_NAME("srst");
+
+namespace {
+
+struct Case {
+    const char *name;
+    unsigned long type, reason;
+};
+
+// A firmware that wrongly accepts one of these shuts the machine down, which
+// the runner reports as a missing TSBI-DONE.
+const Case kInvalid[] = {
+    {"type_reserved_first", 0x00000003, 0},
+    {"type_reserved_last", 0xEFFFFFFF, 0},
+    {"type_vendor_first", 0xF0000000, 0},
+    {"type_vendor_last", 0xFFFFFFFF, 0},
+    {"type_reserved_upper_bits", 0x100000003ul, 0},
+    {"reason_reserved_first", 0, 0x00000002},
+    {"reason_reserved_last", 0, 0xDFFFFFFF},
+    {"cold_reboot_reason_reserved", 1, 0x00000002},
+    {"warm_reboot_reason_reserved", 2, 0x12345678},
+    {"both_reserved", 0x1000, 0x1000},
+    // Implementation-specific and vendor reasons: this firmware implements
+    // none, so "platform-specific and unimplemented" => INVALID_PARAM.
+    {"reason_sbi_impl_specific", 0, 0xE0000000},
+    {"reason_vendor", 0, 0xF0000000},
+};
+
+struct Job {
+    const Case *c;
+    SbiRet r;
+};
+void reset_job(void *arg) {
+    auto *j = static_cast<Job *>(arg);
+    j->r = sbi_system_reset(j->c->type, j->c->reason);
+}
+
+void shutdown_job(void *) {
+    SbiRet r = sbi_system_reset(reset_type::shutdown, reset_reason::system_failure);
+    printf("FAIL: srst/shutdown_from_secondary returned error=%ld\n", r.error);
+}
+
+} // namespace
+
+void payload_main() {
+    for (const Case &c : kInvalid) {
+        expect_err(sbi_system_reset(c.type, c.reason), ERR_INVALID_PARAM, "%s", c.name);
+        expect_alive("%s", c.name);
+    }
+    const Platform &p = platform();
+    if (p.nharts > 1 && start_secondaries()) {
+        unsigned long h = p.hartids[p.nharts - 1];
+        for (const Case &c : kInvalid) {
+            Job j{&c, {-99, 0}};
+            if (run_on(h, reset_job, &j))
+                expect_err(j.r, ERR_INVALID_PARAM, "hart%lu/%s", h, c.name);
+            else
+                fail("job timed out", "hart%lu/%s", h, c.name);
+        }
+        print_done();
+        post_job(h, shutdown_job, nullptr);
+        // The boot hart keeps running; the shutdown must stop it too.
+        for (;;) {
+        }
+    }
+    finish(Shutdown::srst, reset_reason::system_failure);
+}
