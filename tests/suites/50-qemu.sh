@@ -37,6 +37,8 @@ else
 fi
 
 # run_trace NAME SMP MIN "TE_CONTROL INST_FEATURES ITER SMEM HARTS TS LOSS" DECODER-OPTS...
+# Optional environment: EXTRA (more QEMU options), EXPECT (fields that the
+# dumped trace must contain, e.g. "RCODE=0x2", showing the option was used).
 run_trace() {
   local name=$1 smp=$2 min=$3 i=0 loader=() w h rc d cfg
   d=$LOGS/trace-$name
@@ -48,7 +50,7 @@ run_trace() {
     i=$((i + 1))
   done
   (cd "$d" && timeout 300 "$Q" -machine virt -smp "$smp" -nographic -bios "$ELF" \
-     -semihosting-config enable=on,target=native -plugin "$PLUGIN,out=insn" "${loader[@]}" \
+     -semihosting-config enable=on,target=native -plugin "$PLUGIN,out=insn" "${loader[@]}" ${EXTRA:-} \
      > uart.log 2>&1)
   rc=$?
   run_payload "trace-$name" "$d/uart.log" $rc
@@ -64,6 +66,13 @@ run_trace() {
       fail "trace-$name: hart $h: $(cat "$d/compare.$h")"
     fi
   done
+  if [ -n "${EXPECT:-}" ]; then
+    "$DEC" ntrace dump --fields --src-bits 4 "$@" "$d/trace.bin" > "$d/dump.txt" 2>&1
+    for w in $EXPECT; do
+      if grep -q "^$w" "$d/dump.txt"; then pass "trace-$name: trace contains $w"
+      else fail "trace-$name: trace lacks $w"; fi
+    done
+  fi
 }
 
 # trTeControl values: InstMode<<4, Context bit 9, InstSyncMode<<16, InstSyncMax<<20
@@ -78,10 +87,19 @@ run_trace btm-sram 1 1000 "$BTM 0 16 0 1 0 0"
 run_trace htm-sram 1 1000 "$HTM 0 16 0 1 0 0"
 run_trace btm-1m 1 1000000 "$BTM 0 330 1 1 0 0"
 run_trace htm-1m 1 1000000 "$HTM 0 330 1 1 0 0"
+EXPECT="TCODE=2 SYNC=0x2 TCODE=29 TSTAMP RCODE=0x1" \
 run_trace htm-opt-1m 1 1000000 "$((HTM | OPT_SYNC)) $((IRET_FULL | REP | EXT)) 330 1 1 $TS_SHARED 0" \
   --implicit-return=3 --extend-addr --tstamp
+EXPECT="TCODE=30 TCODE=11 TCODE=2 TSTAMP" \
 run_trace btm-opt 1 10000 "$((BTM | OPT_SYNC)) $((IRET_PART | REP | ALLJ | EXT)) 32 1 1 $TS_SHARED 0" \
   --implicit-return=3 --all-jumps --extend-addr --tstamp
 run_trace htm-alljumps 1 10000 "$HTM $((ALLJ | IRET_FULL)) 32 1 1 0 0" --implicit-return=3 --all-jumps
 run_trace htm-2harts 2 10000 "$HTM $((IRET_FULL | REP)) 32 1 2 0 0" --implicit-return=3
+# small I-CNT and HIST registers: ResourceFull with RCODE 0 and repeated history (RCODE 2)
+EXTRA="-global driver=riscv.trace.encoder,property=icnt-bits,value=6 -global driver=riscv.trace.encoder,property=hist-bits,value=5" \
+EXPECT="RCODE=0x0 RCODE=0x1 RCODE=0x2 HREPEAT" \
+run_trace htm-small-counters 1 10000 "$HTM $((IRET_FULL | REP)) 32 1 1 0 0" --implicit-return=3
+EXTRA="-global driver=riscv.trace.encoder,property=icnt-bits,value=6" EXPECT="RCODE=0x0" \
+run_trace btm-small-icnt 1 10000 "$BTM 0 32 1 1 0 0"
+EXPECT="TCODE=8 SYNC=0x7" \
 run_trace btm-loss 1 100 "$BTM 0 16 0 1 0 1"
