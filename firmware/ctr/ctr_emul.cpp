@@ -401,7 +401,7 @@ inline uint64_t draft_view(uint64_t canon_ctl, uint64_t mask, const Hart &h) {
 
 } // namespace
 
-CsrResult csr_read(const Config &c, Hart &h, unsigned csr, const Access &a,
+CsrResult read_csr(const Config &c, Hart &h, unsigned csr, const Access &a,
                    unsigned long &value) {
     Decoded d = decode(c, h, csr, a);
     if (d.res != CsrResult::Done) return d.res;
@@ -426,7 +426,7 @@ CsrResult csr_read(const Config &c, Hart &h, unsigned csr, const Access &a,
     return CsrResult::Done;
 }
 
-CsrResult csr_write(const Config &c, Hart &h, unsigned csr, const Access &a,
+CsrResult write_csr(const Config &c, Hart &h, unsigned csr, const Access &a,
                     unsigned long value) {
     Decoded d = decode(c, h, csr, a);
     if (d.res != CsrResult::Done) return d.res;
@@ -438,8 +438,9 @@ CsrResult csr_write(const Config &c, Hart &h, unsigned csr, const Access &a,
     case Reg::mctl_r: {
         mask = (d.reg == Reg::mctl_r ? c.m_ratified : c.s_ratified) & half_mask(d.half);
         uint64_t nv = put_half(*reg, value, d.half);
-        // A ratified write: external traps follow the ratified rule.
-        *reg = (((*reg & ~mask) | (nv & mask)) | canon::ETEN) & ~canon::DRAFT;
+        // A ratified write: external traps follow the ratified rule; the
+        // draft's ETEN keeps its value (it has no ratified position).
+        *reg = ((*reg & ~mask) | (nv & mask)) & ~canon::DRAFT;
         reset_cycles(h); // "CtrCycleCounter is reset on writes to xctrctl"
         break;
     }

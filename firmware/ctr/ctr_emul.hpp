@@ -116,9 +116,9 @@ void reset(const Config &c, Hart &h);
 // views (the caller continues with its own handling). Illegal / Virtual: the
 // exception to raise. For a read-modify-write the caller reads, computes and
 // writes.
-CsrResult csr_read(const Config &c, Hart &h, unsigned csr, const Access &a,
+CsrResult read_csr(const Config &c, Hart &h, unsigned csr, const Access &a,
                    unsigned long &value);
-CsrResult csr_write(const Config &c, Hart &h, unsigned csr, const Access &a,
+CsrResult write_csr(const Config &c, Hart &h, unsigned csr, const Access &a,
                     unsigned long value);
 // The SCTRCLR instruction (ratified view only).
 CsrResult sctrclr(const Config &c, Hart &h, const Access &a);

@@ -19,10 +19,11 @@ namespace ctr::native {
 constexpr unsigned kHstateen0 = 0x60C;
 
 // What a ratified hart cannot hold for the draft layout, per control
-// register: ETEN, and the STE software asked for. The hardware STE is
-// STE && ETEN (draft "External Traps": both needed). `hw_ste` is what we
-// last wrote, so a direct ratified write to STE (no trap) is noticed and
-// the shadow dropped.
+// register: ETEN, and the STE software asked for. While the register was
+// last written through the draft layout the hardware STE is STE && ETEN
+// (draft "External Traps": both needed). `hw_ste` is what we last wrote, so
+// a direct ratified write that changes STE (no trap) is noticed: from then on
+// the ratified rule applies, as in the emulation.
 struct ShadowCtl {
     bool draft;  // last written through the draft layout
     bool ste, eten, hw_ste;
@@ -34,8 +35,11 @@ struct Shadow {
 // The canonical control value (ctr_spec.hpp "canon") of a real register.
 inline uint64_t canonical(uint64_t hw_ctl, ShadowCtl &sh) {
     bool hw_ste = hw_ctl & ratified::ctl::STE;
-    if (sh.draft && hw_ste != sh.hw_ste) sh.draft = false; // written as ratified
-    if (!sh.draft) return hw_ctl | canon::ETEN;
+    if (hw_ste != sh.hw_ste) { // written as ratified
+        sh.draft = false;
+        sh.ste = sh.hw_ste = hw_ste;
+    }
+    if (!sh.draft) return hw_ctl | (sh.eten ? canon::ETEN : 0);
     hw_ctl &= ~ratified::ctl::STE;
     return hw_ctl | canon::DRAFT | (sh.ste ? ratified::ctl::STE : 0) |
            (sh.eten ? canon::ETEN : 0);
@@ -131,6 +135,34 @@ CsrResult draft_write(Hw &hw, Shadow &sh, const Config &c, unsigned csr, const A
         hw.sctrclr();
         hw.write(ratified::sctrstatus, 0);
     }
+    return CsrResult::Done;
+}
+
+// Entry access when the ratified layout is not offered: mstateen0.CTR is
+// then clear so that S-mode sees no ratified register, and sireg* with a
+// CTR select trap here; M-mode performs them on the real entries.
+template <class Hw>
+CsrResult forward_ireg(Hw &hw, const Config &c, unsigned csr, const Access &a,
+                       unsigned long &value, bool write) {
+    bool vs_reg = csr - ind::vsireg <= 6;
+    if (!vs_reg && csr - ind::sireg > 6) return CsrResult::NotMine;
+    if (vs_reg && !c.has_h) return CsrResult::NotMine;
+    // V=1 substitutes vsiselect/vsireg* for siselect/sireg*.
+    bool use_vs = vs_reg || a.virt;
+    unsigned long sel = hw.read(use_vs ? ind::vsiselect : ind::siselect);
+    if (sel < ind::ctr_first || sel > ind::ctr_last) return CsrResult::NotMine;
+    Access acc = a;
+    if (a.virt) acc.hstateen_ctr = hw.read(kHstateen0) & ratified::stateen_CTR;
+    CsrResult r = vs_reg ? gate_h(c, acc, true) : gate_s(c, acc);
+    if (r != CsrResult::Done) return r;
+    unsigned slot = ind::ireg_slot(csr);
+    if (slot > 3) { // *ireg4..6 read 0
+        if (!write) value = 0;
+        return CsrResult::Done;
+    }
+    unsigned reg = (use_vs ? ind::vsireg : ind::sireg) - 1 + slot;
+    if (write) hw.write(reg, value);
+    else value = hw.read(reg);
     return CsrResult::Done;
 }
 

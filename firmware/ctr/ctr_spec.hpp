@@ -169,6 +169,7 @@ constexpr uint64_t stateen_CTR = 1ull << 55;
 namespace canon {
 constexpr uint64_t ETEN = draft::ctl::ETEN; // bit 38: draft ETEN
 constexpr uint64_t DRAFT = 1ull << 39;      // last written through the draft layout
+                                            // (draft external-trap rule)
 constexpr uint32_t WRAP = draft::status::WRAP; // bit 14: draft WRAP
 } // namespace canon
 

@@ -28,7 +28,7 @@ public:
         accesses++;
         if (csr == kHstateen0) return hstateen0;
         unsigned long v = 0;
-        if (ctr::csr_read(cfg, state, csr, kM, v) != ctr::CsrResult::Done) faults++;
+        if (ctr::read_csr(cfg, state, csr, kM, v) != ctr::CsrResult::Done) faults++;
         return v;
     }
     void write(unsigned csr, uint64_t v) {
@@ -37,7 +37,7 @@ public:
             hstateen0 = v;
             return;
         }
-        if (ctr::csr_write(cfg, state, csr, kM, v) != ctr::CsrResult::Done) faults++;
+        if (ctr::write_csr(cfg, state, csr, kM, v) != ctr::CsrResult::Done) faults++;
     }
     void sctrclr() {
         accesses++;

@@ -15,3 +15,29 @@ $(CTR_BUILD)/ctr_tests: $(CTR_HOST_DEPS)
 
 .PHONY: ctr-host-tests
 ctr-host-tests: $(CTR_BUILD)/ctr_tests
+
+# S-mode payloads (tests/ctr/payloads), linked with the payload library of
+# tests/payloads (whose rules build its objects).
+#   make ctr-payloads   build/ctr/pl/ctr_csr_{ratified,draft,both}.elf and
+#                       build/ctr/pl/<name>.elf for the other payloads
+CTR_PL_DIR  := tests/ctr/payloads
+CTR_PL_OUT  := $(CTR_BUILD)/pl
+CTR_PL_LIB  := $(patsubst tests/payloads/%,$(BUILD)/payloads/obj/%.o,\
+                 $(wildcard tests/payloads/lib/*.cpp tests/payloads/lib/*.S))
+CTR_PL_HDRS := $(wildcard $(CTR_PL_DIR)/*.hpp) firmware/ctr/ctr_spec.hpp
+CTR_PL_PROGS := $(filter-out ctr_csr,$(basename $(notdir $(wildcard $(CTR_PL_DIR)/*.cpp))))
+CTR_PL_ELFS := $(foreach p,ratified draft both,$(CTR_PL_OUT)/ctr_csr_$(p).elf) \
+               $(CTR_PL_PROGS:%=$(CTR_PL_OUT)/%.elf)
+ctr_profile_num = $(if $(filter ratified,$(1)),1,$(if $(filter draft,$(1)),2,3))
+
+$(CTR_PL_OUT)/ctr_csr_%.o: $(CTR_PL_DIR)/ctr_csr.cpp $(CTR_PL_HDRS)
+	@mkdir -p $(@D)
+	$(CROSS)g++ $(PL_CXXFLAGS) -Ifirmware/ctr -DCTR_EXPECT=$(call ctr_profile_num,$*) -c $< -o $@
+$(CTR_PL_PROGS:%=$(CTR_PL_OUT)/%.o): $(CTR_PL_OUT)/%.o: $(CTR_PL_DIR)/%.cpp $(CTR_PL_HDRS)
+	@mkdir -p $(@D)
+	$(CROSS)g++ $(PL_CXXFLAGS) -Ifirmware/ctr -c $< -o $@
+$(CTR_PL_ELFS): $(CTR_PL_OUT)/%.elf: $(CTR_PL_OUT)/%.o $(CTR_PL_LIB) tests/payloads/lib/link.ld
+	$(CROSS)g++ $(PL_LDFLAGS) -o $@ $< $(CTR_PL_LIB)
+
+.PHONY: ctr-payloads
+ctr-payloads: $(CTR_PL_ELFS)

@@ -28,10 +28,10 @@ struct Emu {
         ctr::reset(c, h);
     }
     CsrResult try_read(unsigned csr, const ctr::Access &a, unsigned long &v) {
-        return ctr::csr_read(c, h, csr, a, v);
+        return ctr::read_csr(c, h, csr, a, v);
     }
     CsrResult try_write(unsigned csr, const ctr::Access &a, unsigned long v) {
-        return ctr::csr_write(c, h, csr, a, v);
+        return ctr::write_csr(c, h, csr, a, v);
     }
     unsigned long rd(unsigned csr, const ctr::Access &a = kS) {
         unsigned long v = 0xDEAD;

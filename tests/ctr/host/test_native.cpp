@@ -17,7 +17,7 @@ namespace {
 // Draft software's view of a hart with ratified CTR.
 struct Native {
     hwmodel::RatifiedCtrHart hw;
-    native::Shadow sh{{true, false, false, false}, {true, false, false, false}};
+    native::Shadow sh{};
     ctr::Config c = [] {
         ctr::Config c = with_h(draft_only());
         c.finish();
@@ -37,14 +37,14 @@ struct Native {
     // What runs without trapping on the real hart: S-mode entry access.
     unsigned long entry(unsigned i, unsigned reg) {
         unsigned long v = 0;
-        ctr::csr_write(hw.cfg, hw.state, ind::siselect, kS, ind::ctr_first + i);
-        ctr::csr_read(hw.cfg, hw.state, reg == 0 ? ind::sireg : reg == 1 ? ind::sireg2 : ind::sireg3,
+        ctr::write_csr(hw.cfg, hw.state, ind::siselect, kS, ind::ctr_first + i);
+        ctr::read_csr(hw.cfg, hw.state, reg == 0 ? ind::sireg : reg == 1 ? ind::sireg2 : ind::sireg3,
                       kS, v);
         return v;
     }
     void set_entry(unsigned i, unsigned reg, unsigned long v) {
-        ctr::csr_write(hw.cfg, hw.state, ind::siselect, kS, ind::ctr_first + i);
-        ctr::csr_write(hw.cfg, hw.state, reg == 0 ? ind::sireg : reg == 1 ? ind::sireg2 : ind::sireg3,
+        ctr::write_csr(hw.cfg, hw.state, ind::siselect, kS, ind::ctr_first + i);
+        ctr::write_csr(hw.cfg, hw.state, reg == 0 ? ind::sireg : reg == 1 ? ind::sireg2 : ind::sireg3,
                        kS, v);
     }
 };
@@ -103,10 +103,10 @@ TEST_CASE("native: CLR, status and depth go to the real registers") {
     ctr::record_transfer(n.hw.cfg, n.hw.state, MODE_S, 0x100, 0x200, TYPE_DIRECT_CALL);
     CHECK(n.rd(draft::sctrstatus) == ds::WRAP);
     // The WRAP probe leaves S-mode's siselect as it was.
-    ctr::csr_write(n.hw.cfg, n.hw.state, ind::siselect, kS, 0x123);
+    ctr::write_csr(n.hw.cfg, n.hw.state, ind::siselect, kS, 0x123);
     n.rd(draft::sctrstatus);
     unsigned long sel = 0;
-    ctr::csr_read(n.hw.cfg, n.hw.state, ind::siselect, kS, sel);
+    ctr::read_csr(n.hw.cfg, n.hw.state, ind::siselect, kS, sel);
     CHECK(sel == 0x123);
     CHECK(n.hw.faults == 0);
 }
@@ -131,13 +131,32 @@ TEST_CASE("native: access control of the translated registers") {
     CHECK(n.try_read(ratified::sctrctl, kS, v) == CsrResult::NotMine);
 }
 
-TEST_CASE("native: a direct ratified write of STE drops the draft shadow") {
+TEST_CASE("native: a direct ratified write of STE ends the draft external-trap rule") {
     Native n;
-    n.wr(draft::sctrcontrol, dc::S | dc::STE); // STE without ETEN: hardware STE=0
+    Emu e(with_h());
+    n.wr(draft::sctrcontrol, dc::U | dc::STE); // STE without ETEN: hardware STE=0
+    e.wr(draft::sctrcontrol, dc::U | dc::STE);
     CHECK((n.rd(draft::sctrcontrol) & (dc::STE | dc::ETEN)) == dc::STE);
+    CHECK((n.hw.state.mctl & rc::STE) == 0);
+    // Draft rule: no external trap U -> S without ETEN.
+    native::record_trap(n.hw, n.sh, MODE_U, MODE_S, 0x1000, 0x2000, false, 8, true);
+    e.trap(MODE_U, MODE_S, 0x1000, 0x2000, false, 8);
+    CHECK(n.hw.state.status == 0);
+    CHECK(e.wrptr() == 0);
     // S-mode software writes sctrctl itself (no trap on a ratified hart).
-    ctr::csr_write(n.hw.cfg, n.hw.state, ratified::sctrctl, kS, rc::S | rc::STE);
-    CHECK((n.rd(draft::sctrcontrol) & (dc::STE | dc::ETEN)) == (dc::STE | dc::ETEN));
+    ctr::write_csr(n.hw.cfg, n.hw.state, ratified::sctrctl, kS, rc::U);
+    ctr::write_csr(n.hw.cfg, n.hw.state, ratified::sctrctl, kS, rc::U | rc::STE);
+    e.wr(ratified::sctrctl, rc::U);
+    e.wr(ratified::sctrctl, rc::U | rc::STE);
+    CHECK(n.rd(draft::sctrcontrol) == e.rd(draft::sctrcontrol));
+    CHECK((n.rd(draft::sctrcontrol) & (dc::STE | dc::ETEN)) == dc::STE);
+    // Ratified rule now: STE alone records the external trap.
+    native::record_trap(n.hw, n.sh, MODE_U, MODE_S, 0x1000, 0x2000, false, 8, true);
+    e.trap(MODE_U, MODE_S, 0x1000, 0x2000, false, 8);
+    CHECK(n.hw.state.status == 1);
+    CHECK(e.wrptr() == 1);
+    CHECK(n.entry(0, 1) == 0);
+    CHECK(e.entry(0, 1) == 0);
 }
 
 TEST_CASE("native: synthesized trap records follow the emulation's rules") {

@@ -1,0 +1,374 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// CTR in the firmware: per hart, either the hart implements ratified Smctr
+// (native: open it to S-mode, translate the draft layout, synthesize records
+// for traps the firmware redirects) or it does not (emulated: every CTR CSR
+// access traps here and is served from ctr_emul). See README.md.
+#include "ctr_fw.hpp"
+
+#include <libfdt.h>
+
+#include "ctr_emul.hpp"
+#include "ctr_native.hpp"
+#include "dt.hpp"
+#include "fw.hpp"
+#include "hart.hpp"
+#include "hooks.hpp"
+#include "riscv/csr.hpp"
+
+namespace {
+
+using ctr::CsrResult;
+
+enum class Impl : uint8_t { none, emulated, native };
+
+struct PerHart {
+    Impl impl;
+    bool lcofi_managed;   // we toggle mideleg.LCOFI for LCOFIFRZ (emulated)
+    bool bp_managed;      // we toggle medeleg.BREAKPOINT for BPFRZ (emulated)
+    unsigned long last_cycle; // mcycle when CtrCycleCounter last restarted
+    ctr::Config cfg;
+    ctr::native::Shadow shadow;
+};
+
+PerHart g_hart[fw::kMaxHarts];
+ctr::Hart g_emu[fw::kMaxHarts];
+uint8_t g_views = TSBI_CTR_PROFILE;
+bool g_dt_ctr[fw::kMaxHarts]; // the device tree lists smctr/ssctr for the hart
+bool g_boot_native;           // the boot hart has Smctr (for the DT fix-up)
+fw::dt::HartDesc g_descs[fw::kMaxHarts];
+
+constexpr unsigned long kBpDeleg = 1ul << csr::cause::breakpoint;
+constexpr unsigned long kLcofiBit = 1ul << csr::irq::LCOFI;
+
+// The hart's real CTR registers from M-mode (ctr_native.hpp's Hw).
+struct HwCsr {
+    static uint64_t read(unsigned n) {
+        switch (n) {
+        case ctr::ratified::mctrctl: return csr_read(0x34E);
+        case ctr::ratified::sctrctl: return csr_read(0x14E);
+        case ctr::ratified::vsctrctl: return csr_read(0x24E);
+        case ctr::ratified::sctrstatus: return csr_read(0x14F);
+        case ctr::ratified::sctrdepth: return csr_read(0x15F);
+        case ctr::ind::siselect: return csr_read(0x150);
+        case ctr::ind::sireg: return csr_read(0x151);
+        case ctr::ind::sireg2: return csr_read(0x152);
+        case ctr::ind::sireg3: return csr_read(0x153);
+        case ctr::ind::vsiselect: return csr_read(0x250);
+        case ctr::ind::vsireg: return csr_read(0x251);
+        case ctr::ind::vsireg2: return csr_read(0x252);
+        case ctr::ind::vsireg3: return csr_read(0x253);
+        case ctr::native::kHstateen0: return csr_read(0x60C);
+        default: return 0;
+        }
+    }
+    static void write(unsigned n, uint64_t v) {
+        switch (n) {
+        case ctr::ratified::mctrctl: csr_write(0x34E, v); break;
+        case ctr::ratified::sctrctl: csr_write(0x14E, v); break;
+        case ctr::ratified::vsctrctl: csr_write(0x24E, v); break;
+        case ctr::ratified::sctrstatus: csr_write(0x14F, v); break;
+        case ctr::ratified::sctrdepth: csr_write(0x15F, v); break;
+        case ctr::ind::siselect: csr_write(0x150, v); break;
+        case ctr::ind::sireg: csr_write(0x151, v); break;
+        case ctr::ind::sireg2: csr_write(0x152, v); break;
+        case ctr::ind::sireg3: csr_write(0x153, v); break;
+        case ctr::ind::vsireg: csr_write(0x251, v); break;
+        case ctr::ind::vsireg2: csr_write(0x252, v); break;
+        case ctr::ind::vsireg3: csr_write(0x253, v); break;
+        default: break;
+        }
+    }
+    static void sctrclr() { asm volatile(".4byte 0x10400073" ::: "memory"); }
+};
+
+inline unsigned long mcycle() { return csr_read(csr::mcycle); }
+
+inline bool is_vs_ireg(unsigned csr) { return csr - ctr::ind::vsireg <= 6; }
+inline bool is_ireg(unsigned csr) { return csr - ctr::ind::sireg <= 6 || is_vs_ireg(csr); }
+
+// The emulated hart's xiselect when it lives in the hart (Sscsrind without
+// Smctr): V=1 accesses and vsireg* use vsiselect.
+inline unsigned long hw_select(unsigned csr, bool virt) {
+    return virt || is_vs_ireg(csr) ? csr_read(0x250) : csr_read(0x150);
+}
+
+inline ctr::Access access(const PerHart &p, unsigned csr, unsigned mode, bool virt) {
+    // hstateen0.CTR cannot be set on a hart without Ssctr (read-only 0), so
+    // the emulation treats it as set: the hypervisor cannot hide emulated
+    // CTR from a guest (README "Limits").
+    ctr::Access a{mode, virt, true, 0};
+    if (!p.cfg.emulate_iselect && is_ireg(csr)) a.select = hw_select(csr, virt);
+    return a;
+}
+
+// Freeze emulation needs LCOFI and breakpoints to pass through M-mode while
+// the freeze they cause is armed (README "Freeze"). Re-evaluated after every
+// CTR write and every freeze.
+void sync_delegation(PerHart &p, const ctr::Hart &h) {
+    namespace rc = ctr::ratified::ctl;
+    if (p.bp_managed) {
+        if ((h.mctl & rc::BPFRZ) && !ctr::frozen(h)) csr_clear(csr::medeleg, kBpDeleg);
+        else csr_set(csr::medeleg, kBpDeleg);
+    }
+    if (p.lcofi_managed) {
+        bool arm = (h.mctl & rc::LCOFIFRZ) && !ctr::frozen(h) &&
+                   !(csr_read(csr::mip) & kLcofiBit);
+        if (arm) csr_clear(csr::mideleg, kLcofiBit);
+        else csr_set(csr::mideleg, kLcofiBit);
+    }
+}
+
+bool probe_native() {
+    // Smctr: mctrctl exists. Ssctr alone (no M-mode registers) is not a
+    // configuration M-mode firmware can run on.
+    return csr::csr_read_safe_num(ctr::ratified::mctrctl).trapped == 0 &&
+           csr::csr_read_safe_num(ctr::ratified::sctrdepth).trapped == 0;
+}
+
+} // namespace
+
+// The core routes M-level LCOFI interrupts to hooks::ctr_m_interrupt() when
+// it defines this symbol (see README "What the core must call").
+extern "C" const char tsbi_core_routes_lcofi_to_ctr __attribute__((weak));
+
+namespace hooks {
+
+CsrResult ctr_csr_read(unsigned csr, unsigned mode, bool virt, unsigned long &value) {
+    unsigned long id = fw::current_hartid();
+    PerHart &p = g_hart[id];
+    if (p.impl == Impl::emulated)
+        return ctr::read_csr(p.cfg, g_emu[id], csr, access(p, csr, mode, virt), value);
+    if (p.impl == Impl::native) {
+        HwCsr hw;
+        if (!(p.cfg.views & ctr::VIEW_RATIFIED) && is_ireg(csr))
+            return ctr::native::forward_ireg(hw, p.cfg, csr, {mode, virt, true, 0}, value, false);
+        return ctr::native::draft_read(hw, p.shadow, p.cfg, csr, {mode, virt, true, 0}, value);
+    }
+    return CsrResult::NotMine;
+}
+
+CsrResult ctr_csr_write(unsigned csr, unsigned mode, bool virt, unsigned long value) {
+    unsigned long id = fw::current_hartid();
+    PerHart &p = g_hart[id];
+    if (p.impl == Impl::emulated) {
+        ctr::Hart &h = g_emu[id];
+        CsrResult r = ctr::write_csr(p.cfg, h, csr, access(p, csr, mode, virt), value);
+        if (r == CsrResult::Done) {
+            p.last_cycle = mcycle();
+            if (p.bp_managed | p.lcofi_managed) sync_delegation(p, h);
+        }
+        return r;
+    }
+    if (p.impl == Impl::native) {
+        HwCsr hw;
+        if (!(p.cfg.views & ctr::VIEW_RATIFIED) && is_ireg(csr))
+            return ctr::native::forward_ireg(hw, p.cfg, csr, {mode, virt, true, 0}, value, true);
+        return ctr::native::draft_write(hw, p.shadow, p.cfg, csr, {mode, virt, true, 0}, value);
+    }
+    return CsrResult::NotMine;
+}
+
+CsrResult ctr_sctrclr(unsigned mode, bool virt) {
+    unsigned long id = fw::current_hartid();
+    PerHart &p = g_hart[id];
+    if (p.impl != Impl::emulated) return CsrResult::NotMine;
+    CsrResult r = ctr::sctrclr(p.cfg, g_emu[id], {mode, virt, true, 0});
+    if (r == CsrResult::Done) p.last_cycle = mcycle();
+    return r;
+}
+
+void ctr_record_trap(unsigned long from_pc, unsigned long to_pc, unsigned long cause,
+                     unsigned from_priv, unsigned to_priv) {
+    unsigned long id = fw::current_hartid();
+    PerHart &p = g_hart[id];
+    bool irq = cause & csr::cause::interrupt_bit;
+    unsigned long code = cause & ~csr::cause::interrupt_bit;
+    auto from = static_cast<ctr::Mode>(from_priv), to = static_cast<ctr::Mode>(to_priv);
+    if (p.impl == Impl::emulated) {
+        ctr::Hart &h = g_emu[id];
+        // Cycles spent in M-mode and in modes not enabled are not told
+        // apart: the count is an upper bound, so CCV=0.
+        unsigned long now = mcycle();
+        ctr::add_cycles(h, now - p.last_cycle);
+        ctr::cycles_inexact(h);
+        p.last_cycle = now;
+        bool was_frozen = ctr::frozen(h);
+        ctr::record_trap(p.cfg, h, from, to, from_pc, to_pc, irq, code);
+        if (!was_frozen && ctr::frozen(h)) sync_delegation(p, h);
+    } else if (p.impl == Impl::native) {
+        HwCsr hw;
+        ctr::native::record_trap(hw, p.shadow, from, to, from_pc, to_pc, irq, code,
+                                 p.cfg.has_h);
+    }
+}
+
+bool ctr_m_interrupt(unsigned long code) {
+    unsigned long id = fw::current_hartid();
+    PerHart &p = g_hart[id];
+    if (code != csr::irq::LCOFI || !p.lcofi_managed) return false;
+    // LCOFI reached M-mode because we armed the freeze: it is an LCOFI trap
+    // to S-mode as far as CTR goes. Freeze, then hand the (still pending)
+    // interrupt to S-mode by delegating it again.
+    ctr::Hart &h = g_emu[id];
+    if (h.mctl & ctr::ratified::ctl::LCOFIFRZ) h.status |= ctr::ratified::status::FROZEN;
+    csr_set(csr::mideleg, kLcofiBit);
+    return true;
+}
+
+void ctr_cold_init(const void *fdt) {
+    // Profile: /chosen/tsbi,ctr-profile = "ratified" | "draft" | "both" | "none".
+    int chosen = fdt_path_offset(fdt, "/chosen");
+    int len = 0;
+    const char *prof = chosen >= 0
+                           ? static_cast<const char *>(fdt_getprop(fdt, chosen, "tsbi,ctr-profile", &len))
+                           : nullptr;
+    if (prof && len > 0) {
+        struct {
+            const char *name;
+            uint8_t views;
+        } const names[] = {{"ratified", ctr::VIEW_RATIFIED},
+                           {"draft", ctr::VIEW_DRAFT},
+                           {"both", ctr::VIEW_BOTH},
+                           {"none", 0}};
+        bool known = false;
+        for (auto &n : names) {
+            int i = 0;
+            while (n.name[i] && n.name[i] == prof[i]) i++;
+            if (!n.name[i] && !prof[i]) {
+                g_views = n.views;
+                known = true;
+            }
+        }
+        if (!known) fw::printf("tsbi: ctr: unknown tsbi,ctr-profile, using the default\n");
+    }
+    // Harts the device tree describes with Smctr/Ssctr (compared with
+    // probing in ctr_hart_init).
+    unsigned n = fw::dt::scan_harts(fdt, g_descs, fw::kMaxHarts);
+    constexpr uint64_t kCtrExt = (1ull << fw::EXT_SMCTR) | (1ull << fw::EXT_SSCTR);
+    for (unsigned i = 0; i < n; i++)
+        if (g_descs[i].hartid < fw::kMaxHarts) g_dt_ctr[g_descs[i].hartid] = g_descs[i].isa & kCtrExt;
+    g_boot_native = probe_native();
+}
+
+void ctr_fdt_fixup(void *fdt) {
+    // Harts are assumed alike: the boot hart's probe decides. Linux's CTR
+    // driver wants ssctr and sscsrind (reference linux.md); the ratified
+    // layout is what it drives, so only then.
+    if (g_boot_native || !(g_views & ctr::VIEW_RATIFIED)) return;
+    int cpus = fdt_path_offset(fdt, "/cpus");
+    if (cpus < 0) return;
+    static const char *const kAdd[] = {"ssctr", "sscsrind"};
+    int node;
+    fdt_for_each_subnode(node, fdt, cpus) {
+        int len = 0;
+        const char *type = static_cast<const char *>(fdt_getprop(fdt, node, "device_type", &len));
+        if (!type || len < 4 || type[0] != 'c' || type[1] != 'p' || type[2] != 'u' || type[3])
+            continue;
+        int err = 0;
+        for (const char *ext : kAdd) {
+            // riscv,isa-extensions: one string per extension.
+            const char *list =
+                static_cast<const char *>(fdt_getprop(fdt, node, "riscv,isa-extensions", &len));
+            if (list && !fdt_stringlist_contains(list, len, ext))
+                err |= fdt_appendprop_string(fdt, node, "riscv,isa-extensions", ext);
+        }
+        // riscv,isa: "rv64imac_..._ssctr_sscsrind".
+        const char *isa = static_cast<const char *>(fdt_getprop(fdt, node, "riscv,isa", &len));
+        if (isa && len > 0 && len < 480) {
+            char buf[512];
+            int n = 0;
+            while (n < len - 1 && isa[n]) {
+                buf[n] = isa[n];
+                n++;
+            }
+            for (const char *ext : kAdd) {
+                // Present already? Multi-letter extensions are '_'-separated.
+                bool found = false;
+                for (int i = 0; i < n && !found; i++) {
+                    if (i && buf[i - 1] != '_') continue;
+                    int k = 0;
+                    while (ext[k] && i + k < n && buf[i + k] == ext[k]) k++;
+                    found = !ext[k] && (i + k == n || buf[i + k] == '_');
+                }
+                if (found) continue;
+                buf[n++] = '_';
+                for (int k = 0; ext[k]; k++) buf[n++] = ext[k];
+            }
+            buf[n] = 0;
+            err |= fdt_setprop_string(fdt, node, "riscv,isa", buf);
+        }
+        if (err) {
+            fw::printf("tsbi: ctr: device-tree fix-up failed (%d)\n", err);
+            return;
+        }
+    }
+}
+
+void ctr_hart_init() {
+    unsigned long id = fw::current_hartid();
+    PerHart &p = g_hart[id];
+    p = PerHart{};
+    ctr::Config &c = p.cfg;
+    c.views = g_views;
+    c.has_h = fw::hart_has(id, fw::EXT_H);
+    c.rv32 = sizeof(long) == 4;
+    c.emulate_iselect = csr::csr_read_safe_num(ctr::ind::siselect).trapped != 0;
+    c.finish();
+    bool native = probe_native();
+    if (!g_views) { // "none": CTR hidden from S-mode
+        if (native) csr_clear(csr::mstateen0, csr::mstateen0_bits::CTR);
+        return;
+    }
+    if (id == 0 || native != g_boot_native)
+        fw::printf("tsbi: ctr: hart %lu: %s%s%s\n", id, native ? "native Smctr" : "emulated",
+                   g_views & ctr::VIEW_RATIFIED ? ", ratified" : "",
+                   g_views & ctr::VIEW_DRAFT ? ", draft v0.1.4" : "");
+    if (native != g_dt_ctr[id])
+        fw::printf("tsbi: ctr: hart %lu: device tree %s Smctr, probing %s it\n", id,
+                   g_dt_ctr[id] ? "lists" : "omits", native ? "finds" : "does not find");
+    bool stateen = fw::hart_has(id, fw::EXT_SMSTATEEN);
+    if (native) {
+        p.impl = Impl::native;
+        // "State Enable Access Control": S-mode reaches sctrctl, sctrstatus,
+        // sctrdepth and sireg* (CSRIND) only with these bits set. Without
+        // the ratified layout CTR stays closed: the draft registers and the
+        // entries are then served through traps, and S-mode sees no
+        // ratified register.
+        constexpr unsigned long kBits = csr::mstateen0_bits::CTR | csr::mstateen0_bits::CSRIND;
+        if (g_views & ctr::VIEW_RATIFIED) csr_set(csr::mstateen0, kBits);
+        else csr_clear(csr::mstateen0, csr::mstateen0_bits::CTR);
+        if (c.has_h && csr::csr_read_safe_num(0x60C).trapped == 0) csr_set(0x60C, kBits);
+        // M-mode is never recorded and does not opt in to external traps.
+        csr_write(0x34E, 0);
+        HwCsr::sctrclr();
+        csr_write(0x14F, 0);
+        p.shadow = {};
+        return;
+    }
+    p.impl = Impl::emulated;
+    if (stateen && !c.emulate_iselect) csr_set(csr::mstateen0, csr::mstateen0_bits::CSRIND);
+    ctr::reset(c, g_emu[id]);
+    p.last_cycle = mcycle();
+    // Breakpoints: only without H, where a redirect to S-mode is exactly
+    // what delegation would have done.
+    p.bp_managed = !c.has_h && (csr_read(csr::medeleg) & kBpDeleg);
+    p.lcofi_managed = &tsbi_core_routes_lcofi_to_ctr != nullptr &&
+                      (csr_read(csr::mideleg) & kLcofiBit);
+}
+
+void ctr_hart_resume() {
+    // A non-retentive suspend may lose M-mode CSRs: re-open CTR to S-mode.
+    // S-mode state (sctrctl, entries) is S-mode's to save and restore.
+    unsigned long id = fw::current_hartid();
+    PerHart &p = g_hart[id];
+    if (p.impl == Impl::native) {
+        constexpr unsigned long kBits = csr::mstateen0_bits::CTR | csr::mstateen0_bits::CSRIND;
+        if (p.cfg.views & ctr::VIEW_RATIFIED) csr_set(csr::mstateen0, kBits);
+        else csr_set(csr::mstateen0, csr::mstateen0_bits::CSRIND);
+        if (p.cfg.has_h) csr_set(0x60C, kBits);
+    } else if (p.impl == Impl::emulated && (p.bp_managed | p.lcofi_managed)) {
+        sync_delegation(p, g_emu[id]);
+    }
+}
+
+} // namespace hooks

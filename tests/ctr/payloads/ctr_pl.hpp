@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// Helpers of the CTR S-mode payloads: CSR access by constant number with the
+// exception (if any) caught, and the register numbers and fields from
+// firmware/ctr/ctr_spec.hpp.
+#pragma once
+#include "ctr_spec.hpp"
+#include "payload.hpp"
+
+namespace ctrpl {
+
+constexpr unsigned long kNone = ~0ul; // no exception
+constexpr unsigned long kIllegal = 2, kVirtual = 22;
+
+struct Result {
+    unsigned long value;
+    unsigned long cause; // scause of the exception taken, or kNone
+};
+
+template <unsigned N> struct Csr {
+    static void rd(void *p) {
+        asm volatile("csrr %0, %1" : "=r"(*static_cast<unsigned long *>(p)) : "i"(N) : "memory");
+    }
+    static void wr(void *p) {
+        asm volatile("csrw %0, %1" ::"i"(N), "r"(*static_cast<unsigned long *>(p)) : "memory");
+    }
+    static Result read() {
+        unsigned long v = 0;
+        unsigned long c = pl::catch_exception(rd, &v);
+        return {v, c};
+    }
+    static unsigned long write(unsigned long v) { return pl::catch_exception(wr, &v); }
+    // Writes v and reads back, then restores the old value, with no branch
+    // in between (on a hart with real CTR, an enabled mode would record the
+    // test's own branches).
+    __attribute__((noinline)) static unsigned long probe(unsigned long v) {
+        unsigned long old, got;
+        asm volatile("csrrw %0, %2, %3\n\tcsrr %1, %2\n\tcsrw %2, %0"
+                     : "=&r"(old), "=&r"(got)
+                     : "i"(N), "r"(v)
+                     : "memory");
+        return got;
+    }
+};
+
+using sctrctl = Csr<ctr::ratified::sctrctl>;
+using sctrstatus = Csr<ctr::ratified::sctrstatus>;
+using sctrdepth = Csr<ctr::ratified::sctrdepth>;
+using vsctrctl = Csr<ctr::ratified::vsctrctl>;
+using mctrctl = Csr<ctr::ratified::mctrctl>;
+using sctrcontrol = Csr<ctr::draft::sctrcontrol>;
+using sctrcontrolh = Csr<ctr::draft::sctrcontrolh>;
+using dsctrstatus = Csr<ctr::draft::sctrstatus>;
+using vsctrcontrol = Csr<ctr::draft::vsctrcontrol>;
+using mctrcontrol = Csr<ctr::draft::mctrcontrol>;
+using mctrstatus = Csr<ctr::draft::mctrstatus>;
+using siselect = Csr<ctr::ind::siselect>;
+using sireg = Csr<ctr::ind::sireg>;
+using sireg2 = Csr<ctr::ind::sireg2>;
+using sireg3 = Csr<ctr::ind::sireg3>;
+using sireg4 = Csr<ctr::ind::sireg4>;
+using sireg5 = Csr<ctr::ind::sireg5>;
+using sireg6 = Csr<ctr::ind::sireg6>;
+
+inline void sctrclr_fn(void *) { asm volatile(".4byte 0x10400073" ::: "memory"); }
+inline unsigned long sctrclr() { return pl::catch_exception(sctrclr_fn, nullptr); }
+
+// Entry register `reg` (0 source, 1 target, 2 data) of logical entry i.
+inline unsigned long entry(unsigned i, unsigned reg) {
+    siselect::write(ctr::ind::ctr_first + i);
+    return reg == 0 ? sireg::read().value : reg == 1 ? sireg2::read().value : sireg3::read().value;
+}
+inline void set_entry(unsigned i, unsigned reg, unsigned long v) {
+    siselect::write(ctr::ind::ctr_first + i);
+    if (reg == 0) sireg::write(v);
+    else if (reg == 1) sireg2::write(v);
+    else sireg3::write(v);
+}
+
+} // namespace ctrpl

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
+# CTR from S-mode under QEMU: the same CSR-level payload (tests/ctr/payloads/
+# ctr_csr.cpp, built per profile) on
+#   q72      QEMU 7.2, no CTR, no Sscsrind              -> emulated
+#   q10      QEMU 10 without CTR                        -> emulated
+#   q10ind   QEMU 10 with Sscsrind/Smstateen, no CTR    -> emulated, real siselect
+#   q10ctr   QEMU 10 with Smctr/Ssctr                   -> native (+ draft translation)
+# for each profile (ratified, draft, both) given to the firmware through the
+# device tree; then the recording payloads. Every configuration must also boot
+# in the expected CTR mode (the firmware's boot line says which).
+set -uo pipefail
+. "$(dirname "$0")/../lib.sh"
+build firmware ctr-payloads
+Q72=$(command -v qemu-system-riscv64) || { fail "qemu 7.2 (qemu-system-riscv64) not installed"; exit 1; }
+Q10=$(scripts/qemu10.sh path 2>build/test-logs/ctr-qemu10.log) || {
+  cat build/test-logs/ctr-qemu10.log; fail "project QEMU 10 (scripts/qemu10.sh path)"; exit 1; }
+FW=build/fw/tsbi_dynamic.bin
+D=build/ctr/dtb; mkdir -p "$D"
+CTR_CPU=smctr=true,ssctr=true,smcsrind=true,smstateen=true,sscofpmf=true
+IND_CPU=smcsrind=true,smstateen=true,sscofpmf=true
+
+# run TAG QEMU CPU-EXTRAS PROFILE EXPECT-MODE ELF...
+run() {
+  local tag=$1 q=$2 cpu=$3 prof=$4 mode=$5; shift 5
+  local dtb=$D/$tag-$prof.dtb log=build/test-logs/ctr-$tag-$prof.log
+  if ! tests/ctr/mkdtb.sh "$q" "rv64${cpu:+,$cpu}" "$prof" "$dtb" 2>"$log"; then
+    cat "$log"; fail "$tag-$prof: device tree"; return
+  fi
+  : >"$log"
+  python3 tests/payloads/run.py --qemu "$q" ${cpu:+--cpu "$cpu"} --qemu-arg=-dtb --qemu-arg="$dtb" \
+    --fw "$FW" --tag "$tag-$prof" --log "$log" --timeout 20 "$@"
+  if grep -q "tsbi: ctr: hart 0: $mode" "$log"; then pass "$tag-$prof/ctr_mode_$mode"
+  else fail "$tag-$prof/ctr_mode_$mode [$(grep -m1 'tsbi: ctr:' "$log")]"; fi
+}
+
+for prof in ratified draft both; do
+  run q72 "$Q72" "" "$prof" emulated build/ctr/pl/ctr_csr_$prof.elf
+  run q10 "$Q10" "" "$prof" emulated build/ctr/pl/ctr_csr_$prof.elf
+  run q10ind "$Q10" "$IND_CPU" "$prof" emulated build/ctr/pl/ctr_csr_$prof.elf
+  run q10ctr "$Q10" "$CTR_CPU" "$prof" native build/ctr/pl/ctr_csr_$prof.elf
+done
