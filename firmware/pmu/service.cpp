@@ -254,7 +254,7 @@ void cold_init(const void *fdt) {
 void hart_init() {
     const Config &g = g_config;
     HartState &h = self();
-    reset_hart(h);
+    reset_hart(h); // also what HSM stop does: everything stopped and released
     if (g.hw) {
         // cycle and instret run while nobody owns them, as software that
         // reads them without the PMU extension expects.
@@ -266,7 +266,9 @@ void hart_init() {
     if (g.sscofpmf) hw::lcofi_delegate();
 }
 
-void hart_stop() { reset_hart(self()); }
+// The hart leaves the state hart_init() sets up, which it needs again when
+// HSM starts it (the core does not call hart_init() then).
+void hart_stop() { hart_init(); }
 
 void hart_suspend() {
     HartState &h = self();
@@ -334,6 +336,10 @@ SbiRet counter_config_matching(unsigned long base, unsigned long mask, unsigned 
     if (!decode(event_idx, event_data, e)) return err(Error::NotSupported);
     uint64_t cand = e.counters & set & ~h.started;
     if (!cand) return err(Error::NotSupported);
+    // A stopped counter may be taken over, but one nobody configured comes
+    // first: two requests in a row then get two counters.
+    uint64_t free = cand & ~h.configured;
+    if (free) cand = free;
     // With Sscofpmf the programmable counters can raise overflow interrupts
     // and filter by privilege, which cycle/instret cannot: prefer them and
     // fall back to the fixed counter. Without Sscofpmf the fixed counter is

@@ -57,7 +57,7 @@ class PmuHart {
     // A hardware event with selector `code` happens `n` times in mode `p`.
     void event(uint64_t code, Priv p, uint64_t n = 1);
 
-    const PmuHartConfig cfg;
+    PmuHartConfig cfg;
     uint64_t counter[32] = {};
     uint64_t selector[32] = {}; // mhpmevent3..31
     uint64_t cyclecfg = 0, instretcfg = 0;

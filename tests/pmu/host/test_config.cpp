@@ -100,6 +100,16 @@ TEST_CASE("config_matching: the counter returned lies in the set, running counte
     CHECK_EQ(r.match(5, 0x6, 0, kItlbMiss).value, 7u);
 }
 
+TEST_CASE("config_matching: unconfigured counters before configured, stopped ones") {
+    Rig r;
+    CHECK_EQ(r.match(3, 0x7, 0, kDtlbRdMiss).value, 3u);
+    CHECK_EQ(r.match(3, 0x7, 0, kItlbMiss).value, 4u); // 3 not started, but taken
+    CHECK_EQ(r.match(3, 0x7, 0, kDtlbWrMiss).value, 5u);
+    CHECK_EQ(r.match(3, 0x7, 0, kDtlbWrMiss).value, 3u); // all configured: lowest stopped
+    CHECK_ERR(r.stop(3, 0x7, STOP_RESET), AlreadyStopped);
+    CHECK_EQ(pmu::g_harts[0].configured, 0u);
+}
+
 TEST_CASE("config_matching: cycles/instret use the fixed counters without Sscofpmf") {
     Rig r;
     CHECK_EQ(r.match(0, 0x7fffd, 0, kCycles).value, 0u);
@@ -242,8 +252,10 @@ TEST_CASE("config_matching: firmware events on firmware counters") {
     SbiRet a = r.match(fb, 0xffff, 0, fw_ev(FE::set_timer));
     CHECK_OK(a);
     CHECK_EQ(a.value, fb);
-    CHECK_EQ(r.match(fb, 0xffff, CFG_AUTO_START, fw_ev(FE::set_timer)).value, fb);
-    CHECK_EQ(r.match(fb, 0xffff, 0, fw_ev(FE::ipi_sent)).value, fb + 1);
+    CHECK_EQ(r.match(fb, 0xffff, CFG_AUTO_START, fw_ev(FE::set_timer)).value, fb + 1);
+    CHECK_EQ(r.match(fb, 0xffff, 0, fw_ev(FE::ipi_sent)).value, fb + 2);
+    CHECK_OK(r.stop(fb + 1, 1));
+    CHECK_EQ(r.match(fb, 0x7, 0, fw_ev(FE::ipi_sent)).value, fb); // all taken: lowest stopped
     for (unsigned e = 0; e < kFwStandardCount; e++) {
         CAPTURE(e);
         CHECK_OK(r.match(fb + 2, 1, 0, event_idx(TYPE_FW, e)));

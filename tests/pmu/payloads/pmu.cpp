@@ -110,7 +110,8 @@ void config_choice() {
     release(0);
     release(2);
     // With Sscofpmf a counter that can overflow and filter comes first.
-    expect_ret(match(0, C.hw, 0, kCycles), SUCCESS, sscof ? kH : 0, "config/cycles_preference");
+    expect_ret(match(0, C.hw, 0, kCycles), SUCCESS, sscof ? kH : 0, "config/cycles_preference_%s",
+               sscof ? "sscofpmf" : "no_sscofpmf");
     release(sscof ? kH : 0);
     expect_ret(match(5, 0x6, 0, kDtlbRdMiss), SUCCESS, 6, "config/index_in_set");
     expect_err(start(6, 1), SUCCESS, "config/start6");
@@ -365,7 +366,7 @@ void snapshot() {
     expect_err(set_shmem(p.ram_base + p.ram_size - 4096, 0), SUCCESS, "snapshot/last_page");
     expect_err(set_shmem(~0ul, ~0ul), SUCCESS, "snapshot/disable");
     expect_err(set_shmem(~0ul, ~0ul), SUCCESS, "snapshot/disable_twice");
-    expect_alive("snapshot/hostile");
+    expect_alive("alive/after_snapshot_arguments");
     if (!expect_err(set_shmem(sh, 0), SUCCESS, "snapshot/set")) return;
 
     for (unsigned i = 0; i < 512; i++) shmem[i] = 0x5a5a5a5a5a5a5a5aull;
@@ -450,7 +451,7 @@ void event_get_info() {
     expect_err(event_info(e, 0, ~0ul / 16 + 1), ERR_INVALID_ADDRESS, "event_info/size_overflow");
     expect_err(event_info(p.ram_base + p.ram_size - 16, 0, 2), ERR_INVALID_ADDRESS,
                "event_info/past_ram");
-    expect_alive("event_info/hostile");
+    expect_alive("alive/after_event_info_arguments");
 
     struct {
         uint32_t idx;
@@ -513,14 +514,14 @@ void event_get_info() {
 void hostile() {
     // Crashed Debian trixie's OpenSBI 1.6 on QEMU 7.2 with Sscofpmf.
     match(C.n - 16, 0xffff, CFG_CLEAR_VALUE, fw_event(SET_TIMER));
-    expect_alive("hostile/opensbi16_crash");
+    expect_alive("alive/after_opensbi16_crash_arguments");
     match(~0ul, ~0ul, ~0ul, ~0ul, ~0ull);
     start(~0ul, ~0ul, ~0ul, ~0ull);
     stop(~0ul, ~0ul, ~0ul);
     start(C.n - 1, ~0ul, START_INIT_SNAPSHOT);
     fw_read(~0ul);
     fw_read_hi(~0ul);
-    expect_alive("hostile/all_ones");
+    expect_alive("alive/after_all_ones_arguments");
     release_all();
 }
 

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
+# PMU payloads on Debian's QEMU 7.2, with and without Sscofpmf, on 1 and 4
+# harts; then the same payloads against Debian's OpenSBI 1.1, where the
+# differences listed in tests/pmu/opensbi11.known are reported as INFO lines
+# (anything else it gets wrong is a FAIL of this suite: the list is kept exact).
+set -uo pipefail
+. "$(dirname "$0")/../lib.sh"
+build firmware pmu-payloads
+run() { python3 tests/payloads/run.py --timeout 60 "$@"; }
+rc=0
+for cpu in "" sscofpmf=true; do
+  run --cpu "$cpu" build/pmu/pmu.elf || rc=1
+  run --cpu "$cpu" --smp 4 build/pmu/pmu.elf build/pmu/pmu_smp.elf || rc=1
+  run --fw opensbi --known tests/pmu/opensbi11.known --cpu "$cpu" \
+    build/pmu/pmu.elf || rc=1
+done
+run --fw opensbi --known tests/pmu/opensbi11.known --cpu sscofpmf=true --smp 4 \
+  build/pmu/pmu_smp.elf || rc=1
+exit $rc
