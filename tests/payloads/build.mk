@@ -8,7 +8,7 @@ PL_ARCH  := -march=rv64imac_zicsr_zifencei -mabi=lp64
 PL_FLAGS := $(PL_ARCH) -mcmodel=medany -ffreestanding -nostdlib -fno-pic -fno-stack-protector \
 	-fno-asynchronous-unwind-tables -fno-unwind-tables -fno-tree-loop-distribute-patterns \
 	-g -Wall -Wextra -I$(PL_DIR)/lib -Ifirmware/include
-PL_CXXFLAGS := -std=c++20 -O2 -fno-exceptions -fno-rtti -fno-threadsafe-statics $(PL_FLAGS)
+PL_CXXFLAGS := -std=c++20 -O2 -fno-toplevel-reorder -fno-exceptions -fno-rtti -fno-threadsafe-statics $(PL_FLAGS)
 PL_LDFLAGS  := $(PL_ARCH) -nostdlib -static -no-pie -Wl,-T,$(PL_DIR)/lib/link.ld -Wl,--no-relax -Wl,--no-warn-rwx-segments -Wl,--build-id=none
 
 PL_LIB_SRCS   := $(wildcard $(PL_DIR)/lib/*.cpp $(PL_DIR)/lib/*.S)

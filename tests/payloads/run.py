@@ -172,7 +172,8 @@ def run_one(args, fw, qemu, payload, rep, log):
             nf = len(cases) - np
             done = (p, f, np, nf)
             return
-        if line.startswith("NOTE: ") and args.notes:
+        if (line.startswith("NOTE: ") and args.notes) or \
+                any(line.startswith(x) for x in args.pass_through):
             print(line)
 
     fd = proc.stdout.fileno()
@@ -245,6 +246,8 @@ def main():
     ap.add_argument("--known", help="file of known differences (patterns) for comparison runs")
     ap.add_argument("--log", help="append the raw console output here")
     ap.add_argument("--notes", action="store_true", help="also print the payloads' NOTE lines")
+    ap.add_argument("--pass-through", action="append", default=[], metavar="PREFIX",
+                    help="print console lines starting with PREFIX (repeatable)")
     ap.add_argument("-v", "--verbose", action="store_true", help="echo the whole console output")
     args = ap.parse_args()
 
