@@ -80,22 +80,33 @@ void status_basics() {
     expect_alive("invalid_hartids");
 }
 
-void start_errors_and_start(unsigned long h) {
-    for (unsigned i = 0; i < n_bad; i++) {
-        SbiRet r = sbi_hart_start(h, bad[i].addr, secondary_opaque(h));
-        expect_err(r, ERR_INVALID_ADDRESS, "hart_start/hart%lu/addr_%s", h, bad[i].name);
-        if (r.error == SUCCESS) {
-            // The hart went somewhere it should not; it is lost for the rest.
-            note("hart %lu was started at 0x%lx", h, bad[i].addr);
-            return;
-        }
-        expect_ret(status(h), SUCCESS, S::stopped, "hart_start/hart%lu/addr_%s/still_stopped",
-                   h, bad[i].name);
-    }
-    expect_alive("hart_start/hart%lu/bad_addresses", h);
+void start_first(unsigned long h) {
     if (!start(h, secondary_opaque(h), "hart_start")) return;
     expect_err(sbi_hart_start(h, secondary_entry(), 0), ERR_ALREADY_AVAILABLE,
                "hart_start/hart%lu/again_already_available", h);
+}
+
+// hart_start of stopped hart h with addresses it must refuse. Accepting one
+// loses the hart (it runs where nothing is), so this is part of the final
+// hostile phase. The odd address comes last: an instruction cannot start
+// there (IALIGN >= 16, mepc bit 0 is always zero); brief: "validate
+// addresses: alignment".
+void bad_start_addresses(unsigned long h) {
+    BadAddr all[8];
+    unsigned n = 0;
+    for (unsigned i = 0; i < n_bad; i++) all[n++] = bad[i];
+    all[n++] = {"odd", secondary_entry() + 1};
+    for (unsigned i = 0; i < n; i++) {
+        SbiRet r = sbi_hart_start(h, all[i].addr, secondary_opaque(h));
+        expect_err(r, ERR_INVALID_ADDRESS, "hart_start/hart%lu/addr_%s", h, all[i].name);
+        if (r.error == SUCCESS) {
+            note("hart %lu was started at 0x%lx and is lost", h, all[i].addr);
+            return;
+        }
+        expect_ret(status(h), SUCCESS, S::stopped, "hart_start/hart%lu/addr_%s/still_stopped",
+                   h, all[i].name);
+    }
+    expect_alive("hart_start/hart%lu/bad_addresses", h);
 }
 
 // --- stop ----------------------------------------------------------------------------------
@@ -126,8 +137,6 @@ bool stop(unsigned long h, const char *what) {
 
 void stop_restart(unsigned long h) {
     if (!stop(h, "hart_stop")) return;
-    expect_err(sbi_hart_start(h, bad[0].addr, 0), ERR_INVALID_ADDRESS,
-               "hart_stop/hart%lu/restart_fw_region_refused", h);
     unsigned long count = entry_state(h).count;
     if (start(h, 0x0123456789abcdeful ^ h, "restart"))
         expect_eq(entry_state(h).count, count + 1, "restart/hart%lu/entered_once", h);
@@ -232,9 +241,8 @@ void invalid_suspends() {
     expect_alive("suspend_invalid");
 }
 
-// Resume addresses the firmware must refuse. Accepting one loses the hart
-// (it resumes where nothing runs), so this runs last, on the last secondary
-// when there is one.
+// Resume addresses the firmware must refuse (an odd one included).
+// Accepting one loses the hart (it resumes where nothing runs).
 struct BadResume {
     volatile unsigned done;
     volatile long result[8];
@@ -245,17 +253,18 @@ void bad_resume_job(void *arg) {
         arm_timer(5000);
         b->result[i] = suspend_non_retentive_at(suspend_type::default_non_retentive,
                                                 bad_resume[i].addr, nullptr);
+        expect_eq(b->result[i], ERR_INVALID_ADDRESS, "suspend_non_retentive/resume_addr_%s",
+                  bad_resume[i].name);
         b->done = i + 1;
         sie_clear(kStip);
         sbi_set_timer(~0ull);
     }
 }
-void bad_resume_addresses() {
-    const Platform &p = platform();
-    for (unsigned i = 0; i < n_bad_resume; i++) bad_resume[n_bad_resume++] = bad_resume[i];
+
+// Returns whether the hart survived (it refused every address).
+bool bad_resume_addresses(unsigned long h) {
+    for (unsigned i = 0; i < n_bad; i++) bad_resume[n_bad_resume++] = bad[i];
     bad_resume[n_bad_resume++] = {"odd", resume_entry() + 1};
-    unsigned long h = p.hartids[p.nharts - 1];
-    if (h != hartid() && !secondary_checked_in(h)) h = hartid();
     BadResume b{};
     if (h == hartid()) {
         bad_resume_job(&b);
@@ -263,30 +272,39 @@ void bad_resume_addresses() {
         post_job(h, bad_resume_job, &b);
         wait_job(h, kWait);
     }
-    for (unsigned i = 0; i < n_bad_resume; i++) {
-        if (i < b.done)
-            expect_eq(b.result[i], ERR_INVALID_ADDRESS, "suspend_non_retentive/resume_addr_%s",
-                      bad_resume[i].name);
+    for (unsigned i = b.done; i < n_bad_resume; i++) {
+        if (i > b.done) note("not run: resume_addr_%s", bad_resume[i].name);
         else
             fail("hart lost: the firmware suspended it with this resume address",
                  "suspend_non_retentive/resume_addr_%s", bad_resume[i].name);
     }
     expect_alive("suspend_bad_resume");
-    if (h == hartid() || b.done != n_bad_resume) return;
-    // An odd start address cannot be executed (IALIGN >= 16; mepc bit 0
-    // is always zero). Brief: "validate addresses: alignment". Accepting it
-    // loses the hart, which is why this comes last.
-    if (!stop(h, "final_stop")) return;
-    SbiRet r = sbi_hart_start(h, secondary_entry() + 1, secondary_opaque(h));
-    expect_err(r, ERR_INVALID_ADDRESS, "hart_start/hart%lu/addr_odd", h);
-    expect_alive("hart_start/addr_odd");
+    return b.done == n_bad_resume;
+}
+
+// Hostile cases that lose a hart when the firmware wrongly accepts them run
+// last, on sacrificial secondaries.
+void final_hostile() {
+    const Platform &p = platform();
+    if (p.nharts < 2) {
+        note("one hart: bad hart_start addresses need -smp 2 or more");
+        bad_resume_addresses(hartid());
+        return;
+    }
+    unsigned long h1 = p.hartids[p.nharts - 1];
+    unsigned long h2 = h1;
+    if (!secondary_checked_in(h1) || !bad_resume_addresses(h1)) {
+        if (p.nharts < 3) return;
+        h2 = p.hartids[p.nharts - 2];
+    }
+    if (secondary_checked_in(h2) && stop(h2, "final_stop")) bad_start_addresses(h2);
 }
 
 struct SuspendJob {
     bool non_retentive;
     volatile long result;
     EntryState seen;
-    volatile unsigned long ssi_after;
+    volatile unsigned long ssi_after, sip_at_return;
 };
 void suspend_job(void *arg) {
     auto *s = static_cast<SuspendJob *>(arg);
@@ -297,6 +315,7 @@ void suspend_job(void *arg) {
     } else {
         s->result = sbi_hart_suspend(suspend_type::default_retentive, 0, 0).error;
     }
+    s->sip_at_return = csr_read(csr::sip);
     irq_enable(was);
     s->ssi_after = irq_state(hartid()).ssi;
 }
@@ -304,7 +323,7 @@ void suspend_job(void *arg) {
 // A secondary suspends; get_status shows SUSPENDED; an IPI wakes it.
 void suspend_secondary(unsigned long h, bool non_retentive) {
     const char *name = non_retentive ? "suspend_non_retentive_ipi" : "suspend_retentive_ipi";
-    SuspendJob s{non_retentive, -99, {}, 0};
+    SuspendJob s{non_retentive, -99, {}, 0, 0};
     unsigned long ssi_before = irq_state(h).ssi;
     post_job(h, suspend_job, &s);
     bool suspended = wait_status(h, S::suspended);
@@ -323,8 +342,14 @@ void suspend_secondary(unsigned long h, bool non_retentive) {
         expect_eq(s.seen.satp, 0, "%s/hart%lu/satp_zero", name, h);
         expect_eq(s.seen.sstatus & kSie, 0, "%s/hart%lu/sstatus_sie_zero", name, h);
     }
-    expect_true(wait_until([&] { return irq_state(h).ssi != ssi_before; }, kWait),
-                "%s/hart%lu/ipi_taken_after", name, h);
+    // The IPI that woke the hart is a supervisor software interrupt
+    // (ext-ipi): it must still be pending when S-mode runs again.
+    bool taken = wait_until([&] { return irq_state(h).ssi != ssi_before; }, kWait);
+    char why[96];
+    snprintf(why, sizeof why, "no SSI after the wake-up (sip when the call returned: 0x%lx)",
+             s.sip_at_return);
+    if (taken) pass("%s/hart%lu/ipi_taken_after", name, h);
+    else fail(why, "%s/hart%lu/ipi_taken_after", name, h);
     expect_ret(status(h), SUCCESS, S::started, "%s/hart%lu/status_started_again", name, h);
 }
 
@@ -340,7 +365,7 @@ void payload_main() {
         note("one hart: start/stop/secondary suspend cases need -smp 2 or more");
     } else {
         for (unsigned i = 0; i < p.nharts; i++)
-            if (p.hartids[i] != hartid()) start_errors_and_start(p.hartids[i]);
+            if (p.hartids[i] != hartid()) start_first(p.hartids[i]);
         for (unsigned i = 0; i < p.nharts; i++)
             if (p.hartids[i] != hartid()) stop_restart(p.hartids[i]);
         stop_start_rounds();
@@ -354,5 +379,5 @@ void payload_main() {
     retentive_on_boot_hart();
     non_retentive_on_boot_hart();
     invalid_suspends();
-    bad_resume_addresses();
+    final_hostile();
 }
