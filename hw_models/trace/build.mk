@@ -42,11 +42,17 @@ $(TRACE_OUT)/tsbi-trace: $(TRACE_OUT)/obj/cli.o $(TRACE_OUT)/libtsbitrace.a
 $(TRACE_OUT)/trace-tests: $(TRACE_TEST_OBJS) $(TRACE_OUT)/libtsbitrace.a
 	$(HOSTCXX) $(HOSTCXXFLAGS) -o $@ $^ $(TRACE_LIBS)
 
-# Fuzz targets compile the library sources directly with the sanitizers.
-$(TRACE_OUT)/fuzz/%: $(TRACE_TDIR)/%.cpp $(TRACE_LIB_SRCS) $(wildcard $(TRACE_DIR)/*.hpp $(TRACE_DIR)/*.h $(TRACE_DIR)/*.def)
+# Fuzz targets: the library compiled once with the sanitizers (and libFuzzer coverage),
+# each target linked with -fsanitize=fuzzer.
+TRACE_FUZZ_FLAGS := -std=c++20 -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -I$(TRACE_DIR) -MMD -MP
+TRACE_FUZZ_OBJS := $(patsubst $(TRACE_DIR)/%.cpp,$(TRACE_OUT)/fuzzobj/%.o,$(TRACE_LIB_SRCS))
+$(TRACE_OUT)/fuzzobj/%.o: $(TRACE_DIR)/%.cpp
 	@mkdir -p $(@D)
-	$(FUZZ_CXX) -std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-	  -I$(TRACE_DIR) -o $@ $< $(TRACE_LIB_SRCS) $(TRACE_LIBS)
+	$(FUZZ_CXX) $(TRACE_FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
+$(TRACE_OUT)/fuzz/%: $(TRACE_TDIR)/%.cpp $(TRACE_FUZZ_OBJS)
+	@mkdir -p $(@D)
+	$(FUZZ_CXX) $(TRACE_FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $< $(TRACE_FUZZ_OBJS) $(TRACE_LIBS)
 
 trace-fuzz-long: $(TRACE_FUZZ_BINS)
 	@for f in $(TRACE_FUZZ_BINS); do \
@@ -56,4 +62,4 @@ trace-fuzz-long: $(TRACE_FUZZ_BINS)
 	    $(TSBI_CACHE)/fuzz-corpus/$$(basename $$f) || exit 1; \
 	done
 
--include $(TRACE_LIB_OBJS:.o=.d) $(TRACE_TEST_OBJS:.o=.d) $(TRACE_OUT)/obj/cli.d
+-include $(TRACE_LIB_OBJS:.o=.d) $(TRACE_TEST_OBJS:.o=.d) $(TRACE_OUT)/obj/cli.d $(TRACE_FUZZ_OBJS:.o=.d)

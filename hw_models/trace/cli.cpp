@@ -36,6 +36,8 @@ const char kUsageText[] =
     "  ntrace decode IMAGE [--pcinfo] [--events]    retired PCs (\"0xADDR\" lines)\n"
     "  ntrace encode [IMAGE] [--pc] ENCODER         PC-info (or --pc: PC-only) text -> bytes\n"
     "  ntrace selftest [--count N] [--seed N] ENCODER   generate, encode, decode, compare\n"
+    "  ntrace gen --elf OUT.elf -o OUT.pcinfo [--count N] [--seed N] [--xlen N]\n"
+    "                                               a generated program and its PC-info\n"
     "    framing:  --src-bits N  --tstamp  --extend-addr  --xlen 32|64\n"
     "    IMAGE:    --elf FILE | --bin FILE --load ADDR   [--jvt ADDR] [--zcmp] [--zcmt]\n"
     "    decoder:  --implicit-return  --all-jumps  --src ID  --mid-stream\n"
@@ -81,7 +83,7 @@ struct Args {
 // Options that take a value.
 bool takes_value(const std::string &n) {
     static const char *const v[] = {"-o", "--elf", "--bin", "--load", "--jvt", "--src-bits",
-                                    "--xlen", "--src", "--mode", "--implicit-return",
+                                    "--xlen", "--src", "--mode",
                                     "--sync-mode", "--sync-max", "--src-id", "--icnt-bits",
                                     "--hist-bits", "--stack-depth", "--te-control",
                                     "--te-inst-features", "--ts-control", "--count", "--seed",
@@ -120,7 +122,11 @@ bool parse_args(int argc, char **argv, int first, Args &a, std::string &err) {
             } else if (is_flag(s) && eq == std::string::npos) {
                 a.opts.push_back({s, ""});
             } else if (s == "--implicit-return") {
-                a.opts.push_back({s, "3"});
+                // Optional value: the mode 0..3 (encoder); without one, mode 3 / enabled.
+                if (eq == std::string::npos && i + 1 < argc && strlen(argv[i + 1]) == 1 &&
+                    argv[i + 1][0] >= '0' && argv[i + 1][0] <= '3')
+                    val = argv[++i];
+                a.opts.push_back({s, val.empty() ? "3" : val});
             } else {
                 err = "unknown option " + s;
                 return false;
@@ -426,7 +432,34 @@ int ntrace_selftest(const Args &a) {
     return same ? kOk : kBadData;
 }
 
+// Writes a generated program as ELF and the PC-info of one traced execution: test input
+// for encode/decode through files.
+int ntrace_gen(const Args &a) {
+    std::string err;
+    uint64_t n, seed, xl;
+    if (!num(a, "--count", n, 10000, err) || !num(a, "--seed", seed, 1, err) || !num(a, "--xlen", xl, 64, err))
+        return usage(err.c_str());
+    const std::string *elf = a.get("--elf");
+    if (!elf) return usage("ntrace gen needs --elf FILE (written) and -o FILE (PC-info)");
+    trace::GenConfig g;
+    g.seed = seed, g.xlen = unsigned(xl);
+    g.bad_return_per_mille = 0;
+    trace::Program p(g);
+    trace::Image img = p.image();
+    img.entry = p.entry();
+    if (!img.write_elf(*elf, err)) return fprintf(stderr, "tsbi-trace: %s\n", err.c_str()), kIo;
+    std::vector<uint64_t> pcs;
+    p.run(n, [&](const trace::GenEvent &ev) {
+        if (ev.kind == trace::GenEvent::Retire) pcs.push_back(ev.addr);
+    });
+    Output o;
+    if (!o.open(a) || !o.write(trace::format_pcinfo(trace::pcinfo_from_pcs(p.image(), pcs))) || !o.close())
+        return kIo;
+    return kOk;
+}
+
 int ntrace_main(const Args &a) {
+    if (a.pos[1] == "gen") return ntrace_gen(a);
     const std::string &cmd = a.pos[1];
     if (cmd == "dump") return ntrace_dump(a);
     if (cmd == "decode") return ntrace_decode(a);

@@ -112,4 +112,68 @@ bool Image::load_elf(const std::string &path, std::string &err) {
     return ok;
 }
 
+bool Image::write_elf(const std::string &path, std::string &err) const {
+    if (elf_version(EV_CURRENT) == EV_NONE) {
+        err = "libelf initialisation failed";
+        return false;
+    }
+    int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0) {
+        err = "cannot create " + path;
+        return false;
+    }
+    Elf *e = elf_begin(fd, ELF_C_WRITE, nullptr);
+    const int cls = opts.xlen == 32 ? ELFCLASS32 : ELFCLASS64;
+    bool ok = e && gelf_newehdr(e, cls);
+    GElf_Ehdr eh;
+    if (ok && gelf_getehdr(e, &eh)) {
+        eh.e_ident[EI_DATA] = ELFDATA2LSB;
+        eh.e_type = ET_EXEC;
+        eh.e_machine = EM_RISCV;
+        eh.e_version = EV_CURRENT;
+        eh.e_entry = entry ? entry : (segs_.empty() ? 0 : segs_[0].base);
+        ok = gelf_update_ehdr(e, &eh);
+    }
+    ok = ok && gelf_newphdr(e, segs_.size());
+    // One section per segment carries the bytes; the program headers point at them.
+    std::vector<Elf_Scn *> scns;
+    for (const Seg &sg : segs_) {
+        if (!ok) break;
+        Elf_Scn *scn = elf_newscn(e);
+        Elf_Data *d = scn ? elf_newdata(scn) : nullptr;
+        GElf_Shdr sh;
+        if (!d || !gelf_getshdr(scn, &sh)) {
+            ok = false;
+            break;
+        }
+        d->d_buf = const_cast<uint8_t *>(sg.bytes.data());
+        d->d_size = sg.bytes.size();
+        d->d_type = ELF_T_BYTE;
+        d->d_align = 2;
+        sh.sh_type = SHT_PROGBITS;
+        sh.sh_flags = SHF_ALLOC | SHF_EXECINSTR;
+        sh.sh_addr = sg.base;
+        ok = gelf_update_shdr(scn, &sh);
+        scns.push_back(scn);
+    }
+    ok = ok && elf_update(e, ELF_C_NULL) >= 0;
+    for (size_t i = 0; ok && i < segs_.size(); i++) {
+        GElf_Shdr sh;
+        GElf_Phdr ph{};
+        ok = gelf_getshdr(scns[i], &sh);
+        ph.p_type = PT_LOAD;
+        ph.p_flags = PF_R | PF_X;
+        ph.p_offset = sh.sh_offset;
+        ph.p_vaddr = ph.p_paddr = segs_[i].base;
+        ph.p_filesz = ph.p_memsz = segs_[i].bytes.size();
+        ph.p_align = 2;
+        ok = ok && gelf_update_phdr(e, int(i), &ph);
+    }
+    ok = ok && elf_update(e, ELF_C_WRITE) >= 0;
+    if (!ok) err = std::string("writing ELF failed: ") + elf_errmsg(-1);
+    if (e) elf_end(e);
+    close(fd);
+    return ok;
+}
+
 } // namespace trace

@@ -19,6 +19,8 @@ class Image {
     // sets xlen from the ELF class. Returns false and sets err on failure.
     bool load_elf(const std::string &path, std::string &err);
     bool load_raw(const std::string &path, uint64_t base, std::string &err);
+    // Writes the segments as an executable RISC-V ELF (ELFCLASS by opts.xlen).
+    bool write_elf(const std::string &path, std::string &err) const;
 
     bool read(uint64_t addr, void *dst, unsigned n) const;
     uint64_t read_xlen(uint64_t addr, bool &ok) const;

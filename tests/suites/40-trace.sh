@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
+# Trace codecs (hw_models/trace): doctest unit tests (one line per test case), the
+# tsbi-trace CLI end to end, and short libFuzzer runs of every decoder.
+. "$(dirname "$0")/../lib.sh"
+build trace trace-tests
+T=build/trace/tsbi-trace
+W=build/trace/suite-work
+rm -rf "$W" && mkdir -p "$W"
+
+# --- doctest: one PASS/FAIL line per test case -----------------------------------------
+build/trace/trace-tests -r=junit >"$W/junit.xml" 2>"$W/doctest.err"
+python3 - "$W/junit.xml" <<'PY' || fail "doctest junit report unreadable"
+import sys, xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+n = 0
+for tc in root.iter("testcase"):
+    n += 1
+    bad = tc.find("failure") is not None or tc.find("error") is not None
+    name = "trace unit: " + tc.get("name")
+    if bad:
+        msg = (tc.find("failure") if tc.find("failure") is not None else tc.find("error")).get("message", "")
+        print("FAIL: %s [%s]" % (name, msg.replace("\n", " ")[:200]))
+    else:
+        print("PASS: " + name)
+sys.exit(0 if n else 1)
+PY
+
+# --- CLI ---------------------------------------------------------------------------------
+check "tsbi-trace --help exits 0" bash -c "$T --help >/dev/null"
+$T bogus cmd >/dev/null 2>&1; rc=$?
+check "tsbi-trace usage error exits 2" test "$rc" = 2
+check "ntrace dump reproduces the Table 6 dump" \
+  bash -c "$T ntrace dump tests/trace/data/table6.bin | diff -u tests/trace/data/table6.dump -"
+check "ntrace dump reads stdin" bash -c "$T ntrace dump < tests/trace/data/table6.bin | grep -q 'HIST\[12\] = 0xFFE'"
+for mode in "--mode btm" "--mode htm" "--mode htm --implicit-return 3 --repeated-history" \
+            "--mode btm --implicit-return 2 --repeated-history --sync-mode 3 --sync-max 6" \
+            "--mode htm --implicit-return 1 --all-jumps --tstamp --src-bits 3 --src-id 5 --extend-addr --context"; do
+  check "ntrace selftest $mode" $T ntrace selftest --count 300000 $mode
+done
+$T ntrace gen --elf "$W/p.elf" -o "$W/p.pcinfo" --count 100000 --seed 3
+cut -d, -f1 "$W/p.pcinfo" >"$W/p.pcs"
+for mode in "--mode btm" "--mode htm --implicit-return 3 --repeated-history"; do
+  dec=""; case $mode in *implicit*) dec=--implicit-return;; esac
+  check "ntrace encode PC-info, decode with ELF ($mode)" bash -c "
+    $T ntrace encode $W/p.pcinfo $mode -o $W/t.bin &&
+    $T ntrace decode --elf $W/p.elf $dec $W/t.bin | cmp -s - $W/p.pcs &&
+    $T ntrace decode --elf $W/p.elf $dec --pcinfo $W/t.bin | cmp -s - $W/p.pcinfo"
+done
+check "ntrace encode PC-only list with an ELF" bash -c "
+  $T ntrace encode --pc --elf $W/p.elf --mode htm $W/p.pcs -o $W/t2.bin &&
+  $T ntrace decode --elf $W/p.elf $W/t2.bin | cmp -s - $W/p.pcs"
+$T ntrace decode --elf "$W/p.elf" "$W/t.bin" >/dev/null 2>&1; rc=$?
+check "ntrace decode reports inconsistency (implicit return not enabled) with exit 1" test "$rc" = 1
+check "ntrace decode from the middle of a wrapped buffer resynchronises" bash -c "
+  $T ntrace encode $W/p.pcinfo --mode htm --sync-mode 1 --sync-max 0 -o $W/s.bin &&
+  tail -c +1001 $W/s.bin >$W/s-tail.bin &&
+  $T ntrace decode --elf $W/p.elf --mid-stream $W/s-tail.bin >$W/s.pcs &&
+  test \$(wc -l <$W/s.pcs) -gt 1000 && grep -Fxf $W/s.pcs $W/p.pcs >/dev/null"
+check "tv dump of Appendix C.1" bash -c "$T tv dump tests/trace/data/tv_c1.bin | grep -q 'full register x3 = 0x1234'"
+$T tv compare tests/trace/data/tv_c1.bin tests/trace/data/tv_c1_bad.bin >"$W/cmp.txt"; rc=$?
+check "tv compare reports the first divergence with exit 1" bash -c "test $rc = 1 && grep -q 'x3: 0x1234 vs 0x1235' $W/cmp.txt"
+check "tv compare of identical traces exits 0" $T tv compare tests/trace/data/tv_c1.bin tests/trace/data/tv_c1.bin
+check "etrace encode then dump reproduces the records" bash -c "
+  $T etrace encode tests/trace/data/etrace.txt -o $W/e.bin &&
+  $T etrace dump $W/e.bin | diff -u <(grep -v '^#' tests/trace/data/etrace.txt) -"
+
+# --- fuzz smoke runs (longer: make trace-fuzz-long FUZZ_SECONDS=N) -----------------------
+if ! command -v clang++ >/dev/null || ! make -s -j2 trace-fuzz >"$W/fuzz-build.log" 2>&1; then
+  cat "$W/fuzz-build.log" 2>/dev/null | tail -20
+  fail "trace fuzz targets build (clang++ with libclang-rt-14-dev needed)"
+else
+  for f in build/trace/fuzz/fuzz_*; do
+    case $f in *.d) continue;; esac
+    n=$(basename "$f")
+    mkdir -p "$W/corpus-$n"
+    check "fuzz smoke: $n (3 s, ASan+UBSan)" bash -c \
+      "$f -max_total_time=3 -rss_limit_mb=1024 -timeout=5 $W/corpus-$n >$W/$n.log 2>&1 || { tail -30 $W/$n.log; false; }"
+  done
+fi
