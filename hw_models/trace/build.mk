@@ -4,6 +4,7 @@
 #   make trace          library + build/trace/tsbi-trace
 #   make trace-tests    build/trace/trace-tests (doctest)
 #   make trace-fuzz     build/trace/fuzz/* (clang, ASan+UBSan+libFuzzer)
+#   make trace-bench    build/trace/trace-bench (run by tests/bench/40-trace.sh)
 #   make trace-fuzz-long FUZZ_SECONDS=600   run every fuzz target for longer
 TRACE_DIR := hw_models/trace
 TRACE_OUT := $(BUILD)/trace
@@ -12,6 +13,7 @@ TRACE_CXXFLAGS := $(HOSTCXXFLAGS) -I$(TRACE_DIR) -MMD -MP
 TRACE_LIB_SRCS := $(filter-out $(TRACE_DIR)/cli.cpp,$(wildcard $(TRACE_DIR)/*.cpp))
 TRACE_LIB_OBJS := $(patsubst $(TRACE_DIR)/%.cpp,$(TRACE_OUT)/obj/%.o,$(TRACE_LIB_SRCS))
 TRACE_TEST_SRCS := $(wildcard $(TRACE_TDIR)/test_*.cpp)
+TRACE_BENCH := $(TRACE_OUT)/trace-bench
 TRACE_TEST_OBJS := $(patsubst $(TRACE_TDIR)/%.cpp,$(TRACE_OUT)/tobj/%.o,$(TRACE_TEST_SRCS))
 TRACE_FUZZ_SRCS := $(wildcard $(TRACE_TDIR)/fuzz_*.cpp)
 TRACE_FUZZ_BINS := $(patsubst $(TRACE_TDIR)/%.cpp,$(TRACE_OUT)/fuzz/%,$(TRACE_FUZZ_SRCS))
@@ -19,7 +21,8 @@ TRACE_LIBS := -lelf
 FUZZ_CXX ?= clang++
 FUZZ_SECONDS ?= 300
 
-.PHONY: trace trace-tests trace-fuzz trace-fuzz-long
+.PHONY: trace trace-tests trace-fuzz trace-fuzz-long trace-bench
+trace-bench: $(TRACE_BENCH)
 trace: $(TRACE_OUT)/tsbi-trace
 trace-tests: $(TRACE_OUT)/trace-tests
 trace-fuzz: $(TRACE_FUZZ_BINS)
@@ -40,6 +43,9 @@ $(TRACE_OUT)/tsbi-trace: $(TRACE_OUT)/obj/cli.o $(TRACE_OUT)/libtsbitrace.a
 	$(HOSTCXX) $(HOSTCXXFLAGS) -o $@ $^ $(TRACE_LIBS)
 
 $(TRACE_OUT)/trace-tests: $(TRACE_TEST_OBJS) $(TRACE_OUT)/libtsbitrace.a
+	$(HOSTCXX) $(HOSTCXXFLAGS) -o $@ $^ $(TRACE_LIBS)
+
+$(TRACE_BENCH): $(TRACE_OUT)/tobj/bench_ntrace.o $(TRACE_OUT)/libtsbitrace.a
 	$(HOSTCXX) $(HOSTCXXFLAGS) -o $@ $^ $(TRACE_LIBS)
 
 # Fuzz targets: the library compiled once with the sanitizers (and libFuzzer coverage),

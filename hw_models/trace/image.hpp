@@ -43,6 +43,11 @@ class Image {
         mutable std::vector<rv::Insn> cache; // size 0 => not classified yet
     };
     const std::vector<Seg> &segments() const { return segs_; }
+    const Seg *segment_of(uint64_t pc) const {
+        for (const Seg &s : segs_)
+            if (pc - s.base < s.bytes.size()) return &s;
+        return nullptr;
+    }
 
   private:
     const rv::Insn *lookup(const Seg &s, uint64_t pc) const {

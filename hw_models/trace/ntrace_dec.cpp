@@ -86,30 +86,52 @@ bool Decoder::walk(uint64_t add_icnt, uint64_t hist, bool hist_present, End end,
     Bits bits{hbits_, hpos_, hrep_};
     const uint64_t pcmask = img_.opts.xlen == 32 ? 0xFFFFFFFFull : ~0ull;
     const bool ir = cfg_.implicit_return;
-    while (budget_ > 0) {
-        if (cfg_.max_steps && ninsns_ >= cfg_.max_steps) {
-            fail(off, "instruction limit reached");
-            return false;
+    // The hot loop keeps pc, budget and the output buffer in locals (members would be
+    // reloaded after every store through the buffer) and looks instructions up in the
+    // current segment's cache directly.
+    uint64_t pc = pc_;
+    int64_t budget = budget_;
+    size_t nb = nbuf_;
+    uint64_t steps = 0;
+    const uint64_t step_limit = cfg_.max_steps ? (cfg_.max_steps > ninsns_ ? cfg_.max_steps - ninsns_ : 0) : ~0ull;
+    const trace::Image::Seg *seg = nullptr;
+    auto sync_back = [&] {
+        pc_ = pc, budget_ = budget, nbuf_ = nb, ninsns_ += steps;
+        steps = 0;
+    };
+    auto bail = [&](const char *what) {
+        sync_back();
+        fail(off, what);
+        return false;
+    };
+    while (budget > 0) {
+        if (steps >= step_limit) return bail("instruction limit reached");
+        const rv::Insn *in;
+        if (seg && pc - seg->base < seg->bytes.size() && !(pc & 1) && seg->cache[(pc - seg->base) >> 1].size) {
+            in = &seg->cache[(pc - seg->base) >> 1];
+        } else {
+            in = img_.at(pc);
+            if (!in) return bail("PC outside the program image");
+            seg = img_.segment_of(pc);
         }
-        const rv::Insn *in = img_.at(pc_);
-        if (!in) {
-            fail(off, "PC outside the program image");
-            return false;
+        buf_[nb++] = pc;
+        if (nb == buf_.size()) {
+            nbuf_ = nb;
+            flush();
+            nb = 0;
         }
-        out(pc_);
-        ninsns_++;
-        budget_ -= in->size / 2;
-        if (budget_ < 0) {
-            fail(off, "I-CNT ends inside an instruction");
-            return false;
+        steps++;
+        budget -= in->size / 2;
+        if (budget < 0) return bail("I-CNT ends inside an instruction");
+        const bool last = budget == 0;
+        const uint64_t next = (pc + in->size) & pcmask;
+        if (in->kind == rv::Kind::Linear) { // the common case first
+            pc = next;
+            continue;
         }
-        const bool last = budget_ == 0;
-        const uint64_t next = (pc_ + in->size) & pcmask;
         if (last && end == End::Taken && in->kind != rv::Kind::Branch &&
-            !(cfg_.all_jumps && in->kind == rv::Kind::DirectJump)) {
-            fail(off, "DirectBranch block does not end with a branch");
-            return false;
-        }
+            !(cfg_.all_jumps && in->kind == rv::Kind::DirectJump))
+            return bail("DirectBranch block does not end with a branch");
         switch (in->kind) {
         case rv::Kind::Branch:
         case rv::Kind::DirectJump: {
@@ -118,34 +140,25 @@ bool Decoder::walk(uint64_t add_icnt, uint64_t hist, bool hist_present, End end,
             if (is_branch || cfg_.all_jumps) {
                 if (bits.have()) {
                     taken = bits.take();
-                    if (!is_branch && !taken) {
-                        fail(off, "HIST bit 0 for an unconditional jump");
-                        return false;
-                    }
+                    if (!is_branch && !taken) return bail("HIST bit 0 for an unconditional jump");
                 } else if (strict) {
-                    fail(off, "direct branch without a HIST bit");
-                    return false;
+                    return bail("direct branch without a HIST bit");
                 } else if (is_branch) {
                     taken = last && end == End::Taken;
                 }
             }
-            if (last && end == End::Taken && !taken) {
-                fail(off, "DirectBranch block does not end with a taken branch");
-                return false;
-            }
+            if (last && end == End::Taken && !taken)
+                return bail("DirectBranch block does not end with a taken branch");
             if (!is_branch && ir && in->pushes()) push(next);
-            pc_ = taken ? (pc_ + int64_t(in->offset)) & pcmask : next;
+            pc = taken ? (pc + int64_t(in->offset)) & pcmask : next;
             break;
         }
         case rv::Kind::TableJump: {
             bool ok = img_.has_jvt;
             uint64_t t = ok ? img_.read_xlen(img_.jvt + in->table_index * (img_.opts.xlen / 8), ok) : 0;
-            if (!ok) {
-                fail(off, "cm.jt/cm.jalt without a readable jump table (JVT)");
-                return false;
-            }
+            if (!ok) return bail("cm.jt/cm.jalt without a readable jump table (JVT)");
             if (ir && in->pushes()) push(next);
-            pc_ = t & ~1ull & pcmask;
+            pc = t & ~1ull & pcmask;
             break;
         }
         case rv::Kind::Indirect: {
@@ -153,23 +166,20 @@ bool Decoder::walk(uint64_t add_icnt, uint64_t hist, bool hist_present, End end,
             const bool popped = ir && in->pops() && pop(t);
             if (ir && in->pushes()) push(next);
             if (popped && (!last || end != End::Addr)) {
-                pc_ = t; // implicit return (9.2)
+                pc = t; // implicit return (9.2)
             } else if (!last) {
-                fail(off, "uninferable jump inside an I-CNT block");
-                return false;
+                return bail("uninferable jump inside an I-CNT block");
             }
             // Otherwise the message's address (or nothing, at a stop) gives the target.
             break;
         }
         case rv::Kind::TrapReturn:
-            if (!last) {
-                fail(off, "trap return inside an I-CNT block");
-                return false;
-            }
+            if (!last) return bail("trap return inside an I-CNT block");
             break;
-        default: pc_ = next; break;
+        default: pc = next; break;
         }
     }
+    sync_back();
     if (bits.have()) {
         fail(off, "HIST bits left after the I-CNT block");
         return false;
