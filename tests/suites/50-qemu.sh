@@ -101,5 +101,8 @@ EXPECT="RCODE=0x0 RCODE=0x1 RCODE=0x2 HREPEAT" \
 run_trace htm-small-counters 1 10000 "$HTM $((IRET_FULL | REP)) 32 1 1 0 0" --implicit-return=3
 EXTRA="-global driver=riscv.trace.encoder,property=icnt-bits,value=6" EXPECT="RCODE=0x0" \
 run_trace btm-small-icnt 1 10000 "$BTM 0 32 1 1 0 0"
+# InstStallEna: the hart stalls on the full sink while hart 1 drains it: no loss
+run_trace btm-stall 2 10000 "$BTM 0 16 0 1 0 2"
+run_trace htm-stall 2 10000 "$HTM $((IRET_FULL | REP)) 16 0 1 0 2" --implicit-return=3
 EXPECT="TCODE=8 SYNC=0x7" \
 run_trace btm-loss 1 100 "$BTM 0 16 0 1 0 1"

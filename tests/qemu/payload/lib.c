@@ -115,7 +115,8 @@ int tr_reset(uintptr_t base)
 
 int tr_disable(uintptr_t base)
 {
-    wr32(base, rd32(base) & ~(TR_ENABLE | TE_INST_TRACING));
+    // InstStallOrOverflow is write-1-to-clear: keep it by writing 0 there
+    wr32(base, rd32(base) & ~(TR_ENABLE | TE_INST_TRACING | TE_STALL_OR_OVERFLOW));
     return wait_bits(base, TR_ENABLE | TR_EMPTY, TR_EMPTY);
 }
 

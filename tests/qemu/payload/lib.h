@@ -37,6 +37,7 @@ enum {
 #define TE_INST_MODE(m) ((uint32_t)(m) << NT_trTeControl_InstMode_LSB)
 #define TE_CONTEXT (1u << NT_trTeControl_Context_LSB)
 #define TE_STALL_OR_OVERFLOW (1u << NT_trTeControl_InstStallOrOverflow_LSB)
+#define TE_STALL_ENA (1u << NT_trTeControl_InstStallEna_LSB)
 #define TE_SYNC_MODE(m) ((uint32_t)(m) << NT_trTeControl_InstSyncMode_LSB)
 #define TE_SYNC_MAX(m) ((uint32_t)(m) << NT_trTeControl_InstSyncMax_LSB)
 #define TE_FORMAT(f) ((uint32_t)(f) << NT_trTeControl_Format_LSB)

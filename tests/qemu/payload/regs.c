@@ -37,13 +37,15 @@ static void test_encoder(void)
     check_eq("InstSyncMode 2 reads back as 3", (rd32(e) >> 16) & 3, NT_SYNCMODE_HALFWORDS);
     wr32(e + trTeControl, TR_ACTIVE | TE_SYNC_MODE(NT_SYNCMODE_MESSAGES) | TE_SYNC_MAX(0xf));
     check_eq("InstSyncMode 1 and InstSyncMax 15", rd32(e) & 0xf30000u, 0xf10000u);
-    wr32(e + trTeControl, 0xffffffffu);
+    wr32(e + trTeControl, ~TR_ENABLE);
     c = rd32(e + trTeControl);
-    check("tracing into a disabled funnel sets InstStallOrOverflow", c & TE_STALL_OR_OVERFLOW);
-    check_eq("all-ones control: only implemented fields", c & ~(TR_EMPTY | TE_STALL_OR_OVERFLOW),
-             TR_ACTIVE | TR_ENABLE | TE_INST_TRACING | TE_INST_MODE(6) | TE_CONTEXT |
-             (1u << 15) | TE_SYNC_MODE(3) | TE_SYNC_MAX(0xf) | TE_FORMAT(1));
-    check_eq("InstTrigEnable and InstStallEna unsupported (0)", c & ((1u << 11) | (1u << 13)), 0);
+    check_eq("all-ones control (Enable=0): only implemented fields", c,
+             TR_ACTIVE | TR_EMPTY | TE_INST_TRACING | TE_INST_MODE(6) | TE_CONTEXT |
+             TE_STALL_ENA | (1u << 15) | TE_SYNC_MODE(3) | TE_SYNC_MAX(0xf) | TE_FORMAT(1));
+    check_eq("InstTrigEnable unsupported (no triggers)", c & (1u << 11), 0);
+    wr32(e + trTeControl, TR_ACTIVE | TR_ENABLE | TE_INST_TRACING | TE_INST_MODE(6));
+    c = rd32(e + trTeControl);
+    check("tracing into a disabled funnel drops messages: InstStallOrOverflow", c & TE_STALL_OR_OVERFLOW);
     check("disable waits for Enable=0 and Empty=1", tr_disable(e));
     wr32(e + trTeControl, rd32(e + trTeControl) | TE_STALL_OR_OVERFLOW);
     check_eq("InstStallOrOverflow is write-1-to-clear", rd32(e + trTeControl) & TE_STALL_OR_OVERFLOW, 0);

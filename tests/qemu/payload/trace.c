@@ -18,7 +18,10 @@ struct cfg {
     uint32_t harts;          // harts traced (1..4)
     uint32_t ts_control;     // trTsControl of the encoders (funnel counts)
     uint32_t loss_test;      // 1: small SRAM with StopOnWrap, re-armed once
+                             // 2: same with InstStallEna, hart 1 drains the sink
 };
+#define LOSS_DROP 1
+#define LOSS_STALL 2
 #define CFG ((volatile struct cfg *)0x80ff0000UL)
 #define CFG_MAGIC 0x54534249u
 #define SMEM_BASE 0x80400000UL
@@ -44,6 +47,10 @@ static volatile uint32_t go, done_count;
 static volatile unsigned long ecalls[4], ticks[4];
 static volatile unsigned long sink_checksum;
 static uint8_t dumpbuf[0x10000];
+// LOSS_STALL: hart 1 copies each full buffer here (the SMEM area is unused)
+static volatile uint32_t drain_stop, drain_idle, drains;
+static volatile uint32_t collected;
+#define COLLECT ((uint8_t *)SMEM_BASE)
 
 static inline unsigned long hartid(void)
 {
@@ -178,6 +185,9 @@ static void encoder_start(unsigned h)
     wr32(e + trTeDataControl, 0);
     wr32(e + trTeTrigExtInControl, 0);
     wr32(e + trTsControl, CFG->ts_control);
+    if (CFG->loss_test == LOSS_STALL) {
+        c |= TE_STALL_ENA;
+    }
     wr32(e + trTeControl, TR_ACTIVE | c);
     wr32(e + trTeControl, TR_ACTIVE | c | TR_ENABLE);
     wr32(e + trTeControl, TR_ACTIVE | c | TR_ENABLE | TE_INST_TRACING);
@@ -197,7 +207,7 @@ static void sink_arm(void)
         wr32(r + trRamWPLow, (uint32_t)SMEM_BASE);
         wr32(r, TR_ACTIVE | RAM_MODE_SMEM | TR_ENABLE);
     } else {
-        uint32_t stop = CFG->loss_test ? RAM_STOP_ON_WRAP : 0;
+        uint32_t stop = CFG->loss_test ? RAM_STOP_ON_WRAP : 0;  // both loss kinds
         wr32(r, TR_ACTIVE);
         wr32(r + trRamLimitLow, CFG->loss_test ? LOSS_LIMIT : 0xfffcu);
         wr32(r + trRamWPLow, 0);
@@ -252,12 +262,44 @@ static void write_host_file(const char *name, const uint8_t *p, uint32_t len)
     semihost(0x02 /* SYS_CLOSE */, &fd);
 }
 
+// Copy the SRAM words [Start, WP) -- or the whole buffer when wrapped -- to COLLECT.
+static void drain_copy(void)
+{
+    uint32_t len;
+    const uint8_t *p = sink_read(&len);
+    for (uint32_t i = 0; i < len; i++) {
+        COLLECT[collected + i] = p[i];
+    }
+    collected += len;
+}
+
+// Hart 1 in the stall test: whenever StopOnWrap stopped the full sink, read
+// it out and restart it; the stalled encoder then continues without loss.
+static void drainer(void)
+{
+    uintptr_t r = TR_RAMSINK_BASE;
+
+    while (!drain_stop) {
+        if ((rd32(r) & (TR_ACTIVE | TR_ENABLE)) == TR_ACTIVE) {
+            drain_copy();
+            wr32(r + trRamWPLow, 0);
+            wr32(r, TR_ACTIVE | RAM_STOP_ON_WRAP | TR_ENABLE);
+            drains++;
+        }
+    }
+    drain_idle = 1;
+}
+
 void secondary_main(void)
 {
     unsigned h = hartid();
 
     trap_hook = on_trap;
     while (!go) {
+    }
+    if (h == 1 && CFG->loss_test == LOSS_STALL) {
+        drainer();
+        return;
     }
     if (h >= CFG->harts) {
         return;
@@ -315,12 +357,19 @@ int main(void)
     wr32(TR_FUNNEL_BASE, TR_ACTIVE | TR_ENABLE);
     go = 1;
     encoder_start(0);
-    if (CFG->loss_test) {
+    if (CFG->loss_test == LOSS_DROP) {
         workload(CFG->iterations);
         loss_rearm_check();
     }
     workload(CFG->iterations);
     check("trace: encoder disable flushes (Enable=0, Empty=1)", tr_disable(enc_base(0)));
+    if (CFG->loss_test == LOSS_STALL) {
+        drain_stop = 1;
+        while (!drain_idle) {
+        }
+        check("trace: the sink filled and was drained while the hart stalled", drains > 0);
+        check("trace: InstStallOrOverflow reports the stall", rd32(enc_base(0)) & TE_STALL_OR_OVERFLOW);
+    }
     while (done_count + 1 < CFG->harts) {
     }
     check("trace: funnel disable", tr_disable(TR_FUNNEL_BASE));
@@ -328,8 +377,14 @@ int main(void)
     check("trace: ecall exceptions taken", ecalls[0] > 0);
     check("trace: timer interrupts taken", ticks[0] > 0);
     p = sink_read(&len);
+    if (CFG->loss_test == LOSS_STALL) {
+        drain_copy();
+        p = COLLECT;
+        len = collected;
+        check_eq("trace: no data lost: stream starts with ProgTraceSync", p[0] >> 2, NT_TCODE_ProgTraceSync);
+    }
     check("trace: sink captured data", len > 0);
-    if (CFG->loss_test) {
+    if (CFG->loss_test == LOSS_DROP) {
         unsigned i = 0;
         check_eq("trace: first message after the gap is Error", p[0] >> 2, NT_TCODE_Error);
         while (i < len && (p[i] & 3) != 3) {

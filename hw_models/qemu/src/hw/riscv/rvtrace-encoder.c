@@ -20,6 +20,7 @@
 #include "qemu/log.h"
 #include "qemu/module.h"
 #include "qemu/host-utils.h"
+#include "qemu/main-loop.h"
 #include "hw/qdev-properties.h"
 #include "hw/core/cpu.h"
 #include "migration/vmstate.h"
@@ -182,6 +183,70 @@ static bool enc_push(RVTraceEncoderState *s, NtMsg *m)
     return rvtrace_sink_push(s->output, s->port, m->b, m->len);
 }
 
+static bool enc_stall_ena(RVTraceEncoderState *s)
+{
+    return FIELD_EX32(s->control, TR_TE_CONTROL, INST_STALL_ENA);
+}
+
+/*
+ * InstStallEna=1: the hart stalls until the sink takes the held messages.
+ * This runs on the traced hart between translation blocks, so the hart
+ * executes nothing meanwhile; the BQL is released while waiting so other
+ * harts (which may drain the sink) and devices keep running.
+ */
+static void enc_stall_work(CPUState *cs, run_on_cpu_data data)
+{
+    RVTraceEncoderState *s = data.host_ptr;
+
+    trace_rvtrace_encoder_stall(s->port, s->stall_len);
+    while (s->stall_len) {
+        uint32_t n = s->stall_buf[0];
+
+        if (rvtrace_sink_push(s->output, s->port, s->stall_buf + 1, n)) {
+            s->stall_len -= 1 + n;
+            memmove(s->stall_buf, s->stall_buf + 1 + n, s->stall_len);
+            continue;
+        }
+        if (!enc_stall_ena(s) || !(s->control & R_TR_TE_CONTROL_ACTIVE_MASK)) {
+            /* Stalling switched off: what is held is lost. */
+            s->stall_len = 0;
+            s->lost = true;
+            s->need_sync = true;
+            s->sync_reason = NT_SYNC_FIFO_OVERRUN;
+            break;
+        }
+        if (qatomic_read(&cs->stop) || cs->stopped) {
+            /* The VM is pausing: resume the stall at the next message. */
+            break;
+        }
+        bql_unlock();
+        g_usleep(100);
+        bql_lock();
+    }
+    s->stall_queued = false;
+}
+
+/* Hand a finished message on; false when it had to be dropped. */
+static bool enc_output(RVTraceEncoderState *s, NtMsg *m)
+{
+    if (s->stall_len == 0 && enc_push(s, m)) {
+        return true;
+    }
+    if (!enc_stall_ena(s) || s->stall_len + 1 + m->len > RVTRACE_STALL_BUF) {
+        return false;
+    }
+    s->stall_buf[s->stall_len] = m->len;
+    memcpy(s->stall_buf + s->stall_len + 1, m->b, m->len);
+    s->stall_len += 1 + m->len;
+    s->control = FIELD_DP32(s->control, TR_TE_CONTROL,
+                            INST_STALL_OR_OVERFLOW, 1);
+    if (!s->stall_queued) {
+        s->stall_queued = true;
+        async_run_on_cpu(CPU(s->cpu), enc_stall_work, RUN_ON_CPU_HOST_PTR(s));
+    }
+    return true;
+}
+
 static void enc_lose(RVTraceEncoderState *s)
 {
     /* Message dropped: report the gap with Error + SYNC=7 when possible. */
@@ -314,7 +379,7 @@ static void enc_send(RVTraceEncoderState *s, unsigned tcode, uint64_t *f)
     }
     m.b[m.len - 1] |= NT_MSEO_END_MSG;
 
-    if (!enc_push(s, &m)) {
+    if (!enc_output(s, &m)) {
         enc_lose(s);
         return;
     }
@@ -772,6 +837,7 @@ static void enc_write_control(RVTraceEncoderState *s, uint32_t val)
                  R_TR_TE_CONTROL_INST_TRACING_MASK |
                  R_TR_TE_CONTROL_CONTEXT_MASK |
                  R_TR_TE_CONTROL_INHIBIT_SRC_MASK |
+                 R_TR_TE_CONTROL_INST_STALL_ENA_MASK |
                  R_TR_TE_CONTROL_INST_SYNC_MAX_MASK);
     nc = FIELD_DP32(nc, TR_TE_CONTROL, INST_MODE,
                     enc_legal_inst_mode(FIELD_EX32(val, TR_TE_CONTROL,
@@ -816,7 +882,7 @@ static uint64_t enc_read(void *opaque, hwaddr addr, unsigned size)
     switch (addr) {
     case A_TR_TE_CONTROL:
         v = s->control;
-        if (!qatomic_read(&s->pending)) {
+        if (!qatomic_read(&s->pending) && !qatomic_read(&s->stall_len)) {
             v |= R_TR_TE_CONTROL_EMPTY_MASK;
         }
         break;
@@ -896,6 +962,7 @@ static void enc_reset(DeviceState *dev)
     s->tracing = false;
     s->lost = false;
     s->pending = false;
+    s->stall_len = 0;
     if (s->cpu) {
         enc_env(s)->trace_ingress = 0;
     }

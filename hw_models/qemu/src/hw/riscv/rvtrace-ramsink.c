@@ -9,7 +9,9 @@
  *    [trRamStart, trRamLimit].
  * trRamLimit is the address of the last word of the buffer (inclusive):
  * after a word is written at Limit, WP returns to Start and trRamWrap is set;
- * with trRamStopOnWrap the sink then disables itself.
+ * with trRamStopOnWrap the sink then disables itself: a message that does
+ * not fit is refused and the rest of the buffer filled with idle bytes, so
+ * the buffer holds only whole messages.
  * Trace bytes are gathered into 32-bit words stored LSB first; disabling the
  * sink flushes a partial word padded with N-Trace idle bytes (0xFF).
  *
@@ -129,7 +131,6 @@ static bool ramsink_push(RVTraceSinkIf *sif, unsigned port, const uint8_t *msg,
 {
     RVTraceRamSinkState *s = RVTRACE_RAMSINK(sif);
     uint32_t need = R_TR_RAM_CONTROL_ACTIVE_MASK | R_TR_RAM_CONTROL_ENABLE_MASK;
-    bool ok = true;
     unsigned i;
 
     qemu_mutex_lock(&s->lock);
@@ -137,19 +138,33 @@ static bool ramsink_push(RVTraceSinkIf *sif, unsigned port, const uint8_t *msg,
         qemu_mutex_unlock(&s->lock);
         return false;
     }
-    for (i = 0; i < len; i++) {
-        if (!(s->control & R_TR_RAM_CONTROL_ENABLE_MASK)) {
-            /* Stopped on wrap in the middle of this message. */
-            ok = false;
-            break;
+    if (FIELD_EX32(s->control, TR_RAM_CONTROL, STOP_ON_WRAP)) {
+        uint64_t room = s->limit + 4 - (s->wp & ~3ULL) - s->word_fill;
+
+        if ((s->wp & ~3ULL) > s->limit || len > room) {
+            /*
+             * Messages are stored whole: fill the rest of the buffer with
+             * idle bytes, which completes it and stops the capture, and
+             * refuse the message (the encoder drops it or stalls).
+             */
+            while (s->control & R_TR_RAM_CONTROL_ENABLE_MASK) {
+                s->word |= (uint32_t)RAMSINK_IDLE << (8 * s->word_fill);
+                if (++s->word_fill == 4) {
+                    ramsink_commit_word(s);
+                }
+            }
+            qemu_mutex_unlock(&s->lock);
+            return false;
         }
+    }
+    for (i = 0; i < len; i++) {
         s->word |= (uint32_t)msg[i] << (8 * s->word_fill);
         if (++s->word_fill == 4) {
             ramsink_commit_word(s);
         }
     }
     qemu_mutex_unlock(&s->lock);
-    return ok;
+    return true;
 }
 
 static uint64_t ramsink_read(void *opaque, hwaddr addr, unsigned size)

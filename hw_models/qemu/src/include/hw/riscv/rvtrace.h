@@ -197,6 +197,8 @@ REG32(TR_TE_TRIG_EXT_OUT_CONTROL, 0x058)
 #define RVTRACE_CALL_STACK 32
 /* Largest N-Trace message: 38 bytes (N-Trace 1.0 "Transmission Protocol"). */
 #define RVTRACE_MSG_MAX 48
+/* Messages held while the hart is stalled (InstStallEna), length-prefixed. */
+#define RVTRACE_STALL_BUF 1024
 
 #define TYPE_RVTRACE_ENCODER "riscv.trace.encoder"
 OBJECT_DECLARE_SIMPLE_TYPE(RVTraceEncoderState, RVTRACE_ENCODER)
@@ -237,6 +239,9 @@ struct RVTraceEncoderState {
     uint32_t last_len;
     uint32_t bcnt;           /* pending RepeatBranch count */
     bool bcnt_valid;
+    uint8_t stall_buf[RVTRACE_STALL_BUF];
+    uint32_t stall_len;
+    bool stall_queued;       /* stall work queued on the hart */
     uint64_t stack[RVTRACE_CALL_STACK];
     uint32_t stack_depth;
     uint32_t call_count;     /* ImplicitReturnMode=1 nesting counter */
