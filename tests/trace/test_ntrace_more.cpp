@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// N-Trace decoder features: timestamps, SRC demultiplexing, Error + resynchronisation,
+// Ownership, decoding from any synchronising message, Zcmt/Zcmp flow, traps.
+#include <doctest/doctest.h>
+
+#include "ntrace_dec.hpp"
+#include "ntrace_enc.hpp"
+#include "progen.hpp"
+
+using namespace ntrace;
+
+namespace {
+struct Sink : DecodeSink {
+    std::vector<uint64_t> pcs;
+    std::vector<Event> ev;
+    size_t errors = 0;
+    void insns(const uint64_t *a, size_t n) override { pcs.insert(pcs.end(), a, a + n); }
+    void event(const Event &e) override {
+        ev.push_back(e);
+        if (e.kind == Event::Error) errors++;
+    }
+};
+struct Raw : Callbacks {
+    std::vector<Msg> v;
+    void on_msg(const Msg &m) override { v.push_back(m); }
+    void on_error(uint64_t, Err) override { FAIL("framing"); }
+};
+EncoderConfig cfg(unsigned mode, uint32_t features = 0) {
+    EncoderConfig c;
+    c.trTeControl = te_put(0, NT_TE(trTeControl, InstMode), mode);
+    c.trTeInstFeatures = features;
+    return c;
+}
+// Runs the generator into an encoder; returns the traced addresses.
+std::vector<uint64_t> feed(trace::Program &p, Encoder &e, uint64_t n, uint64_t t0 = 0) {
+    std::vector<uint64_t> pcs;
+    uint64_t t = t0;
+    p.run(n, [&](const trace::GenEvent &ev) {
+        e.set_time(t += 7);
+        switch (ev.kind) {
+        case trace::GenEvent::Start: e.start(ev.addr); break;
+        case trace::GenEvent::Stop: e.stop(ev.addr); break;
+        case trace::GenEvent::Trap: e.trap(ev.addr, ev.target, ev.interrupt); break;
+        case trace::GenEvent::Context: e.context(unsigned(ev.addr), false, 0); break;
+        case trace::GenEvent::Retire:
+            e.retire(ev.addr, ev.size, ev.itype);
+            pcs.push_back(ev.addr);
+            break;
+        }
+    });
+    return pcs;
+}
+} // namespace
+
+TEST_CASE("ntrace timestamps: absolute in sync messages, relative otherwise") {
+    EncoderConfig c = cfg(NT_INSTMODE_HTM);
+    c.trTsControl = te_put(0, NT_TE(trTsControl, Enable), 1);
+    Encoder e(c);
+    e.set_time(1000);
+    e.start(0x1000);
+    e.set_time(1010);
+    e.retire(0x1000, 4, NT_ITYPE_INDIRECT_JUMP);
+    e.set_time(1025);
+    e.retire(0x2000, 4, 0);
+    e.set_time(1040);
+    e.trap(0x2004, 0x3000, true);
+    Raw r;
+    parse(c.framing(), e.out(), r);
+    REQUIRE(r.v.size() == 3);
+    CHECK(r.v[0].get(Fld::TSTAMP) == 1000); // ProgTraceSync: absolute
+    CHECK(r.v[1].get(Fld::TSTAMP) == 25);   // emitted when the target retired (1025)
+    CHECK(r.v[2].get(Fld::TSTAMP) == 15);   // trap at 1040
+    CHECK(r.v[2].get(Fld::BTYPE) == NT_BTYPE_INTERRUPT);
+    trace::Image img;
+    img.add(0x1000, std::vector<uint8_t>(0x3000, 0x13)); // addi: linear
+    // 0x1000 holds a jalr so the first message is consistent.
+    std::vector<uint8_t> code(0x3000, 0);
+    for (size_t i = 0; i < code.size(); i += 4) code[i] = 0x13;
+    code[0] = 0x67, code[1] = 0x80, code[2] = 0x07, code[3] = 0x00; // jalr zero, a5
+    trace::Image img2;
+    img2.add(0x1000, code);
+    DecoderConfig dc;
+    dc.fr = c.framing();
+    Sink s;
+    Decoder d(dc, img2, s);
+    d.run(e.out());
+    CHECK(s.errors == 0);
+    CHECK(s.pcs == std::vector<uint64_t>{0x1000, 0x2000});
+    bool trap_seen = false;
+    for (const Event &ev : s.ev)
+        if (ev.kind == Event::Trap) {
+            trap_seen = true;
+            CHECK(ev.has_tstamp);
+            CHECK(ev.tstamp == 1040);
+            CHECK(ev.addr == 0x3000);
+            CHECK(ev.value == NT_BTYPE_INTERRUPT);
+        }
+    CHECK(trap_seen);
+}
+
+TEST_CASE("ntrace SRC demultiplexing of two interleaved encoders") {
+    trace::GenConfig g1, g2;
+    g1.seed = 5, g2.seed = 6;
+    g2.base = 0x90000000;
+    trace::Program p1(g1), p2(g2);
+    auto make = [](unsigned id) {
+        uint32_t f = te_put(0, NT_TE(trTeInstFeatures, SrcBits), 4);
+        f = te_put(f, NT_TE(trTeInstFeatures, SrcID), id);
+        return cfg(NT_INSTMODE_HTM, f);
+    };
+    Encoder e1(make(1)), e2(make(2));
+    auto pcs1 = feed(p1, e1, 30000), pcs2 = feed(p2, e2, 30000);
+    // Interleave whole messages, as a funnel would.
+    Raw r1, r2;
+    parse(e1.config().framing(), e1.out(), r1);
+    parse(e2.config().framing(), e2.out(), r2);
+    std::vector<uint8_t> mixed;
+    size_t i = 0, j = 0;
+    while (i < r1.v.size() || j < r2.v.size()) {
+        if (i < r1.v.size()) mixed.insert(mixed.end(), r1.v[i].raw.begin(), r1.v[i].raw.end()), i++;
+        if (j < r2.v.size() && (i % 3 == 0 || i >= r1.v.size()))
+            mixed.insert(mixed.end(), r2.v[j].raw.begin(), r2.v[j].raw.end()), j++;
+    }
+    // Both programs in one image.
+    trace::Image img;
+    for (auto *p : {&p1, &p2})
+        for (const auto &s : p->image().segments()) img.add(s.base, s.bytes);
+    for (int id : {1, 2}) {
+        DecoderConfig dc;
+        dc.fr = e1.config().framing();
+        dc.src = id;
+        Sink s;
+        Decoder d(dc, img, s);
+        d.run(mixed);
+        CHECK(s.errors == 0);
+        CHECK(s.pcs == (id == 1 ? pcs1 : pcs2));
+    }
+}
+
+TEST_CASE("ntrace Error message: decoder stops, resynchronises at SYNC=7") {
+    trace::GenConfig g;
+    trace::Program p(g);
+    Encoder e(cfg(NT_INSTMODE_HTM));
+    std::vector<uint64_t> before, after;
+    uint64_t count = 0;
+    p.run(20000, [&](const trace::GenEvent &ev) {
+        switch (ev.kind) {
+        case trace::GenEvent::Start: e.start(ev.addr); break;
+        case trace::GenEvent::Stop: e.stop(ev.addr); break;
+        case trace::GenEvent::Trap: e.trap(ev.addr, ev.target, ev.interrupt); break;
+        case trace::GenEvent::Context: break;
+        case trace::GenEvent::Retire:
+            if (++count == 10000) e.overflow();
+            e.retire(ev.addr, ev.size, ev.itype);
+            (count >= 10000 ? after : before).push_back(ev.addr);
+            break;
+        }
+    });
+    Sink s;
+    Decoder d({}, p.image(), s);
+    d.run(e.out());
+    CHECK(s.errors == 0);
+    bool lost = false, resync = false;
+    for (const Event &ev : s.ev) {
+        if (ev.kind == Event::Lost) lost = true;
+        if (ev.kind == Event::Sync && ev.value == NT_SYNC_FIFO_OVERRUN) resync = true;
+    }
+    CHECK(lost);
+    CHECK(resync);
+    // Everything after the resynchronisation decodes exactly; what was not yet sent
+    // before the overrun is lost.
+    REQUIRE(s.pcs.size() >= after.size());
+    CHECK(std::equal(after.begin(), after.end(), s.pcs.end() - long(after.size())));
+    CHECK(s.pcs.size() < before.size() + after.size());
+}
+
+TEST_CASE("ntrace Ownership PROCESS examples and messages after sync and privilege changes") {
+    EncoderConfig c = cfg(NT_INSTMODE_BTM);
+    c.trTeControl = te_put(c.trTeControl, NT_TE(trTeControl, Context), 1);
+    Encoder e(c);
+    e.context(0, true, 0x1D); // VU-mode, scontext 0x1D
+    e.start(0x1000);
+    e.context(3, false, 0x1D); // M-mode
+    Raw r;
+    parse({}, e.out(), r);
+    REQUIRE(r.v.size() == 3);
+    CHECK(r.v[1].tcode == NT_TCODE_Ownership);
+    CHECK(r.v[1].get(Fld::PROCESS) == 0x3B2); // 7.1 example
+    CHECK(r.v[2].get(Fld::PROCESS) == 0xC);   // 7.1 example
+}
+
+TEST_CASE("ntrace decoding can start at any synchronising message") {
+    trace::GenConfig g;
+    g.seed = 9;
+    trace::Program p(g);
+    EncoderConfig c = cfg(NT_INSTMODE_HTM, te_put(te_put(0, NT_TE(trTeInstFeatures, EnImplicitReturn), 1),
+                                                  NT_TE(trTeInstFeatures, ImplicitReturnMode), 3));
+    c.trTeControl = te_put(c.trTeControl, NT_TE(trTeControl, InstSyncMode), NT_SYNCMODE_MESSAGES);
+    c.trTeControl = te_put(c.trTeControl, NT_TE(trTeControl, InstSyncMax), 2);
+    Encoder e(c);
+    auto pcs = feed(p, e, 20000);
+    Raw r;
+    parse({}, e.out(), r);
+    int starts = 0;
+    for (const Msg &m : r.v) {
+        if (!is_sync_tcode(m.tcode) || m.offset == 0) continue;
+        DecoderConfig dc;
+        dc.implicit_return = true;
+        Sink s;
+        Decoder d(dc, p.image(), s);
+        d.run(std::span<const uint8_t>(e.out()).subspan(m.offset));
+        CHECK(s.errors == 0);
+        REQUIRE(s.pcs.size() <= pcs.size());
+        CHECK(std::equal(s.pcs.begin(), s.pcs.end(), pcs.end() - long(s.pcs.size())));
+        if (++starts == 20) break;
+    }
+    CHECK(starts >= 10);
+}
+
+TEST_CASE("ntrace decoder follows Zcmt jump tables and Zcmp returns") {
+    // 0x100: cm.jalt 32 -> table[32] = 0x200 (call); 0x200: c.nop; 0x202: cm.popret
+    // (returns to 0x102); 0x102: cm.jt 1 -> table[1] = 0x300; 0x300: jalr zero, a5.
+    std::vector<uint8_t> m(0x400, 0);
+    auto put16 = [&](size_t a, uint16_t v) { m[a] = uint8_t(v), m[a + 1] = uint8_t(v >> 8); };
+    put16(0x100, 0xA000 | 32 << 2 | 2);
+    put16(0x102, 0xA000 | 1 << 2 | 2);
+    put16(0x200, 0x0001);
+    put16(0x202, 0xBE42);
+    put16(0x300, 0x8782); // c.jr a5
+    auto put64 = [&](size_t a, uint64_t v) {
+        for (int i = 0; i < 8; i++) m[a + i] = uint8_t(v >> (8 * i));
+    };
+    put64(0x40 + 8 * 32, 0x200);
+    put64(0x40 + 8 * 1, 0x300);
+    trace::Image img;
+    img.opts.zcmp = img.opts.zcmt = true;
+    img.jvt = 0x40, img.has_jvt = true;
+    img.add(0, m);
+    EncoderConfig c = cfg(NT_INSTMODE_BTM, te_put(te_put(0, NT_TE(trTeInstFeatures, EnImplicitReturn), 1),
+                                                  NT_TE(trTeInstFeatures, ImplicitReturnMode), 3));
+    Encoder e(c);
+    e.start(0x100);
+    e.retire(0x100, 2, NT_ITYPE_DIRECT_CALL);
+    e.retire(0x200, 2, 0);
+    e.retire(0x202, 2, NT_ITYPE_RETURN);
+    e.retire(0x102, 2, NT_ITYPE_DIRECT_JUMP_NOLINK);
+    e.retire(0x300, 2, NT_ITYPE_INDIRECT_JUMP_NOLINK);
+    e.stop(0x380);
+    DecoderConfig dc;
+    dc.implicit_return = true;
+    Sink s;
+    Decoder d(dc, img, s);
+    d.run(e.out());
+    CHECK(s.errors == 0);
+    CHECK(s.pcs == std::vector<uint64_t>{0x100, 0x200, 0x202, 0x102, 0x300});
+    Raw r;
+    parse({}, e.out(), r);
+    CHECK(r.v.size() == 3); // sync, the c.jr message, correlation: popret was implicit
+}
