@@ -44,6 +44,7 @@ const char kUsageText[] =
     "    ENCODER:  --mode btm|htm  --implicit-return 0..3  --repeated-history  --all-jumps\n"
     "              --sync-mode 0..3 --sync-max N  --context  --src-bits N --src-id N\n"
     "              --extend-addr --tstamp --icnt-bits N --hist-bits N --stack-depth N\n"
+    "              --icnt-sync (BTM: full I-CNT as SYNC=4)\n"
     "              --itype3   or the raw registers: --te-control X --te-inst-features X\n"
     "              --ts-control X (Trace Control Interface values, override the above)\n"
     "\n"
@@ -97,7 +98,7 @@ bool is_flag(const std::string &n) {
     static const char *const v[] = {"--fields", "--mid-stream", "--pcinfo", "--events", "--pc",
                                     "--tstamp", "--extend-addr", "--zcmp", "--zcmt",
                                     "--repeated-history", "--all-jumps", "--context", "--itype3",
-                                    "--partial", "--no-compress", "--help"};
+                                    "--partial", "--no-compress", "--help", "--icnt-sync"};
     for (const char *x : v)
         if (n == x) return true;
     return false;
@@ -255,6 +256,7 @@ bool encoder_config(const Args &a, ntrace::EncoderConfig &c, std::string &err) {
     f = te_put(f, NT_TE(trTeInstFeatures, SrcBits), fr.src_bits);
     f = te_put(f, NT_TE(trTeInstFeatures, SrcID), uint32_t(sid));
     c.trTeControl = t, c.trTeInstFeatures = f;
+    c.icnt_full_sync = a.has("--icnt-sync");
     c.trTsControl = te_put(0, NT_TE(trTsControl, Enable), fr.tstamp);
     if (!num(a, "--te-control", x, c.trTeControl, err)) return false;
     c.trTeControl = uint32_t(x);

@@ -78,9 +78,9 @@ void Encoder::start(uint64_t pc, unsigned sync) {
 
 void Encoder::sync_msg(unsigned sync, uint64_t pc) {
     Msg m;
-    if (icnt_ == 0 && hist_ == 1) {
+    if ((icnt_ == 0 && hist_ == 1) || (sync == NT_SYNC_ICNT_FULL && !htm_)) {
         m.tcode = NT_TCODE_ProgTraceSync;
-        m.set(Fld::SYNC, sync).set(Fld::ICNT, 0);
+        m.set(Fld::SYNC, sync).set(Fld::ICNT, icnt_);
     } else {
         // Synchronisation on linear code: B-TYPE=0 without a flow change (ratified 8.5).
         m.tcode = htm_ ? NT_TCODE_IndirectBranchHistSync : NT_TCODE_IndirectBranchSync;
@@ -95,6 +95,11 @@ void Encoder::sync_msg(unsigned sync, uint64_t pc) {
 void Encoder::check_icnt() {
     // 8.4: a full I-CNT without a message of its own goes out as ResourceFull RCODE=0.
     if (icnt_ < icnt_limit_) return;
+    if (cfg_.icnt_full_sync && !htm_) {
+        // 8.4.4 second option (BTM only): a synchronising message at the next PC.
+        force_sync_ = NT_SYNC_ICNT_FULL;
+        return;
+    }
     Msg m;
     m.tcode = NT_TCODE_ResourceFull;
     m.set(Fld::RCODE, NT_RCODE_ICNT_FULL).set(Fld::RDATA, icnt_);
@@ -309,6 +314,7 @@ void Encoder::context(unsigned prv, bool v, uint64_t scontext) {
 void Encoder::stop(uint64_t next_pc, unsigned evcode) {
     if (!tracing_) return;
     resolve(next_pc);
+    force_sync_ = 0;
     Msg m;
     m.tcode = NT_TCODE_ProgTraceCorrelation;
     m.set(Fld::EVCODE, evcode).set(Fld::CDF, htm_ ? 1 : 0).set(Fld::ICNT, icnt_);

@@ -35,6 +35,7 @@ struct EncoderConfig {
     unsigned stack_depth = NT_LIMIT_MAX_CALL_STACK;
     unsigned partial_bits = 16; // ImplicitReturnMode=2: low address bits kept per entry
     bool btype_split = true;    // B-TYPE 2/3 for exception/interrupt instead of 1
+    bool icnt_full_sync = false; // BTM: report a full I-CNT with SYNC=4 instead of ResourceFull
 
     bool htm() const { return te_get(trTeControl, NT_TE(trTeControl, InstMode)) == NT_INSTMODE_HTM; }
     bool context() const { return te_get(trTeControl, NT_TE(trTeControl, Context)); }

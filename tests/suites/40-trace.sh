@@ -34,7 +34,7 @@ check "ntrace dump reproduces the Table 6 dump" \
   bash -c "$T ntrace dump tests/trace/data/table6.bin | diff -u tests/trace/data/table6.dump -"
 check "ntrace dump reads stdin" bash -c "$T ntrace dump < tests/trace/data/table6.bin | grep -q 'HIST\[12\] = 0xFFE'"
 for mode in "--mode btm" "--mode htm" "--mode htm --implicit-return 3 --repeated-history" \
-            "--mode btm --implicit-return 2 --repeated-history --sync-mode 3 --sync-max 6" \
+            "--mode btm --implicit-return 2 --repeated-history --sync-mode 3 --sync-max 6" "--mode btm --icnt-sync --icnt-bits 6 --sync-mode 2 --sync-max 3" \
             "--mode htm --implicit-return 1 --all-jumps --tstamp --src-bits 3 --src-id 5 --extend-addr --context"; do
   check "ntrace selftest $mode" $T ntrace selftest --count 300000 $mode
 done

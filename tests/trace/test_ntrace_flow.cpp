@@ -193,6 +193,24 @@ TEST_CASE("ntrace 8.4.4: I-CNT full as ResourceFull (HTM) and the rc7 SYNC=4 var
     CHECK(decode(img, b, k) == pcs);
     CHECK(k.errors.empty());
 
+    // Ratified text, second option (BTM): ProgTraceSync SYNC=4, I-CNT=9, F-ADDR=0x89.
+    EncoderConfig cb = mode(NT_INSTMODE_BTM);
+    cb.icnt_bits = 4;
+    cb.icnt_full_sync = true;
+    b = run_encoder(cb, steps, 0x11C);
+    m = messages({}, b);
+    REQUIRE(m.size() == 3);
+    CHECK(m[1].tcode == NT_TCODE_ProgTraceSync);
+    CHECK(m[1].get(Fld::SYNC) == NT_SYNC_ICNT_FULL);
+    CHECK(m[1].get(Fld::ICNT) == 9);
+    CHECK(m[1].get(Fld::FADDR) == 0x89);
+    CHECK(m[2].tcode == NT_TCODE_ProgTraceCorrelation);
+    CHECK(m[2].get(Fld::CDF) == 0);
+    CHECK(m[2].get(Fld::ICNT) == 5);
+    Sink kb;
+    CHECK(decode(img, b, kb) == pcs);
+    CHECK(kb.errors.empty());
+
     // rc7 text: IndirectBranchHistSync SYNC=4, I-CNT=8, HIST=0x2, F-ADDR=0x88, then
     // ProgTraceCorrelation I-CNT=6 HIST=0x1 (0x110..0x118).
     const Image img7 = icnt_image(true);
@@ -293,6 +311,7 @@ void round_trip(const Combo &c, uint64_t seed, uint64_t n, unsigned gaps = 0) {
     ec.trTsControl = te_put(0, NT_TE(trTsControl, Enable), c.ts);
     ec.stack_depth = 8 + unsigned(seed % 25);
     ec.icnt_bits = 10;
+    ec.icnt_full_sync = seed % 3 == 2; // BTM: SYNC=4 instead of ResourceFull
     ec.hist_bits = 8 + unsigned(seed % 25);
     Encoder e(ec);
     std::vector<uint64_t> expected;
