@@ -36,11 +36,12 @@ const char kUsageText[] =
     "  ntrace decode IMAGE [--pcinfo] [--events]    retired PCs (\"0xADDR\" lines)\n"
     "  ntrace encode [IMAGE] [--pc] ENCODER         PC-info (or --pc: PC-only) text -> bytes\n"
     "  ntrace selftest [--count N] [--seed N] ENCODER   generate, encode, decode, compare\n"
-    "  ntrace gen --elf OUT.elf -o OUT.pcinfo [--count N] [--seed N] [--xlen N]\n"
+    "  ntrace gen --elf OUT.elf [--raw OUT.bin] -o OUT.pcinfo [--count N] [--seed N] [--xlen N]\n"
     "                                               a generated program and its PC-info\n"
     "    framing:  --src-bits N  --tstamp  --extend-addr  --xlen 32|64\n"
-    "    IMAGE:    --elf FILE | --bin FILE --load ADDR   [--jvt ADDR] [--zcmp] [--zcmt]\n"
-    "    decoder:  --implicit-return  --all-jumps  --src ID  --mid-stream\n"
+    "    IMAGE:    --elf FILE | --bin FILE --load ADDR (repeatable)  [--jvt ADDR] [--zcmp] [--zcmt]\n"
+    "    decoder:  --implicit-return  --all-jumps  --src ID  --mid-stream, or the encoder's\n"
+    "              --te-control X --te-inst-features X --ts-control X\n"
     "    ENCODER:  --mode btm|htm  --implicit-return 0..3  --repeated-history  --all-jumps\n"
     "              --sync-mode 0..3 --sync-max N  --context  --src-bits N --src-id N\n"
     "              --extend-addr --tstamp --icnt-bits N --hist-bits N --stack-depth N\n"
@@ -87,7 +88,7 @@ bool takes_value(const std::string &n) {
                                     "--xlen", "--src", "--mode",
                                     "--sync-mode", "--sync-max", "--src-id", "--icnt-bits",
                                     "--hist-bits", "--stack-depth", "--te-control",
-                                    "--te-inst-features", "--ts-control", "--count", "--seed",
+                                    "--te-inst-features", "--ts-control", "--count", "--seed", "--raw",
                                     "--data-width", "--daddress-width", "--lrid-width"};
     for (const char *x : v)
         if (n == x) return true;
@@ -192,6 +193,7 @@ bool framing(const Args &a, ntrace::Framing &fr, std::string &err) {
     return true;
 }
 
+// Loads every --elf FILE and every --bin FILE (each with the --load ADDR given after it).
 // Returns 0 when no image was requested, 1 loaded, -1 error.
 int load_image(const Args &a, trace::Image &img, std::string &err) {
     uint64_t xl, jvt;
@@ -199,22 +201,38 @@ int load_image(const Args &a, trace::Image &img, std::string &err) {
     img.opts.xlen = unsigned(xl);
     img.opts.zcmp = a.has("--zcmp"), img.opts.zcmt = a.has("--zcmt");
     img.jvt = jvt, img.has_jvt = a.has("--jvt");
-    if (const std::string *e = a.get("--elf")) {
-        if (!img.load_elf(*e, err)) return -1;
-        if (!a.has("--xlen")) return 1;
-        img.opts.xlen = unsigned(xl);
-        return 1;
-    }
-    if (const std::string *b = a.get("--bin")) {
-        uint64_t load;
-        if (!a.has("--load")) {
-            err = "--bin needs --load ADDR";
-            return -1;
+    int loaded = 0;
+    const std::string *bin = nullptr;
+    for (const auto &o : a.opts) {
+        if (o.first == "--elf") {
+            trace::Image tmp;
+            if (!tmp.load_elf(o.second, err)) return -1;
+            if (!a.has("--xlen")) img.opts.xlen = tmp.opts.xlen;
+            for (const auto &sg : tmp.segments()) img.add(sg.base, sg.bytes);
+            loaded = 1;
+        } else if (o.first == "--bin") {
+            bin = &o.second;
+        } else if (o.first == "--load") {
+            if (!bin) {
+                err = "--load must follow --bin FILE";
+                return -1;
+            }
+            char *end = nullptr;
+            uint64_t load = strtoull(o.second.c_str(), &end, 0);
+            if (o.second.empty() || *end) {
+                err = "bad --load address " + o.second;
+                return -1;
+            }
+            if (!img.load_raw(*bin, load, err)) return -1;
+            bin = nullptr;
+            loaded = 1;
         }
-        if (!num(a, "--load", load, 0, err) || !img.load_raw(*b, load, err)) return -1;
-        return 1;
     }
-    return 0;
+    if (bin) {
+        err = "--bin needs --load ADDR";
+        return -1;
+    }
+    return loaded;
 }
 
 bool encoder_config(const Args &a, ntrace::EncoderConfig &c, std::string &err) {
@@ -334,6 +352,14 @@ int ntrace_decode(const Args &a) {
     dc.src = a.has("--src") ? int(src & 0xFFF) : -1;
     dc.implicit_return = a.has("--implicit-return");
     dc.all_jumps = a.has("--all-jumps");
+    if (a.has("--te-control") || a.has("--te-inst-features") || a.has("--ts-control")) {
+        // The encoder's Trace Control Interface registers decide the stream format.
+        ntrace::EncoderConfig c;
+        if (!encoder_config(a, c, err)) return usage(err.c_str());
+        dc.fr = c.framing();
+        dc.implicit_return = c.implicit_return() != 0;
+        dc.all_jumps = c.all_jumps();
+    }
     dc.fr.xlen = uint8_t(img.opts.xlen);
     std::vector<uint8_t> in;
     if (!read_input(a.pos.size() > 2 ? a.pos[2] : "", in)) return fprintf(stderr, "tsbi-trace: cannot read input\n"), kIo;
@@ -450,6 +476,14 @@ int ntrace_gen(const Args &a) {
     trace::Image img = p.image();
     img.entry = p.entry();
     if (!img.write_elf(*elf, err)) return fprintf(stderr, "tsbi-trace: %s\n", err.c_str()), kIo;
+    if (const std::string *raw = a.get("--raw")) {
+        // The same bytes as a raw binary loaded at the program base (--bin/--load input).
+        FILE *f = fopen(raw->c_str(), "wb");
+        const auto &sg = img.segments().front();
+        if (!f || fwrite(sg.bytes.data(), 1, sg.bytes.size(), f) != sg.bytes.size() || fclose(f))
+            return fprintf(stderr, "tsbi-trace: cannot write %s\n", raw->c_str()), kIo;
+        printf("raw image loads at 0x%llx\n", (unsigned long long)sg.base);
+    }
     std::vector<uint64_t> pcs;
     p.run(n, [&](const trace::GenEvent &ev) {
         if (ev.kind == trace::GenEvent::Retire) pcs.push_back(ev.addr);

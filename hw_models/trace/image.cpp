@@ -156,6 +156,33 @@ bool Image::write_elf(const std::string &path, std::string &err) const {
         ok = gelf_update_shdr(scn, &sh);
         scns.push_back(scn);
     }
+    // Section names, so that binutils accept the file.
+    static const char names[] = "\0.text\0.shstrtab";
+    if (ok) {
+        Elf_Scn *str = elf_newscn(e);
+        Elf_Data *d = str ? elf_newdata(str) : nullptr;
+        GElf_Shdr sh;
+        if (!d || !gelf_getshdr(str, &sh)) {
+            ok = false;
+        } else {
+            d->d_buf = const_cast<char *>(names);
+            d->d_size = sizeof names;
+            d->d_type = ELF_T_BYTE;
+            d->d_align = 1;
+            sh.sh_type = SHT_STRTAB;
+            sh.sh_name = 7;
+            GElf_Ehdr h;
+            ok = gelf_update_shdr(str, &sh) && gelf_getehdr(e, &h);
+            h.e_shstrndx = uint16_t(elf_ndxscn(str));
+            ok = ok && gelf_update_ehdr(e, &h);
+            for (Elf_Scn *t : scns) {
+                GElf_Shdr th;
+                ok = ok && gelf_getshdr(t, &th);
+                th.sh_name = 1;
+                ok = ok && gelf_update_shdr(t, &th);
+            }
+        }
+    }
     ok = ok && elf_update(e, ELF_C_NULL) >= 0;
     for (size_t i = 0; ok && i < segs_.size(); i++) {
         GElf_Shdr sh;

@@ -38,7 +38,7 @@ for mode in "--mode btm" "--mode htm" "--mode htm --implicit-return 3 --repeated
             "--mode htm --implicit-return 1 --all-jumps --tstamp --src-bits 3 --src-id 5 --extend-addr --context"; do
   check "ntrace selftest $mode" $T ntrace selftest --count 300000 $mode
 done
-$T ntrace gen --elf "$W/p.elf" -o "$W/p.pcinfo" --count 100000 --seed 3
+$T ntrace gen --elf "$W/p.elf" --raw "$W/p.bin" -o "$W/p.pcinfo" --count 100000 --seed 3 >/dev/null
 cut -d, -f1 "$W/p.pcinfo" >"$W/p.pcs"
 for mode in "--mode btm" "--mode htm --implicit-return 3 --repeated-history"; do
   dec=""; case $mode in *implicit*) dec=--implicit-return;; esac
@@ -50,6 +50,10 @@ done
 check "ntrace encode PC-only list with an ELF" bash -c "
   $T ntrace encode --pc --elf $W/p.elf --mode htm $W/p.pcs -o $W/t2.bin &&
   $T ntrace decode --elf $W/p.elf $W/t2.bin | cmp -s - $W/p.pcs"
+check "ntrace decode with a raw binary and load address, options from trTe registers" bash -c "
+  $T ntrace encode $W/p.pcinfo --te-control 0x60 --te-inst-features 0xC8 -o $W/t3.bin &&
+  $T ntrace decode --bin $W/p.bin --load 0x80000000 --te-control 0x60 --te-inst-features 0xC8 $W/t3.bin |
+  cmp -s - $W/p.pcs"
 $T ntrace decode --elf "$W/p.elf" "$W/t.bin" >/dev/null 2>&1; rc=$?
 check "ntrace decode reports inconsistency (implicit return not enabled) with exit 1" test "$rc" = 1
 check "ntrace decode from the middle of a wrapped buffer resynchronises" bash -c "
