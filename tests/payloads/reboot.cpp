@@ -44,7 +44,7 @@ void secondaries_stopped(const char *when) {
 [[noreturn]] void reset(unsigned long type, const char *name) {
     const Platform &p = platform();
     if (p.nharts > 1 && start_secondaries()) {
-        unsigned long h = p.hartids[p.nharts - 1];
+        unsigned long h = last_secondary();
         post_job(h, reset_job, &type);
         for (;;) {
         }

@@ -47,6 +47,9 @@ PAYLOAD_CPU = {
 PAYLOAD_BOOTS = {"reboot": 3}
 PAYLOAD_EXIT = {"srst": (0, 1)}
 
+# M-mode firmware messages that may arrive in the middle of a payload line
+# (e.g. printed by a hart being started); the runner re-joins the line.
+FIRMWARE_MARKERS = ("tsbi: ",)
 LINE_RE = re.compile(r"^(PASS|FAIL): (\S+)(?: (.*))?$")
 DONE_RE = re.compile(r"^TSBI-DONE passed=(\d+) failed=(\d+)")
 
@@ -176,6 +179,23 @@ def run_one(args, fw, qemu, payload, rep, log):
                 any(line.startswith(x) for x in args.pass_through):
             print(line)
 
+    fragment = ""
+
+    def handle_raw(line):
+        nonlocal fragment
+        line = fragment + line
+        fragment = ""
+        for m in FIRMWARE_MARKERS:
+            i = line.find(m)
+            if i > 0:
+                fragment = line[:i]
+                log.write("(runner: firmware output interrupted a payload line: %r)\n" % fragment)
+                if args.notes:
+                    print("NOTE: runner: firmware output split the console line %r" % fragment)
+                handle(line[i:])
+                return
+        handle(line)
+
     fd = proc.stdout.fileno()
     while True:
         remaining = deadline - time.monotonic()
@@ -193,7 +213,7 @@ def run_one(args, fw, qemu, payload, rep, log):
         buf += chunk
         while b"\n" in buf:
             raw, buf = buf.split(b"\n", 1)
-            handle(raw.decode("utf-8", "replace").rstrip("\r"))
+            handle_raw(raw.decode("utf-8", "replace").rstrip("\r"))
     if timed_out:
         proc.kill()
     try:
@@ -201,8 +221,8 @@ def run_one(args, fw, qemu, payload, rep, log):
     except subprocess.TimeoutExpired:
         proc.kill()
         status = proc.wait()
-    if buf:
-        handle(buf.decode("utf-8", "replace").rstrip("\r"))
+    if buf or fragment:
+        handle_raw(buf.decode("utf-8", "replace").rstrip("\r"))
 
     for ok, case, details in all_cases:
         rep.result(ok, case, details)

@@ -61,7 +61,7 @@ void payload_main() {
     }
     const Platform &p = platform();
     if (p.nharts > 1 && start_secondaries()) {
-        unsigned long h = p.hartids[p.nharts - 1];
+        unsigned long h = last_secondary();
         for (const Case &c : kInvalid) {
             Job j{&c, {-99, 0}};
             if (run_on(h, reset_job, &j))

@@ -215,6 +215,13 @@ unsigned long image_end();
 unsigned long hartid(); // this hart (kept in tp)
 inline bool is_boot_hart() { return hartid() == platform().boot_hartid; }
 unsigned hart_index(unsigned long hartid); // index into platform().hartids
+// The harts other than the boot hart (which hart boots is the firmware's
+// choice, e.g. OpenSBI's lottery): i = 0 .. nharts - 2, ascending hart IDs.
+unsigned long secondary_hartid(unsigned i);
+// The secondary with the highest hart ID (~0ul with one hart).
+inline unsigned long last_secondary() {
+    return platform().nharts > 1 ? secondary_hartid(platform().nharts - 2) : ~0ul;
+}
 
 // Starts every stopped hart with HSM hart_start into the library's job loop
 // and waits until each has checked in. Returns false (after FAILing a case

@@ -78,6 +78,15 @@ unsigned hart_index(unsigned long id) {
     return ~0u;
 }
 
+unsigned long secondary_hartid(unsigned i) {
+    for (unsigned k = 0; k < platform().nharts; k++) {
+        unsigned long h = platform().hartids[k];
+        if (h == platform().boot_hartid) continue;
+        if (i-- == 0) return h;
+    }
+    return ~0ul;
+}
+
 unsigned long image_start() { return reinterpret_cast<uintptr_t>(_start); }
 unsigned long image_end() { return reinterpret_cast<uintptr_t>(_end); }
 

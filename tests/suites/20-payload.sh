@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
+# S-mode payloads (tests/payloads) against this firmware on 1 and 4 harts,
+# with the variants that select other firmware paths (no Sstc, no H, the
+# fw_jump image), then the same payloads against Debian's OpenSBI 1.1 as a
+# comparison: its differences listed in tests/payloads/known-differences/
+# are printed as INFO and not counted. QEMU is $QEMU or Debian's 7.2;
+# TSBI_QEMU10=1 adds a run of this firmware on the project's QEMU 10
+# (scripts/qemu10.sh, built on first use).
+. "$(dirname "$0")/../lib.sh"
+build firmware payloads
+ALL="base time ipi rfence hsm dbcn legacy srst reboot"
+KNOWN=tests/payloads/known-differences/opensbi-1.1.txt
+run() {
+  tests/payloads/run.py --timeout "${TSBI_PAYLOAD_TIMEOUT:-15}" "$@"
+  local rc=$?
+  [ $rc -le 1 ] || fail "payload-runner ($*) exited $rc"
+}
+for smp in 1 4; do run --fw ours --smp $smp $ALL; done
+run --fw ours --smp 2 --cpu sstc=false --tag ours-smp2-nosstc time hsm
+run --fw ours --smp 2 --cpu h=false --tag ours-smp2-noh rfence
+run --fw ours-jump --smp 4 base hsm reboot
+if [ -n "${TSBI_QEMU10:-}" ]; then
+  if q=$(scripts/qemu10.sh path); then
+    QEMU=$q run --fw ours --smp 4 --tag ours-qemu10-smp4 $ALL
+  else
+    fail "payload/qemu10 (scripts/qemu10.sh path failed)"
+  fi
+fi
+for smp in 1 4; do
+  run --fw opensbi --smp $smp --tag opensbi-1.1-smp$smp --known "$KNOWN" $ALL
+done
+exit 0
