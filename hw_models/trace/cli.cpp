@@ -49,10 +49,13 @@ const char kUsageText[] =
     "              --itype3   or the raw registers: --te-control X --te-inst-features X\n"
     "              --ts-control X (Trace Control Interface values, override the above)\n"
     "\n"
-    "E-Trace data trace packets (binary, see tsbi-trace etrace --help-format):\n"
+    "E-Trace data trace packets (container: one header byte per packet, [5:0] length,\n"
+    "[7:6] msg_type 0 instruction / 1 data trace; records as printed by etrace dump):\n"
     "  etrace dump [PARAMS] FILE                     one packet per line\n"
     "  etrace encode [PARAMS] FILE                   text records -> packets\n"
-    "    PARAMS: --data-width N --daddress-width N --lrid-width N --no-compress\n"
+    "    PARAMS: --data-width N --daddress-width N --lrid-width N --csr-width 32|64\n"
+    "            --compress 0..3 (bit 0 XOR, bit 1 differential) --no-compress\n"
+    "            --split --unified-only --no-addr --no-data\n"
     "\n"
     "Tandem-verification trace (Bluespec protocol):\n"
     "  tv dump FILE                                  one item per line\n"
@@ -89,7 +92,7 @@ bool takes_value(const std::string &n) {
                                     "--sync-mode", "--sync-max", "--src-id", "--icnt-bits",
                                     "--hist-bits", "--stack-depth", "--te-control",
                                     "--te-inst-features", "--ts-control", "--count", "--seed", "--raw",
-                                    "--data-width", "--daddress-width", "--lrid-width"};
+                                    "--data-width", "--daddress-width", "--lrid-width", "--csr-width", "--compress"};
     for (const char *x : v)
         if (n == x) return true;
     return false;
@@ -99,7 +102,8 @@ bool is_flag(const std::string &n) {
     static const char *const v[] = {"--fields", "--mid-stream", "--pcinfo", "--events", "--pc",
                                     "--tstamp", "--extend-addr", "--zcmp", "--zcmt",
                                     "--repeated-history", "--all-jumps", "--context", "--itype3",
-                                    "--partial", "--no-compress", "--help", "--icnt-sync"};
+                                    "--partial", "--no-compress", "--help", "--icnt-sync", "--split",
+                                    "--unified-only", "--no-addr", "--no-data"};
     for (const char *x : v)
         if (n == x) return true;
     return false;

@@ -655,6 +655,12 @@ int cli_main(const std::vector<std::string> &pos, const std::vector<std::pair<st
         else if (o.first == "--daddress-width") p.daddress_width = unsigned(v);
         else if (o.first == "--lrid-width") p.lrid_width = unsigned(v);
         else if (o.first == "--no-compress") p.compress = 0;
+        else if (o.first == "--compress") p.compress = unsigned(v);
+        else if (o.first == "--csr-width") p.csr_width = unsigned(v);
+        else if (o.first == "--split") p.split = true;
+        else if (o.first == "--unified-only") p.unified_only = true;
+        else if (o.first == "--no-addr") p.no_addr = true;
+        else if (o.first == "--no-data") p.no_data = true;
         else if (o.first == "-o") out_path = o.second;
     }
     if (!p.valid()) return fprintf(stderr, "tsbi-trace: invalid E-Trace parameters\n"), 2;
