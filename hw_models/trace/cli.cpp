@@ -330,9 +330,10 @@ struct PcSink : ntrace::DecodeSink {
     void insns(const uint64_t *p, size_t n) override { pcs.insert(pcs.end(), p, p + n); }
     void event(const ntrace::Event &e) override {
         static const char *const names[] = {"sync", "trap", "ownership", "stop", "error", "vendor", "lost"};
-        char b[200];
-        snprintf(b, sizeof b, "# %s at offset %llu: addr=0x%llX value=0x%llX%s%s\n", names[e.kind],
-                 (unsigned long long)e.offset, (unsigned long long)e.addr, (unsigned long long)e.value,
+        char b[240], ts[40] = "";
+        if (e.has_tstamp) snprintf(ts, sizeof ts, " tstamp=%llu", (unsigned long long)e.tstamp);
+        snprintf(b, sizeof b, "# %s at offset %llu: addr=0x%llX value=0x%llX%s%s%s\n", names[e.kind],
+                 (unsigned long long)e.offset, (unsigned long long)e.addr, (unsigned long long)e.value, ts,
                  e.kind == ntrace::Event::Error ? " " : "", e.kind == ntrace::Event::Error ? e.what : "");
         if (e.kind == ntrace::Event::Error) fputs(b, stderr);
         if (want_events) {
