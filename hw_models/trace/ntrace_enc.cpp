@@ -324,6 +324,24 @@ void Encoder::stop(uint64_t next_pc, unsigned evcode) {
     icnt_ = 0, hist_ = 1;
 }
 
+bool Encoder::vendor(std::span<const uint8_t> b) {
+    Msg m;
+    // Checked with the message layer so a malformed message cannot corrupt the stream.
+    if (b.empty() || parse_one(fr_, b, m) != Err::None || !is_vendor_tcode(m.tcode)) return false;
+    for (size_t i = 0; i + 1 < b.size(); i++)
+        if ((b[i] & 3) == 3) return false;
+    if ((b.back() & 3) != 3) return false;
+    if (!in_flush_) {
+        in_flush_ = true;
+        flush_repeats();
+        in_flush_ = false;
+    }
+    last_sig_valid_ = false;
+    out_.insert(out_.end(), b.begin(), b.end());
+    nmsgs_++;
+    return true;
+}
+
 void Encoder::overflow() {
     if (!tracing_) return;
     Msg e;

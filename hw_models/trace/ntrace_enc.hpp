@@ -81,6 +81,9 @@ class Encoder {
     // Trace off: ProgTraceCorrelation(EVCODE, CDF, I-CNT[, HIST]); next_pc is where the
     // hart continues (used as the target of a jump retired just before).
     void stop(uint64_t next_pc, unsigned evcode = NT_EVCODE_DEBUG_ENTRY);
+    // Inserts a vendor-defined message (TCODE 56..62) given as complete MSEO/MDO bytes;
+    // returns false (nothing emitted) when the bytes are not one such message.
+    bool vendor(std::span<const uint8_t> msg_bytes);
     // Models an output FIFO overrun: an Error message, then SYNC=7 at the next event.
     void overflow();
     bool tracing() const { return tracing_; }

@@ -257,3 +257,38 @@ TEST_CASE("ntrace decoder follows Zcmt jump tables and Zcmp returns") {
     parse({}, e.out(), r);
     CHECK(r.v.size() == 3); // sync, the c.jr message, correlation: popret was implicit
 }
+
+TEST_CASE("ntrace vendor-defined messages pass through the encoder and the decoder") {
+    trace::GenConfig g;
+    g.seed = 11;
+    trace::Program p(g);
+    Encoder e(cfg(NT_INSTMODE_BTM));
+    const std::vector<uint8_t> vmsg{uint8_t(60 << 2), 0x29, 0x17}; // TCODE 60 + two fields
+    const std::vector<uint8_t> bad{uint8_t(NT_TCODE_DirectBranch << 2), 0x07};
+    std::vector<uint64_t> pcs;
+    uint64_t k = 0;
+    p.run(5000, [&](const trace::GenEvent &ev) {
+        switch (ev.kind) {
+        case trace::GenEvent::Start: e.start(ev.addr); break;
+        case trace::GenEvent::Stop: e.stop(ev.addr); break;
+        case trace::GenEvent::Trap: e.trap(ev.addr, ev.target, ev.interrupt); break;
+        case trace::GenEvent::Context: break;
+        case trace::GenEvent::Retire:
+            if (++k % 500 == 0) {
+                CHECK(e.vendor(vmsg));
+                CHECK_FALSE(e.vendor(bad));
+            }
+            e.retire(ev.addr, ev.size, ev.itype);
+            pcs.push_back(ev.addr);
+            break;
+        }
+    });
+    Sink s;
+    Decoder d({}, p.image(), s);
+    d.run(e.out());
+    CHECK(s.errors == 0);
+    CHECK(s.pcs == pcs);
+    size_t vendors = 0;
+    for (const Event &ev : s.ev) vendors += ev.kind == Event::Vendor && ev.value == 60;
+    CHECK(vendors == 10);
+}
