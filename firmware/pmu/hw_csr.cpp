@@ -1,22 +1,83 @@
 // SPDX-License-Identifier: BSD-2-Clause
-// RISC-V implementation of the PMU hardware accesses indexed by a run-time
-// counter number. CSR numbers are immediates in the instruction, so each
-// access jumps into a table of 32 fixed-size "csrr/csrw; j done" pairs built
-// by the assembler: position independent, no function pointers, one copy.
+// The CSR tables behind hw_csr.hpp's accesses by run-time counter index:
+// 32 fixed-size "csr access; return" pairs each, entered by computed jump.
+// Position independent, one copy of each table.
 #ifdef __riscv
 #include "hw.hpp"
+
+#if __riscv_xlen == 64
+// Convention (hw_csr.hpp): a0 = counter index (< 32), a1 = value to write,
+// a0 = value read; clobbers t0 only. mhpmeventN is at mcountinhibit + N for
+// N >= 3; indices 0 and 2 are the fixed counters' filters (Smcntrpmf).
+// clang-format off
+asm(R"(
+    .pushsection .text.pmu_csr, "ax", @progbits
+    .option push
+    .option norvc
+    .balign 4
+    .globl pmu_csr_counter_read
+pmu_csr_counter_read:
+    auipc t0, 0
+    slli  a0, a0, 3
+    add   t0, t0, a0
+    jr    16(t0)
+    .set .Lpmu_n, 0xB00
+    .rept 32
+    csrr  a0, .Lpmu_n
+    ret
+    .set .Lpmu_n, .Lpmu_n + 1
+    .endr
+
+    .globl pmu_csr_counter_write
+pmu_csr_counter_write:
+    auipc t0, 0
+    slli  a0, a0, 3
+    add   t0, t0, a0
+    jr    16(t0)
+    .set .Lpmu_n, 0xB00
+    .rept 32
+    csrw  .Lpmu_n, a1
+    ret
+    .set .Lpmu_n, .Lpmu_n + 1
+    .endr
+
+    .globl pmu_csr_event_write
+pmu_csr_event_write:
+    auipc t0, 0
+    slli  a0, a0, 3
+    add   t0, t0, a0
+    jr    16(t0)
+    csrw  0x321, a1     # mcyclecfg
+    ret
+    ret                 # index 1: time has no selector
+    nop
+    csrw  0x322, a1     # minstretcfg
+    ret
+    .set .Lpmu_n, 0x323
+    .rept 29
+    csrw  .Lpmu_n, a1
+    ret
+    .set .Lpmu_n, .Lpmu_n + 1
+    .endr
+    .option pop
+    .popsection
+)");
+// clang-format on
+static_assert(pmu::hw::kSlots == 32 && csr::mcycle == 0xB00 && csr::mcyclecfg == 0x321 &&
+              csr::minstretcfg == 0x322 && csr::mhpmevent3 == 0x323);
+
+#else // RV32: the same tables as C++ templates, through ordinary calls.
 
 namespace pmu::hw {
 namespace {
 
-// Reads CSR `Base + idx` (idx < 32).
 template <unsigned Base> [[gnu::always_inline]] inline unsigned long read_indexed(unsigned idx) {
     unsigned long v, t;
     asm volatile(".option push\n\t.option norvc\n\t"
                  "auipc %1, 0\n\t"
                  "slli %0, %2, 3\n\t"
                  "add %1, %1, %0\n\t"
-                 "jalr zero, 16(%1)\n\t" // the table starts 16 bytes after auipc
+                 "jalr zero, 16(%1)\n\t"
                  ".set .Lpmu_csr%=, %3\n\t"
                  ".rept 32\n\t"
                  "csrr %0, .Lpmu_csr%=\n\t"
@@ -31,7 +92,6 @@ template <unsigned Base> [[gnu::always_inline]] inline unsigned long read_indexe
     return v;
 }
 
-// Writes `value` to CSR `Base + idx` (idx < 32).
 template <unsigned Base>
 [[gnu::always_inline]] inline void write_indexed(unsigned idx, unsigned long value) {
     unsigned long t, o;
@@ -53,19 +113,13 @@ template <unsigned Base>
                  : "memory");
 }
 
-// mhpmeventN is at mcountinhibit + N for N >= 3; the fixed counters'
-// filters (Smcntrpmf) are mcyclecfg and minstretcfg, right after it.
-constexpr unsigned kEventBase = csr::mcountinhibit;
 // RV32 upper halves: mhpmcounterNh = mhpmcounterN + 0x80, mhpmeventNh and
 // mcyclecfgh/minstretcfgh = their low half + 0x400.
 constexpr unsigned kCounterHi = 0x80, kEventHi = 0x400;
 
-unsigned event_csr_fixed(unsigned idx) { return idx == kCycle ? csr::mcyclecfg : csr::minstretcfg; }
-
 } // namespace
 
-uint64_t counter_read(unsigned idx) {
-#if __riscv_xlen == 32
+uint64_t counter_read_table(unsigned idx) {
     // The upper half may carry between the two reads: read it around the lower.
     uint32_t hi, lo;
     do {
@@ -73,48 +127,29 @@ uint64_t counter_read(unsigned idx) {
         lo = read_indexed<csr::mcycle>(idx);
     } while (hi != read_indexed<csr::mcycle + kCounterHi>(idx));
     return (static_cast<uint64_t>(hi) << 32) | lo;
-#else
-    return read_indexed<csr::mcycle>(idx);
-#endif
 }
 
-void counter_write(unsigned idx, uint64_t value) {
-#if __riscv_xlen == 32
+void counter_write_table(unsigned idx, uint64_t value) {
     // Zero the lower half first so that no carry reaches the new upper half.
     write_indexed<csr::mcycle>(idx, 0);
     write_indexed<csr::mcycle + kCounterHi>(idx, static_cast<uint32_t>(value >> 32));
     write_indexed<csr::mcycle>(idx, static_cast<uint32_t>(value));
-#else
-    write_indexed<csr::mcycle>(idx, value);
-#endif
 }
 
-void event_write(unsigned idx, uint64_t value, [[maybe_unused]] bool upper) {
-#if __riscv_xlen == 32
-    if (idx < kFirstHpm) {
-        unsigned n = event_csr_fixed(idx);
-        if (n == csr::mcyclecfg) {
-            csr_write(csr::mcyclecfg, static_cast<uint32_t>(value));
-            if (upper) csr_write(csr::mcyclecfg + kEventHi, static_cast<uint32_t>(value >> 32));
-        } else {
-            csr_write(csr::minstretcfg, static_cast<uint32_t>(value));
-            if (upper) csr_write(csr::minstretcfg + kEventHi, static_cast<uint32_t>(value >> 32));
-        }
-        return;
+void event_write_table(unsigned idx, uint64_t value, bool upper) {
+    if (idx == kCycle) {
+        csr_write(csr::mcyclecfg, static_cast<uint32_t>(value));
+        if (upper) csr_write(csr::mcyclecfg + kEventHi, static_cast<uint32_t>(value >> 32));
+    } else if (idx == kInstret) {
+        csr_write(csr::minstretcfg, static_cast<uint32_t>(value));
+        if (upper) csr_write(csr::minstretcfg + kEventHi, static_cast<uint32_t>(value >> 32));
+    } else if (idx >= kFirstHpm) {
+        write_indexed<csr::mcountinhibit>(idx, static_cast<uint32_t>(value));
+        if (upper)
+            write_indexed<csr::mcountinhibit + kEventHi>(idx, static_cast<uint32_t>(value >> 32));
     }
-    write_indexed<kEventBase>(idx, static_cast<uint32_t>(value));
-    if (upper) write_indexed<kEventBase + kEventHi>(idx, static_cast<uint32_t>(value >> 32));
-#else
-    if (idx < kFirstHpm) {
-        if (event_csr_fixed(idx) == csr::mcyclecfg)
-            csr_write(csr::mcyclecfg, value);
-        else
-            csr_write(csr::minstretcfg, value);
-        return;
-    }
-    write_indexed<kEventBase>(idx, value);
-#endif
 }
 
 } // namespace pmu::hw
+#endif
 #endif

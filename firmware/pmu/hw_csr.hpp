@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: BSD-2-Clause
-// RISC-V implementation of the PMU hardware interface (hw.hpp): the accesses
-// that take one instruction are inline here; the ones indexed by a run-time
-// counter number live in hw_csr.cpp. Included by hw.hpp on the target only.
+// RISC-V implementation of the PMU hardware interface (hw.hpp), included by
+// hw.hpp on the target only. CSR numbers are immediates in the instruction,
+// so the accesses indexed by a run-time counter number jump into a table of
+// fixed-size "csrr/csrw; ret" pairs (hw_csr.cpp). On RV64 those tables are
+// called with a private convention (index in a0, value in a1, only ra and
+// t0 clobbered), so that calling them does not make the caller save
+// registers; this is what keeps counter_start/counter_stop short.
 #pragma once
 #include "../include/fw.hpp"
 #include "../include/riscv/csr.hpp"
@@ -16,7 +20,33 @@ inline bool probe_write(unsigned csr, unsigned long value) {
     return csr::csr_write_safe_num(csr, value).trapped != 0;
 }
 
-inline unsigned hart_index() { return static_cast<unsigned>(fw::current_hartid()); }
+inline unsigned long hart_index() { return fw::current_hartid(); }
+
+#if __riscv_xlen == 64
+inline uint64_t counter_read(unsigned idx) {
+    register unsigned long a0 asm("a0") = idx;
+    asm volatile("call pmu_csr_counter_read" : "+r"(a0) : : "ra", "t0", "memory");
+    return a0;
+}
+inline void counter_write(unsigned idx, uint64_t value) {
+    register unsigned long a0 asm("a0") = idx;
+    register unsigned long a1 asm("a1") = value;
+    asm volatile("call pmu_csr_counter_write" : "+r"(a0) : "r"(a1) : "ra", "t0", "memory");
+}
+// Index 0 and 2 go to mcyclecfg/minstretcfg (Smcntrpmf only), 1 to nothing.
+inline void event_write(unsigned idx, uint64_t value, bool) {
+    register unsigned long a0 asm("a0") = idx;
+    register unsigned long a1 asm("a1") = value;
+    asm volatile("call pmu_csr_event_write" : "+r"(a0) : "r"(a1) : "ra", "t0", "memory");
+}
+#else
+uint64_t counter_read_table(unsigned idx);
+void counter_write_table(unsigned idx, uint64_t value);
+void event_write_table(unsigned idx, uint64_t value, bool upper);
+inline uint64_t counter_read(unsigned idx) { return counter_read_table(idx); }
+inline void counter_write(unsigned idx, uint64_t v) { counter_write_table(idx, v); }
+inline void event_write(unsigned idx, uint64_t v, bool upper) { event_write_table(idx, v, upper); }
+#endif
 
 inline void inhibit_set(uint32_t mask) { csr_set(csr::mcountinhibit, mask); }
 inline void inhibit_clear(uint32_t mask) { csr_clear(csr::mcountinhibit, mask); }
@@ -27,7 +57,6 @@ inline void lcofi_delegate() { csr_set(csr::mideleg, 1ul << csr::irq::LCOFI); }
 // M-mode runs with translation off: S-mode's physical addresses are ours.
 inline uint64_t mem_read64(uintptr_t pa) {
 #if __riscv_xlen == 32
-    // Two word loads: the snapshot area is only 4-byte aligned data for RV32 code.
     const volatile uint32_t *p = reinterpret_cast<const volatile uint32_t *>(pa);
     return p[0] | (static_cast<uint64_t>(p[1]) << 32);
 #else

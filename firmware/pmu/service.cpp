@@ -52,11 +52,15 @@ bool decode(unsigned long idx, uint64_t data, Event &e) {
     switch (type) {
     case TYPE_HW:
         // event_data is reserved for general and cache events.
-        if (code == HW_NO_EVENT || code > kHwEventLast || data) return false;
-        break;
+        if (code >= Config::kHwCodes || data) return false;
+        e.counters = g.hw_counters[code];
+        e.selector = g.hw_selector[code];
+        return e.counters != 0;
     case TYPE_CACHE:
-        if (cache_id(code) > kCacheIdLast || cache_op(code) > kCacheOpLast || data) return false;
-        break;
+        if (code >= Config::kCacheCodes || data) return false;
+        e.counters = g.cache_counters[code];
+        e.selector = g.cache_selector[code];
+        return e.counters != 0;
     case TYPE_RAW:
     case TYPE_RAW_V2: {
         unsigned bits = type == TYPE_RAW ? kRawBits : kRawV2Bits;
@@ -74,26 +78,37 @@ bool decode(unsigned long idx, uint64_t data, Event &e) {
         return e.counters != 0;
     default: return false;
     }
-    // General and cache events: the device tree's counters, plus the fixed
-    // counter whose architectural event this is (with or without a table).
-    uint64_t m = g.map.counters_for(static_cast<uint32_t>(idx)) & hw::kHpmMask;
-    if (idx == event_idx(TYPE_HW, HW_CPU_CYCLES)) m |= 1u << hw::kCycle;
-    if (idx == event_idx(TYPE_HW, HW_INSTRUCTIONS)) m |= 1u << hw::kInstret;
-    e.counters = m & g.hw;
-    e.selector = g.map.selector_for(static_cast<uint32_t>(idx)) & hw::kEventSelectorMask;
-    return e.counters != 0;
+}
+
+// General and cache events: the device tree's counters, plus the fixed
+// counter whose architectural event this is (with or without a table).
+void event_tables(Config &g) {
+    auto counters = [&g](uint32_t idx) {
+        uint32_t m = g.map.counters_for(idx) & hw::kHpmMask;
+        if (idx == event_idx(TYPE_HW, HW_CPU_CYCLES)) m |= 1u << hw::kCycle;
+        if (idx == event_idx(TYPE_HW, HW_INSTRUCTIONS)) m |= 1u << hw::kInstret;
+        return m & g.hw;
+    };
+    for (unsigned c = 0; c < Config::kHwCodes; c++) {
+        uint32_t idx = static_cast<uint32_t>(event_idx(TYPE_HW, c));
+        g.hw_counters[c] = c == HW_NO_EVENT ? 0 : counters(idx);
+        g.hw_selector[c] = g.map.selector_for(idx) & hw::kEventSelectorMask;
+    }
+    for (unsigned c = 0; c < Config::kCacheCodes; c++) {
+        uint32_t idx = static_cast<uint32_t>(event_idx(TYPE_CACHE, c));
+        bool valid = cache_id(c) <= kCacheIdLast && cache_op(c) <= kCacheOpLast;
+        g.cache_counters[c] = valid ? counters(idx) : 0;
+        g.cache_selector[c] = g.map.selector_for(idx) & hw::kEventSelectorMask;
+    }
 }
 
 // The logical counters named by (base, mask), or 0 when the mask is empty or
 // names anything outside `allowed` (which never holds invalid indices).
 uint64_t counter_set(unsigned long base, unsigned long mask, uint64_t allowed) {
-    unsigned total = g_config.total;
-    if (mask == 0 || base >= total) return 0;
-    uint64_t m = mask;
-    unsigned room = total - static_cast<unsigned>(base);
-    if (room < 64 && (m >> room)) return 0;
-    uint64_t set = m << base;
-    return (set & ~allowed) ? 0 : set;
+    if (base >= g_config.total) return 0; // total <= 64
+    uint64_t set = static_cast<uint64_t>(mask) << base;
+    if ((set >> base) != mask) return 0; // bits beyond logical index 63
+    return (set & ~allowed) ? 0 : set;   // allowed holds valid indices only
 }
 
 inline bool is_fw(unsigned c) { return c >= g_config.fw_base; }
@@ -137,16 +152,6 @@ void start_set(HartState &h, uint64_t todo, unsigned long flags, uint64_t init,
     h.started |= todo;
 }
 
-void stop_set(HartState &h, uint64_t todo) {
-    const Config &g = g_config;
-    if (uint32_t hwbits = static_cast<uint32_t>(todo & g.hw)) hw::inhibit_set(hwbits);
-    for (uint64_t m = todo & g.fw_mask; m; m &= m - 1) {
-        unsigned j = lowest(m) - g.fw_base;
-        h.fw_val[j] = h.fw_count[h.fw_code[j]] - h.fw_val[j];
-    }
-    h.started &= ~todo;
-}
-
 // Forgets counter c's event. Selectors go back to 0, which is also the only
 // write that makes QEMU drop its event-to-counter mapping; a fixed counter
 // nobody owns counts freely again, as it did at boot.
@@ -168,7 +173,7 @@ void configure(HartState &h, unsigned c, const Event &e, unsigned long flags) {
     const Config &g = g_config;
     uint64_t bit = 1ull << c;
     bool running = h.started & bit;
-    if (is_fw(c)) {
+    if (is_fw(c)) [[unlikely]] {
         unsigned j = c - g.fw_base;
         uint64_t v = (flags & CFG_CLEAR_VALUE) ? 0 : fw_value(h, j, running);
         h.fw_code[j] = static_cast<uint16_t>(e.fw_code);
@@ -249,6 +254,14 @@ void cold_init(const void *fdt) {
     g.total = g.fw_base + g.num_fw;
     g.fw_mask = ((1ull << g.num_fw) - 1) << g.fw_base;
     g.valid = g.hw | g.fw_mask;
+    event_tables(g);
+    for (unsigned i = 0; i < kMaxCounters; i++) {
+        if (!((g.valid >> i) & 1)) g.info[i] = 0;
+        // Firmware counters are 64 bits wide: Linux masks their values with
+        // the width field even though the spec says to ignore it.
+        else if (is_fw(i)) g.info[i] = kInfoTypeFw | (63ul << kInfoWidthShift);
+        else g.info[i] = counter_info_hw(csr::cycle + i, g.width[i]);
+    }
 }
 
 void hart_init() {
@@ -306,33 +319,34 @@ SbiRet num_counters() { return ok(g_config.total); }
 
 SbiRet counter_get_info(unsigned long idx) {
     const Config &g = g_config;
-    if (idx >= g.total || !((g.valid >> idx) & 1)) return err(Error::InvalidParam);
-    // Firmware counters are 64 bits wide: Linux masks their values with the
-    // width field even though the spec says to ignore it.
-    if (is_fw(static_cast<unsigned>(idx))) return ok(kInfoTypeFw | (63ul << kInfoWidthShift));
-    return ok(counter_info_hw(csr::cycle + static_cast<unsigned>(idx), g.width[idx]));
+    unsigned long info = idx < kMaxCounters ? g.info[idx] : 0;
+    return info ? ok(info) : err(Error::InvalidParam);
 }
 
-SbiRet counter_config_matching(unsigned long base, unsigned long mask, unsigned long flags,
-                               unsigned long event_idx, uint64_t event_data) {
+namespace {
+
+// Every case of config_matching; counter_config_matching below handles the
+// usual request (a general or cache event, no SKIP_MATCH) itself.
+[[gnu::noinline]] SbiRet config_general(unsigned long base, unsigned long mask,
+                                        unsigned long flags, unsigned long event_idx,
+                                        uint64_t event_data) {
     const Config &g = g_config;
     if (flags & ~kCfgFlagsValid) return err(Error::InvalidParam);
     uint64_t set = counter_set(base, mask, g.valid);
     if (!set) return err(Error::InvalidParam);
     HartState &h = self();
     unsigned c;
+    Event e;
     if (flags & CFG_SKIP_MATCH) {
         // The caller names a counter it configured before (as the other
         // implementations require); it must be able to count the event.
         c = lowest(set);
         if (!((h.configured >> c) & 1)) return err(Error::InvalidParam);
-        Event e;
         if (!decode(event_idx, event_data, e) || !((e.counters >> c) & 1))
             return err(Error::NotSupported);
         configure(h, c, e, flags);
         return ok(c);
     }
-    Event e;
     if (!decode(event_idx, event_data, e)) return err(Error::NotSupported);
     uint64_t cand = e.counters & set & ~h.started;
     if (!cand) return err(Error::NotSupported);
@@ -351,6 +365,53 @@ SbiRet counter_config_matching(unsigned long base, unsigned long mask, unsigned 
     return ok(c);
 }
 
+} // namespace
+
+SbiRet counter_config_matching(unsigned long base, unsigned long mask, unsigned long flags,
+                               unsigned long event_idx, uint64_t event_data) {
+    const Config &g = g_config;
+    unsigned long code = event_idx & kEventCodeMask;
+    uint32_t counters;
+    uint64_t selector;
+    if (event_idx < (1ul << kEventTypeShift) && code < Config::kHwCodes) {
+        counters = g.hw_counters[code];
+        selector = g.hw_selector[code];
+    } else if ((event_idx >> kEventTypeShift) == TYPE_CACHE && code < Config::kCacheCodes) {
+        counters = g.cache_counters[code];
+        selector = g.cache_selector[code];
+    } else {
+        return config_general(base, mask, flags, event_idx, event_data);
+    }
+    if ((flags & ~(kCfgFlagsValid & ~CFG_SKIP_MATCH)) || event_data) [[unlikely]]
+        return config_general(base, mask, flags, event_idx, event_data);
+    uint64_t set = counter_set(base, mask, g.valid);
+    if (!set) return err(Error::InvalidParam);
+    HartState &h = self();
+    uint64_t cand = counters & set & ~h.started;
+    if (!cand) return err(Error::NotSupported);
+    // Same choice as config_general, for hardware counters only.
+    uint64_t free = cand & ~h.configured;
+    if (free) cand = free;
+    uint64_t hpm = cand & ~static_cast<uint64_t>(hw::kFixedMask);
+    if (!hpm || (!g.sscofpmf && hpm != cand)) [[unlikely]] // a fixed counter
+        return config_general(base, mask, flags, event_idx, event_data);
+    unsigned c = lowest(hpm);
+    uint64_t bit = 1ull << c;
+    uint64_t val = selector | (g.sscofpmf ? inhibit_bits(flags) : 0);
+    // QEMU counts an event on one counter only and forgets a counter's
+    // previous event only when its selector is zeroed.
+    if (h.event[c] != 0 && h.event[c] != val) hw::event_write(c, 0, g.sscofpmf);
+    hw::event_write(c, val, g.sscofpmf);
+    h.event[c] = val;
+    if (flags & CFG_CLEAR_VALUE) hw::counter_write(c, 0);
+    h.configured |= bit;
+    if (flags & CFG_AUTO_START) {
+        hw::inhibit_clear(static_cast<uint32_t>(bit));
+        h.started |= bit;
+    }
+    return ok(c);
+}
+
 // Linux 6.x (drivers/perf/riscv_pmu_sbi.c, pmu_sbi_start_ovf_ctrs_snapshot)
 // restarts counters after an overflow with INIT_SNAPSHOT and a
 // counter_idx_base of BITS_PER_LONG * BITS_PER_LONG (a loop index left at its
@@ -358,8 +419,13 @@ SbiRet counter_config_matching(unsigned long base, unsigned long mask, unsigned 
 // 0. Any other out-of-range base is rejected; README "Linux compatibility".
 constexpr unsigned long kLinuxOverflowRestartBase = kXlen * kXlen;
 
-SbiRet counter_start(unsigned long base, unsigned long mask, unsigned long flags,
-                     uint64_t initial_value) {
+namespace {
+
+// Every case of start and stop. counter_start/counter_stop below handle the
+// common one (hardware counters, no snapshot) themselves without any call,
+// so that they need no stack frame, and hand the rest over to these.
+[[gnu::noinline]] SbiRet start_general(unsigned long base, unsigned long mask,
+                                       unsigned long flags, uint64_t initial_value) {
     if ((flags & ~kStartFlagsValid) || flags == kStartFlagsValid) return err(Error::InvalidParam);
     if ((flags & START_INIT_SNAPSHOT) && base == kLinuxOverflowRestartBase) base = 0;
     HartState &h = self();
@@ -371,7 +437,8 @@ SbiRet counter_start(unsigned long base, unsigned long mask, unsigned long flags
     return todo == set ? ok() : err(Error::AlreadyStarted);
 }
 
-SbiRet counter_stop(unsigned long base, unsigned long mask, unsigned long flags) {
+[[gnu::noinline]] SbiRet stop_general(unsigned long base, unsigned long mask,
+                                      unsigned long flags) {
     const Config &g = g_config;
     if (flags & ~kStopFlagsValid) return err(Error::InvalidParam);
     HartState &h = self();
@@ -379,7 +446,12 @@ SbiRet counter_stop(unsigned long base, unsigned long mask, unsigned long flags)
     if (!set) return err(Error::InvalidParam);
     if ((flags & STOP_TAKE_SNAPSHOT) && h.shmem == kNoShmem) return err(Error::NoShmem);
     uint64_t todo = set & h.started;
-    stop_set(h, todo);
+    if (uint32_t hwbits = static_cast<uint32_t>(todo & g.hw)) hw::inhibit_set(hwbits);
+    for (uint64_t m = todo & g.fw_mask; m; m &= m - 1) {
+        unsigned j = lowest(m) - g.fw_base;
+        h.fw_val[j] = h.fw_count[h.fw_code[j]] - h.fw_val[j];
+    }
+    h.started &= ~todo;
     if (flags & STOP_TAKE_SNAPSHOT) {
         // Values of the counters this call stopped; the others' slots are
         // left alone. The bitmap covers every overflowed counter from base.
@@ -396,6 +468,46 @@ SbiRet counter_stop(unsigned long base, unsigned long mask, unsigned long flags)
     // gets ALREADY_STOPPED, and relies on the mapping being gone.
     if (flags & STOP_RESET)
         for (uint64_t m = set; m; m &= m - 1) release(h, lowest(m));
+    return todo == set ? ok() : err(Error::AlreadyStopped);
+}
+
+} // namespace
+
+SbiRet counter_start(unsigned long base, unsigned long mask, unsigned long flags,
+                     uint64_t initial_value) {
+    const Config &g = g_config;
+    if (flags & ~START_SET_INIT_VALUE) [[unlikely]]
+        return start_general(base, mask, flags, initial_value);
+    HartState &h = self();
+    uint64_t set = counter_set(base, mask, h.configured);
+    if (!set) return err(Error::InvalidParam);
+    uint64_t todo = set & ~h.started;
+    if (todo & ~static_cast<uint64_t>(g.hw)) [[unlikely]]
+        return start_general(base, mask, flags, initial_value);
+    for (uint64_t m = todo; m; m &= m - 1) {
+        unsigned c = lowest(m);
+        if (flags) hw::counter_write(c, initial_value);
+        // Rewriting the selector clears OF, which re-arms the overflow
+        // interrupt (Sscofpmf: no new LCOFI while OF is set).
+        if (c >= hw::kFirstHpm && g.sscofpmf) hw::event_write(c, h.event[c], true);
+    }
+    hw::inhibit_clear(static_cast<uint32_t>(todo));
+    h.started |= todo;
+    return todo == set ? ok() : err(Error::AlreadyStarted);
+}
+
+SbiRet counter_stop(unsigned long base, unsigned long mask, unsigned long flags) {
+    const Config &g = g_config;
+    if (flags) [[unlikely]]
+        return stop_general(base, mask, flags);
+    HartState &h = self();
+    uint64_t set = counter_set(base, mask, h.configured);
+    if (!set) return err(Error::InvalidParam);
+    uint64_t todo = set & h.started;
+    if (todo & ~static_cast<uint64_t>(g.hw)) [[unlikely]]
+        return stop_general(base, mask, flags);
+    hw::inhibit_set(static_cast<uint32_t>(todo));
+    h.started &= ~todo;
     return todo == set ? ok() : err(Error::AlreadyStopped);
 }
 

@@ -26,26 +26,35 @@ constexpr unsigned kMaxCounters = 64;  // snapshot area and Linux's limit
 struct Config {
     uint32_t hw;            // usable hardware counters, bit = index
     uint8_t width[hw::kSlots]; // bits of each hardware counter
-    unsigned fw_base, num_fw, total;
+    unsigned long fw_base, num_fw, total;
     uint64_t valid;         // every valid logical index
     uint64_t fw_mask;       // the firmware counters' logical indices
     bool sscofpmf, smcntrpmf;
+    // General (type 0) and cache (type 1) events by code, from the tables
+    // below: the counters that can count each and its selector. Cache codes
+    // run up to NODE/PREFETCH/MISS (0x35).
+    static constexpr unsigned kHwCodes = spec::kHwEventLast + 1, kCacheCodes = 0x36;
+    uint32_t hw_counters[kHwCodes], cache_counters[kCacheCodes];
+    uint64_t hw_selector[kHwCodes], cache_selector[kCacheCodes];
+    unsigned long info[kMaxCounters]; // counter_get_info values, 0 for invalid indices
     EventMap map;
 };
 
-// One hart's counters. Touched only by that hart.
-struct HartState {
+// One hart's counters. Touched only by that hart. A power-of-two size keeps
+// finding it a shift.
+struct alignas(1024) HartState {
     uint64_t configured; // logical counters with an event
     uint64_t started;
     uintptr_t shmem;     // snapshot area, kNoShmem when disabled
     uint64_t event[hw::kSlots]; // value written to mhpmeventN / mcyclecfg / minstretcfg
-    uint64_t saved[hw::kSlots]; // hardware counter values across non-retentive suspend
     // A running firmware counter keeps (event count - value), a stopped one its value.
     uint64_t fw_val[kMaxFwCounters];
     uint16_t fw_code[kMaxFwCounters];
     // Occurrences of each standard firmware event on this hart since boot.
     uint64_t fw_count[spec::kFwStandardCount];
+    uint64_t saved[hw::kSlots]; // hardware counter values across non-retentive suspend
 };
+static_assert(sizeof(HartState) == 1024);
 constexpr uintptr_t kNoShmem = ~static_cast<uintptr_t>(0);
 
 extern Config g_config;

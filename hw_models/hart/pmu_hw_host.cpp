@@ -31,7 +31,7 @@ Probe probe_read(unsigned csr) {
 
 bool probe_write(unsigned csr, unsigned long value) { return !m().hart().write(csr, value); }
 
-unsigned hart_index() { return m().current; }
+unsigned long hart_index() { return m().current; }
 
 uint64_t counter_read(unsigned idx) { return must_read(csrno::mcycle + idx); }
 void counter_write(unsigned idx, uint64_t v) { must_write(csrno::mcycle + idx, v); }
