@@ -26,6 +26,11 @@ for tc in root.iter("testcase"):
 sys.exit(0 if n else 1)
 PY
 
+# --- the .def table from C (shared with the QEMU model) ----------------------------------
+check "ntrace_msgs.def compiles as C11 (-pedantic -Werror) and lists every message" bash -c "
+  ${CC:-cc} -std=c11 -Wall -Wextra -pedantic -Werror -Ihw_models/trace tests/trace/c_def_check.c -o $W/c_def_check &&
+  $W/c_def_check | diff -u tests/trace/data/c_def_check.expected -"
+
 # --- CLI ---------------------------------------------------------------------------------
 check "tsbi-trace --help exits 0" bash -c "$T --help >/dev/null"
 $T bogus cmd >/dev/null 2>&1; rc=$?
