@@ -125,15 +125,19 @@ void report_anomalies() {
              pl_bad_resume_a0, pl_bad_resume_a1);
 }
 
+// "This is a synchronous call and does not return if it succeeds": a return
+// is a failure even if the machine powers off a moment later (it is printed
+// after TSBI-DONE; the runner reports it).
 void power_off(Shutdown how, unsigned long reason) {
     if (how == Shutdown::srst && sbi_probe(eid::srst).value != 0) {
         SbiRet r = sbi_system_reset(reset_type::shutdown, reason);
-        printf("NOTE: %s: SRST shutdown returned error=%ld\n", pl_payload_name, r.error);
+        printf("FAIL: %s/shutdown/srst_returned error=%ld (%s)\n", pl_payload_name, r.error,
+               error_name(r.error));
     } else {
         if (how == Shutdown::srst)
             printf("NOTE: %s: SRST absent, using legacy shutdown\n", pl_payload_name);
-        sbi_legacy(eid::legacy_shutdown);
-        printf("NOTE: %s: legacy shutdown returned\n", pl_payload_name);
+        long r = sbi_legacy(eid::legacy_shutdown);
+        printf("FAIL: %s/shutdown/legacy_returned a0=%ld\n", pl_payload_name, r);
     }
     pl_park();
 }
