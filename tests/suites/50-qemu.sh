@@ -45,7 +45,7 @@ run_trace() {
   read -r -a cfg <<< "$4"
   shift 4
   rm -rf "$d"; mkdir -p "$d"
-  for w in 0x54534249 "${cfg[@]}"; do
+  for w in 0x54534249 "${cfg[@]}" ${KERNEL:-0}; do
     loader+=(-device "loader,addr=$((0x80ff0000 + 4 * i)),data=$w,data-len=4")
     i=$((i + 1))
   done
@@ -101,6 +101,8 @@ EXPECT="RCODE=0x0 RCODE=0x1 RCODE=0x2 HREPEAT" \
 run_trace htm-small-counters 1 10000 "$HTM $((IRET_FULL | REP)) 32 1 1 0 0" --implicit-return=3
 EXTRA="-global driver=riscv.trace.encoder,property=icnt-bits,value=6" EXPECT="RCODE=0x0" \
 run_trace btm-small-icnt 1 10000 "$BTM 0 32 1 1 0 0"
+# the benchmark's compute kernel decodes too
+KERNEL=1 run_trace htm-kernel 1 100000 "$HTM $((IRET_FULL | REP)) 20 1 1 0 0" --implicit-return=3
 # InstStallEna: the hart stalls on the full sink while hart 1 drains it: no loss
 run_trace btm-stall 2 10000 "$BTM 0 16 0 1 0 2"
 run_trace htm-stall 2 10000 "$HTM $((IRET_FULL | REP)) 16 0 1 0 2" --implicit-return=3

@@ -180,7 +180,7 @@ static uint32_t enc_process(CPURISCVState *env)
 static bool enc_push(RVTraceEncoderState *s, NtMsg *m)
 {
     trace_rvtrace_encoder_msg(s->port, m->b[0] >> 2, m->len);
-    return rvtrace_sink_push(s->output, s->port, m->b, m->len);
+    return s->out_k->push(s->out_if, s->port, m->b, m->len);
 }
 
 static bool enc_stall_ena(RVTraceEncoderState *s)
@@ -202,7 +202,7 @@ static void enc_stall_work(CPUState *cs, run_on_cpu_data data)
     while (s->stall_len) {
         uint32_t n = s->stall_buf[0];
 
-        if (rvtrace_sink_push(s->output, s->port, s->stall_buf + 1, n)) {
+        if (s->out_k->push(s->out_if, s->port, s->stall_buf + 1, n)) {
             s->stall_len -= 1 + n;
             memmove(s->stall_buf, s->stall_buf + 1 + n, s->stall_len);
             continue;
@@ -270,8 +270,12 @@ static void enc_send(RVTraceEncoderState *s, unsigned tcode, uint64_t *f);
 static void enc_flush_repeats(RVTraceEncoderState *s, unsigned tcode,
                               uint64_t rcode)
 {
-    uint64_t f[NT_FLD_COUNT] = { 0 };
+    uint64_t f[NT_FLD_COUNT];
 
+    if (likely(!s->bcnt && !s->hrepeat)) {
+        return;
+    }
+    memset(f, 0, sizeof(f));
     if (tcode != NT_TCODE_RepeatBranch && s->bcnt) {
         f[NT_FLD_BCNT] = s->bcnt;
         s->bcnt = 0;
@@ -372,7 +376,7 @@ static void enc_send(RVTraceEncoderState *s, unsigned tcode, uint64_t *f)
 
     if (FIELD_EX32(s->ts.control, TR_TS_CONTROL, ENABLE)) {
         /* Absolute TSTAMP in synchronizing messages, relative otherwise. */
-        uint64_t now = rvtrace_sink_timestamp(s->output);
+        uint64_t now = s->out_k->timestamp ? s->out_k->timestamp(s->out_if) : 0;
 
         nt_var(&m, sync ? now : now - s->last_ts);
         s->last_ts = now;
@@ -986,6 +990,13 @@ static void enc_realize(DeviceState *dev, Error **errp)
                    NT_LIMIT_MAX_HIST);
         return;
     }
+    if (!s->output || !object_dynamic_cast(s->output, TYPE_RVTRACE_SINK_IF)) {
+        error_setg(errp, "rvtrace-encoder: 'output' must link a funnel or sink");
+        return;
+    }
+    /* Resolved once: messages are pushed on the hot path. */
+    s->out_if = RVTRACE_SINK_IF(s->output);
+    s->out_k = RVTRACE_SINK_IF_GET_CLASS(s->output);
     enc_env(s)->trace_encoder = s;
     memory_region_init_io(&s->mmio, OBJECT(dev), &enc_ops, s,
                           TYPE_RVTRACE_ENCODER, RVTRACE_REG_SIZE);

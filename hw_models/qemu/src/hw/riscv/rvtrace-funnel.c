@@ -122,7 +122,8 @@ static const MemoryRegionOps funnel_ops = {
 static bool funnel_push(RVTraceSinkIf *sif, unsigned port, const uint8_t *msg,
                         unsigned len)
 {
-    RVTraceFunnelState *s = RVTRACE_FUNNEL(sif);
+    /* Unchecked cast: the interface pointer is the funnel (hot path). */
+    RVTraceFunnelState *s = (RVTraceFunnelState *)sif;
     uint32_t need = R_TR_FUNNEL_CONTROL_ACTIVE_MASK |
                     R_TR_FUNNEL_CONTROL_ENABLE_MASK;
 
@@ -133,7 +134,7 @@ static bool funnel_push(RVTraceSinkIf *sif, unsigned port, const uint8_t *msg,
         /* A disabled input is read but its messages are discarded. */
         return true;
     }
-    return rvtrace_sink_push(s->output, 0, msg, len);
+    return s->out_k->push(s->out_if, 0, msg, len);
 }
 
 static uint64_t funnel_timestamp(RVTraceSinkIf *sif)
@@ -159,6 +160,13 @@ static void funnel_realize(DeviceState *dev, Error **errp)
                    FUNNEL_MAX_INPUTS);
         return;
     }
+    if (!s->output || !object_dynamic_cast(s->output, TYPE_RVTRACE_SINK_IF)) {
+        error_setg(errp, "rvtrace-funnel: 'output' must link a trace sink");
+        return;
+    }
+    /* Resolved once: messages are pushed on the hot path. */
+    s->out_if = RVTRACE_SINK_IF(s->output);
+    s->out_k = RVTRACE_SINK_IF_GET_CLASS(s->output);
     memory_region_init_io(&s->mmio, OBJECT(dev), &funnel_ops, s,
                           TYPE_RVTRACE_FUNNEL, RVTRACE_REG_SIZE);
     sysbus_init_mmio(SYS_BUS_DEVICE(dev), &s->mmio);

@@ -70,14 +70,30 @@ static void ramsink_defaults(RVTraceRamSinkState *s)
     s->word_fill = 0;
 }
 
+/* Write the staged SMEM words to guest memory (caller holds s->lock). */
+static void ramsink_stage_flush(RVTraceRamSinkState *s)
+{
+    if (s->stage_len) {
+        address_space_write(&address_space_memory, s->stage_addr,
+                            MEMTXATTRS_UNSPECIFIED, s->stage, s->stage_len);
+        s->stage_len = 0;
+    }
+}
+
 static void ramsink_store_word(RVTraceRamSinkState *s, uint64_t addr,
                                uint32_t word)
 {
     if (ramsink_is_smem(s)) {
-        uint32_t le = cpu_to_le32(word);
-
-        address_space_write(&address_space_memory, addr,
-                            MEMTXATTRS_UNSPECIFIED, &le, 4);
+        /* Contiguous words go out in one burst (at wrap, disable or MMIO). */
+        if (s->stage_len == RVTRACE_SMEM_BURST ||
+            (s->stage_len && addr != s->stage_addr + s->stage_len)) {
+            ramsink_stage_flush(s);
+        }
+        if (s->stage_len == 0) {
+            s->stage_addr = addr;
+        }
+        stl_le_p(s->stage + s->stage_len, word);
+        s->stage_len += 4;
     } else {
         stl_le_p(s->sram + addr, word);
     }
@@ -104,6 +120,7 @@ static void ramsink_commit_word(RVTraceRamSinkState *s)
     s->word = 0;
     s->word_fill = 0;
     if (wp == s->limit) {
+        ramsink_stage_flush(s);
         s->wp = s->start | R_TR_RAM_WP_LOW_WRAP_MASK;
         if (FIELD_EX32(s->control, TR_RAM_CONTROL, STOP_ON_WRAP)) {
             s->control = FIELD_DP32(s->control, TR_RAM_CONTROL, ENABLE, 0);
@@ -129,7 +146,8 @@ static void ramsink_flush(RVTraceRamSinkState *s)
 static bool ramsink_push(RVTraceSinkIf *sif, unsigned port, const uint8_t *msg,
                          unsigned len)
 {
-    RVTraceRamSinkState *s = RVTRACE_RAMSINK(sif);
+    /* Unchecked cast: the interface pointer is the sink (hot path). */
+    RVTraceRamSinkState *s = (RVTraceRamSinkState *)sif;
     uint32_t need = R_TR_RAM_CONTROL_ACTIVE_MASK | R_TR_RAM_CONTROL_ENABLE_MASK;
     unsigned i;
 
@@ -174,6 +192,8 @@ static uint64_t ramsink_read(void *opaque, hwaddr addr, unsigned size)
     uint32_t v = 0;
 
     qemu_mutex_lock(&s->lock);
+    /* Software looking at the sink sees all committed words in memory. */
+    ramsink_stage_flush(s);
     smem = ramsink_is_smem(s);
     switch (addr) {
     case A_TR_RAM_CONTROL:
@@ -285,6 +305,7 @@ static void ramsink_write(void *opaque, hwaddr addr, uint64_t val64,
 
     trace_rvtrace_ramsink_write(addr, val);
     qemu_mutex_lock(&s->lock);
+    ramsink_stage_flush(s);
     if (!(s->control & R_TR_RAM_CONTROL_ACTIVE_MASK) &&
         addr != A_TR_RAM_CONTROL) {
         goto out;
@@ -352,6 +373,7 @@ static void ramsink_write(void *opaque, hwaddr addr, uint64_t val64,
         break;
     }
 out:
+    ramsink_stage_flush(s);
     qemu_mutex_unlock(&s->lock);
 }
 

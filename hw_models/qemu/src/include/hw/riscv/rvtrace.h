@@ -102,6 +102,8 @@ struct RVTraceFunnelState {
     SysBusDevice parent_obj;
     MemoryRegion mmio;
     Object *output;
+    RVTraceSinkIf *out_if;   /* @output's interface, resolved at realize */
+    RVTraceSinkIfClass *out_k;
     uint32_t num_inputs;
     uint32_t control;
     uint32_t dis_input;
@@ -128,6 +130,9 @@ REG32(TR_RAM_RP_LOW, 0x028)
 REG32(TR_RAM_RP_HIGH, 0x02C)
 REG32(TR_RAM_DATA, 0x040)
 
+/* SMEM writes are issued in bursts of up to this many bytes. */
+#define RVTRACE_SMEM_BURST 4096
+
 #define RVTRACE_RAM_MODE_SRAM 0
 #define RVTRACE_RAM_MODE_SMEM 1
 
@@ -144,6 +149,10 @@ struct RVTraceRamSinkState {
     uint64_t start, limit, wp, rp;  /* wp bit 0 is trRamWrap */
     uint32_t word;           /* bytes gathered for the next 32-bit write */
     uint32_t word_fill;
+    /* SMEM: committed words not yet written to guest memory (one burst) */
+    uint8_t stage[RVTRACE_SMEM_BURST];
+    uint64_t stage_addr;
+    uint32_t stage_len;
 };
 
 /* ---------------------------------------------------------------- encoder */
@@ -208,6 +217,8 @@ struct RVTraceEncoderState {
     MemoryRegion mmio;
     Object *cpu;             /* the hart this encoder traces (RISCVCPU) */
     Object *output;          /* funnel or sink */
+    RVTraceSinkIf *out_if;   /* @output's interface, resolved at realize */
+    RVTraceSinkIfClass *out_k;
     uint32_t port;           /* input number on @output */
     uint32_t icnt_bits;      /* I-CNT counter width (overflow at 2^bits) */
     uint32_t hist_bits;      /* HIST register width incl. stop bit (<= 32) */
