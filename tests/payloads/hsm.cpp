@@ -170,9 +170,14 @@ void stop_start_rounds() {
 }
 
 // --- suspend -------------------------------------------------------------------------------
-void arm_timer(unsigned long us) {
+// Arms a wake-up timer for a suspend that follows. S-mode interrupts go off
+// first: otherwise the timer may fire (and the handler mask STIE) before
+// the suspend, leaving the hart with nothing to wake it. Callers restore.
+bool arm_timer(unsigned long us) {
+    bool was = irq_enable(false);
     sbi_set_timer(rdtime() + us_to_ticks(us));
     sie_set(kStip);
+    return was;
 }
 
 void retentive_on_boot_hart() {
@@ -206,12 +211,14 @@ void non_retentive_on_boot_hart() {
     const char *name = "suspend_non_retentive_timer";
     HartIrq &irq = irq_state(hartid());
     unsigned long before = irq.sti;
+    bool was = irq_enable(false);
     unsigned long deadline = rdtime() + us_to_ticks(3000);
     sbi_set_timer(deadline);
     sie_set(kStip);
     EntryState seen{};
     long r = suspend_non_retentive(suspend_type::default_non_retentive, &seen);
     unsigned long now = rdtime();
+    irq_enable(was);
     char why[96];
     snprintf(why, sizeof why, "returned %ld (1 = resumed at resume_addr)", r);
     if (r == 1) pass("%s/resumed_at_resume_addr", name);
@@ -272,8 +279,9 @@ void invalid_suspends() {
     const unsigned long types[] = {0x00000001, 0x0FFFFFFF, 0x10000000, 0x7FFFFFFF,
                                    0x80000001, 0x8FFFFFFF, 0x90000000, 0xFFFFFFFF};
     for (unsigned long t : types) {
-        arm_timer(5000);
+        bool was = arm_timer(5000);
         long r = suspend_non_retentive(t, nullptr);
+        irq_enable(was);
         expect_eq(r, ERR_INVALID_PARAM, "suspend_type_0x%lx/invalid_param", t);
     }
     sie_clear(kStip);
@@ -290,9 +298,10 @@ struct BadResume {
 void bad_resume_job(void *arg) {
     auto *b = static_cast<BadResume *>(arg);
     for (unsigned i = 0; i < n_bad_resume; i++) {
-        arm_timer(5000);
+        bool was = arm_timer(5000);
         b->result[i] = suspend_non_retentive_at(suspend_type::default_non_retentive,
                                                 bad_resume[i].addr, nullptr);
+        irq_enable(was);
         expect_eq(b->result[i], ERR_INVALID_ADDRESS, "suspend_non_retentive/resume_addr_%s",
                   bad_resume[i].name);
         b->done = i + 1;

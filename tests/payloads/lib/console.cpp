@@ -12,6 +12,7 @@ namespace {
 
 enum class Backend { unknown, dbcn, legacy };
 Backend backend = Backend::unknown;
+volatile unsigned long dbcn_failures; // DBCN writes that erred or made no progress
 
 // Recursive spinlock: the owner is hartid + 1, so a trap handler that prints
 // on a hart already printing does not deadlock.
@@ -47,7 +48,10 @@ void raw_write(const char *s, size_t n) {
         // progress or errs hands the rest to putchar so the line still shows.
         while (n > 0) {
             SbiRet r = sbi_call(eid::dbcn, fid::dbcn::write, n, reinterpret_cast<uintptr_t>(s), 0);
-            if (r.error != 0 || r.value == 0 || r.value > n) break;
+            if (r.error != 0 || r.value == 0 || r.value > n) {
+                dbcn_failures = dbcn_failures + 1;
+                break;
+            }
             s += r.value;
             n -= r.value;
         }
@@ -153,6 +157,7 @@ void console_init() {
 }
 
 bool console_uses_dbcn() { return backend == Backend::dbcn; }
+unsigned long console_failures() { return dbcn_failures; }
 
 void console_write(const char *s, size_t n) {
     lock();

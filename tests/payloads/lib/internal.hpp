@@ -18,6 +18,7 @@ static_assert(sizeof(TrapFrame) == TF_SIZE);
 
 void console_init();
 bool console_uses_dbcn();
+unsigned long console_failures();
 void console_write(const char *s, size_t n);
 void vprintf(const char *fmt, va_list ap);
 int vsnprintf(char *buf, size_t size, const char *fmt, va_list ap);
