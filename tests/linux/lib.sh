@@ -18,8 +18,16 @@ OPENSBI_DIR=/usr/lib/riscv64-linux-gnu/opensbi/generic
 TSBI_IMPL_ID=0x74736269   # "tsbi"
 OPENSBI_IMPL_ID=0x1
 : "${QEMU:=qemu-system-riscv64}"
-LINUX_LOGS=$TSBI_ROOT/build/test-logs/linux
-mkdir -p "$LINUX_LOGS"
+# Console logs: this run writes its own directory (another `make test` in the
+# same tree may be running the same suite), moved to build/test-logs/linux/ at exit.
+mkdir -p "$TSBI_ROOT/build/test-logs/linux"
+LINUX_LOGS=$(mktemp -d "$TSBI_ROOT/build/test-logs/linux/.run.XXXXXX")
+linux_keep_logs() {
+  local f
+  for f in "$LINUX_LOGS"/*; do [ -e "$f" ] && mv -f "$f" "$TSBI_ROOT/build/test-logs/linux/"; done
+  rmdir "$LINUX_LOGS" 2>/dev/null
+}
+trap linux_keep_logs EXIT
 
 # linux_prepare KIND: builds the firmware (when it is ours), the initramfs of
 # KIND (boot|perf) and fetches the kernel; FAILs and exits on any error.

@@ -53,7 +53,8 @@ def main(argv):
         for n in dirnames + filenames:
             entries.append(os.path.normpath(os.path.join(rel_dir, n)))
     entries.sort()
-    with open(out + ".tmp", "wb") as raw, \
+    tmp = f"{out}.tmp{os.getpid()}"
+    with open(tmp, "wb") as raw, \
             gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=6, mtime=0) as gz:
         w = Writer(gz)
         for rel in entries:
@@ -74,7 +75,7 @@ def main(argv):
             fmt = {"c": stat.S_IFCHR, "b": stat.S_IFBLK}[kind]
             w.entry(name, fmt | int(mode, 8), rdev=(int(major), int(minor)))
         w.entry(TRAILER, 0)
-    os.replace(out + ".tmp", out)
+    os.replace(tmp, out)
 
 
 if __name__ == "__main__":

@@ -61,8 +61,10 @@ for smp in 2 4; do
   for e in cycles instructions; do
     equals "$n: perf record -e $e -c 200000 exit status" "$log" "record.$e.status" 0
     # The workload runs ~4e8 instructions: at one sample per 2e5 that is
-    # ~2000 samples; 100 leaves room for slow counters but not for none.
-    at_least "$n: perf record -e $e samples" "$log" "record.$e.samples" 100
+    # ~2000 samples, but QEMU 7.2 times cycle/instret overflow by host clock
+    # and often delivers far fewer; the guest tries up to 3 times for 100.
+    at_least "$n: perf record -e $e samples (attempts: $(linux_result "$log" "record.$e.attempts"))" \
+      "$log" "record.$e.samples" 100
     positive "$n: perf record -e $e samples in user space" "$log" "record.$e.user_samples"
   done
 done
