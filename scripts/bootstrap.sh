@@ -15,6 +15,7 @@ pkgs=(
   debian-archive-keyring  # private apt state for trixie riscv64 packages
   python3                 # test runners
   libglib2.0-dev ninja-build python3-venv libpixman-1-dev  # project QEMU 10 build
+  dpkg-dev pkg-config     # apt-get source unpacking (dpkg-source); QEMU plugin cflags
   clang libclang-rt-14-dev  # libFuzzer targets for the trace decoders
 )
 missing=()
