@@ -30,8 +30,9 @@ fi
 
 log() { echo "fetch_linux: $*" >&2; }
 die() { echo "fetch_linux: error: $*" >&2; exit 1; }
-fetch() { "$TSBI_ROOT/scripts/debfetch.sh" download trixie riscv64 "$@" ||
-            die "download of $* from Debian trixie failed"; }
+fetch() { local dest=$1; shift
+          "$TSBI_ROOT/scripts/debfetch.sh" download trixie riscv64 "$dest" "$@" ||
+            die "download of $* (Debian trixie riscv64) failed"; }
 readelf=${CROSS:-riscv64-linux-gnu-}readelf
 command -v "$readelf" >/dev/null || die "$readelf not found (run scripts/bootstrap.sh)"
 
@@ -124,4 +125,9 @@ fi
 # Rewrite VERSION only when it changes: its mtime keys the cached initramfs.
 if ! cmp -s "$dir/VERSION.part" "$dir/VERSION"; then mv "$dir/VERSION.part" "$dir/VERSION"; else rm "$dir/VERSION.part"; fi
 ln -sfn "$kver" "$top/current"
+# Older versions are never used again.
+for d in "$top"/*/; do
+  d=${d%/}
+  [ "$(basename "$d")" = "$kver" ] || [ -L "$d" ] || rm -rf "$d"
+done
 echo "$top/current"
