@@ -180,6 +180,24 @@ void firmware_protected() {
     expect_eq(catch_exception(fetch, p, &tval), 1 /* instruction access fault */,
               "fw_region/fetch_faults");
     expect_alive("fw_region");
+    // The CLINT holds M-mode state (MSIP, mtimecmp): S-mode writing it could
+    // raise M-mode interrupts or move M-mode's timer. Only loads are tried.
+    if (!platform().clint_base) {
+        note("no riscv,clint0 in the device tree; CLINT protection not checked");
+        return;
+    }
+    void *msip = reinterpret_cast<void *>(platform().clint_base);
+    void *mtimecmp = reinterpret_cast<void *>(platform().clint_base + 0x4000);
+    expect_eq(catch_exception(load, msip, &tval), 5, "clint/msip_load_faults");
+    bool load_faulted =
+        expect_eq(catch_exception(load, mtimecmp, &tval), 5, "clint/mtimecmp_load_faults");
+    // Store back what was read (or "never"), so a missing protection does
+    // not change the timer.
+    static unsigned long value;
+    value = load_faulted ? ~0ul : sink;
+    auto store_value = [](void *a) { *static_cast<volatile unsigned long *>(a) = value; };
+    expect_eq(catch_exception(store_value, mtimecmp, &tval), 7, "clint/mtimecmp_store_faults");
+    expect_alive("clint");
 }
 
 struct SmpIds {

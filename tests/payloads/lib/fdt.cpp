@@ -51,6 +51,8 @@ void parse_fdt(unsigned long fdt, unsigned long boot_hartid) {
     bool in_cpus = false, in_memory = false, memory_seen = false, in_resv = false;
     unsigned root_ac = 2, root_sc = 2, cpus_ac = 1, resv_ac = 2, resv_sc = 2;
     Platform::Region resv{};
+    const uint8_t *node_reg[16] = {};
+    bool node_clint[16] = {};
     bool resv_has_reg = false;
     Cpu cpu;
     const char *boot_isa = nullptr;
@@ -64,6 +66,10 @@ void parse_fdt(unsigned long fdt, unsigned long boot_hartid) {
             const char *name = reinterpret_cast<const char *>(p);
             p += (strlen(name) + 4) & ~3ul;
             depth++;
+            if (depth < 16) {
+                node_reg[depth] = nullptr;
+                node_clint[depth] = false;
+            }
             if (depth == 2) {
                 in_cpus = strcmp(name, "cpus") == 0;
                 in_memory = starts_with(name, "memory");
@@ -76,6 +82,8 @@ void parse_fdt(unsigned long fdt, unsigned long boot_hartid) {
                 resv_has_reg = false;
             }
         } else if (tok == FDT_END_NODE) {
+            if (depth < 16 && node_clint[depth] && node_reg[depth] && !plat.clint_base)
+                plat.clint_base = cells(node_reg[depth], 2);
             if (depth == 3 && in_cpus && cpu.is_cpu && !cpu.disabled && cpu.reg < kMaxHarts &&
                 plat.nharts < kMaxHarts) {
                 plat.hartids[plat.nharts++] = cpu.reg;
@@ -97,6 +105,12 @@ void parse_fdt(unsigned long fdt, unsigned long boot_hartid) {
             const uint8_t *val = p + 8;
             const char *pname = strings + nameoff;
             p += 8 + ((len + 3) & ~3u);
+            if (depth < 16 && !strcmp(pname, "reg")) node_reg[depth] = val;
+            if (depth < 16 && !strcmp(pname, "compatible")) {
+                // A list of NUL-terminated strings.
+                for (uint32_t off = 0; off < len; off += strlen((const char *)val + off) + 1)
+                    if (!strcmp((const char *)val + off, "riscv,clint0")) node_clint[depth] = true;
+            }
             if (depth == 1) {
                 if (!strcmp(pname, "#address-cells")) root_ac = be32(val);
                 if (!strcmp(pname, "#size-cells")) root_sc = be32(val);

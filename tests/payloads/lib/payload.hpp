@@ -201,6 +201,9 @@ struct Platform {
     // The reserved region holding RAM base (the firmware on QEMU virt), or
     // [ram_base, ram_base + 0x200000) if the device tree reserves nothing.
     unsigned long fw_base, fw_size;
+    // ACLINT/CLINT (compatible "riscv,clint0"): M-mode software interrupt and
+    // timer registers, 0 if absent. Assumes #address-cells = 2 above it.
+    unsigned long clint_base;
 };
 const Platform &platform();
 // True when the boot hart's riscv,isa lists the single-letter extension `c`
