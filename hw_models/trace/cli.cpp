@@ -40,7 +40,8 @@ const char kUsageText[] =
     "                                               a generated program and its PC-info\n"
     "    framing:  --src-bits N  --tstamp  --extend-addr  --xlen 32|64\n"
     "    IMAGE:    --elf FILE | --bin FILE --load ADDR (repeatable)  [--jvt ADDR] [--zcmp] [--zcmt]\n"
-    "    decoder:  --implicit-return  --all-jumps  --src ID  --mid-stream, or the encoder's\n"
+    "    decoder:  --implicit-return  --all-jumps  --src ID  --mid-stream  --max-steps N\n"
+    "              (default 2^24 instructions per input byte), and instead of the flags the encoder's\n"
     "              --te-control X --te-inst-features X --ts-control X\n"
     "    ENCODER:  --mode btm|htm  --implicit-return 0..3  --repeated-history  --all-jumps\n"
     "              --sync-mode 0..3 --sync-max N  --context  --src-bits N --src-id N\n"
@@ -91,7 +92,7 @@ bool takes_value(const std::string &n) {
                                     "--xlen", "--src", "--mode",
                                     "--sync-mode", "--sync-max", "--src-id", "--icnt-bits",
                                     "--hist-bits", "--stack-depth", "--te-control",
-                                    "--te-inst-features", "--ts-control", "--count", "--seed", "--raw",
+                                    "--te-inst-features", "--ts-control", "--count", "--seed", "--raw", "--max-steps",
                                     "--data-width", "--daddress-width", "--lrid-width", "--csr-width", "--compress"};
     for (const char *x : v)
         if (n == x) return true;
@@ -323,11 +324,45 @@ int ntrace_dump(const Args &a) {
     return cb.errors ? kBadData : kOk;
 }
 
-struct PcSink : ntrace::DecodeSink {
-    std::vector<uint64_t> pcs;
-    std::string events;
-    bool want_events = false;
-    void insns(const uint64_t *p, size_t n) override { pcs.insert(pcs.end(), p, p + n); }
+// Streams decoded PCs (or PC-info lines, one instruction behind to see the next PC) and
+// events to the output, so memory stays bounded however long the trace is.
+struct StreamSink : ntrace::DecodeSink {
+    FILE *f;
+    const trace::Image &img;
+    bool pcinfo, events;
+    bool have_prev = false;
+    uint64_t prev = 0;
+    std::string line;
+    StreamSink(FILE *o, const trace::Image &i, bool pi, bool ev) : f(o), img(i), pcinfo(pi), events(ev) {}
+    void put_hex(uint64_t v) {
+        char b[20];
+        int n = 0;
+        do b[n++] = "0123456789ABCDEF"[v & 15], v >>= 4;
+        while (v);
+        line += "0x";
+        while (n) line += b[--n];
+    }
+    void info(uint64_t pc, bool have_next, uint64_t next) {
+        const trace::PcInfo p = trace::pcinfo_one(img, pc, have_next, next);
+        put_hex(p.addr);
+        line += ',';
+        line += p.type;
+        line += char('0' + p.size);
+        if (p.has_dest) line += ',', put_hex(p.dest);
+        line += '\n';
+    }
+    void insns(const uint64_t *a, size_t n) override {
+        for (size_t i = 0; i < n; i++) {
+            if (!pcinfo) {
+                put_hex(a[i]);
+                line += '\n';
+            } else {
+                if (have_prev) info(prev, true, a[i]);
+                prev = a[i], have_prev = true;
+            }
+            if (line.size() > 60000) drain();
+        }
+    }
     void event(const ntrace::Event &e) override {
         static const char *const names[] = {"sync", "trap", "ownership", "stop", "error", "vendor", "lost"};
         char b[240], ts[40] = "";
@@ -336,12 +371,23 @@ struct PcSink : ntrace::DecodeSink {
                  (unsigned long long)e.offset, (unsigned long long)e.addr, (unsigned long long)e.value, ts,
                  e.kind == ntrace::Event::Error ? " " : "", e.kind == ntrace::Event::Error ? e.what : "");
         if (e.kind == ntrace::Event::Error) fputs(b, stderr);
-        if (want_events) {
-            // Events are interleaved with the PCs at the point they happen.
-            pending.push_back({pcs.size(), b});
+        // A stop or an error ends the flow the pending PC-info line belongs to.
+        if (pcinfo && have_prev &&
+            (e.kind == ntrace::Event::Stop || e.kind == ntrace::Event::Error || e.kind == ntrace::Event::Lost)) {
+            info(prev, false, 0);
+            have_prev = false;
         }
+        if (events) line += b;
     }
-    std::vector<std::pair<size_t, std::string>> pending;
+    void finish() {
+        if (pcinfo && have_prev) info(prev, false, 0);
+        have_prev = false;
+        drain();
+    }
+    void drain() {
+        fwrite(line.data(), 1, line.size(), f);
+        line.clear();
+    }
 };
 
 int ntrace_decode(const Args &a) {
@@ -368,33 +414,18 @@ int ntrace_decode(const Args &a) {
     dc.fr.xlen = uint8_t(img.opts.xlen);
     std::vector<uint8_t> in;
     if (!read_input(a.pos.size() > 2 ? a.pos[2] : "", in)) return fprintf(stderr, "tsbi-trace: cannot read input\n"), kIo;
-    PcSink sink;
-    sink.want_events = a.has("--events");
+    Output o;
+    if (!o.open(a)) return kIo;
+    // Without an explicit limit, bound the work by the input size: even a maximally
+    // compressed trace expands to far fewer than 2^24 instructions per byte.
+    uint64_t limit;
+    if (!num(a, "--max-steps", limit, (uint64_t(in.size()) + 1) << 24, err)) return usage(err.c_str());
+    dc.max_steps = limit;
+    StreamSink sink(o.f, img, a.has("--pcinfo"), a.has("--events"));
     ntrace::Decoder d(dc, img, sink);
     d.run(in, a.has("--mid-stream"));
-    std::string text;
-    if (a.has("--pcinfo")) {
-        text = trace::format_pcinfo(trace::pcinfo_from_pcs(img, sink.pcs));
-        if (sink.want_events) {
-            std::string ev;
-            for (auto &p : sink.pending) ev += p.second;
-            text = ev + text;
-        }
-    } else if (sink.want_events) {
-        size_t k = 0;
-        char b[32];
-        for (size_t i = 0; i <= sink.pcs.size(); i++) {
-            while (k < sink.pending.size() && sink.pending[k].first == i) text += sink.pending[k++].second;
-            if (i < sink.pcs.size()) {
-                snprintf(b, sizeof b, "0x%llX\n", (unsigned long long)sink.pcs[i]);
-                text += b;
-            }
-        }
-    } else {
-        text = trace::format_pc_list(sink.pcs);
-    }
-    Output o;
-    if (!o.open(a) || !o.write(text) || !o.close()) return kIo;
+    sink.finish();
+    if (!o.close()) return kIo;
     return d.errors() ? kBadData : kOk;
 }
 
@@ -455,7 +486,10 @@ int ntrace_selftest(const Args &a) {
     dc.fr = c.framing();
     dc.implicit_return = c.implicit_return() != 0;
     dc.all_jumps = c.all_jumps();
-    PcSink sink;
+    struct : ntrace::DecodeSink {
+        std::vector<uint64_t> pcs;
+        void insns(const uint64_t *x, size_t k) override { pcs.insert(pcs.end(), x, x + k); }
+    } sink;
     ntrace::Decoder d(dc, p.image(), sink);
     d.run(e.out());
     const bool same = sink.pcs == expected && d.errors() == 0;

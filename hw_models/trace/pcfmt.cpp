@@ -107,41 +107,36 @@ std::string format_pcinfo(const std::vector<PcInfo> &v) {
     return s;
 }
 
+PcInfo pcinfo_one(const Image &img, uint64_t pc, bool have_next, uint64_t next) {
+    PcInfo p;
+    p.addr = pc;
+    const rv::Insn *in = img.at(pc);
+    if (!in) return p;
+    p.size = in->size;
+    const uint64_t target = pc + uint64_t(int64_t(in->offset));
+    auto set = [&](const char *t, bool dest) {
+        strcpy(p.type, t);
+        p.has_dest = dest, p.dest = dest ? target : 0;
+    };
+    switch (in->kind) {
+    case rv::Kind::Branch:
+        if (have_next && next == target && in->offset != in->size) set("BD", true);
+        else set("BN", false);
+        break;
+    case rv::Kind::DirectJump: set(in->pushes() ? "CD" : "JD", true); break;
+    case rv::Kind::TableJump: set(in->pushes() ? "CI" : "JI", false); break; // target from the table
+    case rv::Kind::Indirect: set(in->itype == NT_ITYPE_RETURN ? "R" : in->pushes() ? "CI" : "JI", false); break;
+    case rv::Kind::TrapReturn: set("JI", false); break;
+    default: set("L", false); break;
+    }
+    return p;
+}
+
 std::vector<PcInfo> pcinfo_from_pcs(const Image &img, const std::vector<uint64_t> &pcs) {
     std::vector<PcInfo> out;
     out.reserve(pcs.size());
-    for (size_t i = 0; i < pcs.size(); i++) {
-        PcInfo p;
-        p.addr = pcs[i];
-        const rv::Insn *in = img.at(p.addr);
-        if (!in) {
-            out.push_back(p);
-            continue;
-        }
-        p.size = in->size;
-        const bool have_next = i + 1 < pcs.size();
-        const uint64_t target = p.addr + uint64_t(int64_t(in->offset));
-        auto set = [&](const char *t, bool dest) {
-            strcpy(p.type, t);
-            p.has_dest = dest, p.dest = dest ? target : 0;
-        };
-        switch (in->kind) {
-        case rv::Kind::Branch:
-            if (have_next && pcs[i + 1] == target && in->offset != in->size) set("BD", true);
-            else set("BN", false);
-            break;
-        case rv::Kind::DirectJump: set(in->pushes() ? "CD" : "JD", true); break;
-        case rv::Kind::TableJump:
-            set(in->pushes() ? "CI" : "JI", false); // target from the jump table
-            break;
-        case rv::Kind::Indirect:
-            set(in->itype == NT_ITYPE_RETURN ? "R" : in->pushes() ? "CI" : "JI", false);
-            break;
-        case rv::Kind::TrapReturn: set("JI", false); break;
-        default: set("L", false); break;
-        }
-        out.push_back(p);
-    }
+    for (size_t i = 0; i < pcs.size(); i++)
+        out.push_back(pcinfo_one(img, pcs[i], i + 1 < pcs.size(), i + 1 < pcs.size() ? pcs[i + 1] : 0));
     return out;
 }
 

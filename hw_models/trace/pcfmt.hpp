@@ -31,6 +31,7 @@ std::string format_pcinfo(const std::vector<PcInfo> &v);
 
 // Classifies each retired address with the image (the next address tells taken/not).
 std::vector<PcInfo> pcinfo_from_pcs(const Image &img, const std::vector<uint64_t> &pcs);
+PcInfo pcinfo_one(const Image &img, uint64_t pc, bool have_next, uint64_t next);
 
 // 4-bit itype of a PC-info line (branches 4/5).
 uint8_t pcinfo_itype(const PcInfo &p);
