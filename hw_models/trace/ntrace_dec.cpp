@@ -155,7 +155,7 @@ bool Decoder::walk(uint64_t add_icnt, uint64_t hist, bool hist_present, End end,
         }
         case rv::Kind::TableJump: {
             bool ok = img_.has_jvt;
-            uint64_t t = ok ? img_.read_xlen(img_.jvt + in->table_index * (img_.opts.xlen / 8), ok) : 0;
+            uint64_t t = ok ? img_.read_xlen(img_.jvt + in->table_index() * (img_.opts.xlen / 8), ok) : 0;
             if (!ok) return bail("cm.jt/cm.jalt without a readable jump table (JVT)");
             if (ir && in->pushes()) push(next);
             pc = t & ~1ull & pcmask;
@@ -228,7 +228,7 @@ bool Decoder::walk_hist(uint64_t hist, uint64_t repeat, uint64_t off) {
             break;
         case rv::Kind::TableJump: {
             bool ok = img_.has_jvt;
-            uint64_t t = ok ? img_.read_xlen(img_.jvt + in->table_index * (img_.opts.xlen / 8), ok) : 0;
+            uint64_t t = ok ? img_.read_xlen(img_.jvt + in->table_index() * (img_.opts.xlen / 8), ok) : 0;
             if (!ok) {
                 fail(off, "cm.jt/cm.jalt without a readable jump table (JVT)");
                 return false;

@@ -82,8 +82,8 @@ Insn classify16(uint32_t i, const Options &o) {
             }
         } else if (f3 == 5 && bits(i, 12, 10) == 0 && o.zcmt) { // cm.jt / cm.jalt
             r.kind = Kind::TableJump;
-            r.table_index = uint16_t(bits(i, 9, 2));
-            r.itype = r.table_index < 32 ? NT_ITYPE_DIRECT_JUMP_NOLINK : NT_ITYPE_DIRECT_CALL;
+            r.offset = int32_t(bits(i, 9, 2)); // the table index
+            r.itype = r.offset < 32 ? NT_ITYPE_DIRECT_JUMP_NOLINK : NT_ITYPE_DIRECT_CALL;
         }
     }
     return r;

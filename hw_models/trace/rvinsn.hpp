@@ -24,14 +24,15 @@ struct Insn {
     uint8_t size = 0;   // bytes: 2, 4, 6, 8 (0 if the parcel cannot be read)
     Kind kind = Kind::Linear;
     uint8_t itype = NT_ITYPE_NONE; // 4-bit itype; branches report 4 (not taken)
-    int32_t offset = 0;            // Branch/DirectJump: target - pc
-    uint16_t table_index = 0;      // TableJump: cm.jt/cm.jalt index
+    int32_t offset = 0;            // Branch/DirectJump: target - pc; TableJump: table index
     bool pushes() const {
         return itype == NT_ITYPE_INDIRECT_CALL || itype == NT_ITYPE_DIRECT_CALL ||
                itype == NT_ITYPE_COROUTINE_SWAP;
     }
     bool pops() const { return itype == NT_ITYPE_RETURN || itype == NT_ITYPE_COROUTINE_SWAP; }
+    unsigned table_index() const { return unsigned(offset); }
 };
+static_assert(sizeof(Insn) == 8, "the decoder's per-halfword cache relies on 8-byte entries");
 
 struct Options {
     unsigned xlen = 64;

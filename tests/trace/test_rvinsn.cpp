@@ -84,11 +84,11 @@ TEST_CASE("rv classifier: Zcmp cm.popret/popretz return, Zcmt cm.jt/cm.jalt tabl
     rv::Insn jt = rv::classify(0xA016, z);        // cm.jt 5
     CHECK(jt.kind == Kind::TableJump);
     CHECK(jt.itype == 11);
-    CHECK(jt.table_index == 5);
+    CHECK(jt.table_index() == 5);
     rv::Insn jalt = rv::classify(0xA0A2, z); // cm.jalt 40
     CHECK(jalt.kind == Kind::TableJump);
     CHECK(jalt.itype == 9);
-    CHECK(jalt.table_index == 40);
+    CHECK(jalt.table_index() == 40);
     CHECK(jalt.pushes());
     // Without Zcmp/Zcmt the same encodings are c.fsdsp: linear.
     CHECK(rv::classify(0xBE42, {64, false, false}).kind == Kind::Linear);
