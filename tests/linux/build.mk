@@ -5,6 +5,7 @@
 #
 #   make linux-initrd          both initramfs images (boot: ~1 MB, perf: ~19 MB)
 #   make run                   interactive busybox shell on our firmware
+#   make run RUN_INITRD=perf   the same with perf in the image
 #   make run SMP=4 FW=opensbi|path/to/fw_dynamic.bin QEMU=path/to/qemu-system-riscv64
 #
 # FW, SMP and QEMU are generic names other makefiles may use, so the defaults
@@ -18,6 +19,7 @@ LINUX_INITRD_DEPS := tests/linux/mkinitrd.sh tests/linux/mkcpio.py tests/linux/i
 LINUX_RUN_FW      := $(BUILD)/fw/tsbi_dynamic.bin
 LINUX_RUN_SMP     := 2
 LINUX_RUN_QEMU    := qemu-system-riscv64
+RUN_INITRD        ?= boot
 linux_override     = $(if $(filter command line environment environment override,$(origin $(1))),$($(1)),$(2))
 # FW=opensbi names Debian's OpenSBI 1.1, the comparison firmware.
 linux_fw           = $(patsubst opensbi,/usr/lib/riscv64-linux-gnu/opensbi/generic/fw_dynamic.bin,$(call linux_override,FW,$(LINUX_RUN_FW)))
@@ -40,8 +42,8 @@ linux-initrd-perf: $(BUILD)/linux/initrd-perf.cpio.gz
 linux-initrd: linux-initrd-boot linux-initrd-perf
 
 # Builds our firmware only when it is the one being run.
-run: linux-initrd-boot $(if $(call linux_override,FW,),,firmware)
+run: linux-initrd-$(RUN_INITRD) $(if $(call linux_override,FW,),,firmware)
 	$(call linux_override,QEMU,$(LINUX_RUN_QEMU)) -M virt -cpu rv64,sscofpmf=true \
 	  -smp $(call linux_override,SMP,$(LINUX_RUN_SMP)) -m 512M -nographic \
 	  -bios $(linux_fw) -kernel $(LINUX_IMAGE) \
-	  -initrd $(BUILD)/linux/initrd-boot.cpio.gz -append 'console=ttyS0 tsbi.test=shell'
+	  -initrd $(BUILD)/linux/initrd-$(RUN_INITRD).cpio.gz -append 'console=ttyS0 tsbi.test=shell'

@@ -104,7 +104,7 @@ linux_check_ended() {
   local rc_t
   rc_t=$(sed -n "s/^TSBI-RESULT end .*rc=\([0-9]*\) action=$action.*/\1/p" "$log" | head -1)
   if [ "$rc_t" = 0 ]; then pass "$n: final marker before $action"
-  else fail "$n: final marker before $action [${rc_t:+test status $rc_t}${rc_t:-marker missing}]"; fi
+  else fail "$n: final marker before $action [$([ -n "$rc_t" ] && echo "test status $rc_t" || echo "marker missing")]"; fi
   if [ "$action" = poweroff ]; then
     check "$n: kernel powered off" grep -aq 'reboot: Power down' "$log"
   else
@@ -128,7 +128,7 @@ linux_check_sbi() {
   want=2.0
   if [ -n "$ver" ] && awk "BEGIN { split(\"$ver\", a, \".\"); split(\"$want\", b, \".\"); exit !(a[1] > b[1] || (a[1] == b[1] && a[2] >= b[2])) }"
   then pass "$n: SBI specification v$ver (>= v$want) detected"
-  else fail "$n: SBI specification >= v$want detected [${ver:+got v$ver}${ver:-no spec version line}]"; fi
+  else fail "$n: SBI specification >= v$want detected [$([ -n "$ver" ] && echo "got v$ver" || echo "no spec version line")]"; fi
   id=$(sed -n 's/.*SBI implementation ID=\(0x[0-9a-fA-F]*\) .*/\1/p' "$log" | head -1)
   want=$(linux_expected_impl_id)
   if [ "$id" = "$want" ]; then pass "$n: SBI implementation ID $want"
