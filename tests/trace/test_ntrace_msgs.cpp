@@ -96,6 +96,20 @@ TEST_CASE("ntrace 8.2.1: ExtendAddrMSB byte examples") {
         e.set(Fld::SYNC, 3).set(Fld::ICNT, 0).set(Fld::FADDR, k.addr >> 1);
         CHECK(enc(ext, e) == b);
     }
+    // "Extra MDO with all 0-s prevents extension": a 6-bit value whose top bit is 1 but
+    // which is not all ones up to the MSB needs a second, zero MDO.
+    {
+        Msg e;
+        e.tcode = NT_TCODE_ProgTraceSync;
+        e.set(Fld::SYNC, 3).set(Fld::ICNT, 0).set(Fld::FADDR, 0x3F);
+        const Bytes b = enc(ext, e);
+        CHECK(b == Bytes{0x24, 0x0D, 0xFC, 0x03});
+        Msg m;
+        REQUIRE(parse_one(ext, b, m) == Err::None);
+        CHECK(m.get(Fld::FADDR) == 0x3F);
+        // Without the option one MDO suffices.
+        CHECK(enc(plain, e) == Bytes{0x24, 0x0D, 0xFF});
+    }
     // Without the option the first example is a plain 36-bit field.
     Msg m;
     REQUIRE(parse_one(plain, sync_with_faddr({0xFC, 0xFC, 0xFC, 0xFC, 0x7C, 0xF1}), m) ==
