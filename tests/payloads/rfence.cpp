@@ -248,6 +248,26 @@ void hostile_ranges() {
     }
 }
 
+// Every hart fences every hart at once, all kinds mixed: a firmware that
+// waits for acknowledgements while not serving its own queue deadlocks.
+void storm_job(void *) {
+    for (int k = 0; k < 8; k++) {
+        sbi_call(eid::rfence, F::remote_fence_i, 0, ~0ul);
+        sbi_call(eid::rfence, F::remote_sfence_vma, 0, ~0ul, 0, 0);
+        sbi_call(eid::rfence, F::remote_sfence_vma_asid, 0, ~0ul, kTestVa, 4096, 1);
+    }
+}
+void storm() {
+    const Platform &p = platform();
+    if (p.nharts < 2) return;
+    for (unsigned i = 0; i + 1 < p.nharts; i++) post_job(secondary_hartid(i), storm_job, nullptr);
+    storm_job(nullptr);
+    bool done = true;
+    for (unsigned i = 0; i + 1 < p.nharts; i++) done &= wait_job(secondary_hartid(i), 5000000);
+    expect_true(done, "storm/all_harts_return");
+    expect_alive("storm");
+}
+
 } // namespace
 
 void payload_main() {
@@ -257,4 +277,5 @@ void payload_main() {
     return_codes();
     hostile_ranges();
     effects();
+    storm();
 }
