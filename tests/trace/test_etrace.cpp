@@ -220,3 +220,30 @@ TEST_CASE("etrace text records parse and print") {
     CHECK_FALSE(parse_record("bogus x=1", r, err));
     CHECK_FALSE(parse_record("load size=9", r, err));
 }
+
+TEST_CASE("etrace support packet tells the decoder that addresses or data are excluded") {
+    Params enc_p;
+    enc_p.no_data = true; // address-only trace
+    Encoder e(enc_p);
+    Bytes b;
+    Record s;
+    s.kind = Kind::Support;
+    REQUIRE(e.encode(s, b));
+    Record r;
+    r.kind = Kind::Store, r.size = 2, r.addr = 0x2000;
+    REQUIRE(e.encode(r, b));
+    Decoder d(Params{}); // starts believing in address + data packets
+    size_t off = 0;
+    unsigned t;
+    std::span<const uint8_t> pl;
+    Record o;
+    REQUIRE(next_packet(b, off, t, pl));
+    CHECK(t == 0);
+    REQUIRE(d.decode(t, pl, o) == Err::None);
+    CHECK(o.kind == Kind::Support);
+    CHECK(d.params().no_data);
+    REQUIRE(next_packet(b, off, t, pl));
+    REQUIRE(d.decode(t, pl, o) == Err::None);
+    CHECK(o.kind == Kind::Store);
+    CHECK(o.addr == 0x2000);
+}
