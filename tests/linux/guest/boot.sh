@@ -25,7 +25,7 @@ echo "TSBI-RESULT taskset_cpus=$ran"
 if [ "$n" -gt 1 ]; then
   res=ok
   secondaries=$(seq 1 $((n - 1)))
-  for round in 1 2; do
+  for _ in 1 2; do
     for c in $secondaries; do
       echo 0 >"/sys/devices/system/cpu/cpu$c/online" || res="fail-offline-cpu$c"
     done

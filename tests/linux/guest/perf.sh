@@ -31,7 +31,7 @@ stat hw "cycles instructions dTLB-load-misses iTLB-load-misses" \
 # every CPU forks and exits processes.
 fw="4:illegal_insn 5:set_timer 6:ipi_sent 7:ipi_recvd 8:fence_i_sent 9:fence_i_recvd
     10:sfence_vma_sent 11:sfence_vma_recvd 12:sfence_vma_asid_sent 13:sfence_vma_asid_recvd"
-ev= labels=
+ev='' labels=''
 for e in $fw; do
   ev=$ev${ev:+,}cpu/firmware=2,event=${e%%:*}/
   labels="$labels fw.${e#*:}"
