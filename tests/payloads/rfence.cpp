@@ -251,7 +251,7 @@ void hostile_ranges() {
 // Every hart fences every hart at once, all kinds mixed: a firmware that
 // waits for acknowledgements while not serving its own queue deadlocks.
 void storm_job(void *) {
-    for (int k = 0; k < 8; k++) {
+    for (int k = 0; k < 3; k++) {
         sbi_call(eid::rfence, F::remote_fence_i, 0, ~0ul);
         sbi_call(eid::rfence, F::remote_sfence_vma, 0, ~0ul, 0, 0);
         sbi_call(eid::rfence, F::remote_sfence_vma_asid, 0, ~0ul, kTestVa, 4096, 1);
