@@ -46,6 +46,9 @@ PAYLOAD_CPU = {
 }
 PAYLOAD_BOOTS = {"reboot": 3}
 PAYLOAD_EXIT = {"srst": (0, 1)}
+# Payloads that legitimately run longer (OpenSBI 1.1 needs ~12 s for rfence
+# on 4 harts): their timeout is --timeout times this factor.
+PAYLOAD_TIMEOUT_FACTOR = {"rfence": 3}
 
 # M-mode firmware messages that may arrive in the middle of a payload line
 # (e.g. printed by a hart being started); the runner re-joins the line.
@@ -128,7 +131,8 @@ def run_one(args, fw, qemu, payload, rep, log):
     log.write("$ %s\n" % " ".join(cmd))
     proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT)
-    deadline = time.monotonic() + args.timeout
+    timeout = args.timeout * PAYLOAD_TIMEOUT_FACTOR.get(name, 1)
+    deadline = time.monotonic() + timeout
     buf = b""
     lines = []
     cases = []           # (ok, case, details) of the current boot
@@ -230,7 +234,7 @@ def run_one(args, fw, qemu, payload, rep, log):
         rep.result(seen, case, "console line %r never appeared" % text)
     tail = " | ".join(lines[-6:])
     if done is None:
-        what = "timeout after %ss" % args.timeout if timed_out else "QEMU exited (status %s)" % status
+        what = "timeout after %ss" % timeout if timed_out else "QEMU exited (status %s)" % status
         rep.result(False, "%s/done" % name, "no TSBI-DONE line: %s; last output: %s" % (what, tail))
     else:
         p, f, np, nf = done
@@ -239,7 +243,7 @@ def run_one(args, fw, qemu, payload, rep, log):
     if timed_out:
         rep.result(False, "%s/hang" % name,
                    "killed after %ss (%s); last output: %s" %
-                   (args.timeout, "after TSBI-DONE: no power-off" if done else "before TSBI-DONE",
+                   (timeout, "after TSBI-DONE: no power-off" if done else "before TSBI-DONE",
                     tail))
     elif done is not None:
         allowed = PAYLOAD_EXIT.get(name, (0,))
