@@ -6,6 +6,10 @@ FW_BUILD   := $(BUILD)/fw
 LIBFDT_VER := 1.7.2
 LIBFDT_DIR := $(TSBI_CACHE)/src/dtc-$(LIBFDT_VER)/libfdt
 
+# Size first (-Os); the SBI call paths are built for speed (-O2).
+FW_OPT ?= -Os
+FW_HOT := firmware/sbi/%.cpp firmware/core/ipi.cpp firmware/core/trap.cpp \
+	firmware/pmu/service.cpp firmware/pmu/hw_csr.cpp
 ifeq ($(FW_XLEN),64)
 FW_ARCH := -march=rv64imac_zicsr_zifencei -mabi=lp64
 else
@@ -15,7 +19,7 @@ FW_COMMON := $(FW_ARCH) -mcmodel=medany -ffreestanding -nostdlib -fno-pic -fno-s
 	-fno-tree-loop-distribute-patterns -fno-asynchronous-unwind-tables -fno-unwind-tables \
 	-ffunction-sections -fdata-sections -g -Wall -Wextra \
 	-Ifirmware/include -Ifirmware/core -Ifirmware -Iplatform -I$(LIBFDT_DIR) -I$(FW_BUILD)/compat
-FW_CXXFLAGS := -std=c++20 -O2 -fno-exceptions -fno-rtti -fno-threadsafe-statics \
+FW_CXXFLAGS = -std=c++20 $(FW_OPT) -fno-exceptions -fno-rtti -fno-threadsafe-statics \
 	-Wno-missing-field-initializers $(FW_COMMON)
 FW_CFLAGS   := -std=gnu11 -Os $(FW_COMMON) -Wno-sign-compare -Wno-unused-parameter
 FW_LDFLAGS  := $(FW_ARCH) -nostdlib -static -Wl,--gc-sections -Wl,--no-relax -Wl,--build-id=none -Wl,-T,linker/firmware.ld
@@ -63,4 +67,5 @@ firmware: $(FW_BUILD)/tsbi_dynamic.elf $(FW_BUILD)/tsbi_dynamic.bin \
 	$(FW_BUILD)/tsbi_jump.elf $(FW_BUILD)/tsbi_jump.bin
 
 .SECONDARY: $(FW_OBJS) $(FW_BUILD)/firmware/core/image_dynamic.cpp.o $(FW_BUILD)/firmware/core/image_jump.cpp.o
+$(patsubst %,$(FW_BUILD)/%.o,$(filter $(FW_HOT),$(FW_CORE_SRCS))): FW_OPT := -O2
 -include $(FW_OBJS:.o=.d)

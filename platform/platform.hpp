@@ -28,6 +28,13 @@ void ipi_clear(unsigned long hartid);
 uint64_t timer_value();
 void timer_set(unsigned long hartid, uint64_t deadline);
 
+// MMIO that only M-mode may access (PMP closes it to S/U-mode), at most
+// `max` regions; each should be a naturally aligned power of two.
+struct MmioRegion {
+    uint64_t base, size;
+};
+unsigned mmode_only_regions(MmioRegion *out, unsigned max);
+
 // System reset, SBI SRST reset_type values. Returns only when the type is not
 // supported or the reset failed.
 bool system_reset_supported(uint32_t type);

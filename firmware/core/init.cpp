@@ -61,18 +61,49 @@ void clear_bss() {
 
 bool csr_exists(unsigned num) { return csr::csr_read_safe_num(num).trapped == 0; }
 
+// NAPOT encoding of [base, base + size): size a power of two >= 8, base
+// aligned to it (privileged spec, "Physical Memory Protection").
+bool napot(uint64_t base, uint64_t size, unsigned long &addr) {
+    if (size < 8 || (size & (size - 1)) || (base & (size - 1))) return false;
+    addr = static_cast<unsigned long>((base + size / 2 - 1) >> 2);
+    return true;
+}
+
 void setup_pmp() {
-    // Entry 0 denies S/U access to the firmware (NAPOT, no permission, not
-    // locked so M-mode is unaffected); entry 1 opens everything else.
-    unsigned long size = region_end - region_start;
-    unsigned long addr0 = (region_start + size / 2 - 1) >> 2;
-    if (csr::csr_write_safe_num(csr::pmpaddr0, addr0).trapped) return; // no PMP
-    csr_write(csr::pmpaddr0 + 1, ~0ul);
-    unsigned long cfg = csr::pmp::A_NAPOT |
-                        (static_cast<unsigned long>(csr::pmp::A_NAPOT | csr::pmp::R |
-                                                    csr::pmp::W | csr::pmp::X)
-                         << 8);
-    csr_write(csr::pmpcfg0, cfg);
+    // Deny entries first (lower entries win): the firmware, then the MMIO
+    // only M-mode may touch (e.g. the ACLINT, whose mtimecmp/msip drive the
+    // firmware's timer and IPIs). Then one entry opening everything else.
+    // None is locked, so M-mode is unaffected.
+    constexpr unsigned kEntries = 8; // entries in pmpcfg0 on RV64 (pmpcfg0+1 on RV32)
+    constexpr unsigned kPerCfg = sizeof(long);
+    unsigned long addr[kEntries];
+    unsigned n = 0;
+    if (!napot(region_start, region_end - region_start, addr[n])) return;
+    n++;
+    platform::MmioRegion mm[kEntries - 2];
+    unsigned nm = platform::mmode_only_regions(mm, kEntries - 2);
+    for (unsigned i = 0; i < nm; i++) {
+        if (napot(mm[i].base, mm[i].size, addr[n]))
+            n++;
+        else
+            printf("tsbi: cannot protect MMIO 0x%lx+0x%lx with one PMP entry\n",
+                   static_cast<unsigned long>(mm[i].base), static_cast<unsigned long>(mm[i].size));
+    }
+    if (csr::csr_write_safe_num(csr::pmpaddr0 + n, ~0ul).trapped) {
+        // Fewer entries than we need (or no PMP at all): protect the
+        // firmware alone if there are two.
+        if (csr::csr_write_safe_num(csr::pmpaddr0 + 1, ~0ul).trapped) return;
+        n = 1;
+    }
+    unsigned long cfg[2] = {0, 0};
+    for (unsigned i = 0; i <= n; i++) {
+        uint8_t c = i < n ? csr::pmp::A_NAPOT
+                          : csr::pmp::A_NAPOT | csr::pmp::R | csr::pmp::W | csr::pmp::X;
+        cfg[i / kPerCfg] |= static_cast<unsigned long>(c) << (8 * (i % kPerCfg));
+        csr::csr_write_safe_num(csr::pmpaddr0 + i, i < n ? addr[i] : ~0ul);
+    }
+    csr_write(csr::pmpcfg0, cfg[0]);
+    if (kPerCfg == 4) csr::csr_write_safe_num(csr::pmpcfg0 + 1, cfg[1]);
     asm volatile("sfence.vma" ::: "memory");
 }
 
@@ -169,7 +200,18 @@ void probe_extensions(HartState &h) {
     csr_write(csr::mstatus, ms);
     csr_write(csr::satp, 0);
     csr_write(csr::sie, 0);
-    csr_clear(csr::mip, 1ul << csr::irq::SSI);
+    smode_enter(hartid, arg1, pc);
+}
+
+// HSM non-retentive resume: like a start, but the interrupt state S-mode set
+// up (sie, and whatever is pending - the interrupt that woke the hart) stays.
+[[noreturn]] void resume_next_stage(unsigned long hartid, unsigned long pc, unsigned long arg1) {
+    unsigned long ms = csr_read(csr::mstatus);
+    ms &= ~(csr::mstatus_bits::MPP | csr::mstatus_bits::MPIE | csr::mstatus_bits::SIE |
+            csr::mstatus_bits::MPRV);
+    ms |= static_cast<unsigned long>(csr::PRV_S) << csr::mstatus_bits::MPP_SHIFT;
+    csr_write(csr::mstatus, ms);
+    csr_write(csr::satp, 0);
     smode_enter(hartid, arg1, pc);
 }
 

@@ -143,11 +143,16 @@ void process_timer() {
 void remote_fence(const FenceRequest &req, const unsigned long *targets) {
     unsigned long self_id = current_hartid();
     HartState &self = harts[self_id];
-    self.fence_req = req;
+    bool local = (targets[self_id / kXlen] >> (self_id % kXlen)) & 1;
     unsigned count = 0;
     for (unsigned w = 0; w < kMaxHarts / kXlen; w++)
-        for (unsigned long m = targets[w]; m; m &= m - 1)
-            if (w * kXlen + __builtin_ctzl(m) != self_id) count++;
+        count += __builtin_popcountl(targets[w]);
+    count -= local;
+    if (!count) { // only this hart (or none): no request to publish
+        if (local) execute_fence(req);
+        return;
+    }
+    self.fence_req = req;
     self.fence_waiting.store(count, std::memory_order_relaxed);
     for (unsigned w = 0; w < kMaxHarts / kXlen; w++) {
         for (unsigned long m = targets[w]; m; m &= m - 1) {
@@ -158,7 +163,6 @@ void remote_fence(const FenceRequest &req, const unsigned long *targets) {
             send_ipi(h, IPI_FENCE);
         }
     }
-    bool local = (targets[self_id / kXlen] >> (self_id % kXlen)) & 1;
     if (local) execute_fence(req);
     while (self.fence_waiting.load(std::memory_order_acquire)) {
         if (self.ipi_pending.load(std::memory_order_relaxed) & IPI_FENCE) {

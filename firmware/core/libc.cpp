@@ -107,9 +107,14 @@ unsigned long strtoul(const char *s, char **end, int base) {
 // is built for the lp64d ABI and cannot be linked into this soft-float image.
 extern "C" {
 int __ctzdi2(unsigned long long x) {
-    int n = 0;
-    while (!(x & 1) && n < 64) x >>= 1, n++;
-    return n;
+    // De Bruijn multiply: isolate the lowest set bit, map it to its index.
+    static const unsigned char kIndex[64] = {
+        0,  1,  2,  53, 3,  7,  54, 27, 4,  38, 41, 8,  34, 55, 48, 28,
+        62, 5,  39, 46, 44, 42, 22, 9,  24, 35, 59, 56, 49, 18, 29, 11,
+        63, 52, 6,  26, 37, 40, 33, 47, 61, 45, 43, 21, 23, 58, 17, 10,
+        51, 25, 36, 32, 60, 20, 57, 16, 50, 31, 19, 15, 30, 14, 13, 12};
+    if (!x) return 64;
+    return kIndex[((x & -x) * 0x022fdd63cc95386dull) >> 58];
 }
 int __ctzsi2(unsigned x) { return __ctzdi2(x | (1ull << 32)); }
 int __clzdi2(unsigned long long x) {

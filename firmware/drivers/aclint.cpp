@@ -14,6 +14,12 @@ constexpr uintptr_t CLINT_MTIMER_OFFSET = 0x4000, MTIME_OFFSET = 0x7ff8;
 volatile uint32_t *msip[fw::kMaxHarts];
 volatile uint64_t *mtimecmp[fw::kMaxHarts];
 volatile uint64_t *mtime;
+AclintBlock blocks[8];
+unsigned nblocks;
+
+void add_block(uint64_t base, uint64_t size) {
+    if (nblocks < 8 && size) blocks[nblocks++] = {base, size};
+}
 
 // Walks interrupts-extended (<phandle irq> pairs). A CLINT lists two
 // entries per hart (M soft, M timer); ACLINT devices list one.
@@ -39,6 +45,7 @@ bool aclint_init_from_fdt(const void *fdt) {
         while ((node = fdt_node_offset_by_compatible(fdt, node, compat)) >= 0) {
             uint64_t addr, size;
             if (!fdt_get_reg(fdt, node, 0, addr, size)) continue;
+            add_block(addr, size);
             auto b = static_cast<uintptr_t>(addr);
             for_each_context(fdt, node, [&](int ctx, unsigned long hart, unsigned irq) {
                 if (irq == IRQ_M_SOFT)
@@ -55,6 +62,7 @@ bool aclint_init_from_fdt(const void *fdt) {
     while ((node = fdt_node_offset_by_compatible(fdt, node, "riscv,aclint-mswi")) >= 0) {
         uint64_t addr, size;
         if (!fdt_get_reg(fdt, node, 0, addr, size)) continue;
+        add_block(addr, size);
         auto b = static_cast<uintptr_t>(addr);
         for_each_context(fdt, node, [&](int ctx, unsigned long hart, unsigned) {
             msip[hart] = reinterpret_cast<volatile uint32_t *>(b + 4 * ctx);
@@ -66,8 +74,10 @@ bool aclint_init_from_fdt(const void *fdt) {
         // reg: <mtime>, <mtimecmp array> (two entries) or one block.
         uint64_t a0, s0, a1, s1;
         if (!fdt_get_reg(fdt, node, 0, a0, s0)) continue;
+        add_block(a0, s0);
         uintptr_t cmp = static_cast<uintptr_t>(a0), tim = static_cast<uintptr_t>(a0) + MTIME_OFFSET;
         if (fdt_get_reg(fdt, node, 1, a1, s1)) {
+            add_block(a1, s1);
             tim = static_cast<uintptr_t>(a0);
             cmp = static_cast<uintptr_t>(a1);
         }
@@ -78,6 +88,12 @@ bool aclint_init_from_fdt(const void *fdt) {
         found = true;
     }
     return found;
+}
+
+unsigned aclint_blocks(AclintBlock *out, unsigned max) {
+    unsigned n = nblocks < max ? nblocks : max;
+    for (unsigned i = 0; i < n; i++) out[i] = blocks[i];
+    return n;
 }
 
 void aclint_ipi_send(unsigned long hartid) {

@@ -19,6 +19,11 @@ void aclint_ipi_send(unsigned long hartid);
 void aclint_ipi_clear(unsigned long hartid);
 uint64_t aclint_time();
 void aclint_set_timecmp(unsigned long hartid, uint64_t v);
+// The CLINT/ACLINT register blocks found (for PMP), at most `max`.
+struct AclintBlock {
+    uint64_t base, size;
+};
+unsigned aclint_blocks(AclintBlock *out, unsigned max);
 
 // syscon-poweroff / syscon-reboot (regmap, offset, value, mask).
 bool syscon_reset_init_from_fdt(const void *fdt);

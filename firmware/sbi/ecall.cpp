@@ -6,20 +6,74 @@
 
 
 
+namespace sbi {
+namespace {
+
+// The one list of (non-legacy) extensions, as a direct-mapped table indexed
+// by the low bits of the EID: lookup is one load and one compare. The
+// static_assert keeps the slots distinct, so an extension whose slot
+// collides fails to compile (then widen or change ext_slot()).
+struct ExtSlot {
+    long eid;
+    const Extension *ext;
+};
+constexpr unsigned kExtSlots = 32;
+constexpr unsigned ext_slot(unsigned long eid) { return eid & (kExtSlots - 1); }
+constexpr long kEids[] = {eid::base, eid::time, eid::ipi, eid::rfence,
+                          eid::hsm,  eid::srst, eid::pmu, eid::dbcn};
+constexpr bool slots_distinct() {
+    for (unsigned i = 0; i < sizeof kEids / sizeof kEids[0]; i++)
+        for (unsigned j = i + 1; j < sizeof kEids / sizeof kEids[0]; j++)
+            if (ext_slot(kEids[i]) == ext_slot(kEids[j])) return false;
+    return true;
+}
+static_assert(slots_distinct(), "two SBI extensions share a lookup slot");
+
+struct ExtTable {
+    ExtSlot s[kExtSlots];
+};
+constexpr ExtTable make_table() {
+    ExtTable t{};
+    // Unused slots hold EID -1, which no call matches (EIDs are 32-bit).
+    for (auto &e : t.s) e = {-1, nullptr};
+    auto put = [&t](long e, const Extension *x) { t.s[ext_slot(e)] = {e, x}; };
+    put(eid::base, &sbi_ext_base);
+    put(eid::time, &sbi_ext_time);
+    put(eid::ipi, &sbi_ext_ipi);
+    put(eid::rfence, &sbi_ext_rfence);
+    put(eid::hsm, &sbi_ext_hsm);
+    put(eid::srst, &sbi_ext_srst);
+    put(eid::pmu, &sbi_ext_pmu); // nullptr when the PMU is not linked in
+    put(eid::dbcn, &sbi_ext_dbcn);
+    return t;
+}
+constexpr ExtTable kTable = make_table();
+
+inline const Extension *lookup(unsigned long eid) {
+    const ExtSlot &s = kTable.s[ext_slot(eid)];
+    return s.eid == static_cast<long>(eid) ? s.ext : nullptr;
+}
+} // namespace
+
+const Extension *find_extension(long eid) {
+    if (static_cast<unsigned long>(eid) <= static_cast<unsigned long>(eid::legacy_shutdown))
+        return &sbi_ext_legacy;
+    return lookup(static_cast<unsigned long>(eid));
+}
+} // namespace sbi
+
 using namespace sbi;
 
 extern "C" SbiRet sbi_ecall_dispatch(unsigned long a0, unsigned long a1, unsigned long a2,
                                      unsigned long a3, unsigned long a4, unsigned long a5,
                                      unsigned long fid, unsigned long eid) {
+    // Legacy extensions take the EID in place of the FID (and return their
+    // own values in a0, exempt from the error-code guard in entry.S).
+    if (static_cast<unsigned long>(eid) <= static_cast<unsigned long>(eid::legacy_shutdown))
+        return sbi_ext_legacy.handle(a0, a1, a2, a3, a4, a5, eid);
     // An EID with bits set above the 32-bit EID space matches nothing.
-    const Extension *ext = find_extension(static_cast<long>(eid));
+    const Extension *ext = lookup(eid);
     if (!ext) return err(Error::NotSupported);
-    // Legacy extensions take the EID in place of the FID.
-    SbiRet r = ext->handle(a0, a1, a2, a3, a4, a5, ext == &sbi_ext_legacy ? eid : fid);
-    // Only the spec's error codes leave the firmware (legacy calls return
-    // their own values in a0 and are exempt).
-    if (static_cast<unsigned long>(r.error - kLowestError) > static_cast<unsigned long>(-kLowestError) &&
-        ext != &sbi_ext_legacy) [[unlikely]]
-        return {static_cast<long>(Error::Failed), r.value};
-    return r;
+    // The trap entry turns any error code outside the spec's into FAILED.
+    return ext->handle(a0, a1, a2, a3, a4, a5, fid);
 }

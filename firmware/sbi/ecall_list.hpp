@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
-// Every SBI extension this firmware has, one descriptor per file.
+// Every SBI extension this firmware has, one descriptor per file, and the
+// lookup from EID to descriptor.
 #pragma once
 #include "sbi/ecall.hpp"
 
@@ -9,20 +10,6 @@ extern const Extension sbi_ext_base, sbi_ext_time, sbi_ext_ipi, sbi_ext_rfence, 
 // Present when the PMU extension is linked in (firmware/sbi/pmu.cpp).
 extern const Extension sbi_ext_pmu __attribute__((weak));
 
-// The one list of extensions, as a switch so lookup inlines into the
-// dispatcher (a compare tree instead of a table walk).
-inline const Extension *find_extension(long eid) {
-    switch (eid) {
-    case eid::time: return &sbi_ext_time;
-    case eid::ipi: return &sbi_ext_ipi;
-    case eid::rfence: return &sbi_ext_rfence;
-    case eid::base: return &sbi_ext_base;
-    case eid::pmu: return &sbi_ext_pmu ? &sbi_ext_pmu : nullptr;
-    case eid::hsm: return &sbi_ext_hsm;
-    case eid::dbcn: return &sbi_ext_dbcn;
-    case eid::srst: return &sbi_ext_srst;
-    case eid::legacy_set_timer... eid::legacy_shutdown: return &sbi_ext_legacy;
-    default: return nullptr;
-    }
-}
+// The descriptor for `eid` (nullptr when absent), for probe_extension.
+const Extension *find_extension(long eid);
 } // namespace sbi

@@ -6,8 +6,7 @@
 #include "services.hpp"
 
 namespace fw {
-[[noreturn]] void enter_next_stage(unsigned long hartid, unsigned long pc, unsigned long arg1,
-                                   unsigned long mode);
+[[noreturn]] void resume_next_stage(unsigned long hartid, unsigned long pc, unsigned long arg1);
 }
 
 namespace sbi {
@@ -24,15 +23,21 @@ enum : unsigned long {
 // Suspend types (ext-hsm.adoc, "HSM Hart Suspend Types").
 constexpr unsigned long SUSPEND_DEFAULT_RETENTIVE = 0x00000000;
 constexpr unsigned long SUSPEND_DEFAULT_NON_RETENTIVE = 0x80000000;
-constexpr unsigned long SUSPEND_PLATFORM_RETENTIVE_FIRST = 0x10000000;
-constexpr unsigned long SUSPEND_PLATFORM_NON_RETENTIVE_FIRST = 0x90000000;
 constexpr unsigned long NEXT_MODE_S = 1;
+
+// An address S-mode can start executing at: memory S-mode may access (a DT
+// memory range outside the firmware) and aligned to IALIGN (2 bytes with
+// the C extension, else 4).
+bool smode_entry_ok(unsigned long addr) {
+    unsigned long ialign_mask = (csr_read(csr::misa) & (1ul << ('c' - 'a'))) ? 1 : 3;
+    return !(addr & ialign_mask) && s_mode_range_ok(addr, 0, 4);
+}
 
 SbiRet hart_start(unsigned long hartid, unsigned long start_addr, unsigned long opaque) {
     if (!hart_valid(hartid)) return err(Error::InvalidParam);
     // The start address must be memory S-mode may execute: a DT memory range
     // outside the firmware.
-    if (!s_mode_range_ok(start_addr, 0, 4)) return err(Error::InvalidAddress);
+    if (!smode_entry_ok(start_addr)) return err(Error::InvalidAddress);
     HartState &h = harts[hartid];
     unsigned expected = HSM_STOPPED;
     if (!h.hsm_state.compare_exchange_strong(expected, HSM_START_PENDING,
@@ -72,19 +77,16 @@ SbiRet hart_suspend(unsigned long type, unsigned long resume_addr, unsigned long
     if (type > 0xffffffffu) return err(Error::InvalidParam);
     bool non_retentive = type & SUSPEND_DEFAULT_NON_RETENTIVE;
     unsigned long kind = type & ~SUSPEND_DEFAULT_NON_RETENTIVE;
-    if (kind != 0) {
-        // Platform-specific types (none implemented) vs reserved ones.
-        unsigned long first = non_retentive ? SUSPEND_PLATFORM_NON_RETENTIVE_FIRST
-                                            : SUSPEND_PLATFORM_RETENTIVE_FIRST;
-        return err(type >= first ? Error::NotSupported : Error::InvalidParam);
-    }
-    if (non_retentive && !s_mode_range_ok(resume_addr, 0, 4)) return err(Error::InvalidAddress);
+    // Reserved types and the platform-specific ones (we implement none) are
+    // both INVALID_PARAM (ext-hsm.adoc, hart_suspend errors).
+    if (kind != 0) return err(Error::InvalidParam);
+    if (non_retentive && !smode_entry_ok(resume_addr)) return err(Error::InvalidAddress);
     unsigned long hartid = current_hartid();
     HartState &h = harts[hartid];
     h.hsm_state.store(HSM_SUSPENDED, std::memory_order_release);
     wait_for_wakeup();
     h.hsm_state.store(HSM_STARTED, std::memory_order_release);
-    if (non_retentive) enter_next_stage(hartid, resume_addr, opaque, NEXT_MODE_S);
+    if (non_retentive) resume_next_stage(hartid, resume_addr, opaque);
     return ok();
 }
 

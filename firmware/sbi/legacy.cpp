@@ -52,9 +52,12 @@ SbiRet handle(unsigned long a0, unsigned long a1, unsigned long a2, unsigned lon
         platform::console_putc(static_cast<char>(a0));
         return legacy_ret(0, a1);
     case eid::legacy_console_getchar: return legacy_ret(platform::console_getc(), a1);
-    case eid::legacy_clear_ipi:
+    case eid::legacy_clear_ipi: {
+        // 0 if no IPI was pending, a positive value if one was.
+        unsigned long was = csr_read(csr::mip) & (1ul << csr::irq::SSI);
         csr_clear(csr::mip, 1ul << csr::irq::SSI);
-        return legacy_ret(0, a1);
+        return legacy_ret(was ? 1 : 0, a1);
+    }
     case eid::legacy_shutdown:
         platform::system_reset(0, 0);
         return legacy_ret(kFailed, a1);

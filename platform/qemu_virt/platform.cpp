@@ -29,6 +29,13 @@ void timer_set(unsigned long hartid, uint64_t deadline) {
     drivers::aclint_set_timecmp(hartid, deadline);
 }
 
+unsigned mmode_only_regions(MmioRegion *out, unsigned max) {
+    drivers::AclintBlock b[8];
+    unsigned n = drivers::aclint_blocks(b, max < 8 ? max : 8);
+    for (unsigned i = 0; i < n; i++) out[i] = {b[i].base, b[i].size};
+    return n;
+}
+
 bool system_reset_supported(uint32_t type) {
     switch (type) {
     case SHUTDOWN: return drivers::syscon_poweroff_present();
