@@ -36,7 +36,7 @@ fi
 # Refresh the package lists at most once a day.
 stamp=$A/updated
 if [ ! -f "$stamp" ] || [ -n "$(find "$stamp" -mmin +1440)" ]; then
-  apt-get "${O[@]}" -q update >&2
+  apt-get "${O[@]}" -q --error-on=any update >&2
   touch "$stamp"
 fi
 case $cmd in
