@@ -53,13 +53,13 @@ bool decode(unsigned long idx, uint64_t data, Event &e) {
     case TYPE_HW:
         // event_data is reserved for general and cache events.
         if (code >= Config::kHwCodes || data) return false;
-        e.counters = g.hw_counters[code];
-        e.selector = g.hw_selector[code];
+        e.counters = g.events[code].counters;
+        e.selector = g.events[code].selector;
         return e.counters != 0;
     case TYPE_CACHE:
         if (code >= Config::kCacheCodes || data) return false;
-        e.counters = g.cache_counters[code];
-        e.selector = g.cache_selector[code];
+        e.counters = g.events[Config::kHwCodes + code].counters;
+        e.selector = g.events[Config::kHwCodes + code].selector;
         return e.counters != 0;
     case TYPE_RAW:
     case TYPE_RAW_V2: {
@@ -91,14 +91,15 @@ void event_tables(Config &g) {
     };
     for (unsigned c = 0; c < Config::kHwCodes; c++) {
         uint32_t idx = static_cast<uint32_t>(event_idx(TYPE_HW, c));
-        g.hw_counters[c] = c == HW_NO_EVENT ? 0 : counters(idx);
-        g.hw_selector[c] = g.map.selector_for(idx) & hw::kEventSelectorMask;
+        g.events[c].counters = c == HW_NO_EVENT ? 0 : counters(idx);
+        g.events[c].selector = g.map.selector_for(idx) & hw::kEventSelectorMask;
     }
     for (unsigned c = 0; c < Config::kCacheCodes; c++) {
         uint32_t idx = static_cast<uint32_t>(event_idx(TYPE_CACHE, c));
         bool valid = cache_id(c) <= kCacheIdLast && cache_op(c) <= kCacheOpLast;
-        g.cache_counters[c] = valid ? counters(idx) : 0;
-        g.cache_selector[c] = g.map.selector_for(idx) & hw::kEventSelectorMask;
+        Config::EventEntry &t = g.events[Config::kHwCodes + c];
+        t.counters = valid ? counters(idx) : 0;
+        t.selector = g.map.selector_for(idx) & hw::kEventSelectorMask;
     }
 }
 
@@ -114,7 +115,7 @@ uint64_t counter_set(unsigned long base, unsigned long mask, uint64_t allowed) {
 inline bool is_fw(unsigned c) { return c >= g_config.fw_base; }
 
 uint64_t fw_value(const HartState &h, unsigned j, bool running) {
-    return running ? h.fw_count[h.fw_code[j]] - h.fw_val[j] : h.fw_val[j];
+    return running ? *h.fw_src[j] - h.fw_val[j] : h.fw_val[j];
 }
 
 uint64_t value_of(const HartState &h, unsigned c) {
@@ -145,7 +146,7 @@ void start_set(HartState &h, uint64_t todo, unsigned long flags, uint64_t init,
         } else {
             unsigned j = c - g.fw_base;
             if (!flags) v = h.fw_val[j];
-            h.fw_val[j] = h.fw_count[h.fw_code[j]] - v;
+            h.fw_val[j] = *h.fw_src[j] - v;
         }
     }
     if (uint32_t hwbits = static_cast<uint32_t>(todo & g.hw)) hw::inhibit_clear(hwbits);
@@ -176,7 +177,7 @@ void configure(HartState &h, unsigned c, const Event &e, unsigned long flags) {
     if (is_fw(c)) [[unlikely]] {
         unsigned j = c - g.fw_base;
         uint64_t v = (flags & CFG_CLEAR_VALUE) ? 0 : fw_value(h, j, running);
-        h.fw_code[j] = static_cast<uint16_t>(e.fw_code);
+        h.fw_src[j] = &h.fw_count[e.fw_code];
         h.fw_val[j] = running ? h.fw_count[e.fw_code] - v : v;
     } else {
         uint64_t inh = inhibit_bits(flags);
@@ -205,7 +206,10 @@ void reset_hart(HartState &h) {
     h.configured = h.started = 0;
     h.shmem = kNoShmem;
     for (unsigned c = 0; c < hw::kSlots; c++) h.event[c] = h.saved[c] = 0;
-    for (unsigned j = 0; j < kMaxFwCounters; j++) h.fw_val[j] = h.fw_code[j] = 0;
+    for (unsigned j = 0; j < kMaxFwCounters; j++) {
+        h.fw_val[j] = 0;
+        h.fw_src[j] = &h.fw_count[0];
+    }
     if (!g.hw) return;
     hw::inhibit_set(g.hw);
     for (uint32_t m = g.hw & hw::kHpmMask; m; m &= m - 1) hw::event_write(lowest(m), 0, g.sscofpmf);
@@ -370,20 +374,14 @@ namespace {
 SbiRet counter_config_matching(unsigned long base, unsigned long mask, unsigned long flags,
                                unsigned long event_idx, uint64_t event_data) {
     const Config &g = g_config;
-    unsigned long code = event_idx & kEventCodeMask;
-    uint32_t counters;
-    uint64_t selector;
-    if (event_idx < (1ul << kEventTypeShift) && code < Config::kHwCodes) {
-        counters = g.hw_counters[code];
-        selector = g.hw_selector[code];
-    } else if ((event_idx >> kEventTypeShift) == TYPE_CACHE && code < Config::kCacheCodes) {
-        counters = g.cache_counters[code];
-        selector = g.cache_selector[code];
-    } else {
+    // General events index the table directly, cache events follow them.
+    unsigned long type = event_idx >> kEventTypeShift;
+    unsigned long i = event_idx - (type << kEventTypeShift) + (type ? Config::kHwCodes : 0);
+    unsigned long end = type ? Config::kHwCodes + Config::kCacheCodes : Config::kHwCodes;
+    if (type > TYPE_CACHE || i >= end || (flags & ~(kCfgFlagsValid & ~CFG_SKIP_MATCH)) ||
+        event_data) [[unlikely]]
         return config_general(base, mask, flags, event_idx, event_data);
-    }
-    if ((flags & ~(kCfgFlagsValid & ~CFG_SKIP_MATCH)) || event_data) [[unlikely]]
-        return config_general(base, mask, flags, event_idx, event_data);
+    uint64_t counters = g.events[i].counters, selector = g.events[i].selector;
     uint64_t set = counter_set(base, mask, g.valid);
     if (!set) return err(Error::InvalidParam);
     HartState &h = self();
@@ -399,10 +397,13 @@ SbiRet counter_config_matching(unsigned long base, unsigned long mask, unsigned 
     uint64_t bit = 1ull << c;
     uint64_t val = selector | (g.sscofpmf ? inhibit_bits(flags) : 0);
     // QEMU counts an event on one counter only and forgets a counter's
-    // previous event only when its selector is zeroed.
-    if (h.event[c] != 0 && h.event[c] != val) hw::event_write(c, 0, g.sscofpmf);
-    hw::event_write(c, val, g.sscofpmf);
-    h.event[c] = val;
+    // previous event only when its selector is zeroed. The same selector
+    // again needs no write (OF, if set, is START's to clear).
+    if (h.event[c] != val) {
+        if (h.event[c] != 0) hw::event_write(c, 0, g.sscofpmf);
+        hw::event_write(c, val, g.sscofpmf);
+        h.event[c] = val;
+    }
     if (flags & CFG_CLEAR_VALUE) hw::counter_write(c, 0);
     h.configured |= bit;
     if (flags & CFG_AUTO_START) {
@@ -449,7 +450,7 @@ namespace {
     if (uint32_t hwbits = static_cast<uint32_t>(todo & g.hw)) hw::inhibit_set(hwbits);
     for (uint64_t m = todo & g.fw_mask; m; m &= m - 1) {
         unsigned j = lowest(m) - g.fw_base;
-        h.fw_val[j] = h.fw_count[h.fw_code[j]] - h.fw_val[j];
+        h.fw_val[j] = *h.fw_src[j] - h.fw_val[j];
     }
     h.started &= ~todo;
     if (flags & STOP_TAKE_SNAPSHOT) {
@@ -511,20 +512,26 @@ SbiRet counter_stop(unsigned long base, unsigned long mask, unsigned long flags)
     return todo == set ? ok() : err(Error::AlreadyStopped);
 }
 
+// Firmware counters lie below logical index 64, so fw_mask & configured
+// alone tells whether idx names a configured one.
 SbiRet counter_fw_read(unsigned long idx) {
     const Config &g = g_config;
     HartState &h = self();
-    if (idx >= g.total || !((g.fw_mask & h.configured) >> idx & 1)) return err(Error::InvalidParam);
-    uint64_t v = fw_value(h, static_cast<unsigned>(idx) - g.fw_base, (h.started >> idx) & 1);
+    if (idx >= kMaxCounters || !(((g.fw_mask & h.configured) >> idx) & 1))
+        return err(Error::InvalidParam);
+    unsigned long j = idx - g.fw_base;
+    uint64_t v = ((h.started >> idx) & 1) ? *h.fw_src[j] - h.fw_val[j] : h.fw_val[j];
     return ok(static_cast<unsigned long>(v));
 }
 
 SbiRet counter_fw_read_hi(unsigned long idx) {
     const Config &g = g_config;
     HartState &h = self();
-    if (idx >= g.total || !((g.fw_mask & h.configured) >> idx & 1)) return err(Error::InvalidParam);
+    if (idx >= kMaxCounters || !(((g.fw_mask & h.configured) >> idx) & 1))
+        return err(Error::InvalidParam);
     if constexpr (kXlen >= 64) return ok(0);
-    uint64_t v = fw_value(h, static_cast<unsigned>(idx) - g.fw_base, (h.started >> idx) & 1);
+    unsigned long j = idx - g.fw_base;
+    uint64_t v = ((h.started >> idx) & 1) ? *h.fw_src[j] - h.fw_val[j] : h.fw_val[j];
     return ok(static_cast<unsigned long>(v >> 32));
 }
 

@@ -33,9 +33,12 @@ struct Config {
     // General (type 0) and cache (type 1) events by code, from the tables
     // below: the counters that can count each and its selector. Cache codes
     // run up to NODE/PREFETCH/MISS (0x35).
+    // Entry i is general event code i, entry kHwCodes + i cache event code i.
     static constexpr unsigned kHwCodes = spec::kHwEventLast + 1, kCacheCodes = 0x36;
-    uint32_t hw_counters[kHwCodes], cache_counters[kCacheCodes];
-    uint64_t hw_selector[kHwCodes], cache_selector[kCacheCodes];
+    struct EventEntry {
+        uint64_t selector;
+        uint64_t counters;
+    } events[kHwCodes + kCacheCodes];
     unsigned long info[kMaxCounters]; // counter_get_info values, 0 for invalid indices
     EventMap map;
 };
@@ -47,9 +50,10 @@ struct alignas(1024) HartState {
     uint64_t started;
     uintptr_t shmem;     // snapshot area, kNoShmem when disabled
     uint64_t event[hw::kSlots]; // value written to mhpmeventN / mcyclecfg / minstretcfg
-    // A running firmware counter keeps (event count - value), a stopped one its value.
+    // A running firmware counter keeps (event count - value), a stopped one
+    // its value; fw_src points at the count of its event in fw_count.
     uint64_t fw_val[kMaxFwCounters];
-    uint16_t fw_code[kMaxFwCounters];
+    const uint64_t *fw_src[kMaxFwCounters];
     // Occurrences of each standard firmware event on this hart since boot.
     uint64_t fw_count[spec::kFwStandardCount];
     uint64_t saved[hw::kSlots]; // hardware counter values across non-retentive suspend
