@@ -8,6 +8,8 @@ __attribute__((weak)) void pmu_fw_event(FwEvent) {}
 __attribute__((weak)) void pmu_cold_init(const void *) {}
 __attribute__((weak)) void pmu_hart_init() {}
 __attribute__((weak)) void pmu_hart_stop() {}
+__attribute__((weak)) void pmu_hart_suspend() {}
+__attribute__((weak)) void pmu_hart_resume() {}
 __attribute__((weak)) void pmu_fdt_fixup(void *) {}
 
 __attribute__((weak)) CsrResult ctr_csr_read(unsigned, unsigned, bool, unsigned long &) {

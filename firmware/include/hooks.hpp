@@ -39,8 +39,11 @@ void pmu_fw_event(FwEvent e);
 // (fdt = the device tree before fix-up), and on every hart when it starts.
 void pmu_cold_init(const void *fdt);
 void pmu_hart_init();
-// HSM: the current hart stops / suspends / resumes.
+// HSM: the current hart stops; enters and leaves a non-retentive suspend
+// (counter state is saved and restored around it).
 void pmu_hart_stop();
+void pmu_hart_suspend();
+void pmu_hart_resume();
 // Device-tree fix-up before hand-off (remove private PMU properties).
 void pmu_fdt_fixup(void *fdt);
 

@@ -84,7 +84,9 @@ SbiRet hart_suspend(unsigned long type, unsigned long resume_addr, unsigned long
     unsigned long hartid = current_hartid();
     HartState &h = harts[hartid];
     h.hsm_state.store(HSM_SUSPENDED, std::memory_order_release);
+    if (non_retentive) hooks::pmu_hart_suspend();
     wait_for_wakeup();
+    if (non_retentive) hooks::pmu_hart_resume();
     h.hsm_state.store(HSM_STARTED, std::memory_order_release);
     if (non_retentive) resume_next_stage(hartid, resume_addr, opaque);
     return ok();
