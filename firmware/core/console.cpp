@@ -41,6 +41,12 @@ void puts(const char *s) {
     unlock();
 }
 
+void console_write(const volatile char *buf, unsigned long n) {
+    lock();
+    for (unsigned long i = 0; i < n; i++) platform::console_putc(buf[i]);
+    unlock();
+}
+
 void printf(const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);

@@ -82,11 +82,23 @@ struct Access {
 
 constexpr unsigned kPrivM = 3;
 
+// Small helpers on the CSR path are forced inline: the firmware is built for
+// size (-Os), which would otherwise call them.
+#define CTR_INLINE __attribute__((always_inline)) inline
+
+// XLEN is fixed in the firmware; the host tests also emulate RV32 harts.
+#ifdef __riscv
+constexpr bool kDynamicXlen = false;
+#else
+constexpr bool kDynamicXlen = true;
+#endif
+CTR_INLINE bool is_rv32(const Config &c) { return kDynamicXlen ? c.rv32 : sizeof(long) == 4; }
+
 // Access checks ("State Enable Access Control"; H extension rules for
 // VS/VU-mode), shared with the native translation.
 // Supervisor-level CTR state (sctrctl, sctrstatus, sireg* with a CTR select,
 // SCTRCLR).
-inline CsrResult gate_s(const Config &c, const Access &a) {
+CTR_INLINE CsrResult gate_s(const Config &c, const Access &a) {
     if (a.priv == kPrivM) return CsrResult::Done;
     if (!c.stateen_ctr) return CsrResult::Illegal;
     if (a.priv == 0) return a.virt ? CsrResult::Virtual : CsrResult::Illegal;
@@ -94,7 +106,7 @@ inline CsrResult gate_s(const Config &c, const Access &a) {
     return CsrResult::Done;
 }
 // Hypervisor-level registers (vsctrctl, vsiselect, vsireg*): HS-mode only.
-inline CsrResult gate_h(const Config &c, const Access &a, bool ctr_state) {
+CTR_INLINE CsrResult gate_h(const Config &c, const Access &a, bool ctr_state) {
     if (a.priv == kPrivM) return CsrResult::Done;
     if (ctr_state && !c.stateen_ctr) return CsrResult::Illegal;
     if (a.virt) return CsrResult::Virtual;
@@ -102,7 +114,7 @@ inline CsrResult gate_h(const Config &c, const Access &a, bool ctr_state) {
     return CsrResult::Done;
 }
 // sctrdepth: VS-mode access raises virtual-instruction ("sctrdepth").
-inline CsrResult gate_depth(const Config &c, const Access &a) {
+CTR_INLINE CsrResult gate_depth(const Config &c, const Access &a) {
     if (a.priv == kPrivM) return CsrResult::Done;
     if (!c.stateen_ctr) return CsrResult::Illegal;
     if (a.virt) return CsrResult::Virtual;
@@ -123,14 +135,29 @@ CsrResult write_csr(const Config &c, Hart &h, unsigned csr, const Access &a,
 // The SCTRCLR instruction (ratified view only).
 CsrResult sctrclr(const Config &c, Hart &h, const Access &a);
 
-// Entry registers by logical index; reg 0 = ctrsource, 1 = ctrtarget,
-// 2 = ctrdata. Indices at or beyond the depth read 0 and ignore writes.
-unsigned long entry_read(const Config &c, const Hart &h, unsigned reg, unsigned index);
-void entry_write(const Config &c, Hart &h, unsigned reg, unsigned index, unsigned long v);
-
 // Helpers on the state.
-inline unsigned depth_entries(const Hart &h) { return ratified::depth::entries(h.depth); }
-inline bool frozen(const Hart &h) { return h.status & ratified::status::FROZEN; }
+CTR_INLINE unsigned depth_entries(const Hart &h) { return ratified::depth::entries(h.depth); }
+
+// Entry registers by logical index; reg 0 = ctrsource, 1 = ctrtarget,
+// 2 = ctrdata. Logical X is physical (WRPTR - X - 1) mod depth (ratified
+// "sctrstatus" note). Indices at or beyond the depth read 0 and ignore
+// writes ("sctrdepth").
+CTR_INLINE unsigned long entry_read(const Config &, const Hart &h, unsigned reg, unsigned index) {
+    unsigned n = depth_entries(h);
+    if (index >= n) return 0;
+    unsigned p = ((h.status & ratified::status::WRPTR) - index - 1) & (n - 1);
+    return reg == 0 ? h.src[p] : reg == 1 ? h.tgt[p] : h.data[p];
+}
+CTR_INLINE void entry_write(const Config &c, Hart &h, unsigned reg, unsigned index, unsigned long v) {
+    unsigned n = depth_entries(h);
+    if (index >= n) return;
+    unsigned p = ((h.status & ratified::status::WRPTR) - index - 1) & (n - 1);
+    v &= c.xlen_mask;
+    if (reg == 0) h.src[p] = v;
+    else if (reg == 1) h.tgt[p] = c.misp ? v : v & ~entry::target_MISP;
+    else h.data[p] = uint32_t(v) & c.data_mask;
+}
+CTR_INLINE bool frozen(const Hart &h) { return h.status & ratified::status::FROZEN; }
 bool mode_enabled(const Hart &h, Mode m);
 // Zeroes every physical entry and the cycle counter (SCTRCLR, draft CLR).
 void clear_entries(Hart &h);

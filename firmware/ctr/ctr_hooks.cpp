@@ -7,6 +7,7 @@
 
 #include <libfdt.h>
 
+#include "ctr_csr.hpp"
 #include "ctr_emul.hpp"
 #include "ctr_native.hpp"
 #include "dt.hpp"
@@ -30,8 +31,20 @@ struct PerHart {
     ctr::native::Shadow shadow;
 };
 
-PerHart g_hart[fw::kMaxHarts];
-ctr::Hart g_emu[fw::kMaxHarts];
+// One slot per hart: the firmware's view and the emulated state together,
+// so the CSR path computes one address.
+struct Slot {
+    PerHart p;
+    ctr::Hart emu;
+};
+Slot g_slot[fw::kMaxHarts];
+CTR_INLINE Slot &slot() {
+    Slot *s = &g_slot[fw::current_hartid()];
+    // Opaque to the optimiser: under -Os it would recompute the address
+    // (hartid * sizeof(Slot)) at every use instead of keeping it.
+    asm("" : "+r"(s));
+    return *s;
+}
 uint8_t g_views = TSBI_CTR_PROFILE;
 bool g_dt_ctr[fw::kMaxHarts]; // the device tree lists smctr/ssctr for the hart
 bool g_boot_native;           // the boot hart has Smctr (for the DT fix-up)
@@ -83,16 +96,16 @@ struct HwCsr {
 
 inline unsigned long mcycle() { return csr_read(csr::mcycle); }
 
-inline bool is_vs_ireg(unsigned csr) { return csr - ctr::ind::vsireg <= 6; }
-inline bool is_ireg(unsigned csr) { return csr - ctr::ind::sireg <= 6 || is_vs_ireg(csr); }
+CTR_INLINE bool is_vs_ireg(unsigned csr) { return csr - ctr::ind::vsireg <= 6; }
+CTR_INLINE bool is_ireg(unsigned csr) { return csr - ctr::ind::sireg <= 6 || is_vs_ireg(csr); }
 
 // The emulated hart's xiselect when it lives in the hart (Sscsrind without
 // Smctr): V=1 accesses and vsireg* use vsiselect.
-inline unsigned long hw_select(unsigned csr, bool virt) {
+CTR_INLINE unsigned long hw_select(unsigned csr, bool virt) {
     return virt || is_vs_ireg(csr) ? csr_read(0x250) : csr_read(0x150);
 }
 
-inline ctr::Access access(const PerHart &p, unsigned csr, unsigned mode, bool virt) {
+CTR_INLINE ctr::Access access(const PerHart &p, unsigned csr, unsigned mode, bool virt) {
     // hstateen0.CTR cannot be set on a hart without Ssctr (read-only 0), so
     // the emulation treats it as set: the hypervisor cannot hide emulated
     // CTR from a guest (README "Limits").
@@ -133,11 +146,15 @@ extern "C" const char tsbi_core_routes_lcofi_to_ctr __attribute__((weak));
 
 namespace hooks {
 
-CsrResult ctr_csr_read(unsigned csr, unsigned mode, bool virt, unsigned long &value) {
-    unsigned long id = fw::current_hartid();
-    PerHart &p = g_hart[id];
+} // namespace hooks
+
+namespace {
+
+CTR_INLINE CsrResult csr_read_impl(unsigned csr, unsigned mode, bool virt, unsigned long &value) {
+    Slot &s = slot();
+    PerHart &p = s.p;
     if (p.impl == Impl::emulated)
-        return ctr::read_csr(p.cfg, g_emu[id], csr, access(p, csr, mode, virt), value);
+        return ctr::access_csr<false>(p.cfg, s.emu, csr, access(p, csr, mode, virt), value);
     if (p.impl == Impl::native) {
         HwCsr hw;
         if (!(p.cfg.views & ctr::VIEW_RATIFIED) && is_ireg(csr))
@@ -147,15 +164,14 @@ CsrResult ctr_csr_read(unsigned csr, unsigned mode, bool virt, unsigned long &va
     return CsrResult::NotMine;
 }
 
-CsrResult ctr_csr_write(unsigned csr, unsigned mode, bool virt, unsigned long value) {
-    unsigned long id = fw::current_hartid();
-    PerHart &p = g_hart[id];
+CTR_INLINE CsrResult csr_write_impl(unsigned csr, unsigned mode, bool virt, unsigned long value) {
+    Slot &s = slot();
+    PerHart &p = s.p;
     if (p.impl == Impl::emulated) {
-        ctr::Hart &h = g_emu[id];
-        CsrResult r = ctr::write_csr(p.cfg, h, csr, access(p, csr, mode, virt), value);
+        CsrResult r = ctr::access_csr<true>(p.cfg, s.emu, csr, access(p, csr, mode, virt), value);
         if (r == CsrResult::Done) {
             p.last_cycle = mcycle();
-            if (p.bp_managed | p.lcofi_managed) sync_delegation(p, h);
+            if (p.bp_managed | p.lcofi_managed) sync_delegation(p, s.emu);
         }
         return r;
     }
@@ -168,24 +184,78 @@ CsrResult ctr_csr_write(unsigned csr, unsigned mode, bool virt, unsigned long va
     return CsrResult::NotMine;
 }
 
-CsrResult ctr_sctrclr(unsigned mode, bool virt) {
-    unsigned long id = fw::current_hartid();
-    PerHart &p = g_hart[id];
+CTR_INLINE CsrResult sctrclr_impl(unsigned mode, bool virt) {
+    Slot &s = slot();
+    PerHart &p = s.p;
     if (p.impl != Impl::emulated) return CsrResult::NotMine;
-    CsrResult r = ctr::sctrclr(p.cfg, g_emu[id], {mode, virt, true, 0});
+    CsrResult r = ctr::sctrclr(p.cfg, s.emu, {mode, virt, true, 0});
     if (r == CsrResult::Done) p.last_cycle = mcycle();
     return r;
 }
 
+} // namespace
+
+#ifdef TSBI_CTR_BENCH
+// Bench builds (tests/ctr/build.mk, `make bench`) count the M-mode
+// instructions retired inside the CSR hooks; S-mode reads the totals from the
+// custom supervisor CSRs 0x5C8 (instructions) and 0x5C9 (hook calls).
+namespace {
+constexpr unsigned kBenchInsns = 0x5C8, kBenchCalls = 0x5C9;
+struct BenchCount {
+    unsigned long insns, calls;
+} g_bench[fw::kMaxHarts];
+struct BenchScope {
+    unsigned long t0;
+    BenchScope() { t0 = csr_read(csr::minstret); }
+    ~BenchScope() {
+        unsigned long t1 = csr_read(csr::minstret);
+        BenchCount &b = g_bench[fw::current_hartid()];
+        b.insns += t1 - t0 - 1; // the first minstret read retired in between
+        b.calls++;
+    }
+};
+} // namespace
+#define CTR_BENCH_SCOPE BenchScope bench_scope_
+#else
+#define CTR_BENCH_SCOPE
+#endif
+
+namespace hooks {
+
+CsrResult ctr_csr_read(unsigned csr, unsigned mode, bool virt, unsigned long &value) {
+#ifdef TSBI_CTR_BENCH
+    if (csr == kBenchInsns || csr == kBenchCalls) {
+        BenchCount &b = g_bench[fw::current_hartid()];
+        value = csr == kBenchInsns ? b.insns : b.calls;
+        return CsrResult::Done;
+    }
+#endif
+    CTR_BENCH_SCOPE;
+    return csr_read_impl(csr, mode, virt, value);
+}
+
+CsrResult ctr_csr_write(unsigned csr, unsigned mode, bool virt, unsigned long value) {
+#ifdef TSBI_CTR_BENCH
+    if (csr == kBenchInsns || csr == kBenchCalls) return CsrResult::Done;
+#endif
+    CTR_BENCH_SCOPE;
+    return csr_write_impl(csr, mode, virt, value);
+}
+
+CsrResult ctr_sctrclr(unsigned mode, bool virt) {
+    CTR_BENCH_SCOPE;
+    return sctrclr_impl(mode, virt);
+}
+
 void ctr_record_trap(unsigned long from_pc, unsigned long to_pc, unsigned long cause,
                      unsigned from_priv, unsigned to_priv) {
-    unsigned long id = fw::current_hartid();
-    PerHart &p = g_hart[id];
+    Slot &s = slot();
+    PerHart &p = s.p;
     bool irq = cause & csr::cause::interrupt_bit;
     unsigned long code = cause & ~csr::cause::interrupt_bit;
     auto from = static_cast<ctr::Mode>(from_priv), to = static_cast<ctr::Mode>(to_priv);
     if (p.impl == Impl::emulated) {
-        ctr::Hart &h = g_emu[id];
+        ctr::Hart &h = s.emu;
         // Cycles spent in M-mode and in modes not enabled are not told
         // apart: the count is an upper bound, so CCV=0.
         unsigned long now = mcycle();
@@ -203,13 +273,13 @@ void ctr_record_trap(unsigned long from_pc, unsigned long to_pc, unsigned long c
 }
 
 bool ctr_m_interrupt(unsigned long code) {
-    unsigned long id = fw::current_hartid();
-    PerHart &p = g_hart[id];
+    Slot &s = slot();
+    PerHart &p = s.p;
     if (code != csr::irq::LCOFI || !p.lcofi_managed) return false;
     // LCOFI reached M-mode because we armed the freeze: it is an LCOFI trap
     // to S-mode as far as CTR goes. Freeze, then hand the (still pending)
     // interrupt to S-mode by delegating it again.
-    ctr::Hart &h = g_emu[id];
+    ctr::Hart &h = s.emu;
     if (h.mctl & ctr::ratified::ctl::LCOFIFRZ) h.status |= ctr::ratified::status::FROZEN;
     csr_set(csr::mideleg, kLcofiBit);
     return true;
@@ -306,7 +376,7 @@ void ctr_fdt_fixup(void *fdt) {
 
 void ctr_hart_init() {
     unsigned long id = fw::current_hartid();
-    PerHart &p = g_hart[id];
+    PerHart &p = g_slot[id].p;
     p = PerHart{};
     ctr::Config &c = p.cfg;
     c.views = g_views;
@@ -347,11 +417,12 @@ void ctr_hart_init() {
     }
     p.impl = Impl::emulated;
     if (stateen && !c.emulate_iselect) csr_set(csr::mstateen0, csr::mstateen0_bits::CSRIND);
-    ctr::reset(c, g_emu[id]);
+    ctr::reset(c, g_slot[id].emu);
     p.last_cycle = mcycle();
-    // Breakpoints: only without H, where a redirect to S-mode is exactly
-    // what delegation would have done.
-    p.bp_managed = !c.has_h && (csr_read(csr::medeleg) & kBpDeleg);
+    // Breakpoints pass through M-mode while BPFRZ is armed; the core's
+    // redirect then does what delegation would have done (for a trap from
+    // VS/VU this needs the redirect to honour hedeleg).
+    p.bp_managed = csr_read(csr::medeleg) & kBpDeleg;
     p.lcofi_managed = &tsbi_core_routes_lcofi_to_ctr != nullptr &&
                       (csr_read(csr::mideleg) & kLcofiBit);
 }
@@ -359,15 +430,15 @@ void ctr_hart_init() {
 void ctr_hart_resume() {
     // A non-retentive suspend may lose M-mode CSRs: re-open CTR to S-mode.
     // S-mode state (sctrctl, entries) is S-mode's to save and restore.
-    unsigned long id = fw::current_hartid();
-    PerHart &p = g_hart[id];
+    Slot &s = slot();
+    PerHart &p = s.p;
     if (p.impl == Impl::native) {
         constexpr unsigned long kBits = csr::mstateen0_bits::CTR | csr::mstateen0_bits::CSRIND;
         if (p.cfg.views & ctr::VIEW_RATIFIED) csr_set(csr::mstateen0, kBits);
         else csr_set(csr::mstateen0, csr::mstateen0_bits::CSRIND);
         if (p.cfg.has_h) csr_set(0x60C, kBits);
     } else if (p.impl == Impl::emulated && (p.bp_managed | p.lcofi_managed)) {
-        sync_delegation(p, g_emu[id]);
+        sync_delegation(p, s.emu);
     }
 }
 

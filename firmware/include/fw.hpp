@@ -34,5 +34,8 @@ uintptr_t fw_region_end();
 // Console output from M-mode (boot banner, diagnostics).
 void puts(const char *s);
 void printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+// Raw bytes to the console under the same lock as printf (DBCN, legacy
+// putchar), so firmware messages and S-mode output never interleave mid-line.
+void console_write(const volatile char *buf, unsigned long n);
 
 } // namespace fw

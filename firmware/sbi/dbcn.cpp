@@ -25,7 +25,8 @@ SbiRet handle(unsigned long num, unsigned long lo, unsigned long hi, unsigned lo
         auto *buf = reinterpret_cast<volatile char *>(lo);
         unsigned long n = 0;
         if (fid == CONSOLE_WRITE) {
-            for (; n < num; n++) platform::console_putc(buf[n]);
+            fw::console_write(buf, num);
+            n = num;
         } else {
             for (; n < num; n++) {
                 int c = platform::console_getc();
@@ -37,8 +38,11 @@ SbiRet handle(unsigned long num, unsigned long lo, unsigned long hi, unsigned lo
     }
     case CONSOLE_WRITE_BYTE:
         if (!platform::console_present()) return err(Error::Denied);
-        platform::console_putc(static_cast<char>(num & 0xff));
+    {
+        char c = static_cast<char>(num & 0xff);
+        fw::console_write(&c, 1);
         return ok(0);
+    }
     default: return err(Error::NotSupported);
     }
 }

@@ -48,9 +48,11 @@ SbiRet handle(unsigned long a0, unsigned long a1, unsigned long a2, unsigned lon
         set_timer(a0);
 #endif
         return legacy_ret(0, a1);
-    case eid::legacy_console_putchar:
-        platform::console_putc(static_cast<char>(a0));
+    case eid::legacy_console_putchar: {
+        char c = static_cast<char>(a0);
+        fw::console_write(&c, 1);
         return legacy_ret(0, a1);
+    }
     case eid::legacy_console_getchar: return legacy_ret(platform::console_getc(), a1);
     case eid::legacy_clear_ipi: {
         // 0 if no IPI was pending, a positive value if one was.
@@ -59,7 +61,7 @@ SbiRet handle(unsigned long a0, unsigned long a1, unsigned long a2, unsigned lon
         return legacy_ret(was ? 1 : 0, a1);
     }
     case eid::legacy_shutdown:
-        platform::system_reset(0, 0);
+        system_reset_and_wait(0, 0);
         return legacy_ret(kFailed, a1);
     default: break;
     }

@@ -18,6 +18,9 @@ void send_ipi_many(const HartBitmap &targets);
 inline Error targets_from_mask(unsigned long mask, unsigned long base, HartBitmap &out) {
     return hartmask_to_bitmap(mask, base, out, fw::hart_valid);
 }
+// Triggers a system reset and waits for it to take effect; returns only if
+// it did not (SRST and the legacy shutdown).
+void system_reset_and_wait(uint32_t type, uint32_t reason);
 // Remote fence with the range checks of ext-rfence.adoc.
 SbiRet rfence(fw::FenceKind kind, const HartBitmap &targets, unsigned long start,
               unsigned long size, unsigned long id);

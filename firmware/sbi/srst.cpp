@@ -3,8 +3,21 @@
 #include "ecall_list.hpp"
 #include "fw.hpp"
 #include "platform.hpp"
+#include "services.hpp"
 
 namespace sbi {
+
+void system_reset_and_wait(uint32_t type, uint32_t reason) {
+    platform::system_reset(type, reason);
+    // A reset device may act some time after the write (QEMU 10's test
+    // device does); a successful reset must not return, so wait for it up
+    // to about a second of a 10 MHz timebase before reporting failure.
+    constexpr uint64_t kWaitTicks = 10'000'000;
+    uint64_t start = platform::timer_value();
+    while (platform::timer_value() - start < kWaitTicks) {
+    }
+}
+
 namespace {
 
 constexpr unsigned long SYSTEM_RESET = 0;
@@ -28,7 +41,7 @@ SbiRet handle(unsigned long type, unsigned long reason, unsigned long, unsigned 
     if (!platform::system_reset_supported(static_cast<uint32_t>(type)))
         return err(Error::NotSupported);
     fw::printf("\ntsbi: system %s requested\n", type == TYPE_SHUTDOWN ? "shutdown" : "reboot");
-    platform::system_reset(static_cast<uint32_t>(type), static_cast<uint32_t>(reason));
+    system_reset_and_wait(static_cast<uint32_t>(type), static_cast<uint32_t>(reason));
     return err(Error::Failed);
 }
 } // namespace
