@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
+# The firmware's payload and Linux tests on the project QEMU 10 (issue 5,
+# item 6): S-mode payloads on harts with native CTR (Smctr/Ssctr/Smcsrind/
+# Smstateen) and without, and Linux 6.12 booting on 4 harts with CTR enabled.
+set -uo pipefail
+. "$(dirname "$0")/../lib.sh"
+. tests/linux/lib.sh
+
+if ! q=$(scripts/qemu10.sh path); then
+  fail "qemu10: scripts/qemu10.sh path failed (project QEMU 10 not built)"; exit 1
+fi
+build firmware payloads
+CTR_CPU=smctr=true,ssctr=true,smcsrind=true,smstateen=true,sscofpmf=true
+PAYLOADS="base time ipi rfence hsm dbcn legacy srst"
+for cfg in "ctr:$CTR_CPU" "noctr:sscofpmf=true,smctr=false,ssctr=false"; do
+  tag=${cfg%%:*}; cpu=${cfg#*:}
+  tests/payloads/run.py --qemu "$q" --timeout 30 --fw ours --smp 4 --cpu "$cpu" \
+    --tag "qemu10-$tag-smp4" $PAYLOADS
+  [ $? -le 1 ] || fail "qemu10-$tag: payload runner failed"
+done
+
+QEMU=$q
+linux_prepare boot
+n="linux qemu10 ctr smp4"
+log=$LINUX_LOGS/boot-qemu10-ctr-smp4.log
+linux_boot "$log" 120 4 "$FW_DYN" "tsbi.test=boot" -cpu "rv64,$CTR_CPU"; rc=$?
+linux_check_ended "$n" "$log" "$rc"
+linux_check_sbi "$n" "$log" 4
