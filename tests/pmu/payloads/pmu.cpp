@@ -511,6 +511,45 @@ void event_get_info() {
     expect_err(event_info(e, 0, 0), SUCCESS, "event_info/zero_entries");
 }
 
+// --- device tree handed over ----------------------------------------------------------------
+// Counts properties named `name` in the flattened tree (structure block walk).
+unsigned fdt_props_named(unsigned long fdt, const char *name) {
+    auto be32 = [](const void *p) {
+        const uint8_t *b = static_cast<const uint8_t *>(p);
+        return uint32_t(b[0]) << 24 | uint32_t(b[1]) << 16 | uint32_t(b[2]) << 8 | b[3];
+    };
+    const uint8_t *base = reinterpret_cast<const uint8_t *>(fdt);
+    if (be32(base) != 0xd00dfeed) return ~0u;
+    const uint8_t *st = base + be32(base + 8), *strs = base + be32(base + 12);
+    unsigned long size = be32(base + 36), n = 0;
+    for (unsigned long off = 0; off + 4 <= size;) {
+        uint32_t tok = be32(st + off);
+        off += 4;
+        if (tok == 1) { // FDT_BEGIN_NODE: name, NUL, padded to 4
+            while (st[off]) off++;
+            off = (off + 4) & ~3ul;
+        } else if (tok == 3) { // FDT_PROP: len, nameoff, value
+            uint32_t len = be32(st + off), nameoff = be32(st + off + 4);
+            if (strcmp(reinterpret_cast<const char *>(strs + nameoff), name) == 0) n++;
+            off = (off + 8 + len + 3) & ~3ul;
+        } else if (tok == 9) { // FDT_END
+            break;
+        }
+    }
+    return static_cast<unsigned>(n);
+}
+
+void device_tree() {
+    unsigned long fdt = platform().fdt;
+    unsigned compat = fdt_props_named(fdt, "compatible");
+    expect_true(compat > 5 && compat != ~0u, "dt/walker_sees_properties");
+    expect_eq(fdt_props_named(fdt, "riscv,event-to-mhpmcounters"), 0,
+              "dt/event_to_mhpmcounters_removed");
+    expect_eq(fdt_props_named(fdt, "riscv,event-to-mhpmevent"), 0, "dt/event_to_mhpmevent_removed");
+    expect_eq(fdt_props_named(fdt, "riscv,raw-event-to-mhpmcounters"), 0,
+              "dt/raw_event_to_mhpmcounters_removed");
+}
+
 // --- hostile arguments ---------------------------------------------------------------------------
 void hostile() {
     // Crashed Debian trixie's OpenSBI 1.6 on QEMU 7.2 with Sscofpmf.
@@ -543,5 +582,6 @@ void payload_main() {
     snapshot();
     if (sscof) overflow();
     event_get_info();
+    device_tree();
     hostile();
 }
