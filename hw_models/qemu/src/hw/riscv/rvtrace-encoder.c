@@ -292,6 +292,31 @@ static void enc_flush_repeats(RVTraceEncoderState *s, unsigned tcode,
     }
 }
 
+/*
+ * Error message (ETYPE 0, program trace lost) reporting a gap; it goes out
+ * as soon as there is room, before the next synchronizing message or as the
+ * last message when tracing stops (N-Trace 1.0 "Error Message").
+ */
+static bool enc_error(RVTraceEncoderState *s)
+{
+    unsigned srcbits = FIELD_EX32(s->inst_features, TR_TE_INST_FEATURES, SRC_BITS);
+    NtMsg e = { .len = 0 };
+
+    nt_bits(&e, 6, NT_TCODE_Error);
+    if (srcbits && !FIELD_EX32(s->control, TR_TE_CONTROL, INHIBIT_SRC)) {
+        nt_bits(&e, srcbits,
+                FIELD_EX32(s->inst_features, TR_TE_INST_FEATURES, SRC_ID));
+    }
+    nt_bits(&e, 4, NT_ETYPE_FIFO_OVERRUN);
+    nt_var(&e, NT_ECODE_PROGRAM_LOST);
+    e.b[e.len - 1] |= NT_MSEO_END_MSG;
+    if (!enc_push(s, &e)) {
+        return false;
+    }
+    s->lost = false;
+    return true;
+}
+
 /* Build and send one message; @f holds field values indexed by NT_FLD_*. */
 static void enc_send(RVTraceEncoderState *s, unsigned tcode, uint64_t *f)
 {
@@ -306,24 +331,10 @@ static void enc_send(RVTraceEncoderState *s, unsigned tcode, uint64_t *f)
 
     enc_flush_repeats(s, tcode, f[NT_FLD_RCODE]);
     if (s->lost) {
-        NtMsg e = { .len = 0 };
-
         /* Only a synchronizing message may follow the Error message. */
-        if (!sync) {
+        if (!sync || !enc_error(s)) {
             return;
         }
-        nt_bits(&e, 6, NT_TCODE_Error);
-        if (srcbits && !FIELD_EX32(s->control, TR_TE_CONTROL, INHIBIT_SRC)) {
-            nt_bits(&e, srcbits,
-                    FIELD_EX32(s->inst_features, TR_TE_INST_FEATURES, SRC_ID));
-        }
-        nt_bits(&e, 4, NT_ETYPE_FIFO_OVERRUN);
-        nt_var(&e, NT_ECODE_PROGRAM_LOST);
-        e.b[e.len - 1] |= NT_MSEO_END_MSG;
-        if (!enc_push(s, &e)) {
-            return;
-        }
-        s->lost = false;
     }
 
     nt_bits(&m, 6, tcode);
@@ -728,6 +739,10 @@ static void enc_stop(RVTraceEncoderState *s, CPURISCVState *env,
     f[NT_FLD_ICNT] = s->icnt;
     f[NT_FLD_HIST] = s->hist;
     enc_send(s, NT_TCODE_ProgTraceCorrelation, f);
+    if (s->lost) {
+        /* The gap is reported even when no synchronizing message follows. */
+        enc_error(s);
+    }
     s->icnt = 0;
     s->hist = 1;
     s->tracing = false;
