@@ -344,10 +344,15 @@ namespace {
     if (flags & CFG_SKIP_MATCH) {
         // The caller names a counter it configured before (as the other
         // implementations require); it must be able to count the event.
+        // cycle and instret count nothing but their own event, so they need
+        // no earlier configuration for it: Linux's legacy user-access mode
+        // (perf_user_access=2) asks for them this way after boot probing
+        // released them.
         c = lowest(set);
-        if (!((h.configured >> c) & 1)) return err(Error::InvalidParam);
-        if (!decode(event_idx, event_data, e) || !((e.counters >> c) & 1))
-            return err(Error::NotSupported);
+        bool known = decode(event_idx, event_data, e);
+        bool own = known && c < hw::kFirstHpm && ((e.counters >> c) & 1);
+        if (!((h.configured >> c) & 1) && !own) return err(Error::InvalidParam);
+        if (!known || !((e.counters >> c) & 1)) return err(Error::NotSupported);
         configure(h, c, e, flags);
         return ok(c);
     }

@@ -178,3 +178,21 @@ TEST_CASE("linux: exclude_kernel/exclude_user become SINH/UINH on the counter") 
     r.hart().run(Priv::S, 50, 50);
     CHECK_EQ(r.hart().counter[m.value], 100u);
 }
+
+TEST_CASE("linux: legacy user access (perf_user_access=2) forces the fixed counters by SKIP_MATCH") {
+    Rig r;
+    unsigned long cmask = linux_cmask(r);
+    linux_probe(r, cmask); // releases everything it configured
+    SbiRet c = r.match(0, 1, CFG_SKIP_MATCH, kCycles);
+    CHECK_OK(c);
+    CHECK_EQ(c.value, 0u);
+    SbiRet i = r.match(0, 1ul << 2, CFG_SKIP_MATCH, kInstr);
+    CHECK_OK(i);
+    CHECK_EQ(i.value, 2u);
+    CHECK_OK(r.start(0, 0x5, START_SET_INIT_VALUE, 0));
+    // Only the counter's own event, and a programmable counter still needs a
+    // configuration first.
+    CHECK_OK(r.stop(0, 0x5, STOP_RESET));
+    CHECK_ERR(r.match(0, 1, CFG_SKIP_MATCH, kInstr), InvalidParam);
+    CHECK_ERR(r.match(3, 1, CFG_SKIP_MATCH, kDtlbRdMiss), InvalidParam);
+}
