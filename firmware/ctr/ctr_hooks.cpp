@@ -26,6 +26,7 @@ struct PerHart {
     Impl impl;
     bool lcofi_managed;   // we toggle mideleg.LCOFI for LCOFIFRZ (emulated)
     bool bp_managed;      // we toggle medeleg.BREAKPOINT for BPFRZ (emulated)
+    uint8_t armed;        // bit 0: breakpoints, bit 1: LCOFI currently routed to M
     unsigned long last_cycle; // mcycle when CtrCycleCounter last restarted
     ctr::Config cfg;
     ctr::native::Shadow shadow;
@@ -119,15 +120,23 @@ CTR_INLINE ctr::Access access(const PerHart &p, unsigned csr, unsigned mode, boo
 // CTR write and every freeze.
 void sync_delegation(PerHart &p, const ctr::Hart &h) {
     namespace rc = ctr::ratified::ctl;
+    bool live = !ctr::frozen(h);
+    uint8_t armed = uint8_t((p.bp_managed && live && (h.mctl & rc::BPFRZ) ? 1 : 0) |
+                            (p.lcofi_managed && live && (h.mctl & rc::LCOFIFRZ) ? 2 : 0));
+    if (armed == p.armed) return; // most writes change neither
+    p.armed = armed;
     if (p.bp_managed) {
-        if ((h.mctl & rc::BPFRZ) && !ctr::frozen(h)) csr_clear(csr::medeleg, kBpDeleg);
+        if (armed & 1) csr_clear(csr::medeleg, kBpDeleg);
         else csr_set(csr::medeleg, kBpDeleg);
     }
     if (p.lcofi_managed) {
-        bool arm = (h.mctl & rc::LCOFIFRZ) && !ctr::frozen(h) &&
-                   !(csr_read(csr::mip) & kLcofiBit);
-        if (arm) csr_clear(csr::mideleg, kLcofiBit);
-        else csr_set(csr::mideleg, kLcofiBit);
+        // An LCOFI already pending stays delegated: S-mode takes it as it
+        // would have; the freeze is armed from the next M-mode entry on.
+        if ((armed & 2) && !(csr_read(csr::mip) & kLcofiBit)) csr_clear(csr::mideleg, kLcofiBit);
+        else {
+            csr_set(csr::mideleg, kLcofiBit);
+            p.armed &= uint8_t(~2);
+        }
     }
 }
 
@@ -262,9 +271,8 @@ void ctr_record_trap(unsigned long from_pc, unsigned long to_pc, unsigned long c
         ctr::add_cycles(h, now - p.last_cycle);
         ctr::cycles_inexact(h);
         p.last_cycle = now;
-        bool was_frozen = ctr::frozen(h);
         ctr::record_trap(p.cfg, h, from, to, from_pc, to_pc, irq, code);
-        if (!was_frozen && ctr::frozen(h)) sync_delegation(p, h);
+        if (p.bp_managed | p.lcofi_managed) sync_delegation(p, h);
     } else if (p.impl == Impl::native) {
         HwCsr hw;
         ctr::native::record_trap(hw, p.shadow, from, to, from_pc, to_pc, irq, code,
@@ -282,6 +290,8 @@ bool ctr_m_interrupt(unsigned long code) {
     ctr::Hart &h = s.emu;
     if (h.mctl & ctr::ratified::ctl::LCOFIFRZ) h.status |= ctr::ratified::status::FROZEN;
     csr_set(csr::mideleg, kLcofiBit);
+    p.armed &= uint8_t(~2);
+    sync_delegation(p, h);
     return true;
 }
 

@@ -41,3 +41,20 @@ $(CTR_PL_ELFS): $(CTR_PL_OUT)/%.elf: $(CTR_PL_OUT)/%.o $(CTR_PL_LIB) tests/paylo
 
 .PHONY: ctr-payloads
 ctr-payloads: $(CTR_PL_ELFS)
+
+# Bench firmware: the project firmware with ctr_hooks.cpp built with
+# -DTSBI_CTR_BENCH (M-mode instructions inside the CTR hooks, readable from
+# S-mode), for tests/bench/16-ctr.sh.
+CTR_BENCH := $(CTR_BUILD)/bench
+$(CTR_BENCH)/ctr_hooks.o: firmware/ctr/ctr_hooks.cpp $(wildcard firmware/ctr/*.hpp) \
+		| $(LIBFDT_DIR)/libfdt.h $(FW_COMPAT)
+	@mkdir -p $(@D)
+	$(CROSS)g++ $(FW_CXXFLAGS) -DTSBI_CTR_BENCH -c $< -o $@
+$(CTR_BENCH)/tsbi_dynamic.elf: $(filter-out %/ctr_hooks.cpp.o,$(FW_OBJS)) $(CTR_BENCH)/ctr_hooks.o \
+		$(FW_BUILD)/firmware/core/image_dynamic.cpp.o linker/firmware.ld
+	$(CROSS)g++ $(FW_LDFLAGS) -o $@ $(filter %.o,$^)
+$(CTR_BENCH)/tsbi_dynamic.bin: $(CTR_BENCH)/tsbi_dynamic.elf
+	$(CROSS)objcopy -O binary $< $@
+
+.PHONY: ctr-bench-fw
+ctr-bench-fw: $(CTR_BENCH)/tsbi_dynamic.bin
