@@ -46,8 +46,7 @@ void pmu_cold_init(const void *fdt) { pmu::cold_init(fdt); }
 void pmu_hart_init() { pmu::hart_init(); }
 void pmu_hart_stop() { pmu::hart_stop(); }
 void pmu_fdt_fixup(void *fdt) { pmu::fixup_pmu_node(fdt); }
-// Not yet in hooks.hpp: the core calls these around a non-retentive
-// HSM/SUSP suspend so that counters survive it (README "Integration").
+// Called around a non-retentive HSM suspend so that counters survive it.
 void pmu_hart_suspend() { pmu::hart_suspend(); }
 void pmu_hart_resume() { pmu::hart_resume(); }
 
