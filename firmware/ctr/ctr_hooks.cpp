@@ -8,6 +8,7 @@
 #include <libfdt.h>
 
 #include "ctr_csr.hpp"
+#include "ctr_dt.hpp"
 #include "ctr_emul.hpp"
 #include "ctr_native.hpp"
 #include "dt.hpp"
@@ -335,53 +336,8 @@ void ctr_fdt_fixup(void *fdt) {
     // driver wants ssctr and sscsrind (reference linux.md); the ratified
     // layout is what it drives, so only then.
     if (g_boot_native || !(g_views & ctr::VIEW_RATIFIED)) return;
-    int cpus = fdt_path_offset(fdt, "/cpus");
-    if (cpus < 0) return;
-    static const char *const kAdd[] = {"ssctr", "sscsrind"};
-    int node;
-    fdt_for_each_subnode(node, fdt, cpus) {
-        int len = 0;
-        const char *type = static_cast<const char *>(fdt_getprop(fdt, node, "device_type", &len));
-        if (!type || len < 4 || type[0] != 'c' || type[1] != 'p' || type[2] != 'u' || type[3])
-            continue;
-        int err = 0;
-        for (const char *ext : kAdd) {
-            // riscv,isa-extensions: one string per extension.
-            const char *list =
-                static_cast<const char *>(fdt_getprop(fdt, node, "riscv,isa-extensions", &len));
-            if (list && !fdt_stringlist_contains(list, len, ext))
-                err |= fdt_appendprop_string(fdt, node, "riscv,isa-extensions", ext);
-        }
-        // riscv,isa: "rv64imac_..._ssctr_sscsrind".
-        const char *isa = static_cast<const char *>(fdt_getprop(fdt, node, "riscv,isa", &len));
-        if (isa && len > 0 && len < 480) {
-            char buf[512];
-            int n = 0;
-            while (n < len - 1 && isa[n]) {
-                buf[n] = isa[n];
-                n++;
-            }
-            for (const char *ext : kAdd) {
-                // Present already? Multi-letter extensions are '_'-separated.
-                bool found = false;
-                for (int i = 0; i < n && !found; i++) {
-                    if (i && buf[i - 1] != '_') continue;
-                    int k = 0;
-                    while (ext[k] && i + k < n && buf[i + k] == ext[k]) k++;
-                    found = !ext[k] && (i + k == n || buf[i + k] == '_');
-                }
-                if (found) continue;
-                buf[n++] = '_';
-                for (int k = 0; ext[k]; k++) buf[n++] = ext[k];
-            }
-            buf[n] = 0;
-            err |= fdt_setprop_string(fdt, node, "riscv,isa", buf);
-        }
-        if (err) {
-            fw::printf("tsbi: ctr: device-tree fix-up failed (%d)\n", err);
-            return;
-        }
-    }
+    int err = ctr::dt::advertise(fdt);
+    if (err) fw::printf("tsbi: ctr: device-tree fix-up failed (%d)\n", err);
 }
 
 void ctr_hart_init() {

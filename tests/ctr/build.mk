@@ -4,14 +4,19 @@
 #
 #   make ctr-host-tests     build/ctr/ctr_tests (256-entry emulation)
 CTR_BUILD := $(BUILD)/ctr
-CTR_HOST_SRCS := $(sort $(wildcard tests/ctr/host/*.cpp)) firmware/ctr/ctr_emul.cpp
+CTR_HOST_SRCS := $(sort $(wildcard tests/ctr/host/*.cpp)) firmware/ctr/ctr_emul.cpp \
+                 firmware/ctr/ctr_dt.cpp
 CTR_HOST_DEPS := $(CTR_HOST_SRCS) $(wildcard firmware/ctr/*.hpp hw_models/ctr/*.hpp \
-                 tests/ctr/host/*.hpp) firmware/include/hooks.hpp
+                 tests/ctr/host/*.hpp) firmware/include/hooks.hpp $(CTR_BUILD)/data/cpus.dtb
 
+$(CTR_BUILD)/data/cpus.dtb: tests/ctr/host/data/cpus.dts
+	@mkdir -p $(@D)
+	dtc -q -I dts -O dtb -o $@ $<
 $(CTR_BUILD)/ctr_tests: $(CTR_HOST_DEPS)
 	@mkdir -p $(@D)
 	$(HOSTCXX) $(HOSTCXXFLAGS) -DTSBI_CTR_EMU_ENTRIES=256 -Ifirmware/include -Ifirmware/ctr \
-		-Ihw_models/ctr -o $@ $(CTR_HOST_SRCS)
+		-Ihw_models/ctr -DCTR_TEST_DATA='"$(abspath $(CTR_BUILD)/data)"' -o $@ \
+		$(filter %.cpp,$(CTR_HOST_SRCS)) -lfdt
 
 .PHONY: ctr-host-tests
 ctr-host-tests: $(CTR_BUILD)/ctr_tests

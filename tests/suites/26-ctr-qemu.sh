@@ -13,7 +13,8 @@ set -uo pipefail
 . "$(dirname "$0")/../lib.sh"
 build firmware ctr-payloads
 Q72=$(command -v qemu-system-riscv64) || { fail "qemu 7.2 (qemu-system-riscv64) not installed"; exit 1; }
-Q10=$(scripts/qemu10.sh path 2>build/test-logs/ctr-qemu10.log) || {
+# CTR_QEMU10: another QEMU 10 binary (development; the suite builds its own).
+Q10=${CTR_QEMU10:-$(scripts/qemu10.sh path 2>build/test-logs/ctr-qemu10.log)} || {
   cat build/test-logs/ctr-qemu10.log; fail "project QEMU 10 (scripts/qemu10.sh path)"; exit 1; }
 FW=${CTR_FW:-build/fw/tsbi_dynamic.bin} # CTR_FW: another build to check
 D=build/ctr/dtb; mkdir -p "$D"
@@ -43,10 +44,11 @@ done
 
 # Recording: with real CTR (branches, calls, returns, filters, RASEMU, traps,
 # freeze), and what both kinds of hart show alike (traps the firmware
-# redirects, BPFRZ, the Linux driver's sequence, HSM suspend).
-run q10ctr "$Q10" "$CTR_CPU" ratified native build/ctr/pl/ctr_rec_native.elf build/ctr/pl/ctr_rec.elf
-run q72 "$Q72" "" ratified emulated build/ctr/pl/ctr_rec.elf
-run q10 "$Q10" "" ratified emulated build/ctr/pl/ctr_rec.elf
+# redirects, BPFRZ, the Linux driver's sequence, the device tree, HSM suspend).
+run q10ctr "$Q10" "$CTR_CPU" ratified native build/ctr/pl/ctr_rec_native.elf build/ctr/pl/ctr_rec.elf \
+  build/ctr/pl/ctr_susp.elf
+run q72 "$Q72" "" ratified emulated build/ctr/pl/ctr_rec.elf build/ctr/pl/ctr_susp.elf
+run q10 "$Q10" "" ratified emulated build/ctr/pl/ctr_rec.elf build/ctr/pl/ctr_susp.elf
 # Those records come from the core's trap redirect calling the CTR hook.
 if grep -q 'ctr_record_trap' firmware/core/trap.cpp; then pass "core/redirect_calls_ctr_record_trap"
 else fail "core/redirect_calls_ctr_record_trap [firmware/core/trap.cpp: redirect_to_smode does not call hooks::ctr_record_trap]"; fi

@@ -76,4 +76,43 @@ inline void set_entry(unsigned i, unsigned reg, unsigned long v) {
     else sireg3::write(v);
 }
 
+// The boot hart's full riscv,isa string (the library's copy is truncated):
+// the first "riscv,isa" property in the flattened tree (cpu@0 on QEMU virt).
+inline const char *fdt_isa() {
+    auto be = [](const void *p) {
+        const uint8_t *b = static_cast<const uint8_t *>(p);
+        return uint32_t(b[0]) << 24 | uint32_t(b[1]) << 16 | uint32_t(b[2]) << 8 | b[3];
+    };
+    const uint8_t *fdt = reinterpret_cast<const uint8_t *>(pl::platform().fdt);
+    if (be(fdt) != 0xd00dfeed) return "";
+    const uint8_t *st = fdt + be(fdt + 8);
+    const char *strings = reinterpret_cast<const char *>(fdt + be(fdt + 12));
+    for (uint32_t off = 0;;) {
+        uint32_t tok = be(st + off);
+        off += 4;
+        if (tok == 1) { // FDT_BEGIN_NODE: name, padded
+            while (st[off]) off++;
+            off = (off + 4) & ~3u;
+        } else if (tok == 3) { // FDT_PROP: len, nameoff, value, padded
+            uint32_t len = be(st + off), name = be(st + off + 4);
+            const char *value = reinterpret_cast<const char *>(st + off + 8);
+            if (!pl::strcmp(strings + name, "riscv,isa")) return value;
+            off = (off + 8 + len + 3) & ~3u;
+        } else if (tok == 2 || tok == 4) {
+            continue;
+        } else {
+            return "";
+        }
+    }
+}
+// A multi-letter extension in an ISA string ('_'-separated).
+inline bool isa_has(const char *isa, const char *ext) {
+    size_t n = pl::strlen(ext);
+    for (const char *p = isa; *p; p++) {
+        if (*p != '_' || pl::strncmp(p + 1, ext, n)) continue;
+        if (p[1 + n] == 0 || p[1 + n] == '_') return true;
+    }
+    return false;
+}
+
 } // namespace ctrpl

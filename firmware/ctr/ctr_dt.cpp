@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// Device-tree side of emulated CTR (see ctr_dt.hpp).
+#include "ctr_dt.hpp"
+
+#include <libfdt.h>
+
+namespace ctr::dt {
+
+namespace {
+const char *const kExtensions[] = {"ssctr", "sscsrind"};
+constexpr int kIsaMax = 512;
+
+bool is_cpu(const void *fdt, int node) {
+    int len = 0;
+    const char *t = static_cast<const char *>(fdt_getprop(fdt, node, "device_type", &len));
+    return t && len == 4 && t[0] == 'c' && t[1] == 'p' && t[2] == 'u' && !t[3];
+}
+} // namespace
+
+int isa_append(char *buf, int n, int cap, const char *ext) {
+    // Multi-letter extensions are '_'-separated after the single letters.
+    for (int i = 0; i < n; i++) {
+        if (i && buf[i - 1] != '_') continue;
+        int k = 0;
+        while (ext[k] && i + k < n && buf[i + k] == ext[k]) k++;
+        if (!ext[k] && (i + k == n || buf[i + k] == '_')) return n;
+    }
+    int len = 0;
+    while (ext[len]) len++;
+    if (n + 1 + len + 1 > cap) return -1;
+    buf[n++] = '_';
+    for (int k = 0; k < len; k++) buf[n++] = ext[k];
+    buf[n] = 0;
+    return n;
+}
+
+int advertise(void *fdt) {
+    int cpus = fdt_path_offset(fdt, "/cpus");
+    if (cpus < 0) return cpus == -FDT_ERR_NOTFOUND ? 0 : cpus;
+    int node;
+    fdt_for_each_subnode(node, fdt, cpus) {
+        if (!is_cpu(fdt, node)) continue;
+        int len = 0;
+        for (const char *ext : kExtensions) {
+            const char *list =
+                static_cast<const char *>(fdt_getprop(fdt, node, "riscv,isa-extensions", &len));
+            if (list && !fdt_stringlist_contains(list, len, ext)) {
+                int err = fdt_appendprop_string(fdt, node, "riscv,isa-extensions", ext);
+                if (err) return err;
+            }
+        }
+        const char *isa = static_cast<const char *>(fdt_getprop(fdt, node, "riscv,isa", &len));
+        if (!isa || len <= 0 || len >= kIsaMax) continue;
+        char buf[kIsaMax];
+        int n = 0;
+        while (n < len - 1 && isa[n]) {
+            buf[n] = isa[n];
+            n++;
+        }
+        buf[n] = 0;
+        for (const char *ext : kExtensions)
+            if ((n = isa_append(buf, n, kIsaMax, ext)) < 0) return -FDT_ERR_NOSPACE;
+        int err = fdt_setprop_string(fdt, node, "riscv,isa", buf);
+        if (err) return err;
+    }
+    return 0;
+}
+
+} // namespace ctr::dt
