@@ -94,6 +94,7 @@ EXPECT="TCODE=30 TCODE=11 TCODE=2 TSTAMP" \
 run_trace btm-opt 1 10000 "$((BTM | OPT_SYNC)) $((IRET_PART | REP | ALLJ | EXT)) 32 1 1 $TS_SHARED 0" \
   --implicit-return=3 --all-jumps --extend-addr --tstamp
 run_trace htm-alljumps 1 10000 "$HTM $((ALLJ | IRET_FULL)) 32 1 1 0 0" --implicit-return=3 --all-jumps
+EXPECT="TCODE=30" run_trace btm-rep-alljumps 1 10000 "$BTM $((ALLJ | REP)) 32 1 1 0 0" --all-jumps
 run_trace htm-2harts 2 10000 "$HTM $((IRET_FULL | REP)) 32 1 2 0 0" --implicit-return=3
 # small I-CNT and HIST registers: ResourceFull with RCODE 0 and repeated history (RCODE 2)
 EXTRA="-global driver=riscv.trace.encoder,property=icnt-bits,value=6 -global driver=riscv.trace.encoder,property=hist-bits,value=5" \

@@ -162,7 +162,7 @@ static bool enc_feature(RVTraceEncoderState *s, uint32_t mask)
 
 static CPURISCVState *enc_env(RVTraceEncoderState *s)
 {
-    return &RISCV_CPU(s->cpu)->env;
+    return s->env;
 }
 
 static unsigned enc_addr_bits(RVTraceEncoderState *s)
@@ -366,8 +366,12 @@ static void enc_send(RVTraceEncoderState *s, unsigned tcode, uint64_t *f)
     }
 
     if (repeatable) {
-        /* RepeatBranch: a message identical to the previous branch message. */
+        /*
+         * RepeatBranch: same I-CNT (and fields) and the same target address
+         * as the previous branch message (N-Trace 1.0 "RepeatBranch").
+         */
         if (s->bcnt_valid && m.len == s->last_len &&
+            s->msg_target == s->last_target &&
             !memcmp(m.b, s->last_msg, m.len)) {
             if (++s->bcnt == ENC_MAX_BCNT) {
                 uint64_t g[NT_FLD_COUNT] = { 0 };
@@ -380,6 +384,7 @@ static void enc_send(RVTraceEncoderState *s, unsigned tcode, uint64_t *f)
         }
         memcpy(s->last_msg, m.b, m.len);
         s->last_len = m.len;
+        s->last_target = s->msg_target;
         s->bcnt_valid = true;
     } else if (tcode != NT_TCODE_RepeatBranch) {
         s->bcnt_valid = false;
@@ -456,56 +461,75 @@ static void enc_resource_full(RVTraceEncoderState *s, unsigned rcode,
     enc_send(s, NT_TCODE_ResourceFull, f);
 }
 
-/* Retire @n halfwords; a full I-CNT counter goes out in ResourceFull. */
-static void enc_icnt_add(RVTraceEncoderState *s, uint64_t n)
+/*
+ * Take the I-CNT counter for a message. Periodic synchronization in
+ * halfwords counts here, when the instructions are reported: the sync
+ * message can only go out at a message anyway.
+ */
+static uint64_t enc_take_icnt(RVTraceEncoderState *s)
 {
-    uint64_t max = MAKE_64BIT_MASK(0, s->icnt_bits);
+    uint64_t n = s->env->trace_icnt;
 
-    if (s->icnt + n > max) {
-        if (s->icnt) {
-            enc_resource_full(s, NT_RCODE_ICNT_FULL, s->icnt);
-        }
-        s->icnt = 0;
-        if (n > max) {
-            /* One straight run longer than the counter: report it whole. */
-            enc_resource_full(s, NT_RCODE_ICNT_FULL, n);
-            n = 0;
-        }
-    }
-    s->icnt += n;
+    s->env->trace_icnt = 0;
     if (FIELD_EX32(s->control, TR_TE_CONTROL, INST_SYNC_MODE) ==
         RVTRACE_SYNC_MODE_HALFWORDS) {
         s->sync_count += n;
     }
+    return n;
+}
+
+/* Retire @n halfwords; a full I-CNT counter goes out in ResourceFull. */
+static void enc_icnt_add(RVTraceEncoderState *s, uint64_t n)
+{
+    uint64_t max = s->env->trace_icnt_max;
+
+    if (s->env->trace_icnt + n > max) {
+        if (s->env->trace_icnt) {
+            enc_resource_full(s, NT_RCODE_ICNT_FULL, enc_take_icnt(s));
+        }
+        if (n > max) {
+            /* One straight run longer than the counter: report it whole. */
+            s->env->trace_icnt = n;
+            enc_resource_full(s, NT_RCODE_ICNT_FULL, enc_take_icnt(s));
+            n = 0;
+        }
+    }
+    s->env->trace_icnt += n;
 }
 
 /* Instructions from run_start up to (not including) @end have retired. */
 static void enc_retire_to(RVTraceEncoderState *s, uint64_t end)
 {
-    if (end >= s->run_start) {
-        enc_icnt_add(s, (end - s->run_start) >> 1);
+    if (end >= s->env->trace_run_start) {
+        enc_icnt_add(s, (end - s->env->trace_run_start) >> 1);
     }
 }
 
+static void enc_hist_full(RVTraceEncoderState *s);
+
 static void enc_hist_add(RVTraceEncoderState *s, unsigned taken)
 {
-    s->hist = (s->hist << 1) | taken;
-    if (!(s->hist >> (s->hist_bits - 1))) {
-        return;
+    s->env->trace_hist = (s->env->trace_hist << 1) | taken;
+    if (s->env->trace_hist >= s->env->trace_hist_full) {
+        enc_hist_full(s);
     }
-    /* HIST register full: its stop bit reached the top position. */
+}
+
+/* HIST register full: its stop bit reached the top position. */
+static void enc_hist_full(RVTraceEncoderState *s)
+{
     if (enc_feature(s, R_TR_TE_INST_FEATURES_EN_REPEATED_HISTORY_MASK) &&
-        s->rep_valid && s->hist == s->rep_hist) {
+        s->rep_valid && s->env->trace_hist == s->rep_hist) {
         if (++s->hrepeat == ENC_MAX_HREPEAT) {
             enc_flush_repeats(s, NT_TCODE_ProgTraceSync, 0);
         }
     } else {
         enc_flush_repeats(s, NT_TCODE_ProgTraceSync, 0);
-        enc_resource_full(s, NT_RCODE_HIST_FULL, s->hist);
-        s->rep_hist = s->hist;
+        enc_resource_full(s, NT_RCODE_HIST_FULL, s->env->trace_hist);
+        s->rep_hist = s->env->trace_hist;
         s->rep_valid = true;
     }
-    s->hist = 1;
+    s->env->trace_hist = 1;
 }
 
 /* Taken direct branch in BTM (or a direct jump with EnAllJumps). */
@@ -514,8 +538,7 @@ static void enc_direct(RVTraceEncoderState *s, CPURISCVState *env,
 {
     uint64_t f[NT_FLD_COUNT] = { 0 };
 
-    f[NT_FLD_ICNT] = s->icnt;
-    s->icnt = 0;
+    f[NT_FLD_ICNT] = enc_take_icnt(s);
     if (s->need_sync) {
         f[NT_FLD_SYNC] = s->sync_reason;
         f[NT_FLD_FADDR] = next >> 1;
@@ -525,6 +548,7 @@ static void enc_direct(RVTraceEncoderState *s, CPURISCVState *env,
         }
         return;
     }
+    s->msg_target = next;
     enc_send(s, NT_TCODE_DirectBranch, f);
 }
 
@@ -533,13 +557,12 @@ static void enc_indirect(RVTraceEncoderState *s, CPURISCVState *env,
                          uint64_t next, unsigned btype)
 {
     uint64_t f[NT_FLD_COUNT] = { 0 };
-    bool htm = enc_htm(s) && s->hist != 1;
+    bool htm = enc_htm(s) && s->env->trace_hist != 1;
 
     f[NT_FLD_BTYPE] = btype;
-    f[NT_FLD_ICNT] = s->icnt;
-    f[NT_FLD_HIST] = s->hist;
-    s->icnt = 0;
-    s->hist = 1;
+    f[NT_FLD_ICNT] = enc_take_icnt(s);
+    f[NT_FLD_HIST] = s->env->trace_hist;
+    s->env->trace_hist = 1;
     if (s->need_sync) {
         f[NT_FLD_SYNC] = s->sync_reason;
         f[NT_FLD_FADDR] = next >> 1;
@@ -552,6 +575,7 @@ static void enc_indirect(RVTraceEncoderState *s, CPURISCVState *env,
     }
     f[NT_FLD_UADDR] = (next ^ s->last_addr) >> 1;
     s->last_addr = next;
+    s->msg_target = next;
     enc_send(s, htm ? NT_TCODE_IndirectBranchHist : NT_TCODE_IndirectBranch, f);
 }
 
@@ -613,7 +637,7 @@ void riscv_trace_cf(CPURISCVState *env, target_ulong pc, target_ulong next,
         return;
     }
     enc_retire_to(s, succ);
-    s->run_start = next;
+    s->env->trace_run_start = next;
     all_jumps = enc_feature(s, R_TR_TE_INST_FEATURES_EN_ALL_JUMPS_MASK);
 
     switch (itype) {
@@ -685,10 +709,33 @@ void riscv_trace_trap(CPURISCVState *env, target_ulong epc,
      * taken before the instruction at epc. Either way the run ends at epc.
      */
     enc_retire_to(s, epc);
-    s->run_start = handler;
+    s->env->trace_run_start = handler;
     enc_indirect(s, env, handler,
                  interrupt ? NT_BTYPE_INTERRUPT : NT_BTYPE_EXCEPTION);
     enc_ownership(s, env, false);
+    enc_check_periodic(s);
+}
+
+/*
+ * The inline HTM branch path (translate.c gen_trace_branch) updated
+ * trace_run_start, trace_icnt and trace_hist and found the HIST register full
+ * or the I-CNT counter past its maximum: emit the ResourceFull messages. An
+ * I-CNT above the maximum is reported whole (N-Trace 1.0 "I-CNT Details"
+ * allows a bigger value).
+ */
+void riscv_trace_fixup(CPURISCVState *env)
+{
+    RVTraceEncoderState *s = env->trace_encoder;
+
+    if (!s || !s->tracing) {
+        return;
+    }
+    if (env->trace_hist >= env->trace_hist_full) {
+        enc_hist_full(s);
+    }
+    if (env->trace_icnt > env->trace_icnt_max) {
+        enc_resource_full(s, NT_RCODE_ICNT_FULL, enc_take_icnt(s));
+    }
     enc_check_periodic(s);
 }
 
@@ -710,11 +757,11 @@ static void enc_start(RVTraceEncoderState *s, CPURISCVState *env,
     uint64_t pc = env->pc;
 
     s->tracing = true;
-    s->icnt = 0;
-    s->hist = 1;
+    s->env->trace_icnt = 0;
+    s->env->trace_hist = 1;
     s->hrepeat = 0;
     s->bcnt = 0;
-    s->run_start = pc;
+    s->env->trace_run_start = pc;
     s->need_sync = false;
     if (s->lost) {
         reason = NT_SYNC_FIFO_OVERRUN;
@@ -725,7 +772,8 @@ static void enc_start(RVTraceEncoderState *s, CPURISCVState *env,
     if (!s->lost) {
         enc_after_sync(s, env, pc);
     }
-    env->trace_ingress = 1;
+    env->trace_ingress = RISCV_TRACE_CS_BASE_INGRESS |
+                         (enc_htm(s) ? RISCV_TRACE_CS_BASE_HTM : 0);
 }
 
 static void enc_stop(RVTraceEncoderState *s, CPURISCVState *env,
@@ -736,15 +784,15 @@ static void enc_stop(RVTraceEncoderState *s, CPURISCVState *env,
     enc_retire_to(s, env->pc);
     f[NT_FLD_EVCODE] = evcode;
     f[NT_FLD_CDF] = enc_htm(s) ? 1 : 0;
-    f[NT_FLD_ICNT] = s->icnt;
-    f[NT_FLD_HIST] = s->hist;
+    f[NT_FLD_ICNT] = enc_take_icnt(s);
+    f[NT_FLD_HIST] = s->env->trace_hist;
     enc_send(s, NT_TCODE_ProgTraceCorrelation, f);
     if (s->lost) {
         /* The gap is reported even when no synchronizing message follows. */
         enc_error(s);
     }
-    s->icnt = 0;
-    s->hist = 1;
+    s->env->trace_icnt = 0;
+    s->env->trace_hist = 1;
     s->tracing = false;
     env->trace_ingress = 0;
 }
@@ -1012,7 +1060,10 @@ static void enc_realize(DeviceState *dev, Error **errp)
     /* Resolved once: messages are pushed on the hot path. */
     s->out_if = RVTRACE_SINK_IF(s->output);
     s->out_k = RVTRACE_SINK_IF_GET_CLASS(s->output);
-    enc_env(s)->trace_encoder = s;
+    s->env = &RISCV_CPU(s->cpu)->env;
+    s->env->trace_encoder = s;
+    s->env->trace_icnt_max = MAKE_64BIT_MASK(0, s->icnt_bits);
+    s->env->trace_hist_full = 1u << (s->hist_bits - 1);
     memory_region_init_io(&s->mmio, OBJECT(dev), &enc_ops, s,
                           TYPE_RVTRACE_ENCODER, RVTRACE_REG_SIZE);
     sysbus_init_mmio(SYS_BUS_DEVICE(dev), &s->mmio);
@@ -1041,9 +1092,6 @@ static const VMStateDescription vmstate_enc = {
         VMSTATE_BOOL(lost, RVTraceEncoderState),
         VMSTATE_BOOL(need_sync, RVTraceEncoderState),
         VMSTATE_UINT8(sync_reason, RVTraceEncoderState),
-        VMSTATE_UINT64(run_start, RVTraceEncoderState),
-        VMSTATE_UINT64(icnt, RVTraceEncoderState),
-        VMSTATE_UINT32(hist, RVTraceEncoderState),
         VMSTATE_UINT64(last_addr, RVTraceEncoderState),
         VMSTATE_UINT64(last_ts, RVTraceEncoderState),
         VMSTATE_UINT64(sync_count, RVTraceEncoderState),

@@ -10,7 +10,10 @@
  * instruction is covered. Traps report the trap PC and handler address.
  * Translation adds the calls only to translation blocks created while the
  * hart's encoder is tracing (cs_base bit 0), so untraced code runs exactly
- * the code it always did.
+ * the code it always did. Conditional branches in HTM (and not-taken ones in
+ * BTM) are handled inline: the generated code adds the run to I-CNT, moves
+ * the run start and shifts the branch into HIST in CPURISCVState, and calls
+ * helper_trace_fixup only when HIST is full or I-CNT passes its maximum.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -24,12 +27,14 @@
 #define RISCV_TRACE_INFO_ITYPE_MASK 0xf
 #define RISCV_TRACE_INFO_LEN_SHIFT  4
 
-/* cs_base bit marking translation blocks that carry ingress calls. */
+/* cs_base bits: blocks that carry ingress calls; encoder in HTM mode. */
 #define RISCV_TRACE_CS_BASE_INGRESS 1
+#define RISCV_TRACE_CS_BASE_HTM     2
 
 void riscv_trace_cf(CPURISCVState *env, target_ulong pc, target_ulong next,
                     uint32_t info);
 void riscv_trace_trap(CPURISCVState *env, target_ulong epc,
                       target_ulong handler, bool interrupt);
+void riscv_trace_fixup(CPURISCVState *env);
 
 #endif

@@ -216,6 +216,12 @@ struct RVTraceEncoderState {
     SysBusDevice parent_obj;
     MemoryRegion mmio;
     Object *cpu;             /* the hart this encoder traces (RISCVCPU) */
+    /*
+     * Its CPURISCVState; the current run start, I-CNT and HIST live there
+     * (trace_run_start, trace_icnt, trace_hist) so translated code can
+     * update them inline.
+     */
+    struct CPUArchState *env;
     Object *output;          /* funnel or sink */
     RVTraceSinkIf *out_if;   /* @output's interface, resolved at realize */
     RVTraceSinkIfClass *out_k;
@@ -236,9 +242,6 @@ struct RVTraceEncoderState {
     bool lost;               /* a message was dropped: Error + SYNC=7 next */
     bool need_sync;          /* next message must be a synchronizing one */
     uint8_t sync_reason;
-    uint64_t run_start;      /* first address of the current sequential run */
-    uint64_t icnt;           /* halfwords not yet reported */
-    uint32_t hist;           /* HTM history with stop bit */
     uint64_t last_addr;      /* reference for U-ADDR XOR compression */
     uint64_t last_ts;        /* last reported timestamp (for relative TSTAMP) */
     uint64_t sync_count;     /* periodic sync counter (messages or halfwords) */
@@ -248,6 +251,8 @@ struct RVTraceEncoderState {
     bool rep_valid;
     uint8_t last_msg[RVTRACE_MSG_MAX];  /* BTM RepeatBranch: last branch message */
     uint32_t last_len;
+    uint64_t last_target;    /* its target address */
+    uint64_t msg_target;     /* target of the branch message being sent */
     uint32_t bcnt;           /* pending RepeatBranch count */
     bool bcnt_valid;
     uint8_t stall_buf[RVTRACE_STALL_BUF];
