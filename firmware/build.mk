@@ -6,7 +6,8 @@ FW_BUILD   := $(BUILD)/fw
 LIBFDT_VER := 1.7.2
 LIBFDT_DIR := $(TSBI_CACHE)/src/dtc-$(LIBFDT_VER)/libfdt
 
-# Size first (-Os); the SBI call paths are built for speed (-O2).
+# Size first (-Os); the SBI call
+# paths are built for speed (-O2).
 FW_OPT ?= -Os
 FW_HOT := firmware/sbi/%.cpp firmware/core/ipi.cpp firmware/core/trap.cpp \
 	firmware/pmu/service.cpp firmware/pmu/hw_csr.cpp
@@ -22,7 +23,7 @@ FW_COMMON := $(FW_ARCH) -mcmodel=medany -ffreestanding -nostdlib -fno-pic -fno-s
 FW_CXXFLAGS = -std=c++20 $(FW_OPT) -fno-exceptions -fno-rtti -fno-threadsafe-statics \
 	-Wno-missing-field-initializers $(FW_COMMON)
 FW_CFLAGS   := -std=gnu11 -Os $(FW_COMMON) -Wno-sign-compare -Wno-unused-parameter
-FW_LDFLAGS  := $(FW_ARCH) -nostdlib -static -Wl,--gc-sections -Wl,--no-relax -Wl,--build-id=none -Wl,-T,linker/firmware.ld
+FW_LDFLAGS  := $(FW_ARCH) -nostdlib -static -Wl,--gc-sections -Wl,--build-id=none -Wl,-T,linker/firmware.ld
 
 # Subsystems (PMU, CTR) are linked when their sources exist; FW_SUBSYSTEMS=0
 # builds the core alone (their hooks fall back to the weak defaults).

@@ -80,6 +80,9 @@ void emulate_csr(TrapFrame &f, uint32_t insn) {
     CsrResult r = core_csr_read(num, old);
     if (r == CsrResult::Done) {
         if (writes && read_only_csr) return redirect_illegal(f, insn);
+    } else if ((f3 & 3) == 1 && rd_of(insn) == 0) {
+        // csrrw with rd = x0 does not read the CSR (Zicsr): write only.
+        r = hooks::ctr_csr_write(num, priv, virt, src);
     } else {
         r = hooks::ctr_csr_read(num, priv, virt, old);
         if (r == CsrResult::Done && writes) {

@@ -21,6 +21,9 @@ __attribute__((weak)) CsrResult ctr_csr_write(unsigned, unsigned, bool, unsigned
 __attribute__((weak)) CsrResult ctr_sctrclr(unsigned, bool) { return CsrResult::NotMine; }
 __attribute__((weak)) void ctr_cold_init(const void *) {}
 __attribute__((weak)) void ctr_hart_init() {}
+__attribute__((weak)) void ctr_fdt_fixup(void *) {}
+__attribute__((weak)) void ctr_hart_resume() {}
+__attribute__((weak)) bool ctr_m_interrupt(unsigned long) { return false; }
 __attribute__((weak)) void ctr_record_trap(unsigned long, unsigned long, unsigned long, unsigned,
                                            unsigned) {}
 } // namespace hooks

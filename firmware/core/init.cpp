@@ -263,6 +263,7 @@ void cold_boot(unsigned long hartid, unsigned long fdt, const FwDynamicInfo *di)
     int err = dt::open_for_fixup(blob, kFdtExtra);
     if (!err) err = dt::fixup_reserve(blob, region_start, region_end - region_start);
     if (!err) hooks::pmu_fdt_fixup(blob);
+    if (!err) hooks::ctr_fdt_fixup(blob);
     if (err) printf("tsbi: device-tree fix-up failed (%d)\n", err);
     print_banner(served);
 }
@@ -302,6 +303,8 @@ namespace {
         if (h.start_ready.load(std::memory_order_acquire)) break;
     }
     h.start_ready.store(0, std::memory_order_relaxed);
+    // A restarted hart's CTR state starts afresh (the PMU reset on stop).
+    hooks::ctr_hart_init();
     unsigned long pc = h.next_addr, arg1 = h.next_arg1, mode = h.next_mode;
     h.hsm_state.store(HSM_STARTED, std::memory_order_release);
     enter_next_stage(hartid, pc, arg1, mode);

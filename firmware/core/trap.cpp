@@ -24,7 +24,9 @@ bool trap_virt(const TrapFrame &f) {
 
 void redirect_to_smode(TrapFrame &f, unsigned long cause, unsigned long tval) {
     unsigned prev = trap_priv(f);
-    if (trap_virt(f)) {
+    bool virt = trap_virt(f);
+    unsigned record_from = prev | (virt ? 4 : 0);
+    if (virt) {
         // A trap from VS/VU that M-mode does not handle goes to HS-mode: the
         // hypervisor sees it as a trap from a guest (privileged spec 8.6.4).
         unsigned long hs = csr_read(hstatus);
@@ -61,12 +63,18 @@ void redirect_to_smode(TrapFrame &f, unsigned long cause, unsigned long tval) {
     ms |= static_cast<unsigned long>(PRV_S) << mstatus_bits::MPP_SHIFT;
     f.mstatus = ms;
     // Exceptions always enter at the stvec base, whatever its MODE.
+    unsigned long from_pc = f.mepc;
     f.mepc = csr_read(stvec) & ~3ul;
+    hooks::ctr_record_trap(from_pc, f.mepc, cause, record_from, PRV_S);
 }
 
 } // namespace fw
 
 using namespace fw;
+
+// Tells the CTR subsystem that M-level interrupts the core does not handle
+// (an LCOFI kept in M-mode) reach hooks::ctr_m_interrupt.
+extern "C" const char tsbi_core_routes_lcofi_to_ctr = 1;
 
 extern "C" void trap_handler(TrapFrame *f) {
     unsigned long cause = csr_read(csr::mcause);
@@ -74,7 +82,7 @@ extern "C" void trap_handler(TrapFrame *f) {
         switch (cause & ~csr::cause::interrupt_bit) {
         case csr::irq::MSI: process_ipis(); break;
         case csr::irq::MTI: process_timer(); break;
-        default: break; // not enabled in mie; nothing to do
+        default: hooks::ctr_m_interrupt(cause & ~csr::cause::interrupt_bit); break;
         }
         return;
     }

@@ -58,7 +58,17 @@ CsrResult ctr_csr_write(unsigned csr, unsigned mode, bool virt, unsigned long va
 CsrResult ctr_sctrclr(unsigned mode, bool virt);
 void ctr_cold_init(const void *fdt);
 void ctr_hart_init();
-// A trap or trap return passing through M-mode, for emulated recording.
+// Device-tree fix-up before hand-off (e.g. advertise emulated Ssctr).
+void ctr_fdt_fixup(void *fdt);
+// After a non-retentive HSM suspend, before returning to S-mode.
+void ctr_hart_resume();
+// An M-level interrupt the core does not handle itself (mcause code without
+// the interrupt bit), e.g. an LCOFI kept in M-mode for LCOFIFRZ emulation.
+// Returns true when CTR handled it.
+bool ctr_m_interrupt(unsigned long code);
+// A trap passing through M-mode to S-mode (redirected by the firmware), for
+// emulated recording: privileges as in mstatus.MPP (0 U, 1 S, 3 M), plus 4
+// when the trap came from a virtualised mode (V=1).
 void ctr_record_trap(unsigned long from_pc, unsigned long to_pc, unsigned long cause,
                      unsigned from_priv, unsigned to_priv);
 

@@ -86,7 +86,10 @@ SbiRet hart_suspend(unsigned long type, unsigned long resume_addr, unsigned long
     h.hsm_state.store(HSM_SUSPENDED, std::memory_order_release);
     if (non_retentive) hooks::pmu_hart_suspend();
     wait_for_wakeup();
-    if (non_retentive) hooks::pmu_hart_resume();
+    if (non_retentive) {
+        hooks::pmu_hart_resume();
+        hooks::ctr_hart_resume();
+    }
     h.hsm_state.store(HSM_STARTED, std::memory_order_release);
     if (non_retentive) resume_next_stage(hartid, resume_addr, opaque);
     return ok();
