@@ -81,7 +81,8 @@ typedef struct NtMsg {
 #define NT_MSEO_END_MSG   0x3
 #define NT_MDO_BITS       6
 
-static void nt_bits(NtMsg *m, unsigned n, uint64_t v)
+static inline __attribute__((always_inline)) void nt_bits(NtMsg *m, unsigned n,
+                                                         uint64_t v)
 {
     while (n) {
         unsigned take = MIN(NT_MDO_BITS - m->bit, n);
