@@ -52,3 +52,22 @@ run q10 "$Q10" "" ratified emulated build/ctr/pl/ctr_rec.elf build/ctr/pl/ctr_su
 # Those records come from the core's trap redirect calling the CTR hook.
 if grep -q 'ctr_record_trap' firmware/core/trap.cpp; then pass "core/redirect_calls_ctr_record_trap"
 else fail "core/redirect_calls_ctr_record_trap [firmware/core/trap.cpp: redirect_to_smode does not call hooks::ctr_record_trap]"; fi
+
+# LCOFIFRZ: an SBI PMU counter overflows, the LCOFI traps to S-mode and
+# freezes CTR (tests/ctr/payloads/ctr_lcofifrz.cpp), natively and through the
+# firmware's M-mode routing on emulated harts.
+# QEMU 10.0.13 keeps mie.LCOFIE read-only 0 (LCOFIP is missing from all_ints)
+# and drops S-mode writes of sip.LCOFIP (missing from mvip_writable_mask), so
+# no LCOFI is ever taken; hw_models/qemu/patches/0003 fixes only the S-mode
+# read views. Until the project QEMU writes both, the payload's precondition
+# cases on QEMU 10 are known differences (run.py prints them as INFO, and says
+# so when they pass); QEMU 7.2 must pass in full.
+LK=build/ctr/lcofifrz-qemu10.known
+cat >"$LK" <<'KNOWN'
+ctr_lcofifrz/hart/sie_lcofie_writable      QEMU 10.0.13: mie.LCOFIE not writable (all_ints lacks MIP_LCOFIP)
+ctr_lcofifrz/hart/sip_lcofip_set_and_clear QEMU 10.0.13: S-mode sip.LCOFIP writes dropped (mvip_writable_mask lacks MIP_LCOFIP)
+KNOWN
+run q72pmu "$Q72" sscofpmf=true ratified emulated build/ctr/pl/ctr_lcofifrz.elf
+run q10pmu "$Q10" sscofpmf=true,smctr=false,ssctr=false ratified emulated --known "$LK" \
+  build/ctr/pl/ctr_lcofifrz.elf
+run q10ctr "$Q10" "$CTR_CPU" ratified native --known "$LK" build/ctr/pl/ctr_lcofifrz.elf
