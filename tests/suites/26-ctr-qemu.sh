@@ -56,18 +56,9 @@ else fail "core/redirect_calls_ctr_record_trap [firmware/core/trap.cpp: redirect
 # LCOFIFRZ: an SBI PMU counter overflows, the LCOFI traps to S-mode and
 # freezes CTR (tests/ctr/payloads/ctr_lcofifrz.cpp), natively and through the
 # firmware's M-mode routing on emulated harts.
-# QEMU 10.0.13 keeps mie.LCOFIE read-only 0 (LCOFIP is missing from all_ints)
-# and drops S-mode writes of sip.LCOFIP (missing from mvip_writable_mask), so
-# no LCOFI is ever taken; hw_models/qemu/patches/0003 fixes only the S-mode
-# read views. Until the project QEMU writes both, the payload's precondition
-# cases on QEMU 10 are known differences (run.py prints them as INFO, and says
-# so when they pass); QEMU 7.2 must pass in full.
-LK=build/ctr/lcofifrz-qemu10.known
-cat >"$LK" <<'KNOWN'
-ctr_lcofifrz/hart/sie_lcofie_writable      QEMU 10.0.13: mie.LCOFIE not writable (all_ints lacks MIP_LCOFIP)
-ctr_lcofifrz/hart/sip_lcofip_set_and_clear QEMU 10.0.13: S-mode sip.LCOFIP writes dropped (mvip_writable_mask lacks MIP_LCOFIP)
-KNOWN
+# On QEMU 10 this needs the project QEMU's LCOFI fixes
+# (hw_models/qemu/patches/0003-*, 0004-target-riscv-lcofie-in-mie.patch).
 run q72pmu "$Q72" sscofpmf=true ratified emulated build/ctr/pl/ctr_lcofifrz.elf
-run q10pmu "$Q10" sscofpmf=true,smctr=false,ssctr=false ratified emulated --known "$LK" \
+run q10pmu "$Q10" sscofpmf=true,smctr=false,ssctr=false ratified emulated \
   build/ctr/pl/ctr_lcofifrz.elf
-run q10ctr "$Q10" "$CTR_CPU" ratified native --known "$LK" build/ctr/pl/ctr_lcofifrz.elf
+run q10ctr "$Q10" "$CTR_CPU" ratified native build/ctr/pl/ctr_lcofifrz.elf

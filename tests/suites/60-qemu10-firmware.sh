@@ -3,8 +3,7 @@
 # The firmware's payload and Linux tests on the project QEMU 10 (issue 5,
 # item 6): S-mode payloads on harts with native CTR (Smctr/Ssctr/Smcsrind/
 # Smstateen) and without, the PMU payloads, and Linux 6.12 booting on 4 harts
-# with CTR enabled. (perf record on QEMU 10.0.13 gets no samples for cycles/
-# instructions with any firmware: see the README's known problems.)
+# with CTR enabled, and the Linux perf suite (perf stat and perf record).
 set -uo pipefail
 . "$(dirname "$0")/../lib.sh"
 . tests/linux/lib.sh
@@ -23,7 +22,7 @@ for cfg in "ctr:$CTR_CPU" "noctr:sscofpmf=true,smctr=false,ssctr=false"; do
 done
 
 # The PMU payloads, overflow interrupt included (needs the project QEMU's
-# sie/sip LCOFI fix, hw_models/qemu/patches/0003-*), with and without CTR.
+# LCOFI fixes, hw_models/qemu/patches/0003-* and 0004-*), with and without CTR.
 tests/payloads/run.py --qemu "$q" --timeout 60 --fw ours --smp 1 --cpu sscofpmf=true \
   --tag qemu10-smp1 build/pmu/pmu.elf
 tests/payloads/run.py --qemu "$q" --timeout 60 --fw ours --smp 4 --cpu "$CTR_CPU" \
@@ -36,3 +35,7 @@ log=$LINUX_LOGS/boot-qemu10-ctr-smp4.log
 linux_boot "$log" 120 4 "$FW_DYN" "tsbi.test=boot" -cpu "rv64,$CTR_CPU"; rc=$?
 linux_check_ended "$n" "$log" "$rc"
 linux_check_sbi "$n" "$log" 4
+
+# The Linux perf tests (tests/suites/35-perf.sh) on this QEMU, names prefixed.
+QEMU=$q tests/suites/35-perf.sh 2>&1 | sed -E 's/^(PASS|FAIL): /\1: qemu10 /'
+[ "${PIPESTATUS[0]}" = 0 ] || fail "qemu10 perf suite exited non-zero"
