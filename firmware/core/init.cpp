@@ -188,17 +188,22 @@ void probe_extensions(HartState &h) {
 
 } // namespace
 
-[[noreturn]] void enter_next_stage(unsigned long hartid, unsigned long pc, unsigned long arg1,
-                                   unsigned long mode) {
+// mstatus for an mret into the next stage in `priv`: no MPRV, SIE clear, V=0.
+static void prepare_mret(unsigned long priv) {
     unsigned long ms = csr_read(csr::mstatus);
     ms &= ~(csr::mstatus_bits::MPP | csr::mstatus_bits::MPIE | csr::mstatus_bits::SIE |
             csr::mstatus_bits::MPRV);
-    ms |= (mode == FW_DYNAMIC_NEXT_MODE_U ? 0ul : 1ul) << csr::mstatus_bits::MPP_SHIFT;
+    ms |= priv << csr::mstatus_bits::MPP_SHIFT;
 #if __riscv_xlen == 64
     ms &= ~static_cast<unsigned long>(csr::mstatus_bits::MPV);
 #endif
     csr_write(csr::mstatus, ms);
     csr_write(csr::satp, 0);
+}
+
+[[noreturn]] void enter_next_stage(unsigned long hartid, unsigned long pc, unsigned long arg1,
+                                   unsigned long mode) {
+    prepare_mret(mode == FW_DYNAMIC_NEXT_MODE_U ? csr::PRV_U : csr::PRV_S);
     csr_write(csr::sie, 0);
     smode_enter(hartid, arg1, pc);
 }
@@ -206,12 +211,7 @@ void probe_extensions(HartState &h) {
 // HSM non-retentive resume: like a start, but the interrupt state S-mode set
 // up (sie, and whatever is pending - the interrupt that woke the hart) stays.
 [[noreturn]] void resume_next_stage(unsigned long hartid, unsigned long pc, unsigned long arg1) {
-    unsigned long ms = csr_read(csr::mstatus);
-    ms &= ~(csr::mstatus_bits::MPP | csr::mstatus_bits::MPIE | csr::mstatus_bits::SIE |
-            csr::mstatus_bits::MPRV);
-    ms |= static_cast<unsigned long>(csr::PRV_S) << csr::mstatus_bits::MPP_SHIFT;
-    csr_write(csr::mstatus, ms);
-    csr_write(csr::satp, 0);
+    prepare_mret(csr::PRV_S);
     smode_enter(hartid, arg1, pc);
 }
 
