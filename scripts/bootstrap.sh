@@ -12,6 +12,7 @@ pkgs=(
   device-tree-compiler    # dtc for test device trees
   libelf-dev              # ELF images for the trace decoder
   cpio xz-utils zstd      # initramfs and Debian package unpacking
+  curl                    # locked Debian packages (scripts/linux.lock)
   debian-archive-keyring  # private apt state for trixie riscv64 packages
   python3                 # test runners
   libglib2.0-dev ninja-build python3-venv libpixman-1-dev  # project QEMU 10 build

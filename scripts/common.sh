@@ -6,3 +6,26 @@ export TSBI_CACHE
 TSBI_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 export TSBI_ROOT
 mkdir -p "$TSBI_CACHE"
+
+# Files pinned in a lock file (lines "name version pool-path size sha256")
+# come straight from the Debian pool and are checked against the pinned
+# SHA-256, so no package index is needed: a mirror in the middle of a sync
+# serves indices that apt rejects. pool_fetch LOCK NAME DEST prints nothing
+# and returns 1 when NAME is not locked or its file has left the pool (the
+# caller then asks apt); a file that arrives with another hash is fatal.
+: "${TSBI_DEBIAN_MIRROR:=http://deb.debian.org/debian}"
+pool_fetch() {
+  local lock=$1 name=$2 dest=$3 ver file size sum out
+  read -r _ ver file size sum < <(awk -v n="$name" '$1 == n' "$lock") || return 1
+  [ -n "${sum:-}" ] || return 1
+  mkdir -p "$dest"
+  out=$dest/$(basename "$file")
+  if [ -f "$out" ] && echo "$sum  $out" | sha256sum -c --status; then return 0; fi
+  curl -fsS --retry 3 -o "$out.part" "$TSBI_DEBIAN_MIRROR/$file" || { rm -f "$out.part"; return 1; }
+  if ! echo "$sum  $out.part" | sha256sum -c --status; then
+    rm -f "$out.part"
+    echo "pool_fetch: $file: SHA-256 differs from $lock" >&2
+    exit 1
+  fi
+  mv "$out.part" "$out"
+}

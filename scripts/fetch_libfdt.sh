@@ -13,9 +13,12 @@ if [ ! -f "$dir/libfdt/libfdt.h" ]; then
   dl=$TSBI_CACHE/src/dl-dtc; mkdir -p "$dl"
   tarball=$dl/device-tree-compiler_$ver.orig.tar.xz
   if [ ! -f "$tarball" ]; then
-    # Only the upstream tarball is needed; the mirror may lack the Debian
-    # revision's .dsc/.debian.tar, so their failure is not fatal here.
-    "$(dirname "$0")/debfetch.sh" source trixie "$dl" device-tree-compiler >&2 || true
+    # Only the upstream tarball is needed: straight from the pool, or through
+    # apt's source index when it has left the pool (the mirror may lack the
+    # Debian revision's .dsc/.debian.tar, so their failure is not fatal).
+    echo "dtc.orig $ver pool/main/d/device-tree-compiler/device-tree-compiler_$ver.orig.tar.xz 169668 $sha" > "$dl/lock"
+    pool_fetch "$dl/lock" dtc.orig "$dl" ||
+      "$(dirname "$0")/debfetch.sh" source trixie "$dl" device-tree-compiler >&2 || true
   fi
   echo "$sha  $tarball" | sha256sum -c --quiet - >&2 || { echo "fetch_libfdt: cannot get $tarball" >&2; exit 1; }
   tar -C "$TSBI_CACHE/src" -xf "$tarball"

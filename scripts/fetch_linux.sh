@@ -30,9 +30,16 @@ fi
 
 log() { echo "fetch_linux: $*" >&2; }
 die() { echo "fetch_linux: error: $*" >&2; exit 1; }
-fetch() { local dest=$1; shift
-          "$TSBI_ROOT/scripts/debfetch.sh" download trixie riscv64 "$dest" "$@" ||
-            die "download of $* (Debian trixie riscv64) failed"; }
+# Packages pinned in scripts/linux.lock come straight from the pool
+# (pool_fetch in common.sh); the rest, or a pinned version that has left the
+# pool, through apt's private state.
+fetch() { local dest=$1 p rest=(); shift
+          mkdir -p "$dest"
+          for p in "$@"; do pool_fetch "$TSBI_ROOT/scripts/linux.lock" "$p" "$dest" || rest+=("$p"); done
+          [ ${#rest[@]} -eq 0 ] && return 0
+          log "not locked or gone from the pool, through apt: ${rest[*]}"
+          "$TSBI_ROOT/scripts/debfetch.sh" download trixie riscv64 "$dest" "${rest[@]}" ||
+            die "download of ${rest[*]} (Debian trixie riscv64) failed"; }
 readelf=${CROSS:-riscv64-linux-gnu-}readelf
 command -v "$readelf" >/dev/null || die "$readelf not found (run scripts/bootstrap.sh)"
 

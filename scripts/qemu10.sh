@@ -31,6 +31,7 @@ case $variant in trace|noingress) ;; *) echo "qemu10.sh: unknown variant $varian
 Q=$TSBI_CACHE/qemu10
 MODELS=$TSBI_ROOT/hw_models/qemu
 SRCPKG=qemu
+LOCK=$TSBI_ROOT/scripts/qemu10.lock
 CONFIGURE_ARGS=(--target-list=riscv64-softmmu --without-default-features --enable-fdt=system
                 --disable-docs --disable-tools --disable-install-blobs --disable-werror --enable-plugins)
 [ "$variant" = noingress ] && CONFIGURE_ARGS+=(--extra-cflags=-DTSBI_NO_INGRESS)
@@ -44,7 +45,15 @@ fetch_source() {
   if [ -z "$d" ] || [ ! -f "$d/.tsbi-complete" ]; then
     rm -rf "$Q/src"; mkdir -p "$Q/src"
     log "fetching Debian trixie source of $SRCPKG"
-    "$TSBI_ROOT/scripts/debfetch.sh" source trixie "$Q/src" "$SRCPKG"
+    # Pinned files straight from the pool (scripts/qemu10.lock); apt when
+    # one of them has left it.
+    if pool_fetch "$LOCK" qemu.dsc "$Q/src" && pool_fetch "$LOCK" qemu.orig "$Q/src" &&
+       pool_fetch "$LOCK" qemu.debian "$Q/src"; then
+      (cd "$Q/src" && dpkg-source -q --no-check -x ./*.dsc >&2)
+    else
+      rm -rf "$Q/src"; mkdir -p "$Q/src"
+      "$TSBI_ROOT/scripts/debfetch.sh" source trixie "$Q/src" "$SRCPKG"
+    fi
     d=$(ls -d "$Q"/src/qemu-*/ | head -1)
     touch "$d/.tsbi-complete"
   fi
@@ -57,7 +66,8 @@ fetch_pydeps() {
   if [ ! -f "$Q/pydeps/.tsbi-complete" ]; then
     rm -rf "$Q/pydeps"; mkdir -p "$Q/pydeps/debs" "$Q/pydeps/root"
     log "fetching trixie meson and python3-pycotap"
-    "$TSBI_ROOT/scripts/debfetch.sh" download trixie all "$Q/pydeps/debs" meson python3-pycotap
+    pool_fetch "$LOCK" meson "$Q/pydeps/debs" && pool_fetch "$LOCK" python3-pycotap "$Q/pydeps/debs" ||
+      "$TSBI_ROOT/scripts/debfetch.sh" download trixie all "$Q/pydeps/debs" meson python3-pycotap
     for deb in "$Q"/pydeps/debs/*.deb; do dpkg-deb -x "$deb" "$Q/pydeps/root"; done
     touch "$Q/pydeps/.tsbi-complete"
   fi
