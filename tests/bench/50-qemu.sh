@@ -38,7 +38,7 @@ wall() {
 }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 
-for spec in kernel:1:${TSBI_BENCH_KERNEL_ITER:-20000} mixed:0:${TSBI_BENCH_MIXED_ITER:-60000}; do
+for spec in kernel:1:${TSBI_BENCH_KERNEL_ITER:-100000} mixed:0:${TSBI_BENCH_MIXED_ITER:-60000}; do
   IFS=: read -r name kernel iter <<< "$spec"
   base=$(wall "$QN" 0 "$kernel" "$iter") || { fail "bench $name: run failed"; continue; }
   off=$(wall "$Q" 0 "$kernel" "$iter") || { fail "bench $name: run failed"; continue; }

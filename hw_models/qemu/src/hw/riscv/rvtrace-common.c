@@ -11,18 +11,6 @@
 #include "migration/vmstate.h"
 #include "hw/riscv/rvtrace.h"
 
-bool rvtrace_sink_push(Object *sink, unsigned port, const uint8_t *msg,
-                       unsigned len)
-{
-    RVTraceSinkIfClass *k;
-
-    if (!sink) {
-        return false;
-    }
-    k = RVTRACE_SINK_IF_GET_CLASS(sink);
-    return k->push(RVTRACE_SINK_IF(sink), port, msg, len);
-}
-
 uint64_t rvtrace_sink_timestamp(Object *sink)
 {
     RVTraceSinkIfClass *k;

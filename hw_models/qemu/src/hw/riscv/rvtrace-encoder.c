@@ -25,6 +25,8 @@
 #include "hw/core/cpu.h"
 #include "migration/vmstate.h"
 #include "system/runstate.h"
+#include "system/cpu-timers.h"
+#include "qemu/timer.h"
 #include "target/riscv/cpu.h"
 #include "target/riscv/trace_ingress.h"
 #include "hw/riscv/rvtrace.h"
@@ -73,44 +75,60 @@ static const NtFieldRef *nt_msg_fields(unsigned tcode)
  */
 typedef struct NtMsg {
     uint8_t b[RVTRACE_MSG_MAX];
-    unsigned len;
-    unsigned bit;            /* MDO bits used in b[len] */
+    unsigned len;            /* complete bytes in b */
+    uint64_t acc;            /* MDO bits not yet in a byte (fewer than 6) */
+    unsigned nacc;
 } NtMsg;
 
 #define NT_MSEO_END_FIELD 0x1
 #define NT_MSEO_END_MSG   0x3
 #define NT_MDO_BITS       6
 
+/* Append the @n (at most 32) low bits of @v, which has no others set. */
+static inline __attribute__((always_inline)) void nt_put(NtMsg *m, unsigned n,
+                                                        uint64_t v)
+{
+    m->acc |= v << m->nacc;
+    m->nacc += n;
+    while (m->nacc >= NT_MDO_BITS) {
+        m->b[m->len++] = (m->acc & MAKE_64BIT_MASK(0, NT_MDO_BITS)) << 2;
+        m->acc >>= NT_MDO_BITS;
+        m->nacc -= NT_MDO_BITS;
+    }
+}
+
 static inline __attribute__((always_inline)) void nt_bits(NtMsg *m, unsigned n,
                                                          uint64_t v)
 {
-    while (n) {
-        unsigned take = MIN(NT_MDO_BITS - m->bit, n);
+    if (n == 0) {
+        return;
+    }
+    v &= MAKE_64BIT_MASK(0, n);
+    while (n > 32) {
+        nt_put(m, 32, v & MAKE_64BIT_MASK(0, 32));
+        v >>= 32;
+        n -= 32;
+    }
+    nt_put(m, n, v);
+}
 
-        if (m->bit == 0) {
-            m->b[m->len] = 0;
-        }
-        m->b[m->len] |= (uint8_t)((v & MAKE_64BIT_MASK(0, take)) << (2 + m->bit));
-        v = take < 64 ? v >> take : 0;
-        n -= take;
-        m->bit += take;
-        if (m->bit == NT_MDO_BITS) {
-            m->len++;
-            m->bit = 0;
-        }
+/* Complete the current byte (if started). */
+static inline void nt_pad(NtMsg *m)
+{
+    if (m->nacc) {
+        m->b[m->len++] = m->acc << 2;
+        m->acc = 0;
+        m->nacc = 0;
     }
 }
 
-static void nt_close_field(NtMsg *m)
+static inline __attribute__((always_inline)) void nt_close_field(NtMsg *m)
 {
-    if (m->bit) {
-        m->len++;
-        m->bit = 0;
-    }
+    nt_pad(m);
     m->b[m->len - 1] |= NT_MSEO_END_FIELD;
 }
 
-static void nt_var(NtMsg *m, uint64_t v)
+static inline __attribute__((always_inline)) void nt_var(NtMsg *m, uint64_t v)
 {
     nt_bits(m, v ? 64 - clz64(v) : 1, v);
     nt_close_field(m);
@@ -130,7 +148,7 @@ static void nt_addr(NtMsg *m, uint64_t a, bool extend, unsigned w)
         nt_var(m, a);
         return;
     }
-    for (k = NT_MDO_BITS - m->bit; k < w; k += NT_MDO_BITS) {
+    for (k = NT_MDO_BITS - m->nacc; k < w; k += NT_MDO_BITS) {
         if ((sextract64(a, 0, k) & MAKE_64BIT_MASK(0, w)) == a) {
             break;
         }
@@ -140,6 +158,17 @@ static void nt_addr(NtMsg *m, uint64_t a, bool extend, unsigned w)
 }
 
 /* ------------------------------------------------------------ encoder core */
+
+/*
+ * QEMU builds with -ftrivial-auto-var-init=zero; the message path's field
+ * arrays and message buffers are filled before use, and clearing them for
+ * every message would cost more than building it.
+ */
+#if __has_attribute(uninitialized)
+#define ENC_NOINIT __attribute__((uninitialized))
+#else
+#define ENC_NOINIT
+#endif
 
 #define ENC_MAX_HREPEAT MAKE_64BIT_MASK(0, NT_LIMIT_MAX_HREPEAT)
 #define ENC_MAX_BCNT    MAKE_64BIT_MASK(0, NT_LIMIT_MAX_BCNT)
@@ -178,46 +207,55 @@ static uint32_t enc_process(CPURISCVState *env)
            ((env->virt_enabled ? 1 : 0) << 4);
 }
 
-static bool enc_push(RVTraceEncoderState *s, NtMsg *m)
-{
-    trace_rvtrace_encoder_msg(s->port, m->b[0] >> 2, m->len);
-    return s->out_k->push(s->out_if, s->port, m->b, m->len);
-}
-
 static bool enc_stall_ena(RVTraceEncoderState *s)
 {
     return FIELD_EX32(s->control, TR_TE_CONTROL, INST_STALL_ENA);
 }
 
 /*
- * InstStallEna=1: the hart stalls until the sink takes the held messages.
- * This runs on the traced hart between translation blocks, so the hart
- * executes nothing meanwhile; the BQL is released while waiting so other
- * harts (which may drain the sink) and devices keep running.
+ * Hand the FIFO to the funnel/sink; true when it is empty afterwards. What
+ * was not taken stays at the front of the FIFO.
+ */
+static bool enc_drain(RVTraceEncoderState *s)
+{
+    unsigned n;
+
+    if (!s->fifo_len) {
+        return true;
+    }
+    n = s->out_k->push(s->out_if, s->port, s->fifo, s->fifo_len);
+    trace_rvtrace_encoder_drain(s->port, s->fifo_len, n);
+    if (n == s->fifo_len) {
+        qatomic_set(&s->fifo_len, 0);
+        return true;
+    }
+    memmove(s->fifo, s->fifo + n, s->fifo_len - n);
+    qatomic_set(&s->fifo_len, s->fifo_len - n);
+    return false;
+}
+
+static void enc_lose(RVTraceEncoderState *s);
+
+/*
+ * InstStallEna=1: the hart stalls until the sink takes the FIFO. This runs
+ * on the traced hart between translation blocks, so the hart executes
+ * nothing meanwhile; the BQL is released while waiting so other harts
+ * (which may drain the sink) and devices keep running.
  */
 static void enc_stall_work(CPUState *cs, run_on_cpu_data data)
 {
     RVTraceEncoderState *s = data.host_ptr;
 
-    trace_rvtrace_encoder_stall(s->port, s->stall_len);
-    while (s->stall_len) {
-        uint32_t n = s->stall_buf[0];
-
-        if (s->out_k->push(s->out_if, s->port, s->stall_buf + 1, n)) {
-            s->stall_len -= 1 + n;
-            memmove(s->stall_buf, s->stall_buf + 1 + n, s->stall_len);
-            continue;
-        }
+    trace_rvtrace_encoder_stall(s->port, s->fifo_len);
+    while (!enc_drain(s)) {
         if (!enc_stall_ena(s) || !(s->control & R_TR_TE_CONTROL_ACTIVE_MASK)) {
             /* Stalling switched off: what is held is lost. */
-            s->stall_len = 0;
-            s->lost = true;
-            s->need_sync = true;
-            s->sync_reason = NT_SYNC_FIFO_OVERRUN;
+            qatomic_set(&s->fifo_len, 0);
+            enc_lose(s);
             break;
         }
         if (qatomic_read(&cs->stop) || cs->stopped) {
-            /* The VM is pausing: resume the stall at the next message. */
+            /* The VM is pausing: the next message retries. */
             break;
         }
         bql_unlock();
@@ -227,25 +265,53 @@ static void enc_stall_work(CPUState *cs, run_on_cpu_data data)
     s->stall_queued = false;
 }
 
-/* Hand a finished message on; false when it had to be dropped. */
-static bool enc_output(RVTraceEncoderState *s, NtMsg *m)
+static void enc_request_stall(RVTraceEncoderState *s)
 {
-    if (s->stall_len == 0 && enc_push(s, m)) {
-        return true;
-    }
-    if (!enc_stall_ena(s) || s->stall_len + 1 + m->len > RVTRACE_STALL_BUF) {
-        return false;
-    }
-    s->stall_buf[s->stall_len] = m->len;
-    memcpy(s->stall_buf + s->stall_len + 1, m->b, m->len);
-    s->stall_len += 1 + m->len;
     s->control = FIELD_DP32(s->control, TR_TE_CONTROL,
                             INST_STALL_OR_OVERFLOW, 1);
     if (!s->stall_queued) {
         s->stall_queued = true;
         async_run_on_cpu(CPU(s->cpu), enc_stall_work, RUN_ON_CPU_HOST_PTR(s));
     }
+}
+
+/*
+ * The FIFO could not be handed on in full: with InstStallEna the hart
+ * stalls until it is; otherwise what the sink refused is lost.
+ */
+static void enc_drain_failed(RVTraceEncoderState *s)
+{
+    if (enc_stall_ena(s)) {
+        enc_request_stall(s);
+    } else {
+        qatomic_set(&s->fifo_len, 0);
+        enc_lose(s);
+    }
+}
+
+/* Queue a finished message; false when it had to be dropped. */
+static bool enc_output(RVTraceEncoderState *s, NtMsg *m)
+{
+    trace_rvtrace_encoder_msg(s->port, m->b[0] >> 2, m->len);
+    if (unlikely(s->fifo_len + m->len > RVTRACE_FIFO_SIZE) && !enc_drain(s)) {
+        enc_drain_failed(s);
+        if (s->lost || s->fifo_len + m->len >
+                         RVTRACE_FIFO_SIZE + RVTRACE_FIFO_STALL_ROOM) {
+            return false;
+        }
+    }
+    /* A fixed-size copy (the FIFO has the slack) is a few vector moves. */
+    memcpy(s->fifo + s->fifo_len, m->b, sizeof(m->b));
+    qatomic_set(&s->fifo_len, s->fifo_len + m->len);
     return true;
+}
+
+/* Tracing stopped or the hart idles: hand on what the FIFO holds. */
+static void enc_flush(RVTraceEncoderState *s)
+{
+    if (!enc_drain(s)) {
+        enc_drain_failed(s);
+    }
 }
 
 static void enc_lose(RVTraceEncoderState *s)
@@ -268,14 +334,11 @@ static bool enc_is_sync_tcode(unsigned tcode)
 
 static void enc_send(RVTraceEncoderState *s, unsigned tcode, uint64_t *f);
 
-static void enc_flush_repeats(RVTraceEncoderState *s, unsigned tcode,
-                              uint64_t rcode)
+static void enc_flush_repeats_slow(RVTraceEncoderState *s, unsigned tcode,
+                                   uint64_t rcode)
 {
     uint64_t f[NT_FLD_COUNT];
 
-    if (likely(!s->bcnt && !s->hrepeat)) {
-        return;
-    }
     memset(f, 0, sizeof(f));
     if (tcode != NT_TCODE_RepeatBranch && s->bcnt) {
         f[NT_FLD_BCNT] = s->bcnt;
@@ -293,6 +356,15 @@ static void enc_flush_repeats(RVTraceEncoderState *s, unsigned tcode,
     }
 }
 
+/* Pending RepeatBranch / repeated-HIST counts go out before other messages. */
+static inline void enc_flush_repeats(RVTraceEncoderState *s, unsigned tcode,
+                                     uint64_t rcode)
+{
+    if (unlikely(s->bcnt || s->hrepeat)) {
+        enc_flush_repeats_slow(s, tcode, rcode);
+    }
+}
+
 /*
  * Error message (ETYPE 0, program trace lost) reporting a gap; it goes out
  * as soon as there is room, before the next synchronizing message or as the
@@ -301,7 +373,7 @@ static void enc_flush_repeats(RVTraceEncoderState *s, unsigned tcode,
 static bool enc_error(RVTraceEncoderState *s)
 {
     unsigned srcbits = FIELD_EX32(s->inst_features, TR_TE_INST_FEATURES, SRC_BITS);
-    NtMsg e = { .len = 0 };
+    NtMsg e = { .len = 0, .acc = 0, .nacc = 0 };
 
     nt_bits(&e, 6, NT_TCODE_Error);
     if (srcbits && !FIELD_EX32(s->control, TR_TE_CONTROL, INHIBIT_SRC)) {
@@ -311,14 +383,19 @@ static bool enc_error(RVTraceEncoderState *s)
     nt_bits(&e, 4, NT_ETYPE_FIFO_OVERRUN);
     nt_var(&e, NT_ECODE_PROGRAM_LOST);
     e.b[e.len - 1] |= NT_MSEO_END_MSG;
-    if (!enc_push(s, &e)) {
+    s->lost = false;
+    if (!enc_output(s, &e)) {
+        s->lost = true;
         return false;
     }
-    s->lost = false;
     return true;
 }
 
-/* Build and send one message; @f holds field values indexed by NT_FLD_*. */
+/*
+ * Build and send one message; @f holds field values indexed by NT_FLD_*.
+ * Only the fields of @tcode's table row are read (a conditional field only
+ * when its condition holds), so callers on the hot path set just those.
+ */
 static void enc_send(RVTraceEncoderState *s, unsigned tcode, uint64_t *f)
 {
     const NtFieldRef *r = nt_msg_fields(tcode);
@@ -328,9 +405,10 @@ static void enc_send(RVTraceEncoderState *s, unsigned tcode, uint64_t *f)
     bool repeatable = !enc_htm(s) &&
         enc_feature(s, R_TR_TE_INST_FEATURES_EN_REPEATED_HISTORY_MASK) &&
         (tcode == NT_TCODE_DirectBranch || tcode == NT_TCODE_IndirectBranch);
-    NtMsg m = { .len = 0 };
+    NtMsg m ENC_NOINIT;
 
-    enc_flush_repeats(s, tcode, f[NT_FLD_RCODE]);
+    enc_flush_repeats(s, tcode,
+                      tcode == NT_TCODE_ResourceFull ? f[NT_FLD_RCODE] : 0);
     if (s->lost) {
         /* Only a synchronizing message may follow the Error message. */
         if (!sync || !enc_error(s)) {
@@ -338,6 +416,9 @@ static void enc_send(RVTraceEncoderState *s, unsigned tcode, uint64_t *f)
         }
     }
 
+    m.len = 0;
+    m.acc = 0;
+    m.nacc = 0;
     nt_bits(&m, 6, tcode);
     if (srcbits && !FIELD_EX32(s->control, TR_TE_CONTROL, INHIBIT_SRC)) {
         nt_bits(&m, srcbits,
@@ -361,10 +442,7 @@ static void enc_send(RVTraceEncoderState *s, unsigned tcode, uint64_t *f)
             break;
         }
     }
-    if (m.bit) {
-        m.len++;
-        m.bit = 0;
-    }
+    nt_pad(&m);
 
     if (repeatable) {
         /*
@@ -410,13 +488,36 @@ static void enc_send(RVTraceEncoderState *s, unsigned tcode, uint64_t *f)
     }
 }
 
+/*
+ * The hart's clock cycles as the model's mcycle counts them
+ * (target/riscv/csr.c: host ticks, or the instruction counter with -icount).
+ */
+static uint64_t enc_hart_cycles(void)
+{
+    return icount_enabled() ? icount_get() : cpu_get_host_ticks();
+}
+
+/*
+ * trTeInstSyncMode/trTeInstSyncMax (TCI 1.0): after 2^(max+4) messages,
+ * hart cycles or halfwords the next message is a synchronizing one.
+ */
 static void enc_check_periodic(RVTraceEncoderState *s)
 {
     unsigned max = FIELD_EX32(s->control, TR_TE_CONTROL, INST_SYNC_MAX);
+    uint64_t n;
 
-    if (FIELD_EX32(s->control, TR_TE_CONTROL, INST_SYNC_MODE) !=
-            RVTRACE_SYNC_MODE_OFF &&
-        s->sync_count >= (1ULL << (max + 4)) && !s->need_sync) {
+    switch (FIELD_EX32(s->control, TR_TE_CONTROL, INST_SYNC_MODE)) {
+    case RVTRACE_SYNC_MODE_MESSAGES:
+    case RVTRACE_SYNC_MODE_HALFWORDS:
+        n = s->sync_count;
+        break;
+    case RVTRACE_SYNC_MODE_CYCLES:
+        n = enc_hart_cycles() - s->sync_cycles;
+        break;
+    default:
+        return;
+    }
+    if (n >= (1ULL << (max + 4)) && !s->need_sync) {
         s->need_sync = true;
         s->sync_reason = NT_SYNC_PERIODIC;
     }
@@ -444,6 +545,7 @@ static void enc_after_sync(RVTraceEncoderState *s, CPURISCVState *env,
 {
     s->need_sync = false;
     s->sync_count = 0;
+    s->sync_cycles = enc_hart_cycles();
     s->last_addr = addr;
     s->stack_depth = 0;
     s->call_count = 0;
@@ -455,7 +557,7 @@ static void enc_after_sync(RVTraceEncoderState *s, CPURISCVState *env,
 static void enc_resource_full(RVTraceEncoderState *s, unsigned rcode,
                               uint64_t rdata)
 {
-    uint64_t f[NT_FLD_COUNT] = { 0 };
+    uint64_t f[NT_FLD_COUNT] ENC_NOINIT;   /* only its fields are read */
 
     f[NT_FLD_RCODE] = rcode;
     f[NT_FLD_RDATA] = rdata;
@@ -469,9 +571,9 @@ static void enc_resource_full(RVTraceEncoderState *s, unsigned rcode,
  */
 static uint64_t enc_take_icnt(RVTraceEncoderState *s)
 {
-    uint64_t n = s->env->trace_icnt;
+    uint64_t n = s->icnt;
 
-    s->env->trace_icnt = 0;
+    s->icnt = 0;
     if (FIELD_EX32(s->control, TR_TE_CONTROL, INST_SYNC_MODE) ==
         RVTRACE_SYNC_MODE_HALFWORDS) {
         s->sync_count += n;
@@ -479,31 +581,30 @@ static uint64_t enc_take_icnt(RVTraceEncoderState *s)
     return n;
 }
 
-/* Retire @n halfwords; a full I-CNT counter goes out in ResourceFull. */
-static void enc_icnt_add(RVTraceEncoderState *s, uint64_t n)
+/*
+ * An ingress report: the instructions up to (not including) @end have
+ * retired. I-CNT comes from the inline state (trace_icnt_k in cpu.h); a
+ * counter past its maximum goes out in ResourceFull messages of the maximum
+ * value, the rest stays for the next message (the decoder adds them up,
+ * N-Trace 1.0 "ResourceFull Message").
+ */
+static void enc_enter(RVTraceEncoderState *s, uint64_t end)
 {
-    uint64_t max = s->env->trace_icnt_max;
-
-    if (s->env->trace_icnt + n > max) {
-        if (s->env->trace_icnt) {
-            enc_resource_full(s, NT_RCODE_ICNT_FULL, enc_take_icnt(s));
+    s->icnt = (s->env->trace_icnt_k + end) >> 1;
+    while (s->icnt > s->icnt_max) {
+        s->icnt -= s->icnt_max;
+        if (FIELD_EX32(s->control, TR_TE_CONTROL, INST_SYNC_MODE) ==
+            RVTRACE_SYNC_MODE_HALFWORDS) {
+            s->sync_count += s->icnt_max;
         }
-        if (n > max) {
-            /* One straight run longer than the counter: report it whole. */
-            s->env->trace_icnt = n;
-            enc_resource_full(s, NT_RCODE_ICNT_FULL, enc_take_icnt(s));
-            n = 0;
-        }
+        enc_resource_full(s, NT_RCODE_ICNT_FULL, s->icnt_max);
     }
-    s->env->trace_icnt += n;
 }
 
-/* Instructions from run_start up to (not including) @end have retired. */
-static void enc_retire_to(RVTraceEncoderState *s, uint64_t end)
+/* End of an ingress report: the next sequential run starts at @next. */
+static void enc_leave(RVTraceEncoderState *s, uint64_t next)
 {
-    if (end >= s->env->trace_run_start) {
-        enc_icnt_add(s, (end - s->env->trace_run_start) >> 1);
-    }
+    s->env->trace_icnt_k = 2 * s->icnt - next;
 }
 
 static void enc_hist_full(RVTraceEncoderState *s);
@@ -517,6 +618,44 @@ static void enc_hist_add(RVTraceEncoderState *s, unsigned taken)
 }
 
 /* HIST register full: its stop bit reached the top position. */
+/*
+ * ResourceFull with a full HIST is the most frequent HTM message: built
+ * directly when nothing else is due (no gap, no pending repeats, no
+ * TSTAMP); enc_realize checks the table row has the layout used here.
+ */
+static bool enc_send_hist_full_fast(RVTraceEncoderState *s, uint32_t hist)
+{
+    unsigned srcbits = FIELD_EX32(s->inst_features, TR_TE_INST_FEATURES,
+                                  SRC_BITS);
+    NtMsg m ENC_NOINIT;
+
+    if (unlikely(s->lost || s->bcnt || s->hrepeat ||
+                 FIELD_EX32(s->ts.control, TR_TS_CONTROL, ENABLE))) {
+        return false;
+    }
+    m.len = 0;
+    m.acc = 0;
+    m.nacc = 0;
+    nt_bits(&m, 6, NT_TCODE_ResourceFull);
+    if (srcbits && !FIELD_EX32(s->control, TR_TE_CONTROL, INHIBIT_SRC)) {
+        nt_bits(&m, srcbits,
+                FIELD_EX32(s->inst_features, TR_TE_INST_FEATURES, SRC_ID));
+    }
+    nt_bits(&m, nt_field_info[NT_FLD_RCODE].bits, NT_RCODE_HIST_FULL);
+    nt_var(&m, hist);
+    m.b[m.len - 1] |= NT_MSEO_END_MSG;
+    s->bcnt_valid = false;
+    if (!enc_output(s, &m)) {
+        enc_lose(s);
+        return true;
+    }
+    if (FIELD_EX32(s->control, TR_TE_CONTROL, INST_SYNC_MODE) ==
+        RVTRACE_SYNC_MODE_MESSAGES) {
+        s->sync_count++;
+    }
+    return true;
+}
+
 static void enc_hist_full(RVTraceEncoderState *s)
 {
     if (enc_feature(s, R_TR_TE_INST_FEATURES_EN_REPEATED_HISTORY_MASK) &&
@@ -525,8 +664,10 @@ static void enc_hist_full(RVTraceEncoderState *s)
             enc_flush_repeats(s, NT_TCODE_ProgTraceSync, 0);
         }
     } else {
-        enc_flush_repeats(s, NT_TCODE_ProgTraceSync, 0);
-        enc_resource_full(s, NT_RCODE_HIST_FULL, s->env->trace_hist);
+        if (!enc_send_hist_full_fast(s, s->env->trace_hist)) {
+            enc_flush_repeats(s, NT_TCODE_ProgTraceSync, 0);
+            enc_resource_full(s, NT_RCODE_HIST_FULL, s->env->trace_hist);
+        }
         s->rep_hist = s->env->trace_hist;
         s->rep_valid = true;
     }
@@ -537,7 +678,7 @@ static void enc_hist_full(RVTraceEncoderState *s)
 static void enc_direct(RVTraceEncoderState *s, CPURISCVState *env,
                        uint64_t next)
 {
-    uint64_t f[NT_FLD_COUNT] = { 0 };
+    uint64_t f[NT_FLD_COUNT] ENC_NOINIT;   /* only its fields are read */
 
     f[NT_FLD_ICNT] = enc_take_icnt(s);
     if (s->need_sync) {
@@ -557,7 +698,7 @@ static void enc_direct(RVTraceEncoderState *s, CPURISCVState *env,
 static void enc_indirect(RVTraceEncoderState *s, CPURISCVState *env,
                          uint64_t next, unsigned btype)
 {
-    uint64_t f[NT_FLD_COUNT] = { 0 };
+    uint64_t f[NT_FLD_COUNT] ENC_NOINIT;   /* only its fields are read */
     bool htm = enc_htm(s) && s->env->trace_hist != 1;
 
     f[NT_FLD_BTYPE] = btype;
@@ -637,8 +778,7 @@ void riscv_trace_cf(CPURISCVState *env, target_ulong pc, target_ulong next,
     if (!s || !s->tracing) {
         return;
     }
-    enc_retire_to(s, succ);
-    s->env->trace_run_start = next;
+    enc_enter(s, succ);
     all_jumps = enc_feature(s, R_TR_TE_INST_FEATURES_EN_ALL_JUMPS_MASK);
 
     switch (itype) {
@@ -695,6 +835,7 @@ void riscv_trace_cf(CPURISCVState *env, target_ulong pc, target_ulong next,
         enc_ownership(s, env, false);
     }
     enc_check_periodic(s);
+    enc_leave(s, next);
 }
 
 void riscv_trace_trap(CPURISCVState *env, target_ulong epc,
@@ -709,35 +850,41 @@ void riscv_trace_trap(CPURISCVState *env, target_ulong epc,
      * An exception's instruction at epc did not retire; an interrupt is
      * taken before the instruction at epc. Either way the run ends at epc.
      */
-    enc_retire_to(s, epc);
-    s->env->trace_run_start = handler;
+    enc_enter(s, epc);
     enc_indirect(s, env, handler,
                  interrupt ? NT_BTYPE_INTERRUPT : NT_BTYPE_EXCEPTION);
     enc_ownership(s, env, false);
     enc_check_periodic(s);
+    enc_leave(s, handler);
 }
 
 /*
- * The inline HTM branch path (translate.c gen_trace_branch) updated
- * trace_run_start, trace_icnt and trace_hist and found the HIST register full
- * or the I-CNT counter past its maximum: emit the ResourceFull messages. An
- * I-CNT above the maximum is reported whole (N-Trace 1.0 "I-CNT Details"
- * allows a bigger value).
+ * The inline HTM branch path (translate.c gen_trace_branch) to @next found
+ * the HIST register full: emit ResourceFull (and any I-CNT overflow).
  */
-void riscv_trace_fixup(CPURISCVState *env)
+void riscv_trace_fixup(CPURISCVState *env, target_ulong next)
 {
     RVTraceEncoderState *s = env->trace_encoder;
 
     if (!s || !s->tracing) {
         return;
     }
+    enc_enter(s, next);
     if (env->trace_hist >= env->trace_hist_full) {
         enc_hist_full(s);
     }
-    if (env->trace_icnt > env->trace_icnt_max) {
-        enc_resource_full(s, NT_RCODE_ICNT_FULL, enc_take_icnt(s));
-    }
     enc_check_periodic(s);
+    enc_leave(s, next);
+}
+
+/* The hart idles (WFI): its FIFO drains as a hardware one would. */
+void riscv_trace_idle(CPURISCVState *env)
+{
+    RVTraceEncoderState *s = env->trace_encoder;
+
+    if (s && s->fifo_len && !enc_drain(s)) {
+        enc_drain_failed(s);
+    }
 }
 
 /* ----------------------------------------------------- start/stop tracing */
@@ -751,6 +898,20 @@ static bool enc_want_tracing(RVTraceEncoderState *s)
            enc_inst_mode(s) != RVTRACE_INST_MODE_OFF;
 }
 
+/* Which translations the traced hart runs (trace_ingress.h cs_base bits). */
+static uint32_t enc_cs_base(RVTraceEncoderState *s)
+{
+    uint32_t v = RISCV_TRACE_CS_BASE_INGRESS;
+
+    if (enc_htm(s)) {
+        v |= RISCV_TRACE_CS_BASE_HTM;
+    }
+    if (enc_feature(s, R_TR_TE_INST_FEATURES_EN_ALL_JUMPS_MASK)) {
+        v |= RISCV_TRACE_CS_BASE_ALL_JUMPS;
+    }
+    return v;
+}
+
 static void enc_start(RVTraceEncoderState *s, CPURISCVState *env,
                       unsigned reason)
 {
@@ -758,11 +919,10 @@ static void enc_start(RVTraceEncoderState *s, CPURISCVState *env,
     uint64_t pc = env->pc;
 
     s->tracing = true;
-    s->env->trace_icnt = 0;
+    s->icnt = 0;
     s->env->trace_hist = 1;
     s->hrepeat = 0;
     s->bcnt = 0;
-    s->env->trace_run_start = pc;
     s->need_sync = false;
     if (s->lost) {
         reason = NT_SYNC_FIFO_OVERRUN;
@@ -773,8 +933,8 @@ static void enc_start(RVTraceEncoderState *s, CPURISCVState *env,
     if (!s->lost) {
         enc_after_sync(s, env, pc);
     }
-    env->trace_ingress = RISCV_TRACE_CS_BASE_INGRESS |
-                         (enc_htm(s) ? RISCV_TRACE_CS_BASE_HTM : 0);
+    enc_leave(s, pc);
+    env->trace_ingress = enc_cs_base(s);
 }
 
 static void enc_stop(RVTraceEncoderState *s, CPURISCVState *env,
@@ -782,7 +942,7 @@ static void enc_stop(RVTraceEncoderState *s, CPURISCVState *env,
 {
     uint64_t f[NT_FLD_COUNT] = { 0 };
 
-    enc_retire_to(s, env->pc);
+    enc_enter(s, env->pc);
     f[NT_FLD_EVCODE] = evcode;
     f[NT_FLD_CDF] = enc_htm(s) ? 1 : 0;
     f[NT_FLD_ICNT] = enc_take_icnt(s);
@@ -792,7 +952,8 @@ static void enc_stop(RVTraceEncoderState *s, CPURISCVState *env,
         /* The gap is reported even when no synchronizing message follows. */
         enc_error(s);
     }
-    s->env->trace_icnt = 0;
+    enc_flush(s);
+    s->icnt = 0;
     s->env->trace_hist = 1;
     s->tracing = false;
     env->trace_ingress = 0;
@@ -812,9 +973,24 @@ static void enc_apply_work(CPUState *cs, run_on_cpu_data data)
     qatomic_set(&s->pending, false);
 }
 
+/* Mode or features changed while tracing: new translations to match. */
+static void enc_cs_base_work(CPUState *cs, run_on_cpu_data data)
+{
+    RVTraceEncoderState *s = data.host_ptr;
+
+    if (s->tracing) {
+        enc_env(s)->trace_ingress = enc_cs_base(s);
+    }
+}
+
 static void enc_schedule_apply(RVTraceEncoderState *s)
 {
     if (enc_want_tracing(s) == qatomic_read(&s->tracing)) {
+        if (qatomic_read(&s->tracing) &&
+            qatomic_read(&enc_env(s)->trace_ingress) != enc_cs_base(s)) {
+            async_run_on_cpu(CPU(s->cpu), enc_cs_base_work,
+                             RUN_ON_CPU_HOST_PTR(s));
+        }
         return;
     }
     qatomic_set(&s->pending, true);
@@ -834,6 +1010,9 @@ static void enc_vm_state_change(void *opaque, bool running, RunState state)
     if (!running && state == RUN_STATE_DEBUG && s->tracing) {
         enc_stop(s, env, NT_EVCODE_DEBUG_ENTRY);
         s->debug_stopped = true;
+    } else if (!running) {
+        /* Whoever looks at the stopped machine sees the trace so far. */
+        enc_drain(s);
     } else if (running && s->debug_stopped) {
         s->debug_stopped = false;
         if (enc_want_tracing(s)) {
@@ -911,10 +1090,6 @@ static void enc_write_control(RVTraceEncoderState *s, uint32_t val)
                     enc_legal_inst_mode(FIELD_EX32(val, TR_TE_CONTROL,
                                                    INST_MODE)));
     sync_mode = FIELD_EX32(val, TR_TE_CONTROL, INST_SYNC_MODE);
-    if (sync_mode == RVTRACE_SYNC_MODE_CYCLES) {
-        /* Hart cycles are not modelled: count halfwords instead. */
-        sync_mode = RVTRACE_SYNC_MODE_HALFWORDS;
-    }
     nc = FIELD_DP32(nc, TR_TE_CONTROL, INST_SYNC_MODE, sync_mode);
     nc = FIELD_DP32(nc, TR_TE_CONTROL, FORMAT, RVTRACE_FORMAT_NTRACE);
     /* InstStallOrOverflow: write 1 to clear; cleared when enabling. */
@@ -940,6 +1115,7 @@ static void enc_write_features(RVTraceEncoderState *s, uint32_t val)
                     MIN(FIELD_EX32(val, TR_TE_INST_FEATURES, SRC_BITS),
                         NT_LIMIT_MAX_SRC));
     s->inst_features = nv;
+    enc_schedule_apply(s);
 }
 
 static uint64_t enc_read(void *opaque, hwaddr addr, unsigned size)
@@ -950,7 +1126,7 @@ static uint64_t enc_read(void *opaque, hwaddr addr, unsigned size)
     switch (addr) {
     case A_TR_TE_CONTROL:
         v = s->control;
-        if (!qatomic_read(&s->pending) && !qatomic_read(&s->stall_len)) {
+        if (!qatomic_read(&s->pending) && !qatomic_read(&s->fifo_len)) {
             v |= R_TR_TE_CONTROL_EMPTY_MASK;
         }
         break;
@@ -1030,7 +1206,7 @@ static void enc_reset(DeviceState *dev)
     s->tracing = false;
     s->lost = false;
     s->pending = false;
-    s->stall_len = 0;
+    s->fifo_len = 0;
     if (s->cpu) {
         enc_env(s)->trace_ingress = 0;
     }
@@ -1054,6 +1230,15 @@ static void enc_realize(DeviceState *dev, Error **errp)
                    NT_LIMIT_MAX_HIST);
         return;
     }
+    /* enc_send_hist_full_fast writes this row's layout itself. */
+    g_assert(nt_fields_ResourceFull[0].id == NT_FLD_RCODE &&
+             nt_fields_ResourceFull[0].cond_id < 0 &&
+             nt_fields_ResourceFull[1].id == NT_FLD_RDATA &&
+             nt_fields_ResourceFull[1].cond_id < 0 &&
+             nt_fields_ResourceFull[2].cond_id == NT_FLD_RCODE &&
+             nt_fields_ResourceFull[2].cond_val != NT_RCODE_HIST_FULL &&
+             nt_fields_ResourceFull[3].id < 0 &&
+             nt_field_info[NT_FLD_RDATA].kind == NTRACE_KIND_VAR);
     if (!s->output || !object_dynamic_cast(s->output, TYPE_RVTRACE_SINK_IF)) {
         error_setg(errp, "rvtrace-encoder: 'output' must link a funnel or sink");
         return;
@@ -1063,7 +1248,7 @@ static void enc_realize(DeviceState *dev, Error **errp)
     s->out_k = RVTRACE_SINK_IF_GET_CLASS(s->output);
     s->env = &RISCV_CPU(s->cpu)->env;
     s->env->trace_encoder = s;
-    s->env->trace_icnt_max = MAKE_64BIT_MASK(0, s->icnt_bits);
+    s->icnt_max = MAKE_64BIT_MASK(0, s->icnt_bits);
     s->env->trace_hist_full = 1u << (s->hist_bits - 1);
     memory_region_init_io(&s->mmio, OBJECT(dev), &enc_ops, s,
                           TYPE_RVTRACE_ENCODER, RVTRACE_REG_SIZE);
@@ -1082,8 +1267,8 @@ static const Property enc_properties[] = {
 
 static const VMStateDescription vmstate_enc = {
     .name = TYPE_RVTRACE_ENCODER,
-    .version_id = 1,
-    .minimum_version_id = 1,
+    .version_id = 2,
+    .minimum_version_id = 2,
     .fields = (const VMStateField[]) {
         VMSTATE_UINT32(control, RVTraceEncoderState),
         VMSTATE_UINT32(inst_features, RVTraceEncoderState),
@@ -1096,6 +1281,7 @@ static const VMStateDescription vmstate_enc = {
         VMSTATE_UINT64(last_addr, RVTraceEncoderState),
         VMSTATE_UINT64(last_ts, RVTraceEncoderState),
         VMSTATE_UINT64(sync_count, RVTraceEncoderState),
+        VMSTATE_UINT64(sync_cycles, RVTraceEncoderState),
         VMSTATE_UINT32(priv, RVTraceEncoderState),
         VMSTATE_UINT32(rep_hist, RVTraceEncoderState),
         VMSTATE_UINT32(hrepeat, RVTraceEncoderState),

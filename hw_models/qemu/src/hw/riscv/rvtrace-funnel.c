@@ -119,8 +119,8 @@ static const MemoryRegionOps funnel_ops = {
     },
 };
 
-static bool funnel_push(RVTraceSinkIf *sif, unsigned port, const uint8_t *msg,
-                        unsigned len)
+static unsigned funnel_push(RVTraceSinkIf *sif, unsigned port,
+                            const uint8_t *msg, unsigned len)
 {
     /* Unchecked cast: the interface pointer is the funnel (hot path). */
     RVTraceFunnelState *s = (RVTraceFunnelState *)sif;
@@ -128,11 +128,11 @@ static bool funnel_push(RVTraceSinkIf *sif, unsigned port, const uint8_t *msg,
                     R_TR_FUNNEL_CONTROL_ENABLE_MASK;
 
     if ((qatomic_read(&s->control) & need) != need) {
-        return false;
+        return 0;
     }
     if (port < 32 && (qatomic_read(&s->dis_input) & (1u << port))) {
         /* A disabled input is read but its messages are discarded. */
-        return true;
+        return len;
     }
     return s->out_k->push(s->out_if, 0, msg, len);
 }

@@ -119,7 +119,8 @@ static void ramsink_commit_word(RVTraceRamSinkState *s)
     ramsink_store_word(s, wp, s->word);
     s->word = 0;
     s->word_fill = 0;
-    if (wp == s->limit) {
+    /* A WP programmed above Limit wraps after its first word, too. */
+    if (wp >= s->limit) {
         ramsink_stage_flush(s);
         s->wp = s->start | R_TR_RAM_WP_LOW_WRAP_MASK;
         if (FIELD_EX32(s->control, TR_RAM_CONTROL, STOP_ON_WRAP)) {
@@ -143,46 +144,115 @@ static void ramsink_flush(RVTraceRamSinkState *s)
     }
 }
 
-static bool ramsink_push(RVTraceSinkIf *sif, unsigned port, const uint8_t *msg,
-                         unsigned len)
+/* Append one byte to the word being gathered (caller holds s->lock). */
+static void ramsink_put_byte(RVTraceRamSinkState *s, uint8_t b)
+{
+    s->word |= (uint32_t)b << (8 * s->word_fill);
+    if (++s->word_fill == 4) {
+        ramsink_commit_word(s);
+    }
+}
+
+/*
+ * Store @len bytes at WP (caller holds s->lock). Bytes pack LSB first into
+ * little-endian words, so the memory holds the stream in order: whole words
+ * are copied up to Limit at a time.
+ */
+static void ramsink_put(RVTraceRamSinkState *s, const uint8_t *p, unsigned len)
+{
+    while (len && (s->control & R_TR_RAM_CONTROL_ENABLE_MASK)) {
+        uint64_t wp = s->wp & ~3ULL;
+        uint64_t n;
+
+        if (s->word_fill || len < 4 || wp >= s->limit) {
+            ramsink_put_byte(s, *p++);
+            len--;
+            continue;
+        }
+        /* Whole words from WP up to (not including) the word at Limit. */
+        n = MIN((uint64_t)(len & ~3u), s->limit - wp);
+        if (ramsink_is_smem(s)) {
+            uint64_t k = 0;
+
+            while (k < n) {
+                uint64_t chunk;
+
+                if (s->stage_len == RVTRACE_SMEM_BURST ||
+                    (s->stage_len &&
+                     wp + k != s->stage_addr + s->stage_len)) {
+                    ramsink_stage_flush(s);
+                }
+                if (s->stage_len == 0) {
+                    s->stage_addr = wp + k;
+                }
+                chunk = MIN(n - k, (uint64_t)RVTRACE_SMEM_BURST - s->stage_len);
+                memcpy(s->stage + s->stage_len, p + k, chunk);
+                s->stage_len += chunk;
+                k += chunk;
+            }
+        } else {
+            memcpy(s->sram + wp, p, n);
+        }
+        s->wp = (wp + n) | (s->wp & R_TR_RAM_WP_LOW_WRAP_MASK);
+        p += n;
+        len -= n;
+    }
+}
+
+/*
+ * Length of the longest prefix of whole messages in @msg (each ends with
+ * MSEO=11) that is at most @room bytes.
+ */
+static unsigned ramsink_whole_messages(const uint8_t *msg, unsigned len,
+                                       uint64_t room)
+{
+    unsigned i, end = 0;
+
+    for (i = 0; i < len && i < room; i++) {
+        if ((msg[i] & 3) == 3) {
+            end = i + 1;
+        }
+    }
+    return end;
+}
+
+static unsigned ramsink_push(RVTraceSinkIf *sif, unsigned port,
+                             const uint8_t *msg, unsigned len)
 {
     /* Unchecked cast: the interface pointer is the sink (hot path). */
     RVTraceRamSinkState *s = (RVTraceRamSinkState *)sif;
     uint32_t need = R_TR_RAM_CONTROL_ACTIVE_MASK | R_TR_RAM_CONTROL_ENABLE_MASK;
-    unsigned i;
+    unsigned take = len;
 
     qemu_mutex_lock(&s->lock);
     if ((s->control & need) != need) {
         qemu_mutex_unlock(&s->lock);
-        return false;
+        return 0;
     }
     if (FIELD_EX32(s->control, TR_RAM_CONTROL, STOP_ON_WRAP)) {
-        uint64_t room = s->limit + 4 - (s->wp & ~3ULL) - s->word_fill;
+        uint64_t wp = s->wp & ~3ULL;
+        uint64_t room = wp > s->limit ? 0 :
+                        s->limit + 4 - wp - s->word_fill;
 
-        if ((s->wp & ~3ULL) > s->limit || len > room) {
+        if (len > room) {
             /*
-             * Messages are stored whole: fill the rest of the buffer with
-             * idle bytes, which completes it and stops the capture, and
-             * refuse the message (the encoder drops it or stalls).
+             * Messages are stored whole: store those that fit, fill the
+             * rest of the buffer with idle bytes, which completes it and
+             * stops the capture, and refuse the others (the encoder drops
+             * them or stalls).
              */
+            take = ramsink_whole_messages(msg, len, room);
+            ramsink_put(s, msg, take);
             while (s->control & R_TR_RAM_CONTROL_ENABLE_MASK) {
-                s->word |= (uint32_t)RAMSINK_IDLE << (8 * s->word_fill);
-                if (++s->word_fill == 4) {
-                    ramsink_commit_word(s);
-                }
+                ramsink_put_byte(s, RAMSINK_IDLE);
             }
             qemu_mutex_unlock(&s->lock);
-            return false;
+            return take;
         }
     }
-    for (i = 0; i < len; i++) {
-        s->word |= (uint32_t)msg[i] << (8 * s->word_fill);
-        if (++s->word_fill == 4) {
-            ramsink_commit_word(s);
-        }
-    }
+    ramsink_put(s, msg, len);
     qemu_mutex_unlock(&s->lock);
-    return true;
+    return take;
 }
 
 static uint64_t ramsink_read(void *opaque, hwaddr addr, unsigned size)

@@ -10,10 +10,11 @@
  * instruction is covered. Traps report the trap PC and handler address.
  * Translation adds the calls only to translation blocks created while the
  * hart's encoder is tracing (cs_base bit 0), so untraced code runs exactly
- * the code it always did. Conditional branches in HTM (and not-taken ones in
- * BTM) are handled inline: the generated code adds the run to I-CNT, moves
- * the run start and shifts the branch into HIST in CPURISCVState, and calls
- * helper_trace_fixup only when HIST is full or I-CNT passes its maximum.
+ * the code it always did. Conditional branches in HTM, not-taken ones in
+ * BTM and plain direct jumps (without EnAllJumps) are handled inline: a
+ * transfer adds a constant to trace_icnt_k (I-CNT relative to the start of
+ * the current run, see cpu.h), an HTM branch shifts its outcome into
+ * trace_hist, and helper_trace_fixup runs only when HIST is full.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -30,11 +31,14 @@
 /* cs_base bits: blocks that carry ingress calls; encoder in HTM mode. */
 #define RISCV_TRACE_CS_BASE_INGRESS 1
 #define RISCV_TRACE_CS_BASE_HTM     2
+/* EnAllJumps: plain direct jumps are reported too. */
+#define RISCV_TRACE_CS_BASE_ALL_JUMPS 4
 
 void riscv_trace_cf(CPURISCVState *env, target_ulong pc, target_ulong next,
                     uint32_t info);
 void riscv_trace_trap(CPURISCVState *env, target_ulong epc,
                       target_ulong handler, bool interrupt);
-void riscv_trace_fixup(CPURISCVState *env);
+void riscv_trace_fixup(CPURISCVState *env, target_ulong next);
+void riscv_trace_idle(CPURISCVState *env);
 
 #endif

@@ -61,15 +61,17 @@ typedef struct RVTraceTimestamp {
 /*
  * The connection between components: a funnel or a sink accepts whole
  * N-Trace messages (TCI 1.0 "Connections Between Components": a partial
- * message is never sent).
+ * message is never sent). A push hands over a run of whole messages (each
+ * ends with a byte whose MSEO is 11); the receiver takes a prefix of whole
+ * messages and returns its length in bytes.
  */
 #define TYPE_RVTRACE_SINK_IF "rvtrace-sink-if"
 typedef struct RVTraceSinkIf RVTraceSinkIf;
 typedef struct RVTraceSinkIfClass {
     InterfaceClass parent;
-    /* Accept a whole message from input @port; false if it cannot now. */
-    bool (*push)(RVTraceSinkIf *sink, unsigned port, const uint8_t *msg,
-                 unsigned len);
+    /* Take whole messages from input @port; returns the bytes taken. */
+    unsigned (*push)(RVTraceSinkIf *sink, unsigned port, const uint8_t *msg,
+                     unsigned len);
     /* Shared timestamp value (0 when this component has no running unit). */
     uint64_t (*timestamp)(RVTraceSinkIf *sink);
 } RVTraceSinkIfClass;
@@ -77,8 +79,6 @@ DECLARE_CLASS_CHECKERS(RVTraceSinkIfClass, RVTRACE_SINK_IF, TYPE_RVTRACE_SINK_IF
 #define RVTRACE_SINK_IF(obj) \
     INTERFACE_CHECK(RVTraceSinkIf, (obj), TYPE_RVTRACE_SINK_IF)
 
-bool rvtrace_sink_push(Object *sink, unsigned port, const uint8_t *msg,
-                       unsigned len);
 uint64_t rvtrace_sink_timestamp(Object *sink);
 
 /* Timestamp unit helpers (hw/riscv/rvtrace-common.c). */
@@ -206,8 +206,14 @@ REG32(TR_TE_TRIG_EXT_OUT_CONTROL, 0x058)
 #define RVTRACE_CALL_STACK 32
 /* Largest N-Trace message: 38 bytes (N-Trace 1.0 "Transmission Protocol"). */
 #define RVTRACE_MSG_MAX 48
-/* Messages held while the hart is stalled (InstStallEna), length-prefixed. */
-#define RVTRACE_STALL_BUF 1024
+/*
+ * Encoder FIFO of whole messages, handed to the funnel/sink when the next
+ * message does not fit, when tracing stops, when the hart idles (WFI) and
+ * when the VM stops. With InstStallEna, messages of the rest of the
+ * translation block (before the stall takes effect) use the extra room.
+ */
+#define RVTRACE_FIFO_SIZE 1024
+#define RVTRACE_FIFO_STALL_ROOM 512
 
 #define TYPE_RVTRACE_ENCODER "riscv.trace.encoder"
 OBJECT_DECLARE_SIMPLE_TYPE(RVTraceEncoderState, RVTRACE_ENCODER)
@@ -227,6 +233,7 @@ struct RVTraceEncoderState {
     RVTraceSinkIfClass *out_k;
     uint32_t port;           /* input number on @output */
     uint32_t icnt_bits;      /* I-CNT counter width (overflow at 2^bits) */
+    uint64_t icnt_max;       /* its maximum value */
     uint32_t hist_bits;      /* HIST register width incl. stop bit (<= 32) */
 
     /* Registers. */
@@ -245,6 +252,8 @@ struct RVTraceEncoderState {
     uint64_t last_addr;      /* reference for U-ADDR XOR compression */
     uint64_t last_ts;        /* last reported timestamp (for relative TSTAMP) */
     uint64_t sync_count;     /* periodic sync counter (messages or halfwords) */
+    uint64_t sync_cycles;    /* InstSyncMode=2: hart cycle count at the last sync */
+    uint64_t icnt;           /* I-CNT while an ingress report is processed */
     uint32_t priv;           /* last reported V/PRV */
     uint32_t rep_hist;       /* last full HIST reported (repeated history) */
     uint32_t hrepeat;        /* pending repeats of rep_hist */
@@ -255,8 +264,9 @@ struct RVTraceEncoderState {
     uint64_t msg_target;     /* target of the branch message being sent */
     uint32_t bcnt;           /* pending RepeatBranch count */
     bool bcnt_valid;
-    uint8_t stall_buf[RVTRACE_STALL_BUF];
-    uint32_t stall_len;
+    /* (slack: a message is copied in with a fixed-size copy) */
+    uint8_t fifo[RVTRACE_FIFO_SIZE + RVTRACE_FIFO_STALL_ROOM + RVTRACE_MSG_MAX];
+    uint32_t fifo_len;
     bool stall_queued;       /* stall work queued on the hart */
     uint64_t stack[RVTRACE_CALL_STACK];
     uint32_t stack_depth;
