@@ -129,8 +129,9 @@ bool Decoder::walk(uint64_t add_icnt, uint64_t hist, bool hist_present, End end,
             pc = next;
             continue;
         }
-        if (last && end == End::Taken && in->kind != rv::Kind::Branch &&
-            !(cfg_.all_jumps && in->kind == rv::Kind::DirectJump))
+        // cm.jt/cm.jalt are direct jumps too (N-Trace 1.0 itype table, Zcmt note).
+        const bool direct_jump = in->kind == rv::Kind::DirectJump || in->kind == rv::Kind::TableJump;
+        if (last && end == End::Taken && in->kind != rv::Kind::Branch && !(cfg_.all_jumps && direct_jump))
             return bail("DirectBranch block does not end with a branch");
         switch (in->kind) {
         case rv::Kind::Branch:
@@ -157,6 +158,13 @@ bool Decoder::walk(uint64_t add_icnt, uint64_t hist, bool hist_present, End end,
             bool ok = img_.has_jvt;
             uint64_t t = ok ? img_.read_xlen(img_.jvt + in->table_index() * (img_.opts.xlen / 8), ok) : 0;
             if (!ok) return bail("cm.jt/cm.jalt without a readable jump table (JVT)");
+            if (cfg_.all_jumps) { // reported as a taken branch (trTeInstEnAllJumps)
+                if (bits.have()) {
+                    if (!bits.take()) return bail("HIST bit 0 for an unconditional jump");
+                } else if (strict) {
+                    return bail("direct branch without a HIST bit");
+                }
+            }
             if (ir && in->pushes()) push(next);
             pc = t & ~1ull & pcmask;
             break;
@@ -232,6 +240,13 @@ bool Decoder::walk_hist(uint64_t hist, uint64_t repeat, uint64_t off) {
             if (!ok) {
                 fail(off, "cm.jt/cm.jalt without a readable jump table (JVT)");
                 return false;
+            }
+            if (cfg_.all_jumps) {
+                gap = 0;
+                if (!bits.take()) {
+                    fail(off, "HIST bit 0 for an unconditional jump");
+                    return false;
+                }
             }
             if (cfg_.implicit_return && in->pushes()) push(next);
             pc_ = t & ~1ull & pcmask;

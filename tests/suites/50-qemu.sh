@@ -109,3 +109,20 @@ run_trace btm-stall 2 10000 "$BTM 0 16 0 1 0 2"
 run_trace htm-stall 2 10000 "$HTM $((IRET_FULL | REP)) 16 0 1 0 2" --implicit-return=3
 EXPECT="TCODE=8 SYNC=0x7" \
 run_trace btm-loss 1 100 "$BTM 0 16 0 1 0 1"
+# Periodic synchronization by hart cycles (InstSyncMode 2: every 2^(6+4) cycles)
+OPT_CYC=$(( (2 << 16) | (6 << 20) ))
+EXPECT="SYNC=0x2" run_trace htm-sync-cycles 1 10000 "$((HTM | OPT_CYC)) 0 32 1 1 0 0"
+EXPECT="SYNC=0x2" run_trace btm-sync-cycles 1 10000 "$((BTM | OPT_CYC)) 0 32 1 1 0 0"
+# Zcmp/Zcmt (tests/qemu/payload/zc.S): cm.popret/cm.popretz are returns,
+# cm.jt a direct jump and cm.jalt a direct call through the jvt table
+# (N-Trace 1.0 itype table); the hart has no Zcd, which shares their encodings.
+JVT=$(nm build/qemu-tests/trace.elf | awk '$3 == "zc_table" {print "0x" $1}')
+ZC=(--zcmp --zcmt --jvt "$JVT")
+EXTRA="-cpu rv64,zcmp=true,zcmt=true,zcd=false" KERNEL=2 \
+run_trace btm-zc 1 10000 "$BTM 0 2000 1 1 0 0" "${ZC[@]}"
+EXTRA="-cpu rv64,zcmp=true,zcmt=true,zcd=false" KERNEL=2 \
+run_trace htm-zc-iret 1 10000 "$HTM $IRET_FULL 2000 1 1 0 0" --implicit-return=3 "${ZC[@]}"
+EXTRA="-cpu rv64,zcmp=true,zcmt=true,zcd=false" KERNEL=2 \
+run_trace htm-zc-alljumps 1 10000 "$HTM $((ALLJ | IRET_FULL)) 2000 1 1 0 0" --implicit-return=3 --all-jumps "${ZC[@]}"
+EXTRA="-cpu rv64,zcmp=true,zcmt=true,zcd=false" KERNEL=2 \
+run_trace btm-zc-alljumps 1 10000 "$BTM $ALLJ 2000 1 1 0 0" --all-jumps "${ZC[@]}"

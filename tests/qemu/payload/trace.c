@@ -19,8 +19,11 @@ struct cfg {
     uint32_t ts_control;     // trTsControl of the encoders (funnel counts)
     uint32_t loss_test;      // 1: small SRAM with StopOnWrap, re-armed once
                              // 2: same with InstStallEna, hart 1 drains the sink
-    uint32_t kernel;         // 1: run the compute kernel instead (benchmark)
+    uint32_t kernel;         // KERNEL_*: what the traced workload runs
 };
+#define KERNEL_MIXED 0        // calls, returns, jump tables, traps, privilege changes
+#define KERNEL_COMPUTE 1      // loop-heavy compute kernel (benchmark)
+#define KERNEL_ZC 2           // Zcmp/Zcmt pushes, pops and table jumps (zc.S)
 #define LOSS_DROP 1
 #define LOSS_STALL 2
 #define CFG ((volatile struct cfg *)0x80ff0000UL)
@@ -162,10 +165,16 @@ static void kernel(unsigned iterations)
     }
 }
 
+unsigned long zc_run(unsigned long iterations);
+
 static void workload(unsigned iterations)
 {
-    if (CFG->kernel) {
+    if (CFG->kernel == KERNEL_COMPUTE) {
         kernel(iterations);
+        return;
+    }
+    if (CFG->kernel == KERNEL_ZC) {
+        sink += zc_run(iterations);
         return;
     }
     unsigned long h = hartid();
