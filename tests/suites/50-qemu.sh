@@ -38,9 +38,10 @@ fi
 
 # run_trace NAME SMP MIN "TE_CONTROL INST_FEATURES ITER SMEM HARTS TS LOSS" DECODER-OPTS...
 # Optional environment: EXTRA (more QEMU options), EXPECT (fields that the
-# dumped trace must contain, e.g. "RCODE=0x2", showing the option was used).
+# dumped trace must contain, e.g. "RCODE=0x2", showing the option was used),
+# GDBSTOP (a symbol: a debugger stops there once, tests/qemu/gdbstop.py).
 run_trace() {
-  local name=$1 smp=$2 min=$3 i=0 loader=() w h rc d cfg
+  local name=$1 smp=$2 min=$3 i=0 loader=() w h rc d cfg gdb=() gpid= port addr
   d=$LOGS/trace-$name
   read -r -a cfg <<< "$4"
   shift 4
@@ -49,10 +50,21 @@ run_trace() {
     loader+=(-device "loader,addr=$((0x80ff0000 + 4 * i)),data=$w,data-len=4")
     i=$((i + 1))
   done
+  if [ -n "${GDBSTOP:-}" ]; then
+    addr=$(nm "$ELF" | awk -v s="$GDBSTOP" '$3 == s {print "0x" $1}')
+    port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    gdb=(-S -gdb "tcp:127.0.0.1:$port")
+    timeout 300 python3 tests/qemu/gdbstop.py "$port" "$addr" > "$d/gdb.log" 2>&1 &
+    gpid=$!
+  fi
   (cd "$d" && timeout 300 "$Q" -machine virt -smp "$smp" -nographic -bios "$ELF" \
      -semihosting-config enable=on,target=native -plugin "$PLUGIN,out=insn" "${loader[@]}" ${EXTRA:-} \
-     > uart.log 2>&1)
+     "${gdb[@]}" > uart.log 2>&1)
   rc=$?
+  if [ -n "$gpid" ]; then
+    if wait "$gpid"; then pass "trace-$name: debugger stopped the hart at $GDBSTOP and resumed it"
+    else fail "trace-$name: debugger stop at $GDBSTOP: $(tail -1 "$d/gdb.log")"; fi
+  fi
   run_payload "trace-$name" "$d/uart.log" $rc
   [ -n "$DEC" ] && [ -s "$d/trace.bin" ] || { fail "trace-$name: no trace to decode"; return; }
   for ((h = 0; h < cfg[4]; h++)); do
@@ -126,3 +138,9 @@ EXTRA="-cpu rv64,zcmp=true,zcmt=true,zcd=false" KERNEL=2 \
 run_trace htm-zc-alljumps 1 10000 "$HTM $((ALLJ | IRET_FULL)) 2000 1 1 0 0" --implicit-return=3 --all-jumps "${ZC[@]}"
 EXTRA="-cpu rv64,zcmp=true,zcmt=true,zcd=false" KERNEL=2 \
 run_trace btm-zc-alljumps 1 10000 "$BTM $ALLJ 2000 1 1 0 0" --all-jumps "${ZC[@]}"
+# A debugger stop is the model's debug-mode entry: ProgTraceCorrelation with
+# EVCODE=0 when the hart halts, ProgTraceSync with SYNC=3 when it resumes.
+EXPECT="EVCODE=0x0 SYNC=0x3" GDBSTOP=run_in_smode \
+run_trace htm-debug-stop 1 10000 "$HTM $IRET_FULL 64 1 1 0 0" --implicit-return=3
+EXPECT="EVCODE=0x0 SYNC=0x3" GDBSTOP=run_in_smode \
+run_trace btm-debug-stop 1 10000 "$BTM 0 64 1 1 0 0"
