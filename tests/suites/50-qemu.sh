@@ -99,7 +99,9 @@ run_trace btm-sram 1 1000 "$BTM 0 16 0 1 0 0"
 run_trace htm-sram 1 1000 "$HTM 0 16 0 1 0 0"
 run_trace btm-1m 1 1000000 "$BTM 0 330 1 1 0 0"
 run_trace htm-1m 1 1000000 "$HTM 0 330 1 1 0 0"
-EXPECT="TCODE=2 SYNC=0x2 TCODE=29 TSTAMP RCODE=0x1" \
+# Ownership (Context=1): hcontext (FORMAT 3, mcontext=5) then scontext
+# (FORMAT 2, 0x1d) when S-mode writes scontext: PROCESS 0xA7 and 0x3A6
+EXPECT="TCODE=2 SYNC=0x2 TCODE=29 TSTAMP RCODE=0x1 PROCESS=0xA7 PROCESS=0x3A6" \
 run_trace htm-opt-1m 1 1000000 "$((HTM | OPT_SYNC)) $((IRET_FULL | REP | EXT)) 330 1 1 $TS_SHARED 0" \
   --implicit-return=3 --extend-addr --tstamp
 EXPECT="TCODE=30 TCODE=11 TCODE=2 TSTAMP" \

@@ -116,8 +116,15 @@ static void workload_once(unsigned i)
     sink += x;
 }
 
+// Sdtrig context CSRs: writes are reported in Ownership messages (Context=1)
+#define CSR_SCONTEXT 0x5a8
+#define CSR_MCONTEXT 0x7a8      // hcontext on a hart with H
+#define TEST_SCONTEXT 0x1d
+#define TEST_HCONTEXT 0x5
+
 static void smode_work(void)
 {
+    __asm__ volatile("csrw %0, %1" :: "i"(CSR_SCONTEXT), "r"(TEST_SCONTEXT));
     for (unsigned i = 0; i < 4; i++) {
         workload_once(i);
     }
@@ -178,6 +185,7 @@ static void workload(unsigned iterations)
         return;
     }
     unsigned long h = hartid();
+    __asm__ volatile("csrw %0, %1" :: "i"(CSR_MCONTEXT), "r"(TEST_HCONTEXT));
     for (unsigned i = 0; i < iterations; i++) {
         workload_once(i);
         if ((i & 15) == 0) {

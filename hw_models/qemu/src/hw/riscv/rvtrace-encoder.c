@@ -200,11 +200,12 @@ static unsigned enc_addr_bits(RVTraceEncoderState *s)
     return riscv_cpu_mxl(enc_env(s)) == MXL_RV32 ? 31 : 63;
 }
 
-static uint32_t enc_process(CPURISCVState *env)
+/* PROCESS = {CONTEXT, V, PRV[1:0], FORMAT[1:0]} (N-Trace 1.0 Ownership). */
+static uint64_t enc_process(CPURISCVState *env, unsigned format,
+                            uint64_t context)
 {
-    /* PROCESS = {CONTEXT, V, PRV[1:0], FORMAT[1:0]} with FORMAT 0 (V/PRV). */
-    return (NT_PROCESS_FORMAT_PRIV) | ((env->priv & 3) << 2) |
-           ((env->virt_enabled ? 1 : 0) << 4);
+    return format | ((env->priv & 3) << 2) |
+           ((env->virt_enabled ? 1 : 0) << 4) | (context << 5);
 }
 
 static bool enc_stall_ena(RVTraceEncoderState *s)
@@ -523,20 +524,54 @@ static void enc_check_periodic(RVTraceEncoderState *s)
     }
 }
 
-static void enc_ownership(RVTraceEncoderState *s, CPURISCVState *env,
-                          bool force)
+static void enc_send_process(RVTraceEncoderState *s, uint64_t process)
 {
-    uint32_t p = enc_process(env);
     uint64_t f[NT_FLD_COUNT] = { 0 };
 
-    if (!FIELD_EX32(s->control, TR_TE_CONTROL, CONTEXT) ||
-        (!force && p == s->priv)) {
-        s->priv = p;
+    f[NT_FLD_PROCESS] = process;
+    enc_send(s, NT_TCODE_Ownership, f);
+}
+
+/*
+ * Ownership messages (trTeContext). After a synchronizing message and when
+ * scontext or hcontext is written (@context): the context values, hcontext
+ * first when the hart has H (mcontext is hcontext then), and scontext when
+ * the hart has Sdtrig; otherwise V/PRV when they changed (trap, trap return).
+ */
+static void enc_ownership(RVTraceEncoderState *s, CPURISCVState *env,
+                          bool context)
+{
+    uint32_t p = enc_process(env, NT_PROCESS_FORMAT_PRIV, 0);
+    bool changed = p != s->priv;
+
+    s->priv = p;
+    if (!FIELD_EX32(s->control, TR_TE_CONTROL, CONTEXT)) {
         return;
     }
-    s->priv = p;
-    f[NT_FLD_PROCESS] = p;
-    enc_send(s, NT_TCODE_Ownership, f);
+    if (context && riscv_cpu_cfg(env)->debug) {
+        if (riscv_has_ext(env, RVH)) {
+            enc_send_process(s, enc_process(env, NT_PROCESS_FORMAT_HCONTEXT,
+                                            env->mcontext));
+        }
+        if (riscv_has_ext(env, RVS)) {
+            enc_send_process(s, enc_process(env, NT_PROCESS_FORMAT_SCONTEXT,
+                                            env->scontext));
+            return;
+        }
+    }
+    if (context || changed) {
+        enc_send_process(s, p);
+    }
+}
+
+/* An instruction wrote scontext or hcontext (Sdtrig CSRs). */
+void riscv_trace_context(CPURISCVState *env)
+{
+    RVTraceEncoderState *s = env->trace_encoder;
+
+    if (s && s->tracing) {
+        enc_ownership(s, env, true);
+    }
 }
 
 /* A synchronizing message fully resets the encoder state (N-Trace 1.0). */

@@ -40,5 +40,6 @@ void riscv_trace_trap(CPURISCVState *env, target_ulong epc,
                       target_ulong handler, bool interrupt);
 void riscv_trace_fixup(CPURISCVState *env, target_ulong next);
 void riscv_trace_idle(CPURISCVState *env);
+void riscv_trace_context(CPURISCVState *env);
 
 #endif
