@@ -41,10 +41,11 @@ fi
 # dumped trace must contain, e.g. "RCODE=0x2", showing the option was used),
 # GDBSTOP (a symbol: a debugger stops there once, tests/qemu/gdbstop.py).
 run_trace() {
-  local name=$1 smp=$2 min=$3 i=0 loader=() w h rc d cfg gdb=() gpid= port addr
+  local name=$1 smp=$2 min=$3 i=0 loader=() w h rc d cfg gdb=() gpid= port addr sb
   d=$LOGS/trace-$name
   read -r -a cfg <<< "$4"
   shift 4
+  sb=$(( cfg[4] > 16 ? 5 : 4 ))   # SrcBits the payload programs (trace.c SRC_BITS)
   rm -rf "$d"; mkdir -p "$d"
   for w in 0x54534249 "${cfg[@]}" ${KERNEL:-0}; do
     loader+=(-device "loader,addr=$((0x80ff0000 + 4 * i)),data=$w,data-len=4")
@@ -68,7 +69,7 @@ run_trace() {
   run_payload "trace-$name" "$d/uart.log" $rc
   [ -n "$DEC" ] && [ -s "$d/trace.bin" ] || { fail "trace-$name: no trace to decode"; return; }
   for ((h = 0; h < cfg[4]; h++)); do
-    if ! "$DEC" ntrace decode --elf "$ELF" --src-bits 4 --src "$h" "$@" "$d/trace.bin" \
+    if ! "$DEC" ntrace decode --elf "$ELF" --src-bits "$sb" --src "$h" "$@" "$d/trace.bin" \
          > "$d/decoded.$h" 2> "$d/decode.$h.err"; then
       fail "trace-$name: hart $h: decoder error"; head -5 "$d/decode.$h.err"; continue
     fi
@@ -79,7 +80,7 @@ run_trace() {
     fi
   done
   if [ -n "${EXPECT:-}" ]; then
-    "$DEC" ntrace dump --fields --src-bits 4 "$@" "$d/trace.bin" > "$d/dump.txt" 2>&1
+    "$DEC" ntrace dump --fields --src-bits "$sb" "$@" "$d/trace.bin" > "$d/dump.txt" 2>&1
     for w in $EXPECT; do
       if grep -q "^$w" "$d/dump.txt"; then pass "trace-$name: trace contains $w"
       else fail "trace-$name: trace lacks $w"; fi
@@ -110,6 +111,11 @@ run_trace btm-opt 1 10000 "$((BTM | OPT_SYNC)) $((IRET_PART | REP | ALLJ | EXT))
 run_trace htm-alljumps 1 10000 "$HTM $((ALLJ | IRET_FULL)) 32 1 1 0 0" --implicit-return=3 --all-jumps
 EXPECT="TCODE=30" run_trace btm-rep-alljumps 1 10000 "$BTM $((ALLJ | REP)) 32 1 1 0 0" --all-jumps
 run_trace htm-2harts 2 10000 "$HTM $((IRET_FULL | REP)) 32 1 2 0 0" --implicit-return=3
+# more harts than a funnel has inputs (16): encoders -> leaf funnels -> the
+# top-level funnel -> sink, found through the device tree; shared timestamps
+# forwarded by the leaf funnels
+run_trace htm-18harts 18 10000 "$((HTM | OPT_SYNC)) $((IRET_FULL | REP)) 16 1 18 $TS_SHARED 0" \
+  --implicit-return=3 --tstamp
 # small I-CNT and HIST registers: ResourceFull with RCODE 0 and repeated history (RCODE 2)
 EXTRA="-global driver=riscv.trace.encoder,property=icnt-bits,value=6 -global driver=riscv.trace.encoder,property=hist-bits,value=5" \
 EXPECT="RCODE=0x0 RCODE=0x1 RCODE=0x2 HREPEAT" \

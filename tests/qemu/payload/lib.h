@@ -75,4 +75,6 @@ int tr_reset(uintptr_t base);
 /* Disable (Enable=0) and wait for Enable=0 and Empty=1. */
 int tr_disable(uintptr_t base);
 void secondary_main(void);
+/* The device tree QEMU passed to hart 0 in a1 (start.S). */
+extern uintptr_t boot_fdt;
 #endif

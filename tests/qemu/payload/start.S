@@ -18,7 +18,9 @@ _start:
 	sd	zero, 0(t0)
 	addi	t0, t0, 8
 	j	2b
-3:	call	main
+3:	la	t0, boot_fdt
+	sd	a1, 0(t0)
+	call	main
 	call	poweroff
 1:	call	secondary_main
 4:	wfi
@@ -68,3 +70,9 @@ trap_entry:
 	ld	t6, 120(sp)
 	addi	sp, sp, 144
 	mret
+
+	.section .data
+	.balign 8
+	.globl boot_fdt
+boot_fdt:
+	.dword	0

@@ -15,7 +15,7 @@ struct cfg {
     uint32_t inst_features;  // trTeInstFeatures (SrcID is set per hart)
     uint32_t iterations;     // workload repetitions per hart
     uint32_t sink_smem;      // 1: SMEM buffer at SMEM_BASE, 0: SRAM
-    uint32_t harts;          // harts traced (1..4)
+    uint32_t harts;          // harts traced (1..MAX_HARTS)
     uint32_t ts_control;     // trTsControl of the encoders (funnel counts)
     uint32_t loss_test;      // 1: small SRAM with StopOnWrap, re-armed once
                              // 2: same with InstStallEna, hart 1 drains the sink
@@ -32,7 +32,10 @@ struct cfg {
 #define SMEM_BASE 0x81000000UL
 #define SMEM_LIMIT 0x87fffffcUL
 #define LOSS_LIMIT 0x3fcu
-#define SRC_BITS 4u
+#define MAX_HARTS 32u
+// SrcID width: 4 bits name up to 16 harts, 5 up to 32 (the runner decodes
+// with the same width)
+#define SRC_BITS (CFG->harts > 16 ? 5u : 4u)
 
 #define CLINT_MTIMECMP(h) (VIRT_CLINT + 0x4000UL + 8UL * (h))
 #define CLINT_MTIME (VIRT_CLINT + 0xbff8UL)
@@ -49,7 +52,7 @@ void run_in_smode(void (*fn)(void));
 extern char smode_return[];
 
 static volatile uint32_t go, done_count;
-static volatile unsigned long ecalls[4], ticks[4];
+static volatile unsigned long ecalls[MAX_HARTS], ticks[MAX_HARTS];
 static volatile unsigned long sink_checksum;
 static uint8_t dumpbuf[0x10000];
 // LOSS_STALL: hart 1 copies each full buffer here (the SMEM area is unused)
@@ -225,6 +228,141 @@ static uint64_t on_trap(uint64_t mcause, uint64_t mepc)
     test_failures++;
     poweroff();
     return mepc;
+}
+
+// ---- funnels from the boot device tree -----------------------------------
+// The funnel tree depends on the machine's hart count (one funnel takes 16
+// inputs; hw_models/qemu/README.md "Device-tree binding"), so the payload
+// finds the funnels as software would: the nodes named trace-funnel@<addr>
+// in the device tree QEMU passes in a1 (start.S keeps it in boot_fdt).
+#define FDT_MAGIC 0xd00dfeedu
+#define FDT_OFF_DT_STRUCT 8
+#define FDT_BEGIN_NODE 1u
+#define FDT_PROP 3u
+#define FDT_END 9u
+#define MAX_FUNNELS 64u
+static uintptr_t funnels[MAX_FUNNELS];
+static unsigned nfunnels;
+
+static uint32_t be32(const uint8_t *b)
+{
+    return (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
+}
+
+static void find_funnels(const uint8_t *fdt)
+{
+    static const char prefix[] = "trace-funnel@";
+    const uint8_t *p;
+
+    if (!fdt || be32(fdt) != FDT_MAGIC) {
+        return;
+    }
+    p = fdt + be32(fdt + FDT_OFF_DT_STRUCT);
+    for (;;) {
+        uint32_t tok = be32(p);
+        p += 4;
+        if (tok == FDT_BEGIN_NODE) {
+            const char *name = (const char *)p;
+            unsigned n = 0, k = 0;
+            uintptr_t a = 0;
+
+            while (name[n]) {
+                n++;
+            }
+            while (k < sizeof(prefix) - 1 && name[k] == prefix[k]) {
+                k++;
+            }
+            if (k == sizeof(prefix) - 1 && nfunnels < MAX_FUNNELS) {
+                for (; name[k]; k++) {
+                    char c = name[k];
+                    a = a * 16 + (uintptr_t)(c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10);
+                }
+                funnels[nfunnels++] = a;
+            }
+            p += (n + 1 + 3) & ~3u;
+        } else if (tok == FDT_PROP) {
+            p += 8 + ((be32(p) + 3) & ~3u);
+        } else if (tok == FDT_END) {
+            break;
+        }
+    }
+}
+
+static int has_top_funnel(void)
+{
+    unsigned i;
+
+    for (i = 0; i < nfunnels; i++) {
+        if (funnels[i] == TR_FUNNEL_BASE) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static unsigned bits_set(uint32_t v)
+{
+    unsigned n = 0;
+
+    for (; v; v &= v - 1) {
+        n++;
+    }
+    return n;
+}
+
+// Every funnel on the way to the sink is active and enabled; the top-level
+// one (TR_FUNNEL_BASE) counts the timestamp, the others forward it (Shared).
+static void funnels_start(void)
+{
+    unsigned i, top_inputs = 0, leaf_inputs = 0;
+
+    for (i = 0; i < nfunnels; i++) {
+        uintptr_t f = funnels[i];
+        uint32_t ts = f == TR_FUNNEL_BASE ? TS_MODE(TS_MODE_INTERNAL) | TS_COUNT | TS_RESET
+                                          : TS_MODE(TS_MODE_SHARED);
+        unsigned inputs;
+
+        tr_reset(f);
+        // DisInput is WARL: all ones reads back one bit per existing input
+        wr32(f + trFunnelDisInput, 0xffffu);
+        inputs = bits_set(rd32(f + trFunnelDisInput));
+        if (f == TR_FUNNEL_BASE) {
+            top_inputs = inputs;
+        } else {
+            leaf_inputs += inputs;
+        }
+        wr32(f + trFunnelDisInput, 0);
+        wr32(f + trTsControl, CFG->ts_control ? TR_ACTIVE | ts : 0);
+        wr32(f, TR_ACTIVE | TR_ENABLE);
+    }
+    if (nfunnels > 1) {
+        // two levels (17..256 harts, every hart traced): a leaf input per
+        // hart, a top-level input per leaf funnel
+        check_eq("trace: leaf funnels have one input per hart", leaf_inputs, CFG->harts);
+        check_eq("trace: the top-level funnel has one input per leaf funnel",
+                 top_inputs, nfunnels - 1);
+    }
+    for (i = 0; CFG->ts_control && i < nfunnels; i++) {
+        if (funnels[i] != TR_FUNNEL_BASE) {
+            check("trace: a lower funnel forwards the top-level timestamp",
+                  rd32(funnels[i] + trTsCounterLow) != 0);
+            break;
+        }
+    }
+}
+
+// Disabling runs from the encoders towards the sink: lower funnels first.
+static int funnels_stop(void)
+{
+    int ok = 1;
+    unsigned i;
+
+    for (i = 0; i < nfunnels; i++) {
+        if (funnels[i] != TR_FUNNEL_BASE) {
+            ok &= tr_disable(funnels[i]);
+        }
+    }
+    return ok & tr_disable(TR_FUNNEL_BASE);
 }
 
 // ---- trace programming (TCI 1.0 "Enabling and Disabling") -----------------
@@ -417,10 +555,10 @@ int main(void)
     tr_reset(TR_RAMSINK_BASE);
     check("trace: sink reports version 1.0 RAM sink", (rd32(TR_RAMSINK_BASE + trRamImpl) & 0xfff) == 0x901);
     sink_arm();
-    tr_reset(TR_FUNNEL_BASE);
-    wr32(TR_FUNNEL_BASE + trFunnelDisInput, 0);
-    wr32(TR_FUNNEL_BASE + trTsControl, CFG->ts_control ? (TR_ACTIVE | TS_MODE(TS_MODE_INTERNAL) | TS_COUNT | TS_RESET) : 0);
-    wr32(TR_FUNNEL_BASE, TR_ACTIVE | TR_ENABLE);
+    find_funnels((const uint8_t *)boot_fdt);
+    check("trace: the device tree lists the top-level funnel", has_top_funnel());
+    check("trace: harts traced fit the payload", CFG->harts >= 1 && CFG->harts <= MAX_HARTS);
+    funnels_start();
     go = 1;
     encoder_start(0);
     if (CFG->loss_test == LOSS_DROP) {
@@ -438,7 +576,7 @@ int main(void)
     }
     while (done_count + 1 < CFG->harts) {
     }
-    check("trace: funnel disable", tr_disable(TR_FUNNEL_BASE));
+    check("trace: funnel disable", funnels_stop());
     check("trace: sink disable flushes (Empty=1)", tr_disable(TR_RAMSINK_BASE));
     if (!CFG->kernel) {
         check("trace: ecall exceptions taken", ecalls[0] > 0);

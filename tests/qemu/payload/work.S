@@ -48,4 +48,4 @@ semihost:
 	.bss
 	.balign 8
 smode_saved_sp:
-	.space 8 * 4
+	.space 8 * 32	/* up to 32 harts (trace.c MAX_HARTS) */

@@ -1,10 +1,13 @@
 /*
  * RISC-V Trace Funnel (Trace Control Interface 1.0, "Trace Funnel").
  *
- * Merges whole messages from up to 16 inputs (encoders) into one output.
- * Messages are forwarded as they arrive, so the funnel never buffers and
- * trFunnelEmpty always reads 1. It also holds the system timestamp unit
- * (Internal System mode) that the encoders share.
+ * Merges whole messages from up to 16 inputs (encoders or lower funnels)
+ * into one output (a sink or a higher funnel). Messages are forwarded as
+ * they arrive, so the funnel never buffers and trFunnelEmpty always reads 1.
+ * The top-level funnel holds the system timestamp unit (Internal System
+ * mode) that the encoders share; a funnel below another one ("ts-shared")
+ * has a Shared unit that forwards the top-level value while it is Active
+ * (TCI 1.0 "Timestamp Unit": mid-level funnels forward the timestamp).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -30,6 +33,16 @@ static uint32_t funnel_impl(void)
     return v;
 }
 
+/* The timestamp this funnel provides to its inputs. */
+static uint64_t funnel_ts(RVTraceFunnelState *s)
+{
+    if (s->ts_shared) {
+        return (s->control & R_TR_FUNNEL_CONTROL_ACTIVE_MASK) ?
+               rvtrace_sink_timestamp(s->output) : 0;
+    }
+    return rvtrace_ts_value(&s->ts);
+}
+
 static uint64_t funnel_read(void *opaque, hwaddr addr, unsigned size)
 {
     RVTraceFunnelState *s = opaque;
@@ -50,10 +63,10 @@ static uint64_t funnel_read(void *opaque, hwaddr addr, unsigned size)
         v = s->ts.control;
         break;
     case A_TR_TS_COUNTER_LOW:
-        v = rvtrace_ts_value(&s->ts);
+        v = funnel_ts(s);
         break;
     case A_TR_TS_COUNTER_HIGH:
-        ts = rvtrace_ts_value(&s->ts);
+        ts = funnel_ts(s);
         v = ts >> 32;
         break;
     default:
@@ -90,7 +103,8 @@ static void funnel_write(void *opaque, hwaddr addr, uint64_t val64,
             if (!active) {
                 /* Leaving reset sets all fields to their defaults. */
                 s->dis_input = 0;
-                rvtrace_ts_write(&s->ts, 0, true, false, false);
+                rvtrace_ts_write(&s->ts, 0, !s->ts_shared, s->ts_shared,
+                                 false);
             }
             s->control = val & (R_TR_FUNNEL_CONTROL_ACTIVE_MASK |
                                 R_TR_FUNNEL_CONTROL_ENABLE_MASK);
@@ -100,7 +114,7 @@ static void funnel_write(void *opaque, hwaddr addr, uint64_t val64,
         s->dis_input = val & MAKE_64BIT_MASK(0, s->num_inputs);
         break;
     case A_TR_TS_CONTROL:
-        rvtrace_ts_write(&s->ts, val, true, false, false);
+        rvtrace_ts_write(&s->ts, val, !s->ts_shared, s->ts_shared, false);
         break;
     default:
         qemu_log_mask(LOG_GUEST_ERROR, "rvtrace-funnel: write to 0x%"
@@ -134,12 +148,12 @@ static unsigned funnel_push(RVTraceSinkIf *sif, unsigned port,
         /* A disabled input is read but its messages are discarded. */
         return len;
     }
-    return s->out_k->push(s->out_if, 0, msg, len);
+    return s->out_k->push(s->out_if, s->port, msg, len);
 }
 
 static uint64_t funnel_timestamp(RVTraceSinkIf *sif)
 {
-    return rvtrace_ts_value(&RVTRACE_FUNNEL(sif)->ts);
+    return funnel_ts(RVTRACE_FUNNEL(sif));
 }
 
 static void funnel_reset(DeviceState *dev)
@@ -174,6 +188,9 @@ static void funnel_realize(DeviceState *dev, Error **errp)
 
 static const Property funnel_properties[] = {
     DEFINE_PROP_UINT32("num-inputs", RVTraceFunnelState, num_inputs, 1),
+    /* Input number at the output when that is a funnel (its DisInput bit). */
+    DEFINE_PROP_UINT32("port", RVTraceFunnelState, port, 0),
+    DEFINE_PROP_BOOL("ts-shared", RVTraceFunnelState, ts_shared, false),
     DEFINE_PROP_LINK("output", RVTraceFunnelState, output, TYPE_DEVICE,
                      Object *),
 };

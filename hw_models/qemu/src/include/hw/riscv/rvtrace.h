@@ -105,6 +105,8 @@ struct RVTraceFunnelState {
     RVTraceSinkIf *out_if;   /* @output's interface, resolved at realize */
     RVTraceSinkIfClass *out_k;
     uint32_t num_inputs;
+    uint32_t port;           /* input number at @output */
+    bool ts_shared;          /* below another funnel: forwards its timestamp */
     uint32_t control;
     uint32_t dis_input;
     RVTraceTimestamp ts;
