@@ -40,7 +40,7 @@ const char kUsageText[] =
     "                                               a generated program and its PC-info\n"
     "    framing:  --src-bits N  --tstamp  --extend-addr  --xlen 32|64\n"
     "    IMAGE:    --elf FILE | --bin FILE --load ADDR (repeatable)  [--jvt ADDR] [--zcmp] [--zcmt]\n"
-    "    decoder:  --implicit-return  --all-jumps  --src ID  --mid-stream  --max-steps N\n"
+    "    decoder:  --implicit-return  --all-jumps  --seq-jump  --src ID  --mid-stream  --max-steps N\n"
     "              (default 2^24 instructions per input byte), and instead of the flags the encoder's\n"
     "              --te-control X --te-inst-features X --ts-control X\n"
     "    ENCODER:  --mode btm|htm  --implicit-return 0..3  --repeated-history  --all-jumps\n"
@@ -102,7 +102,7 @@ bool takes_value(const std::string &n) {
 bool is_flag(const std::string &n) {
     static const char *const v[] = {"--fields", "--mid-stream", "--pcinfo", "--events", "--pc",
                                     "--tstamp", "--extend-addr", "--zcmp", "--zcmt",
-                                    "--repeated-history", "--all-jumps", "--context", "--itype3",
+                                    "--repeated-history", "--all-jumps", "--seq-jump", "--context", "--itype3",
                                     "--partial", "--no-compress", "--help", "--icnt-sync", "--split",
                                     "--unified-only", "--no-addr", "--no-data"};
     for (const char *x : v)
@@ -275,6 +275,7 @@ bool encoder_config(const Args &a, ntrace::EncoderConfig &c, std::string &err) {
     f = te_put(f, NT_TE(trTeInstFeatures, ImplicitReturnMode), uint32_t(ir));
     f = te_put(f, NT_TE(trTeInstFeatures, EnRepeatedHistory), a.has("--repeated-history"));
     f = te_put(f, NT_TE(trTeInstFeatures, EnAllJumps), a.has("--all-jumps"));
+    f = te_put(f, NT_TE(trTeInstFeatures, EnSequentialJump), a.has("--seq-jump"));
     f = te_put(f, NT_TE(trTeInstFeatures, ExtendAddrMSB), fr.extend_addr);
     f = te_put(f, NT_TE(trTeInstFeatures, SrcBits), fr.src_bits);
     f = te_put(f, NT_TE(trTeInstFeatures, SrcID), uint32_t(sid));
@@ -403,6 +404,7 @@ int ntrace_decode(const Args &a) {
     dc.src = a.has("--src") ? int(src & 0xFFF) : -1;
     dc.implicit_return = a.has("--implicit-return");
     dc.all_jumps = a.has("--all-jumps");
+    dc.seq_jump = a.has("--seq-jump");
     if (a.has("--te-control") || a.has("--te-inst-features") || a.has("--ts-control")) {
         // The encoder's Trace Control Interface registers decide the stream format.
         ntrace::EncoderConfig c;
@@ -410,6 +412,7 @@ int ntrace_decode(const Args &a) {
         dc.fr = c.framing();
         dc.implicit_return = c.implicit_return() != 0;
         dc.all_jumps = c.all_jumps();
+        dc.seq_jump = c.sequential_jump();
     }
     dc.fr.xlen = uint8_t(img.opts.xlen);
     std::vector<uint8_t> in;
@@ -486,6 +489,7 @@ int ntrace_selftest(const Args &a) {
     dc.fr = c.framing();
     dc.implicit_return = c.implicit_return() != 0;
     dc.all_jumps = c.all_jumps();
+    dc.seq_jump = c.sequential_jump();
     struct : ntrace::DecodeSink {
         std::vector<uint64_t> pcs;
         void insns(const uint64_t *x, size_t k) override { pcs.insert(pcs.end(), x, x + k); }

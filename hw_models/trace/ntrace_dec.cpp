@@ -36,6 +36,21 @@ void Decoder::fail(uint64_t off, const char *what) {
     budget_ = 0;
     hpos_ = -1, hrep_ = 0;
     last_.valid = false;
+    prev_ = kNoPc;
+}
+
+// N-Trace 1.0 "Sequential Jump Optimization": a register jump is inferable when the
+// instruction retired just before it (so at the preceding address) loaded its register
+// with lui/c.lui (a constant) or auipc (pc + constant).
+bool Decoder::seq_target(uint64_t prev, uint64_t pc, const rv::Insn &jump, uint64_t &target) const {
+    const uint64_t pcmask = img_.opts.xlen == 32 ? 0xFFFFFFFFull : ~0ull;
+    if (prev == kNoPc || !jump.jump_reg()) return false;
+    const rv::Insn *ld = img_.at(prev);
+    if (!ld || ld->loads_constant() != jump.jump_reg() || ((prev + ld->size) & pcmask) != pc) return false;
+    uint64_t v = uint64_t(int64_t(ld->offset));
+    if (ld->reg & rv::kRegAuipc) v += prev;
+    target = (v + uint64_t(int64_t(jump.offset))) & ~1ull & pcmask;
+    return true;
 }
 
 void Decoder::on_error(uint64_t offset, Err e) {
@@ -89,14 +104,14 @@ bool Decoder::walk(uint64_t add_icnt, uint64_t hist, bool hist_present, End end,
     // The hot loop keeps pc, budget and the output buffer in locals (members would be
     // reloaded after every store through the buffer) and looks instructions up in the
     // current segment's cache directly.
-    uint64_t pc = pc_;
+    uint64_t pc = pc_, prev = prev_;
     int64_t budget = budget_;
     size_t nb = nbuf_;
     uint64_t steps = 0;
     const uint64_t step_limit = cfg_.max_steps ? (cfg_.max_steps > ninsns_ ? cfg_.max_steps - ninsns_ : 0) : ~0ull;
     const trace::Image::Seg *seg = nullptr;
     auto sync_back = [&] {
-        pc_ = pc, budget_ = budget, nbuf_ = nb, ninsns_ += steps;
+        pc_ = pc, prev_ = prev, budget_ = budget, nbuf_ = nb, ninsns_ += steps;
         steps = 0;
     };
     auto bail = [&](const char *what) {
@@ -125,18 +140,29 @@ bool Decoder::walk(uint64_t add_icnt, uint64_t hist, bool hist_present, End end,
         if (budget < 0) return bail("I-CNT ends inside an instruction");
         const bool last = budget == 0;
         const uint64_t next = (pc + in->size) & pcmask;
+        const uint64_t cur = pc;
         if (in->kind == rv::Kind::Linear) { // the common case first
+            prev = cur;
             pc = next;
             continue;
         }
+        // A sequentially inferable register jump behaves as a direct jump of the same
+        // kind, unless the message ends at it with an address: then the encoder chose
+        // not to infer it (it may, N-Trace 1.0 "Sequential Jump Optimization").
+        rv::Kind kind = in->kind;
+        uint64_t seq = 0;
+        if (kind == rv::Kind::Indirect && cfg_.seq_jump && !(last && end == End::Addr) &&
+            seq_target(prev, cur, *in, seq))
+            kind = rv::Kind::DirectJump;
+        prev = cur;
         // cm.jt/cm.jalt are direct jumps too (N-Trace 1.0 itype table, Zcmt note).
-        const bool direct_jump = in->kind == rv::Kind::DirectJump || in->kind == rv::Kind::TableJump;
-        if (last && end == End::Taken && in->kind != rv::Kind::Branch && !(cfg_.all_jumps && direct_jump))
+        const bool direct_jump = kind == rv::Kind::DirectJump || kind == rv::Kind::TableJump;
+        if (last && end == End::Taken && kind != rv::Kind::Branch && !(cfg_.all_jumps && direct_jump))
             return bail("DirectBranch block does not end with a branch");
-        switch (in->kind) {
+        switch (kind) {
         case rv::Kind::Branch:
         case rv::Kind::DirectJump: {
-            const bool is_branch = in->kind == rv::Kind::Branch;
+            const bool is_branch = kind == rv::Kind::Branch;
             bool taken = !is_branch;
             if (is_branch || cfg_.all_jumps) {
                 if (bits.have()) {
@@ -151,7 +177,11 @@ bool Decoder::walk(uint64_t add_icnt, uint64_t hist, bool hist_present, End end,
             if (last && end == End::Taken && !taken)
                 return bail("DirectBranch block does not end with a taken branch");
             if (!is_branch && ir && in->pushes()) push(next);
-            pc = taken ? (pc + int64_t(in->offset)) & pcmask : next;
+            if (in->kind == rv::Kind::Indirect) {
+                pc = seq; // sequentially inferred
+            } else {
+                pc = taken ? (pc + int64_t(in->offset)) & pcmask : next;
+            }
             break;
         }
         case rv::Kind::TableJump: {
@@ -217,7 +247,22 @@ bool Decoder::walk_hist(uint64_t hist, uint64_t repeat, uint64_t off) {
         out(pc_);
         ninsns_++;
         budget_ -= in->size / 2;
-        const uint64_t next = (pc_ + in->size) & pcmask;
+        const uint64_t next = (pc_ + in->size) & pcmask, prev = prev_;
+        prev_ = pc_;
+        uint64_t seq = 0;
+        if (in->kind == rv::Kind::Indirect && cfg_.seq_jump && seq_target(prev, pc_, *in, seq)) {
+            // sequentially inferable: a direct jump (see walk)
+            if (cfg_.all_jumps) {
+                gap = 0;
+                if (!bits.take()) {
+                    fail(off, "HIST bit 0 for an unconditional jump");
+                    return false;
+                }
+            }
+            if (cfg_.implicit_return && in->pushes()) push(next);
+            pc_ = seq;
+            continue;
+        }
         switch (in->kind) {
         case rv::Kind::Branch:
             gap = 0;
@@ -294,6 +339,7 @@ void Decoder::on_msg(const Msg &m) {
         }
         // Every synchronising message fully resets the state (ratified 8.5).
         pc_ = ref_ = faddr;
+        prev_ = kNoPc;
         synced_ = true;
         budget_ = 0, hpos_ = -1, hrep_ = 0, sp_ = depth_ = 0;
         last_.valid = false;

@@ -17,6 +17,7 @@ struct DecoderConfig {
     Framing fr;
     bool implicit_return = false; // trTeInstImplicitReturnMode != 0 on the encoder
     bool all_jumps = false;       // trTeInstEnAllJumps on the encoder
+    bool seq_jump = false;        // trTeInstEnSequentialJump on the encoder
     int src = -1;                 // only messages with this SRC (-1: all)
     uint64_t max_steps = 0;       // stop after this many instructions (0: no limit)
 };
@@ -56,6 +57,7 @@ class Decoder : public Callbacks {
     bool walk(uint64_t add_icnt, uint64_t hist, bool hist_present, End end, uint64_t off);
     bool walk_hist(uint64_t hist, uint64_t repeat, uint64_t off);
     bool step(bool more_follow, bool &branch_taken_needed, uint64_t off);
+    bool seq_target(uint64_t prev, uint64_t pc, const rv::Insn &jump, uint64_t &target) const;
     void fail(uint64_t off, const char *what);
     void out(uint64_t a) {
         buf_[nbuf_++] = a;
@@ -87,6 +89,10 @@ class Decoder : public Callbacks {
 
     bool synced_ = false;
     uint64_t pc_ = 0, ref_ = 0;
+    // Address of the instruction retired last (kNoPc after a synchronisation): a
+    // sequentially inferable jump needs the constant load retired right before it.
+    static constexpr uint64_t kNoPc = ~0ull;
+    uint64_t prev_ = kNoPc;
     int64_t budget_ = 0;      // I-CNT half-words available (negative: already walked)
     bool hist_mode_ = false;  // the current block is HTM (branches must have HIST bits)
     // History bits being consumed: value with stop bit, bit cursor, repeat count.

@@ -220,8 +220,23 @@ void Encoder::note_progress(unsigned hw) {
     if (since_sync_ >= 1ull << (cfg_.sync_max() + 4)) sync_due_ = true;
 }
 
-void Encoder::retire(uint64_t pc, unsigned size, unsigned itype) {
+// The direct-jump itype a sequentially inferred register jump is treated as: a call
+// when it links through x1/x5, else a jump with or without linkage.
+static unsigned seq_jump_itype(unsigned itype) {
+    switch (itype) {
+    case NT_ITYPE_INDIRECT_CALL:
+    case NT_ITYPE_COROUTINE_SWAP: return NT_ITYPE_DIRECT_CALL;
+    case NT_ITYPE_INDIRECT_JUMP_LINK: return NT_ITYPE_DIRECT_JUMP_LINK;
+    case NT_ITYPE_INDIRECT_JUMP:
+    case NT_ITYPE_INDIRECT_JUMP_NOLINK:
+    case NT_ITYPE_RETURN: return NT_ITYPE_DIRECT_JUMP_NOLINK;
+    default: return itype;
+    }
+}
+
+void Encoder::retire(uint64_t pc, unsigned size, unsigned itype, bool seq_inferable) {
     if (!tracing_) return;
+    if (seq_inferable && cfg_.sequential_jump()) itype = seq_jump_itype(itype);
     if (force_sync_ && pending_ == Pending::None) {
         sync_msg(force_sync_, pc);
         force_sync_ = 0;

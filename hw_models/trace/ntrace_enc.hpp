@@ -50,6 +50,9 @@ struct EncoderConfig {
         return te_get(trTeInstFeatures, NT_TE(trTeInstFeatures, EnRepeatedHistory));
     }
     bool all_jumps() const { return te_get(trTeInstFeatures, NT_TE(trTeInstFeatures, EnAllJumps)); }
+    bool sequential_jump() const {
+        return te_get(trTeInstFeatures, NT_TE(trTeInstFeatures, EnSequentialJump));
+    }
     Framing framing() const {
         Framing f;
         unsigned sb = te_get(trTeInstFeatures, NT_TE(trTeInstFeatures, SrcBits));
@@ -72,7 +75,11 @@ class Encoder {
     // Trace on: ProgTraceSync(SYNC, I-CNT=0, F-ADDR=pc of the next instruction).
     void start(uint64_t pc, unsigned sync = NT_SYNC_EXIT_DEBUG);
     // One retired instruction: address, size in bytes, itype (3- or 4-bit, Table 2).
-    void retire(uint64_t pc, unsigned size, unsigned itype);
+    // seq_inferable: the hart found the register jump's target loaded by the
+    // lui/c.lui/auipc retired just before it (N-Trace 1.0 "Sequential Jump
+    // Optimization"); with trTeInstEnSequentialJump the encoder then treats it as a
+    // direct jump of the same kind.
+    void retire(uint64_t pc, unsigned size, unsigned itype, bool seq_inferable = false);
     // Exception or interrupt after the last retired instruction. epc = address of the
     // instruction that did not retire (or would have executed next), handler = next PC.
     void trap(uint64_t epc, uint64_t handler, bool interrupt);

@@ -58,17 +58,25 @@ Insn classify16(uint32_t i, const Options &o) {
             r.kind = Kind::Branch;
             r.offset = cb_offset(i);
             r.itype = NT_ITYPE_BRANCH_NOT_TAKEN;
+        } else if (f3 == 3) { // c.lui: rd = nzimm[17:12], rd not x0/x2, nzimm != 0
+            const unsigned rd = bits(i, 11, 7), imm = bit(i, 12) << 5 | bits(i, 6, 2);
+            if (rd != 0 && rd != 2 && imm != 0) {
+                r.reg = uint8_t(rd | kRegLui);
+                r.offset = sext(imm << 12, 18);
+            }
         }
     } else if (op == 2) {
         const unsigned rs1 = bits(i, 11, 7), rs2 = bits(i, 6, 2);
         if (f3 == 4 && rs2 == 0) {
             if (!bit(i, 12) && rs1) { // c.jr
                 r.kind = Kind::Indirect;
+                r.reg = uint8_t(rs1);
                 r.itype = is_link(rs1) ? NT_ITYPE_RETURN : NT_ITYPE_INDIRECT_JUMP_NOLINK;
             } else if (bit(i, 12) && rs1 == 0) { // c.ebreak
                 r.kind = Kind::Trap;
             } else if (bit(i, 12)) { // c.jalr: rd = x1
                 r.kind = Kind::Indirect;
+                r.reg = uint8_t(rs1);
                 r.itype = rs1 == 5 ? NT_ITYPE_COROUTINE_SWAP : NT_ITYPE_INDIRECT_CALL;
             } else {
                 r.kind = Kind::Illegal;
@@ -107,6 +115,8 @@ Insn classify32(uint32_t i, const Options &) {
         if (f3 == 0) {
             r.kind = Kind::Indirect;
             r.itype = jalr_itype(rd, rs1);
+            r.reg = uint8_t(rs1);
+            r.offset = sext(bits(i, 31, 20), 12);
         } else {
             r.kind = Kind::Illegal;
         }
@@ -122,6 +132,13 @@ Insn classify32(uint32_t i, const Options &) {
         r.itype = NT_ITYPE_BRANCH_NOT_TAKEN;
         break;
     }
+    case 0x37: // lui
+    case 0x17: // auipc
+        if (rd) {
+            r.reg = uint8_t(rd | (opc == 0x37 ? kRegLui : kRegAuipc));
+            r.offset = int32_t(i & 0xFFFFF000u);
+        }
+        break;
     case 0x73: // SYSTEM with funct3 = 0: ecall, ebreak, xRET, wfi, sfence...
         if (i == 0x00000073 || i == 0x00100073) {
             r.kind = Kind::Trap;

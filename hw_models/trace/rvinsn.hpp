@@ -20,11 +20,25 @@ enum class Kind : uint8_t {
     Illegal,     // not a valid encoding the classifier knows (treated as linear by size)
 };
 
+// Insn::reg for the sequential-jump optimisation (N-Trace 1.0 "Sequential Jump
+// Optimization"): lui/c.lui and auipc name the register they load a constant into.
+constexpr uint8_t kRegMask = 0x1F;
+constexpr uint8_t kRegLui = 0x40;   // lui, c.lui: rd = offset
+constexpr uint8_t kRegAuipc = 0x80; // auipc: rd = pc + offset
+
 struct Insn {
     uint8_t size = 0;   // bytes: 2, 4, 6, 8 (0 if the parcel cannot be read)
     Kind kind = Kind::Linear;
     uint8_t itype = NT_ITYPE_NONE; // 4-bit itype; branches report 4 (not taken)
-    int32_t offset = 0;            // Branch/DirectJump: target - pc; TableJump: table index
+    // Linear lui/c.lui/auipc: rd | kRegLui or kRegAuipc; jalr/c.jr/c.jalr: rs1; else 0
+    uint8_t reg = 0;
+    // Branch/DirectJump: target - pc; TableJump: table index; lui/c.lui/auipc: the
+    // sign-extended upper immediate (imm << 12); jalr: its 12-bit offset
+    int32_t offset = 0;
+    // lui/c.lui/auipc loading a constant into a register (0 otherwise)
+    unsigned loads_constant() const { return reg & (kRegLui | kRegAuipc) ? reg & kRegMask : 0; }
+    // jalr/c.jr/c.jalr: the register holding the target
+    unsigned jump_reg() const { return kind == Kind::Indirect ? reg : 0; }
     bool pushes() const {
         return itype == NT_ITYPE_INDIRECT_CALL || itype == NT_ITYPE_DIRECT_CALL ||
                itype == NT_ITYPE_COROUTINE_SWAP;

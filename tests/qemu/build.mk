@@ -7,7 +7,7 @@ QEMU_PAYLOAD_CFLAGS := -march=rv64gc -mabi=lp64d -mcmodel=medany -ffreestanding 
 	-nostartfiles -fno-pic -no-pie -static -O2 -g -Wall -Wextra -I$(QEMU_PAYLOAD_DIR) -Ihw_models/trace \
 	-T $(QEMU_PAYLOAD_DIR)/link.ld -Wl,--no-warn-rwx-segments
 QEMU_PAYLOAD_COMMON := $(QEMU_PAYLOAD_DIR)/start.S $(QEMU_PAYLOAD_DIR)/lib.c $(QEMU_PAYLOAD_DIR)/work.S \
-	$(QEMU_PAYLOAD_DIR)/zc.S
+	$(QEMU_PAYLOAD_DIR)/zc.S $(QEMU_PAYLOAD_DIR)/seqjump.S
 QEMU_PAYLOAD_DEPS := $(QEMU_PAYLOAD_COMMON) $(QEMU_PAYLOAD_DIR)/lib.h $(QEMU_PAYLOAD_DIR)/link.ld \
 	hw_models/trace/ntrace_defs.h hw_models/trace/ntrace_msgs.def
 QEMU_PAYLOADS := regs trace

@@ -292,3 +292,95 @@ TEST_CASE("ntrace vendor-defined messages pass through the encoder and the decod
     for (const Event &ev : s.ev) vendors += ev.kind == Event::Vendor && ev.value == 60;
     CHECK(vendors == 10);
 }
+
+TEST_CASE("ntrace sequential jumps: lui/c.lui/auipc then a register jump is inferred") {
+    // N-Trace 1.0 "Sequential Jump Optimization". RV64 program:
+    // 0x1000 auipc t0, 0; 0x1004 jalr ra, 0x100(t0) (call 0x1100, inferable)
+    // 0x1100 c.nop; 0x1102 c.jr ra (return to 0x1008)
+    // 0x1008 lui t1, 2; 0x100C jalr zero, 0x10(t1) (to 0x2010, inferable)
+    // 0x2010 c.lui a5, 3; 0x2012 c.jr a5 (to 0x3000, inferable)
+    // 0x3000 c.nop; 0x3002 c.jr a5 (to 0x3000: not inferable, c.nop came before)
+    std::vector<uint8_t> m(0x3010, 0);
+    auto put16 = [&](size_t a, uint16_t v) { m[a] = uint8_t(v), m[a + 1] = uint8_t(v >> 8); };
+    auto put32 = [&](size_t a, uint32_t v) { put16(a, uint16_t(v)), put16(a + 2, uint16_t(v >> 16)); };
+    put32(0x1000, 0x00000297);
+    put32(0x1004, 0x100u << 20 | 5u << 15 | 1u << 7 | 0x67);
+    put16(0x1100, 0x0001);
+    put16(0x1102, 0x8082);
+    put32(0x1008, 0x2u << 12 | 6u << 7 | 0x37);
+    put32(0x100C, 0x10u << 20 | 6u << 15 | 0x67);
+    put16(0x2010, 0x6000 | 15u << 7 | 3u << 2 | 1);
+    put16(0x2012, 0x8782);
+    put16(0x3000, 0x0001);
+    put16(0x3002, 0x8782);
+    trace::Image img;
+    img.add(0, m);
+    struct Step {
+        uint64_t pc;
+        unsigned size, itype;
+        bool seq;
+    };
+    const Step steps[] = {{0x1000, 4, 0, false},
+                          {0x1004, 4, NT_ITYPE_INDIRECT_CALL, true},
+                          {0x1100, 2, 0, false},
+                          {0x1102, 2, NT_ITYPE_RETURN, false},
+                          {0x1008, 4, 0, false},
+                          {0x100C, 4, NT_ITYPE_INDIRECT_JUMP_NOLINK, true},
+                          {0x2010, 2, 0, false},
+                          {0x2012, 2, NT_ITYPE_INDIRECT_JUMP_NOLINK, true},
+                          {0x3000, 2, 0, false},
+                          {0x3002, 2, NT_ITYPE_INDIRECT_JUMP_NOLINK, false},
+                          {0x3000, 2, 0, false}};
+    std::vector<uint64_t> want;
+    for (const Step &s : steps) want.push_back(s.pc);
+    const uint32_t seq = te_put(0, NT_TE(trTeInstFeatures, EnSequentialJump), 1);
+    const uint32_t ir = te_put(te_put(0, NT_TE(trTeInstFeatures, EnImplicitReturn), 1),
+                               NT_TE(trTeInstFeatures, ImplicitReturnMode), 3);
+    const uint32_t all = te_put(0, NT_TE(trTeInstFeatures, EnAllJumps), 1);
+    for (unsigned mode : {NT_INSTMODE_BTM, NT_INSTMODE_HTM}) {
+        for (uint32_t extra : {0u, ir, all, ir | all}) {
+            CAPTURE(mode);
+            CAPTURE(extra);
+            EncoderConfig c = cfg(mode, seq | extra);
+            Encoder e(c);
+            e.start(0x1000);
+            for (const Step &s : steps) e.retire(s.pc, s.size, s.itype, s.seq);
+            e.stop(0x3002);
+            DecoderConfig dc;
+            dc.implicit_return = extra & ir;
+            dc.all_jumps = extra & all;
+            dc.seq_jump = true;
+            Sink s;
+            Decoder d(dc, img, s);
+            d.run(e.out());
+            CHECK(s.errors == 0);
+            CHECK(s.pcs == want);
+            // Only the c.jr after c.nop (and the return without implicit return) is
+            // reported with an address.
+            Raw r;
+            parse({}, e.out(), r);
+            size_t indirect = 0;
+            for (const Msg &x : r.v)
+                indirect += x.tcode == NT_TCODE_IndirectBranch || x.tcode == NT_TCODE_IndirectBranchHist;
+            CHECK(indirect == ((extra & ir) ? 1u : 2u));
+            // A decoder unaware of the optimisation cannot follow the inferred jumps.
+            dc.seq_jump = false;
+            Sink s2;
+            Decoder d2(dc, img, s2);
+            d2.run(e.out());
+            CHECK(s2.errors > 0);
+        }
+    }
+    // Without trTeInstEnSequentialJump every register jump is reported.
+    Encoder e(cfg(NT_INSTMODE_BTM));
+    e.start(0x1000);
+    for (const Step &s : steps) e.retire(s.pc, s.size, s.itype, s.seq);
+    e.stop(0x3002);
+    DecoderConfig dc;
+    dc.seq_jump = true; // the decoder sees the addresses and does not infer
+    Sink s;
+    Decoder d(dc, img, s);
+    d.run(e.out());
+    CHECK(s.errors == 0);
+    CHECK(s.pcs == want);
+}

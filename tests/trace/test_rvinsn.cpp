@@ -104,3 +104,36 @@ TEST_CASE("rv instruction length encoding and 3-bit itype mapping") {
     for (unsigned i : {9u, 11u, 15u}) CHECK(rv::itype3(uint8_t(i)) == 0);
     for (unsigned i : {0u, 1u, 2u, 3u, 4u, 5u}) CHECK(rv::itype3(uint8_t(i)) == i);
 }
+
+TEST_CASE("rv classifier: constant loads and jump registers (sequential jumps)") {
+    const rv::Options o;
+    // GNU as: lui t1, 0x2 / auipc ra, 0x0 / c.lui a5, 0x3 / c.lui a5, 0x3f (-1 << 12)
+    rv::Insn in = rv::classify(0x00002337, o);
+    CHECK(in.kind == Kind::Linear);
+    CHECK(in.loads_constant() == 6);
+    CHECK((in.reg & rv::kRegLui) != 0);
+    CHECK(in.offset == 0x2000);
+    in = rv::classify(0x00000097, o);
+    CHECK(in.loads_constant() == 1);
+    CHECK((in.reg & rv::kRegAuipc) != 0);
+    CHECK(in.offset == 0);
+    in = rv::classify(0xfffff297, o); // auipc t0, 0xfffff: negative upper immediate
+    CHECK(in.offset == -0x1000);
+    in = rv::classify(0x678d, o);
+    CHECK(in.size == 2);
+    CHECK(in.loads_constant() == 15);
+    CHECK(in.offset == 0x3000);
+    in = rv::classify(0x77fd, o);
+    CHECK(in.loads_constant() == 15);
+    CHECK(in.offset == -0x1000);
+    CHECK(rv::classify(0x00000037, o).loads_constant() == 0); // lui zero: a hint
+    // jalr a1, 52(t1) / c.jr a5 / c.jalr t0 name the register holding the target
+    in = rv::classify(0x034305e7, o);
+    CHECK(in.jump_reg() == 6);
+    CHECK(in.offset == 52);
+    in = rv::classify(0xfc830067, o); // jr -56(t1)
+    CHECK(in.offset == -56);
+    CHECK(rv::classify(0x8782, o).jump_reg() == 15);
+    CHECK(rv::classify(0x9282, o).jump_reg() == 5);
+    CHECK(rv::classify(0x00150513, o).loads_constant() == 0); // addi
+}

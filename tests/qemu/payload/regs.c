@@ -51,8 +51,8 @@ static void test_encoder(void)
     wr32(e + trTeControl, rd32(e + trTeControl) | TE_STALL_OR_OVERFLOW);
     check_eq("InstStallOrOverflow is write-1-to-clear", rd32(e + trTeControl) & TE_STALL_OR_OVERFLOW, 0);
     wr32(e + trTeInstFeatures, 0xffffffffu);
-    check_eq("trTeInstFeatures WARL mask (NoAddrDiff/NoTrapAddr/BP/JTC/SeqJump 0, SrcBits<=12)",
-             rd32(e + trTeInstFeatures), 0xcfff07c8u);
+    check_eq("trTeInstFeatures WARL mask (NoAddrDiff/NoTrapAddr/BP/JTC 0, SrcBits<=12)",
+             rd32(e + trTeInstFeatures), 0xcfff07ccu);
     wr32(e + trTeInstFeatures, 0);
     check_eq("trTeInstFeatures cleared", rd32(e + trTeInstFeatures), 0);
     wr32(e + trTeInstFilters, 0xffffffffu);

@@ -108,9 +108,11 @@ static unsigned long __attribute__((noinline)) popcount_loop(unsigned long x)
 
 static volatile unsigned long sink;
 
+unsigned long seqjump_work(unsigned long x);
+
 static void workload_once(unsigned i)
 {
-    unsigned long x = fib(9 + (i & 1));
+    unsigned long x = seqjump_work(fib(9 + (i & 1)));
     for (unsigned j = 0; j < 16; j++) {
         x = ops[(i + j) & 3](x);
         x = dispatch(i * 7 + j, x);

@@ -944,6 +944,9 @@ static uint32_t enc_cs_base(RVTraceEncoderState *s)
     if (enc_feature(s, R_TR_TE_INST_FEATURES_EN_ALL_JUMPS_MASK)) {
         v |= RISCV_TRACE_CS_BASE_ALL_JUMPS;
     }
+    if (enc_feature(s, R_TR_TE_INST_FEATURES_EN_SEQUENTIAL_JUMP_MASK)) {
+        v |= RISCV_TRACE_CS_BASE_SEQ_JUMP;
+    }
     return v;
 }
 
@@ -1142,6 +1145,7 @@ static void enc_write_features(RVTraceEncoderState *s, uint32_t val)
                     R_TR_TE_INST_FEATURES_IMPLICIT_RETURN_MODE_MASK |
                     R_TR_TE_INST_FEATURES_EN_REPEATED_HISTORY_MASK |
                     R_TR_TE_INST_FEATURES_EN_ALL_JUMPS_MASK |
+                    R_TR_TE_INST_FEATURES_EN_SEQUENTIAL_JUMP_MASK |
                     R_TR_TE_INST_FEATURES_EXTEND_ADDR_MSB_MASK |
                     R_TR_TE_INST_FEATURES_SRC_ID_MASK;
     uint32_t nv = val & mask;

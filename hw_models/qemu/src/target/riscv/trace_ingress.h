@@ -33,6 +33,14 @@
 #define RISCV_TRACE_CS_BASE_HTM     2
 /* EnAllJumps: plain direct jumps are reported too. */
 #define RISCV_TRACE_CS_BASE_ALL_JUMPS 4
+/*
+ * EnSequentialJump: a register jump right after the lui/c.lui/auipc that
+ * loaded its register (in the same block, so retired consecutively) is
+ * reported as the direct jump of the same kind (N-Trace 1.0 "Sequential
+ * Jump Optimization"); across a block boundary it stays uninferable, which
+ * the encoder may choose and the decoder sees from the message.
+ */
+#define RISCV_TRACE_CS_BASE_SEQ_JUMP 8
 
 void riscv_trace_cf(CPURISCVState *env, target_ulong pc, target_ulong next,
                     uint32_t info);
