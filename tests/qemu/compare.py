@@ -2,19 +2,29 @@
 # SPDX-License-Identifier: BSD-2-Clause
 """Compare a decoded N-Trace PC list with the insnlog plugin's record.
 
-usage: compare.py DECODED RECORD [--min N]
+usage: compare.py DECODED RECORD [--min N] [--priv P[,P...]]
 
 Both files hold one "0xADDR" per line. The decoded trace must appear in the
 record as one contiguous run (tracing starts and stops at translation-block
 boundaries, so it begins somewhere after the payload enabled it); every
 decoded instruction must equal the executed one. Exit 0 on match.
+With --priv the record (insnlog priv=on: "0xADDR PRIV" lines) is first cut
+down to the instructions executed in those privilege levels, the ones a
+privilege filter (trTeFilterMatchChoicePrivilege) lets the encoder trace.
 """
 import sys
 
 
-def load(path):
+def load(path, privs=None):
+    out = []
     with open(path) as f:
-        return [int(line.split()[0], 16) for line in f if line.startswith("0x")]
+        for line in f:
+            if not line.startswith("0x"):
+                continue
+            w = line.split()
+            if privs is None or (len(w) > 1 and int(w[1]) in privs):
+                out.append(int(w[0], 16))
+    return out
 
 
 def main():
@@ -24,7 +34,12 @@ def main():
         i = args.index("--min")
         minimum = int(args[i + 1])
         del args[i:i + 2]
-    dec, rec = load(args[0]), load(args[1])
+    privs = None
+    if "--priv" in args:
+        i = args.index("--priv")
+        privs = {int(p) for p in args[i + 1].split(",")}
+        del args[i:i + 2]
+    dec, rec = load(args[0]), load(args[1], privs)
     if len(dec) < minimum:
         print(f"decoded {len(dec)} instructions, fewer than {minimum}")
         return 1

@@ -41,7 +41,10 @@ fi
 # dumped trace must contain, e.g. "RCODE=0x2", showing the option was used),
 # GDBSTOP (a symbol: a debugger stops there once, tests/qemu/gdbstop.py),
 # NEEDS (a decoder option the trace cannot be decoded without, showing the
-# encoder used the optimisation it names).
+# encoder used the optimisation it names), FILTER (a privilege mask for the
+# encoder's filter 0: only instructions in those privileges are traced and
+# compared).
+
 run_trace() {
   local name=$1 smp=$2 min=$3 i=0 loader=() w h rc d cfg gdb=() gpid= port addr sb
   d=$LOGS/trace-$name
@@ -49,7 +52,15 @@ run_trace() {
   shift 4
   sb=$(( cfg[4] > 16 ? 5 : 4 ))   # SrcBits the payload programs (trace.c SRC_BITS)
   rm -rf "$d"; mkdir -p "$d"
-  for w in 0x54534249 "${cfg[@]}" ${KERNEL:-0}; do
+  local plugargs=out=insn privs=()
+  if [ -n "${FILTER:-}" ]; then
+    plugargs=out=insn,priv=on
+    for w in 0 1 3 5 6; do
+      if (( (FILTER >> w) & 1 )); then privs+=("$w"); fi
+    done
+    privs=(--priv "$(IFS=,; echo "${privs[*]}")")
+  fi
+  for w in 0x54534249 "${cfg[@]}" ${KERNEL:-0} ${FILTER:-0}; do
     loader+=(-device "loader,addr=$((0x80ff0000 + 4 * i)),data=$w,data-len=4")
     i=$((i + 1))
   done
@@ -61,7 +72,7 @@ run_trace() {
     gpid=$!
   fi
   (cd "$d" && timeout 300 "$Q" -machine virt -smp "$smp" -nographic -bios "$ELF" \
-     -semihosting-config enable=on,target=native -plugin "$PLUGIN,out=insn" "${loader[@]}" ${EXTRA:-} \
+     -semihosting-config enable=on,target=native -plugin "$PLUGIN,$plugargs" "${loader[@]}" ${EXTRA:-} \
      "${gdb[@]}" > uart.log 2>&1)
   rc=$?
   if [ -n "$gpid" ]; then
@@ -75,7 +86,7 @@ run_trace() {
          > "$d/decoded.$h" 2> "$d/decode.$h.err"; then
       fail "trace-$name: hart $h: decoder error"; head -5 "$d/decode.$h.err"; continue
     fi
-    if python3 tests/qemu/compare.py "$d/decoded.$h" "$d/insn.$h" --min "$min" > "$d/compare.$h"; then
+    if python3 tests/qemu/compare.py "$d/decoded.$h" "$d/insn.$h" --min "$min" "${privs[@]}" > "$d/compare.$h"; then
       pass "trace-$name: hart $h: decoded trace equals executed instructions ($(cat "$d/compare.$h" | cut -d' ' -f1) insns)"
     else
       fail "trace-$name: hart $h: $(cat "$d/compare.$h")"
@@ -128,6 +139,11 @@ NEEDS=--seq-jump run_trace btm-seqjump 1 10000 "$BTM $SEQ 32 1 1 0 0" --seq-jump
 NEEDS=--seq-jump run_trace btm-seqjump-alljumps 1 10000 "$BTM $((SEQ | ALLJ | IRET_FULL)) 32 1 1 0 0" \
   --all-jumps --implicit-return=3 --seq-jump
 NEEDS=--seq-jump run_trace htm-seqjump-alljumps 1 10000 "$HTM $((SEQ | ALLJ | REP)) 32 1 1 0 0" --all-jumps --seq-jump
+# privilege filters: S-mode only (the trace pauses at every trap into M and
+# resumes at the trap return) and M-mode only
+FILTER=0x2 EXPECT="EVCODE=0x4 SYNC=0x5" \
+run_trace htm-filter-s 1 5000 "$HTM $((IRET_FULL | REP)) 64 1 1 0 0" --implicit-return=3
+FILTER=0x8 EXPECT="EVCODE=0x4 SYNC=0x5" run_trace btm-filter-m 1 10000 "$BTM 0 64 1 1 0 0"
 run_trace htm-alljumps 1 10000 "$HTM $((ALLJ | IRET_FULL)) 32 1 1 0 0" --implicit-return=3 --all-jumps
 EXPECT="TCODE=30" run_trace btm-rep-alljumps 1 10000 "$BTM $((ALLJ | REP)) 32 1 1 0 0" --all-jumps
 run_trace htm-2harts 2 10000 "$HTM $((IRET_FULL | REP)) 32 1 2 0 0" --implicit-return=3

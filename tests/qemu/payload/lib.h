@@ -22,6 +22,8 @@ enum {
     trTsControl = 0x040, trTsCounterLow = 0x048, trTsCounterHigh = 0x04C,
     trTeTrigDbgControl = 0x050, trTeTrigExtInControl = 0x054,
     trTeTrigExtOutControl = 0x058,
+    trTeFilter0Control = 0x400, trTeFilter0MatchInst = 0x404,
+    trTeComp0Control = 0x600,
     trFunnelControl = 0x000, trFunnelImpl = 0x004, trFunnelDisInput = 0x008,
     trRamControl = 0x000, trRamImpl = 0x004, trRamStartLow = 0x010,
     trRamStartHigh = 0x014, trRamLimitLow = 0x018, trRamLimitHigh = 0x01C,
@@ -50,6 +52,8 @@ enum {
 #define TS_ENABLE (1u << 15)
 #define TS_MODE_INTERNAL 2
 #define TS_MODE_SHARED 4
+#define FILTER_ENABLE (1u << 0)
+#define FILTER_MATCH_PRIVILEGE (1u << 1)
 
 static inline uint32_t rd32(uintptr_t a) { return *(volatile uint32_t *)a; }
 static inline void wr32(uintptr_t a, uint32_t v) { *(volatile uint32_t *)a = v; }

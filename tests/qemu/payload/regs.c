@@ -56,7 +56,30 @@ static void test_encoder(void)
     wr32(e + trTeInstFeatures, 0);
     check_eq("trTeInstFeatures cleared", rd32(e + trTeInstFeatures), 0);
     wr32(e + trTeInstFilters, 0xffffffffu);
-    check_eq("no filters: trTeInstFilters reads 0", rd32(e + trTeInstFilters), 0);
+    check_eq("two filters: trTeInstFilters WARL bits 1:0", rd32(e + trTeInstFilters), 3);
+    wr32(e + trTeInstFilters, 0);
+    for (unsigned i = 0; i < 3; i++) {
+        uintptr_t f = e + trTeFilter0Control + 0x20 * i;
+        wr32(f, 0xffffffffu);
+        wr32(f + 4, 0xffffffffu);
+        wr32(f + 8, 0xffffffffu);
+        wr32(f + 0x10, 0xffffffffu);
+        wr32(f + 0x18, 0xffffffffu);
+    }
+    check_eq("filter 0 control: Enable and MatchPrivilege only (no ecause, interrupt, "
+             "comparator, impdef or data matches)", rd32(e + trTeFilter0Control), 3);
+    check_eq("filter 0 privilege choice: U, S, M, D, VU, VS (2 and 7 reserved)",
+             rd32(e + trTeFilter0MatchInst), 0x7b);
+    check_eq("filter 0 ecause match unsupported", rd32(e + trTeFilter0Control + 8), 0);
+    check_eq("filter 0 impdef and data matches unsupported",
+             rd32(e + trTeFilter0Control + 0x10) | rd32(e + trTeFilter0Control + 0x18), 0);
+    check_eq("filter 1 implemented", rd32(e + trTeFilter0Control + 0x20), 3);
+    check_eq("filter 2 not implemented", rd32(e + trTeFilter0Control + 0x40) |
+             rd32(e + trTeFilter0Control + 0x44), 0);
+    wr32(e + trTeComp0Control, 0xffffffffu);
+    check_eq("no comparators: trTeComp0Control reads 0", rd32(e + trTeComp0Control), 0);
+    wr32(e + trTeFilter0Control, 0);
+    wr32(e + trTeFilter0Control + 0x20, 0);
     wr32(e + trTeDataControl, 0xffffffffu);
     check_eq("no data trace: trTeDataControl reads 0", rd32(e + trTeDataControl), 0);
     wr32(e + trTeTrigExtInControl, 0xffffffffu);

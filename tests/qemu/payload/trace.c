@@ -20,6 +20,8 @@ struct cfg {
     uint32_t loss_test;      // 1: small SRAM with StopOnWrap, re-armed once
                              // 2: same with InstStallEna, hart 1 drains the sink
     uint32_t kernel;         // KERNEL_*: what the traced workload runs
+    uint32_t filter_priv;    // trTeFilterMatchChoicePrivilege of filter 0,
+                             // the only filter selected (0: no filter)
 };
 #define KERNEL_MIXED 0        // calls, returns, jump tables, traps, privilege changes
 #define KERNEL_COMPUTE 1      // loop-heavy compute kernel (benchmark)
@@ -386,7 +388,15 @@ static void encoder_start(unsigned h)
     tr_reset(e);
     wr32(e + trTeInstFeatures, (CFG->inst_features & 0xffffu) | ((uint32_t)h << 16) |
                                    (SRC_BITS << 28));
-    wr32(e + trTeInstFilters, 0);
+    // A privilege filter (TCI 1.0 "Trace Encoder Filter Registers"):
+    // configured before it is selected in trTeInstFilters
+    if (CFG->filter_priv) {
+        wr32(e + trTeFilter0MatchInst, CFG->filter_priv);
+        wr32(e + trTeFilter0Control, FILTER_ENABLE | FILTER_MATCH_PRIVILEGE);
+        wr32(e + trTeInstFilters, 1);
+    } else {
+        wr32(e + trTeInstFilters, 0);
+    }
     wr32(e + trTeDataControl, 0);
     wr32(e + trTeTrigExtInControl, 0);
     wr32(e + trTsControl, CFG->ts_control);
@@ -551,6 +561,7 @@ int main(void)
         CFG->ts_control = 0;
         CFG->loss_test = 0;
         CFG->kernel = 0;
+        CFG->filter_priv = 0;
     }
     setup_pmp_and_traps();
     // sink, then funnel, then encoders

@@ -8,7 +8,11 @@
  * left out so the record equals the retired-instruction stream the trace
  * encoder sees. Test payloads raise exceptions only with those.
  *
- *   -plugin libinsnlog.so,out=PATH
+ *   -plugin libinsnlog.so,out=PATH[,priv=on]
+ *
+ * priv=on adds the privilege level each instruction executes in (the
+ * gdbstub's virtual "priv" register: 0 U, 1 S, 3 M) to its line, for runs
+ * whose trace is filtered by privilege.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -30,12 +34,31 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 
 static FILE *out[MAX_VCPUS];
 static char *path;
+static bool with_priv;
+static struct qemu_plugin_register *priv_reg[MAX_VCPUS];
+static GByteArray *priv_buf[MAX_VCPUS];
 
 static void insn_exec(unsigned int vcpu, void *udata)
 {
     if (vcpu < MAX_VCPUS && out[vcpu]) {
         fprintf(out[vcpu], "0x%" PRIx64 "\n", (uint64_t)(uintptr_t)udata);
     }
+}
+
+static void insn_exec_priv(unsigned int vcpu, void *udata)
+{
+    unsigned priv = 0xff;
+
+    if (vcpu >= MAX_VCPUS || !out[vcpu]) {
+        return;
+    }
+    if (priv_reg[vcpu]) {
+        g_byte_array_set_size(priv_buf[vcpu], 0);
+        if (qemu_plugin_read_register(priv_reg[vcpu], priv_buf[vcpu]) > 0) {
+            priv = priv_buf[vcpu]->data[0];
+        }
+    }
+    fprintf(out[vcpu], "0x%" PRIx64 " %u\n", (uint64_t)(uintptr_t)udata, priv);
 }
 
 static bool never_retires(struct qemu_plugin_insn *insn)
@@ -62,7 +85,8 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
             continue;
         }
         qemu_plugin_register_vcpu_insn_exec_cb(
-            insn, insn_exec, QEMU_PLUGIN_CB_NO_REGS,
+            insn, with_priv ? insn_exec_priv : insn_exec,
+            with_priv ? QEMU_PLUGIN_CB_R_REGS : QEMU_PLUGIN_CB_NO_REGS,
             (void *)(uintptr_t)qemu_plugin_insn_vaddr(insn));
     }
 }
@@ -77,6 +101,22 @@ static void vcpu_init(qemu_plugin_id_t id, unsigned int vcpu)
             setvbuf(out[vcpu], NULL, _IOFBF, 1 << 20);
         }
         g_free(name);
+        if (with_priv) {
+            g_autoptr(GArray) regs = qemu_plugin_get_registers();
+
+            for (guint i = 0; i < regs->len; i++) {
+                qemu_plugin_reg_descriptor *r =
+                    &g_array_index(regs, qemu_plugin_reg_descriptor, i);
+
+                if (!strcmp(r->name, "priv")) {
+                    priv_reg[vcpu] = r->handle;
+                }
+            }
+            priv_buf[vcpu] = g_byte_array_new();
+            if (!priv_reg[vcpu]) {
+                fprintf(stderr, "insnlog: no priv register\n");
+            }
+        }
     }
 }
 
@@ -97,6 +137,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
     for (int i = 0; i < argc; i++) {
         if (g_str_has_prefix(argv[i], "out=")) {
             path = g_strdup(argv[i] + 4);
+        } else if (!strcmp(argv[i], "priv=on")) {
+            with_priv = true;
         }
     }
     if (!path) {

@@ -569,7 +569,7 @@ void riscv_trace_context(CPURISCVState *env)
 {
     RVTraceEncoderState *s = env->trace_encoder;
 
-    if (s && s->tracing) {
+    if (s && s->tracing && !s->filtered) {
         enc_ownership(s, env, true);
     }
 }
@@ -802,6 +802,65 @@ static bool enc_pop_return(RVTraceEncoderState *s, uint64_t next)
     }
 }
 
+/*
+ * trTeInstFilters (TCI 1.0 "Trace Encoder Filter Registers"): with no
+ * filter selected every instruction is traced; otherwise an instruction is
+ * traced when a selected, enabled filter matches, and a filter matches when
+ * all its enabled conditions hold (here: the hart's privilege, as the
+ * ingress port's priv value, is one of trTeFilterMatchChoicePrivilege).
+ * The privilege changes only at traps and trap returns, so that is where
+ * qualification is evaluated.
+ */
+static bool enc_qualified(RVTraceEncoderState *s, CPURISCVState *env)
+{
+    unsigned priv = env->priv, i;
+
+    if (!s->inst_filters) {
+        return true;
+    }
+    if (env->virt_enabled) {
+        priv = env->priv == PRV_U ? RVTRACE_PRIV_VU : RVTRACE_PRIV_VS;
+    }
+    for (i = 0; i < RVTRACE_NUM_FILTERS; i++) {
+        uint32_t c = s->filter_control[i];
+
+        if (!(s->inst_filters & (1u << i)) ||
+            !FIELD_EX32(c, TR_TE_FILTER_CONTROL, ENABLE)) {
+            continue;
+        }
+        if (FIELD_EX32(c, TR_TE_FILTER_CONTROL, MATCH_PRIVILEGE) &&
+            !(s->filter_match_inst[i] & (1u << priv))) {
+            continue;
+        }
+        return true;
+    }
+    return false;
+}
+
+static void enc_correlation(RVTraceEncoderState *s, unsigned evcode);
+static void enc_sync_start(RVTraceEncoderState *s, CPURISCVState *env,
+                           uint64_t pc, unsigned reason);
+
+/*
+ * Leaving qualified code ends the trace as a disable does: the instructions
+ * retired so far (I-CNT taken by enc_enter) in ProgTraceCorrelation with
+ * EVCODE=4. Until qualified code is entered again, at a trap or trap
+ * return, nothing is reported.
+ */
+static void enc_filter_pause(RVTraceEncoderState *s)
+{
+    enc_correlation(s, NT_EVCODE_TRACE_DISABLED);
+    s->filtered = true;
+}
+
+/* Entering qualified code at @pc: ProgTraceSync with SYNC=5 (trace enable). */
+static void enc_filter_resume(RVTraceEncoderState *s, CPURISCVState *env,
+                              uint64_t pc)
+{
+    s->filtered = false;
+    enc_sync_start(s, env, pc, NT_SYNC_TRACE_ENABLE);
+}
+
 void riscv_trace_cf(CPURISCVState *env, target_ulong pc, target_ulong next,
                     uint32_t info)
 {
@@ -813,7 +872,19 @@ void riscv_trace_cf(CPURISCVState *env, target_ulong pc, target_ulong next,
     if (!s || !s->tracing) {
         return;
     }
+    if (unlikely(s->filtered)) {
+        if (itype == NT_ITYPE_TRAP_RETURN && enc_qualified(s, env)) {
+            enc_filter_resume(s, env, next);
+        }
+        return;
+    }
     enc_enter(s, succ);
+    if (unlikely(itype == NT_ITYPE_TRAP_RETURN && s->inst_filters) &&
+        !enc_qualified(s, env)) {
+        /* The trap return retired in qualified code: it ends the trace. */
+        enc_filter_pause(s);
+        return;
+    }
     all_jumps = enc_feature(s, R_TR_TE_INST_FEATURES_EN_ALL_JUMPS_MASK);
 
     switch (itype) {
@@ -881,11 +952,21 @@ void riscv_trace_trap(CPURISCVState *env, target_ulong epc,
     if (!s || !s->tracing) {
         return;
     }
+    if (unlikely(s->filtered)) {
+        if (enc_qualified(s, env)) {
+            enc_filter_resume(s, env, handler);
+        }
+        return;
+    }
     /*
      * An exception's instruction at epc did not retire; an interrupt is
      * taken before the instruction at epc. Either way the run ends at epc.
      */
     enc_enter(s, epc);
+    if (unlikely(s->inst_filters) && !enc_qualified(s, env)) {
+        enc_filter_pause(s);
+        return;
+    }
     enc_indirect(s, env, handler,
                  interrupt ? NT_BTYPE_INTERRUPT : NT_BTYPE_EXCEPTION);
     enc_ownership(s, env, false);
@@ -902,6 +983,11 @@ void riscv_trace_fixup(CPURISCVState *env, target_ulong next)
     RVTraceEncoderState *s = env->trace_encoder;
 
     if (!s || !s->tracing) {
+        return;
+    }
+    if (unlikely(s->filtered)) {
+        /* Nothing is reported until qualified code is entered again. */
+        env->trace_hist = 1;
         return;
     }
     enc_enter(s, next);
@@ -950,13 +1036,12 @@ static uint32_t enc_cs_base(RVTraceEncoderState *s)
     return v;
 }
 
-static void enc_start(RVTraceEncoderState *s, CPURISCVState *env,
-                      unsigned reason)
+/* Start of a traced run at @pc: ProgTraceSync (SYNC=7 after lost data). */
+static void enc_sync_start(RVTraceEncoderState *s, CPURISCVState *env,
+                           uint64_t pc, unsigned reason)
 {
     uint64_t f[NT_FLD_COUNT] = { 0 };
-    uint64_t pc = env->pc;
 
-    s->tracing = true;
     s->icnt = 0;
     s->env->trace_hist = 1;
     s->hrepeat = 0;
@@ -972,20 +1057,45 @@ static void enc_start(RVTraceEncoderState *s, CPURISCVState *env,
         enc_after_sync(s, env, pc);
     }
     enc_leave(s, pc);
+}
+
+/*
+ * Tracing starts (enable, resume after a debugger stop); when the filters
+ * do not qualify the current code the first message waits for code they
+ * do qualify.
+ */
+static void enc_start(RVTraceEncoderState *s, CPURISCVState *env,
+                      unsigned reason)
+{
+    s->tracing = true;
+    s->filtered = !enc_qualified(s, env);
+    if (!s->filtered) {
+        enc_sync_start(s, env, env->pc, reason);
+    }
     env->trace_ingress = enc_cs_base(s);
 }
 
-static void enc_stop(RVTraceEncoderState *s, CPURISCVState *env,
-                     unsigned evcode)
+/* ProgTraceCorrelation with the I-CNT (and HIST) taken by enc_enter. */
+static void enc_correlation(RVTraceEncoderState *s, unsigned evcode)
 {
     uint64_t f[NT_FLD_COUNT] = { 0 };
 
-    enc_enter(s, env->pc);
     f[NT_FLD_EVCODE] = evcode;
     f[NT_FLD_CDF] = enc_htm(s) ? 1 : 0;
     f[NT_FLD_ICNT] = enc_take_icnt(s);
     f[NT_FLD_HIST] = s->env->trace_hist;
     enc_send(s, NT_TCODE_ProgTraceCorrelation, f);
+    s->icnt = 0;
+    s->env->trace_hist = 1;
+}
+
+static void enc_stop(RVTraceEncoderState *s, CPURISCVState *env,
+                     unsigned evcode)
+{
+    if (!s->filtered) {
+        enc_enter(s, env->pc);
+        enc_correlation(s, evcode);
+    }
     if (s->lost) {
         /* The gap is reported even when no synchronizing message follows. */
         enc_error(s);
@@ -994,6 +1104,7 @@ static void enc_stop(RVTraceEncoderState *s, CPURISCVState *env,
     s->icnt = 0;
     s->env->trace_hist = 1;
     s->tracing = false;
+    s->filtered = false;
     env->trace_ingress = 0;
 }
 
@@ -1074,6 +1185,13 @@ static uint32_t enc_impl(void)
 }
 
 /* Defaults taken when trTeActive goes 0 -> 1. */
+static void enc_filters_reset(RVTraceEncoderState *s)
+{
+    s->inst_filters = 0;
+    memset(s->filter_control, 0, sizeof(s->filter_control));
+    memset(s->filter_match_inst, 0, sizeof(s->filter_match_inst));
+}
+
 static void enc_defaults(RVTraceEncoderState *s)
 {
     uint32_t c = R_TR_TE_CONTROL_ACTIVE_MASK;
@@ -1082,6 +1200,7 @@ static void enc_defaults(RVTraceEncoderState *s)
     c = FIELD_DP32(c, TR_TE_CONTROL, FORMAT, RVTRACE_FORMAT_NTRACE);
     s->control = c;
     s->inst_features = 0;
+    enc_filters_reset(s);
     rvtrace_ts_write(&s->ts, R_TR_TS_CONTROL_ACTIVE_MASK, false, true, true);
 }
 
@@ -1157,10 +1276,24 @@ static void enc_write_features(RVTraceEncoderState *s, uint32_t val)
     enc_schedule_apply(s);
 }
 
+/* A register of an implemented filter: its index and filter-0 offset. */
+static bool enc_filter_reg(hwaddr addr, unsigned *i, hwaddr *reg)
+{
+    if (addr < A_TR_TE_FILTER0_CONTROL ||
+        addr >= A_TR_TE_FILTER0_CONTROL + RVTRACE_NUM_FILTERS * RVTRACE_FILTER_STRIDE) {
+        return false;
+    }
+    *i = (addr - A_TR_TE_FILTER0_CONTROL) / RVTRACE_FILTER_STRIDE;
+    *reg = A_TR_TE_FILTER0_CONTROL + (addr - A_TR_TE_FILTER0_CONTROL) % RVTRACE_FILTER_STRIDE;
+    return true;
+}
+
 static uint64_t enc_read(void *opaque, hwaddr addr, unsigned size)
 {
     RVTraceEncoderState *s = opaque;
     uint32_t v = 0;
+    unsigned i;
+    hwaddr reg;
 
     switch (addr) {
     case A_TR_TE_CONTROL:
@@ -1175,6 +1308,9 @@ static uint64_t enc_read(void *opaque, hwaddr addr, unsigned size)
     case A_TR_TE_INST_FEATURES:
         v = s->inst_features;
         break;
+    case A_TR_TE_INST_FILTERS:
+        v = s->inst_filters;
+        break;
     case A_TR_TS_CONTROL:
         v = s->ts.control;
         break;
@@ -1188,7 +1324,11 @@ static uint64_t enc_read(void *opaque, hwaddr addr, unsigned size)
         }
         break;
     default:
-        /* Filters, comparators, triggers and data trace: not implemented. */
+        if (enc_filter_reg(addr, &i, &reg)) {
+            v = reg == A_TR_TE_FILTER0_CONTROL ? s->filter_control[i] :
+                reg == A_TR_TE_FILTER0_MATCH_INST ? s->filter_match_inst[i] : 0;
+        }
+        /* Comparators, triggers and data trace: not implemented (read 0). */
         break;
     }
     if (!(s->control & R_TR_TE_CONTROL_ACTIVE_MASK) &&
@@ -1203,6 +1343,8 @@ static void enc_write(void *opaque, hwaddr addr, uint64_t val64, unsigned size)
 {
     RVTraceEncoderState *s = opaque;
     uint32_t val = val64;
+    unsigned i;
+    hwaddr reg;
 
     trace_rvtrace_encoder_write(s->port, addr, val);
     if (!(s->control & R_TR_TE_CONTROL_ACTIVE_MASK) &&
@@ -1219,8 +1361,23 @@ static void enc_write(void *opaque, hwaddr addr, uint64_t val64, unsigned size)
     case A_TR_TS_CONTROL:
         rvtrace_ts_write(&s->ts, val, false, true, true);
         break;
+    case A_TR_TE_INST_FILTERS:
+        /*
+         * Filters are looked at when tracing starts and at traps and trap
+         * returns; a change while tracing takes effect at the next one.
+         */
+        s->inst_filters = val & MAKE_64BIT_MASK(0, RVTRACE_NUM_FILTERS);
+        break;
     default:
-        /* Unimplemented registers ignore writes (WARL 0). */
+        if (enc_filter_reg(addr, &i, &reg)) {
+            if (reg == A_TR_TE_FILTER0_CONTROL) {
+                s->filter_control[i] = val & (R_TR_TE_FILTER_CONTROL_ENABLE_MASK |
+                                              R_TR_TE_FILTER_CONTROL_MATCH_PRIVILEGE_MASK);
+            } else if (reg == A_TR_TE_FILTER0_MATCH_INST) {
+                s->filter_match_inst[i] = val & RVTRACE_PRIV_CHOICE_MASK;
+            }
+        }
+        /* Other unimplemented registers ignore writes (WARL 0). */
         break;
     }
 }
@@ -1241,8 +1398,10 @@ static void enc_reset(DeviceState *dev)
 
     s->control = 0;
     s->inst_features = 0;
+    enc_filters_reset(s);
     rvtrace_ts_reset(&s->ts);
     s->tracing = false;
+    s->filtered = false;
     s->lost = false;
     s->pending = false;
     s->fifo_len = 0;
@@ -1307,7 +1466,7 @@ static const Property enc_properties[] = {
 static const VMStateDescription vmstate_enc = {
     .name = TYPE_RVTRACE_ENCODER,
     .version_id = 2,
-    .minimum_version_id = 2,
+    .minimum_version_id = 1,
     .fields = (const VMStateField[]) {
         VMSTATE_UINT32(control, RVTraceEncoderState),
         VMSTATE_UINT32(inst_features, RVTraceEncoderState),
@@ -1329,6 +1488,12 @@ static const VMStateDescription vmstate_enc = {
         VMSTATE_UINT64_ARRAY(stack, RVTraceEncoderState, RVTRACE_CALL_STACK),
         VMSTATE_UINT32(stack_depth, RVTraceEncoderState),
         VMSTATE_UINT32(call_count, RVTraceEncoderState),
+        VMSTATE_UINT32_V(inst_filters, RVTraceEncoderState, 2),
+        VMSTATE_UINT32_ARRAY_V(filter_control, RVTraceEncoderState,
+                               RVTRACE_NUM_FILTERS, 2),
+        VMSTATE_UINT32_ARRAY_V(filter_match_inst, RVTraceEncoderState,
+                               RVTRACE_NUM_FILTERS, 2),
+        VMSTATE_BOOL_V(filtered, RVTraceEncoderState, 2),
         VMSTATE_END_OF_LIST()
     }
 };

@@ -186,11 +186,34 @@ REG32(TR_TE_INST_FEATURES, 0x008)
     FIELD(TR_TE_INST_FEATURES, SRC_ID, 16, 12)
     FIELD(TR_TE_INST_FEATURES, SRC_BITS, 28, 4)
 REG32(TR_TE_INST_FILTERS, 0x00C)
+    FIELD(TR_TE_INST_FILTERS, FILTERS, 0, 16)
 REG32(TR_TE_DATA_CONTROL, 0x010)
 REG32(TR_TE_DATA_FILTERS, 0x01C)
 REG32(TR_TE_TRIG_DBG_CONTROL, 0x050)
 REG32(TR_TE_TRIG_EXT_IN_CONTROL, 0x054)
 REG32(TR_TE_TRIG_EXT_OUT_CONTROL, 0x058)
+/* Filter i at +0x400 + 0x20 * i (TCI 1.0 "Trace Encoder Filter Registers"). */
+REG32(TR_TE_FILTER0_CONTROL, 0x400)
+    FIELD(TR_TE_FILTER_CONTROL, ENABLE, 0, 1)
+    FIELD(TR_TE_FILTER_CONTROL, MATCH_PRIVILEGE, 1, 1)
+REG32(TR_TE_FILTER0_MATCH_INST, 0x404)
+    FIELD(TR_TE_FILTER_MATCH_INST, CHOICE_PRIVILEGE, 0, 8)
+#define RVTRACE_FILTER_STRIDE 0x20
+/*
+ * Filters the model implements: privilege matching only (ecause, interrupt,
+ * comparator, impdef and data matches read back 0, as do the comparators).
+ */
+#define RVTRACE_NUM_FILTERS 2
+/* Ingress-port priv values (E-Trace 2.0 "priv" encoding): 2 and 7 reserved. */
+#define RVTRACE_PRIV_U  0
+#define RVTRACE_PRIV_S  1
+#define RVTRACE_PRIV_M  3
+#define RVTRACE_PRIV_D  4
+#define RVTRACE_PRIV_VU 5
+#define RVTRACE_PRIV_VS 6
+#define RVTRACE_PRIV_CHOICE_MASK \
+    ((1u << RVTRACE_PRIV_U) | (1u << RVTRACE_PRIV_S) | (1u << RVTRACE_PRIV_M) | \
+     (1u << RVTRACE_PRIV_D) | (1u << RVTRACE_PRIV_VU) | (1u << RVTRACE_PRIV_VS))
 
 #define RVTRACE_INST_MODE_OFF 0
 #define RVTRACE_INST_MODE_BTM 3
@@ -241,6 +264,11 @@ struct RVTraceEncoderState {
     /* Registers. */
     uint32_t control;
     uint32_t inst_features;
+    uint32_t inst_filters;
+    uint32_t filter_control[RVTRACE_NUM_FILTERS];
+    uint32_t filter_match_inst[RVTRACE_NUM_FILTERS];
+    /* Tracing, but the filters do not qualify the current instructions. */
+    bool filtered;
     uint32_t trig_ext_in;
     RVTraceTimestamp ts;
 
