@@ -27,6 +27,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) {
     c.fr.extend_addr = d[0] & 0x20;
     c.implicit_return = d[1] & 1;
     c.all_jumps = d[1] & 2;
+    c.seq_jump = d[0] & 0x80;
     c.src = d[1] & 4 ? int(d[1] >> 4) : -1;
     c.max_steps = 100000;
     const bool use_gen = d[1] & 8;
