@@ -3,43 +3,93 @@
 """Compare a decoded N-Trace PC list with the insnlog plugin's record.
 
 usage: compare.py DECODED RECORD [--min N] [--priv P[,P...]]
+                  [--trap-window ENTRY [--causes C[,C...]] [--irq 0|1]]
 
 Both files hold one "0xADDR" per line. The decoded trace must appear in the
 record as one contiguous run (tracing starts and stops at translation-block
 boundaries, so it begins somewhere after the payload enabled it); every
 decoded instruction must equal the executed one. Exit 0 on match.
-With --priv the record (insnlog priv=on: "0xADDR PRIV" lines) is first cut
-down to the instructions executed in those privilege levels, the ones a
-privilege filter (trTeFilterMatchChoicePrivilege) lets the encoder trace.
+
+With insnlog priv=on the record's lines are "0xADDR PRIV [x|r]" ("x": the
+instruction never retires, e.g. ecall; "r": a trap return), and the record
+is first cut down to what the encoder's filters let through:
+  --priv       instructions executed in those privilege levels
+               (trTeFilterMatchChoicePrivilege);
+  --trap-window ENTRY: trap windows (MatchEcause / MatchInterrupt): from
+               the arrival at ENTRY (the payload's only trap vector) of a
+               trap whose cause is in --causes and whose kind is --irq
+               (1 interrupt, 0 exception), through the trap return that
+               ends it, nested traps counted. A trap right after an "x"
+               instruction is its exception (ecall: cause 8, 9 or 11 by
+               privilege); any other arrival is the payload's only
+               interrupt, the machine timer (cause 7).
 """
 import sys
 
+ECALL_CAUSE = {0: 8, 1: 9, 3: 11}
+TIMER_CAUSE = 7
+DEPTH_MAX = 255
 
-def load(path, privs=None):
+
+def load(path):
     out = []
     with open(path) as f:
         for line in f:
             if not line.startswith("0x"):
                 continue
             w = line.split()
-            if privs is None or (len(w) > 1 and int(w[1]) in privs):
-                out.append(int(w[0], 16))
+            priv = int(w[1]) if len(w) > 1 else None
+            flag = w[2] if len(w) > 2 else ""
+            out.append((int(w[0], 16), priv, flag))
     return out
+
+
+def trap_windows(rec, entry, causes, irq):
+    out, depth, pending = [], 0, None
+    for addr, priv, flag in rec:
+        if flag == "x":
+            pending = ECALL_CAUSE.get(priv, -1)
+            continue
+        if addr == entry:
+            interrupt = pending is None
+            cause = TIMER_CAUSE if interrupt else pending
+            pending = None
+            if depth:
+                depth = min(depth + 1, DEPTH_MAX)
+            elif (causes is None or cause in causes) and (irq is None or interrupt == irq):
+                depth = 1
+        if depth:
+            out.append(addr)
+            if flag == "r":
+                depth -= 1
+    return out
+
+
+def option(args, name, conv):
+    if name not in args:
+        return None
+    i = args.index(name)
+    v = conv(args[i + 1])
+    del args[i:i + 2]
+    return v
 
 
 def main():
     args = sys.argv[1:]
-    minimum = 1
-    if "--min" in args:
-        i = args.index("--min")
-        minimum = int(args[i + 1])
-        del args[i:i + 2]
-    privs = None
-    if "--priv" in args:
-        i = args.index("--priv")
-        privs = {int(p) for p in args[i + 1].split(",")}
-        del args[i:i + 2]
-    dec, rec = load(args[0]), load(args[1], privs)
+    minimum = option(args, "--min", int) or 1
+    ints = lambda s: {int(x, 0) for x in s.split(",")}
+    privs = option(args, "--priv", ints)
+    entry = option(args, "--trap-window", lambda s: int(s, 0))
+    causes = option(args, "--causes", ints)
+    irq = option(args, "--irq", lambda s: bool(int(s)))
+    dec = [a for a, _, _ in load(args[0])]
+    rec = load(args[1])
+    if privs is not None:
+        rec = [r for r in rec if r[1] in privs]
+    if entry is not None:
+        rec = trap_windows(rec, entry, causes, irq)
+    else:
+        rec = [a for a, _, flag in rec if flag != "x"]
     if len(dec) < minimum:
         print(f"decoded {len(dec)} instructions, fewer than {minimum}")
         return 1

@@ -43,7 +43,8 @@ fi
 # NEEDS (a decoder option the trace cannot be decoded without, showing the
 # encoder used the optimisation it names), FILTER (a privilege mask for the
 # encoder's filter 0: only instructions in those privileges are traced and
-# compared).
+# compared), FILTER_ECAUSE (a cause mask) and FILTER_IRQ (1 interrupts, 2
+# exceptions): filter 0 traces trap windows, compared with the record's.
 
 run_trace() {
   local name=$1 smp=$2 min=$3 i=0 loader=() w h rc d cfg gdb=() gpid= port addr sb
@@ -52,15 +53,27 @@ run_trace() {
   shift 4
   sb=$(( cfg[4] > 16 ? 5 : 4 ))   # SrcBits the payload programs (trace.c SRC_BITS)
   rm -rf "$d"; mkdir -p "$d"
-  local plugargs=out=insn privs=()
-  if [ -n "${FILTER:-}" ]; then
+  local plugargs=out=insn privs=() causes=()
+  if [ -n "${FILTER:-}${FILTER_ECAUSE:-}${FILTER_IRQ:-}" ]; then
     plugargs=out=insn,priv=on
+  fi
+  if [ -n "${FILTER_ECAUSE:-}${FILTER_IRQ:-}" ]; then
+    privs=(--trap-window "0x$(nm "$ELF" | awk '$3 == "trap_entry" {print $1}')")
+    if [ -n "${FILTER_ECAUSE:-}" ]; then
+      for w in $(seq 0 31); do
+        if (( (FILTER_ECAUSE >> w) & 1 )); then causes+=("$w"); fi
+      done
+      privs+=(--causes "$(IFS=,; echo "${causes[*]}")")
+    fi
+    [ -z "${FILTER_IRQ:-}" ] || privs+=(--irq $(( FILTER_IRQ == 1 ? 1 : 0 )))
+  fi
+  if [ -n "${FILTER:-}" ]; then
     for w in 0 1 3 5 6; do
       if (( (FILTER >> w) & 1 )); then privs+=("$w"); fi
     done
     privs=(--priv "$(IFS=,; echo "${privs[*]}")")
   fi
-  for w in 0x54534249 "${cfg[@]}" ${KERNEL:-0} ${FILTER:-0}; do
+  for w in 0x54534249 "${cfg[@]}" ${KERNEL:-0} ${FILTER:-0} ${FILTER_ECAUSE:-0} ${FILTER_IRQ:-0}; do
     loader+=(-device "loader,addr=$((0x80ff0000 + 4 * i)),data=$w,data-len=4")
     i=$((i + 1))
   done
@@ -144,6 +157,13 @@ NEEDS=--seq-jump run_trace htm-seqjump-alljumps 1 10000 "$HTM $((SEQ | ALLJ | RE
 FILTER=0x2 EXPECT="EVCODE=0x4 SYNC=0x5" \
 run_trace htm-filter-s 1 5000 "$HTM $((IRET_FULL | REP)) 64 1 1 0 0" --implicit-return=3
 FILTER=0x8 EXPECT="EVCODE=0x4 SYNC=0x5" run_trace btm-filter-m 1 10000 "$BTM 0 64 1 1 0 0"
+# trap-window filters (from the trap to its return): M-mode ecalls (cause
+# 11), interrupts (MatchInterrupt), and exceptions with cause 9, S-mode
+# ecalls (MatchEcause and MatchInterrupt ANDed)
+FILTER_ECAUSE=0x800 EXPECT="EVCODE=0x4 SYNC=0x5" \
+run_trace htm-filter-ecall 1 300 "$HTM $IRET_FULL 256 1 1 0 0" --implicit-return=3
+FILTER_IRQ=1 EXPECT="EVCODE=0x4 SYNC=0x5" run_trace btm-filter-irq 1 100 "$BTM 0 256 1 1 0 0"
+FILTER_ECAUSE=0x200 FILTER_IRQ=2 run_trace htm-filter-secall 1 100 "$HTM 0 256 1 1 0 0"
 run_trace htm-alljumps 1 10000 "$HTM $((ALLJ | IRET_FULL)) 32 1 1 0 0" --implicit-return=3 --all-jumps
 EXPECT="TCODE=30" run_trace btm-rep-alljumps 1 10000 "$BTM $((ALLJ | REP)) 32 1 1 0 0" --all-jumps
 run_trace htm-2harts 2 10000 "$HTM $((IRET_FULL | REP)) 32 1 2 0 0" --implicit-return=3

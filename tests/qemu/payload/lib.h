@@ -23,6 +23,7 @@ enum {
     trTeTrigDbgControl = 0x050, trTeTrigExtInControl = 0x054,
     trTeTrigExtOutControl = 0x058,
     trTeFilter0Control = 0x400, trTeFilter0MatchInst = 0x404,
+    trTeFilter0MatchEcauseLow = 0x408, trTeFilter0MatchEcauseHigh = 0x40C,
     trTeComp0Control = 0x600,
     trFunnelControl = 0x000, trFunnelImpl = 0x004, trFunnelDisInput = 0x008,
     trRamControl = 0x000, trRamImpl = 0x004, trRamStartLow = 0x010,
@@ -54,6 +55,9 @@ enum {
 #define TS_MODE_SHARED 4
 #define FILTER_ENABLE (1u << 0)
 #define FILTER_MATCH_PRIVILEGE (1u << 1)
+#define FILTER_MATCH_ECAUSE (1u << 2)
+#define FILTER_MATCH_INTERRUPT (1u << 3)
+#define FILTER_VALUE_INTERRUPT (1u << 8)
 
 static inline uint32_t rd32(uintptr_t a) { return *(volatile uint32_t *)a; }
 static inline void wr32(uintptr_t a, uint32_t v) { *(volatile uint32_t *)a = v; }

@@ -63,17 +63,20 @@ static void test_encoder(void)
         wr32(f, 0xffffffffu);
         wr32(f + 4, 0xffffffffu);
         wr32(f + 8, 0xffffffffu);
+        wr32(f + 0xc, 0xffffffffu);
         wr32(f + 0x10, 0xffffffffu);
         wr32(f + 0x18, 0xffffffffu);
     }
-    check_eq("filter 0 control: Enable and MatchPrivilege only (no ecause, interrupt, "
-             "comparator, impdef or data matches)", rd32(e + trTeFilter0Control), 3);
-    check_eq("filter 0 privilege choice: U, S, M, D, VU, VS (2 and 7 reserved)",
-             rd32(e + trTeFilter0MatchInst), 0x7b);
-    check_eq("filter 0 ecause match unsupported", rd32(e + trTeFilter0Control + 8), 0);
+    check_eq("filter 0 control: Enable, MatchPrivilege, MatchEcause, MatchInterrupt "
+             "(no comparator, impdef or data matches)", rd32(e + trTeFilter0Control), 0xf);
+    check_eq("filter 0 privilege choice U, S, M, D, VU, VS (2 and 7 reserved), ValueInterrupt",
+             rd32(e + trTeFilter0MatchInst), 0x17b);
+    check_eq("filter 0 ecause choice: causes 0..63",
+             rd32(e + trTeFilter0MatchEcauseLow) & rd32(e + trTeFilter0MatchEcauseHigh),
+             0xffffffffu);
     check_eq("filter 0 impdef and data matches unsupported",
              rd32(e + trTeFilter0Control + 0x10) | rd32(e + trTeFilter0Control + 0x18), 0);
-    check_eq("filter 1 implemented", rd32(e + trTeFilter0Control + 0x20), 3);
+    check_eq("filter 1 implemented", rd32(e + trTeFilter0Control + 0x20), 0xf);
     check_eq("filter 2 not implemented", rd32(e + trTeFilter0Control + 0x40) |
              rd32(e + trTeFilter0Control + 0x44), 0);
     wr32(e + trTeComp0Control, 0xffffffffu);

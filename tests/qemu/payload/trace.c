@@ -20,9 +20,14 @@ struct cfg {
     uint32_t loss_test;      // 1: small SRAM with StopOnWrap, re-armed once
                              // 2: same with InstStallEna, hart 1 drains the sink
     uint32_t kernel;         // KERNEL_*: what the traced workload runs
-    uint32_t filter_priv;    // trTeFilterMatchChoicePrivilege of filter 0,
-                             // the only filter selected (0: no filter)
+    // Filter 0, selected alone when any of these is set (TCI 1.0 "Trace
+    // Encoder Filter Registers"):
+    uint32_t filter_priv;    // trTeFilterMatchChoicePrivilege (0: no MatchPrivilege)
+    uint32_t filter_ecause;  // trTeFilterMatchChoiceEcauseLow (0: no MatchEcause)
+    uint32_t filter_irq;     // 1: MatchInterrupt on interrupts, 2: on exceptions
 };
+#define FILTER_IRQ_INTERRUPTS 1
+#define FILTER_IRQ_EXCEPTIONS 2
 #define KERNEL_MIXED 0        // calls, returns, jump tables, traps, privilege changes
 #define KERNEL_COMPUTE 1      // loop-heavy compute kernel (benchmark)
 #define KERNEL_ZC 2           // Zcmp/Zcmt pushes, pops and table jumps (zc.S)
@@ -388,15 +393,23 @@ static void encoder_start(unsigned h)
     tr_reset(e);
     wr32(e + trTeInstFeatures, (CFG->inst_features & 0xffffu) | ((uint32_t)h << 16) |
                                    (SRC_BITS << 28));
-    // A privilege filter (TCI 1.0 "Trace Encoder Filter Registers"):
-    // configured before it is selected in trTeInstFilters
+    // Filter 0: configured before it is selected in trTeInstFilters
+    uint32_t fc = 0;
     if (CFG->filter_priv) {
-        wr32(e + trTeFilter0MatchInst, CFG->filter_priv);
-        wr32(e + trTeFilter0Control, FILTER_ENABLE | FILTER_MATCH_PRIVILEGE);
-        wr32(e + trTeInstFilters, 1);
-    } else {
-        wr32(e + trTeInstFilters, 0);
+        fc |= FILTER_MATCH_PRIVILEGE;
     }
+    if (CFG->filter_ecause) {
+        fc |= FILTER_MATCH_ECAUSE;
+    }
+    if (CFG->filter_irq) {
+        fc |= FILTER_MATCH_INTERRUPT;
+    }
+    wr32(e + trTeFilter0MatchInst, CFG->filter_priv |
+         (CFG->filter_irq == FILTER_IRQ_INTERRUPTS ? FILTER_VALUE_INTERRUPT : 0));
+    wr32(e + trTeFilter0MatchEcauseLow, CFG->filter_ecause);
+    wr32(e + trTeFilter0MatchEcauseHigh, 0);
+    wr32(e + trTeFilter0Control, fc ? FILTER_ENABLE | fc : 0);
+    wr32(e + trTeInstFilters, fc ? 1 : 0);
     wr32(e + trTeDataControl, 0);
     wr32(e + trTeTrigExtInControl, 0);
     wr32(e + trTsControl, CFG->ts_control);
@@ -562,6 +575,8 @@ int main(void)
         CFG->loss_test = 0;
         CFG->kernel = 0;
         CFG->filter_priv = 0;
+        CFG->filter_ecause = 0;
+        CFG->filter_irq = 0;
     }
     setup_pmp_and_traps();
     // sink, then funnel, then encoders

@@ -4,6 +4,15 @@
 /* void run_in_smode(void (*fn)(void)): run fn in S-mode, back in M-mode after */
 	.globl run_in_smode
 run_in_smode:
+	/*
+	 * No M-mode interrupt between setting mepc/MPP and the mret: its
+	 * handler would overwrite both (the mret would then run again in
+	 * U-mode). MPIE=1: M-mode interrupts are enabled again on the way
+	 * back (ecall from S, then mret to smode_return).
+	 */
+	csrci	mstatus, 1 << 3
+	li	t0, 1 << 7
+	csrs	mstatus, t0
 	addi	sp, sp, -16
 	sd	ra, 0(sp)
 	sd	s0, 8(sp)

@@ -11,8 +11,10 @@
  *   -plugin libinsnlog.so,out=PATH[,priv=on]
  *
  * priv=on adds the privilege level each instruction executes in (the
- * gdbstub's virtual "priv" register: 0 U, 1 S, 3 M) to its line, for runs
- * whose trace is filtered by privilege.
+ * gdbstub's virtual "priv" register: 0 U, 1 S, 3 M) to its line, and logs
+ * the instructions that never retire with the flag "x" and trap returns
+ * with "r": what tests/qemu/compare.py needs to follow trace filters by
+ * privilege and by trap (ecause, interrupt).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -45,8 +47,19 @@ static void insn_exec(unsigned int vcpu, void *udata)
     }
 }
 
+/* priv=on: per instruction its address and flag (0, 'x' or 'r'). */
+typedef struct InsnInfo {
+    uint64_t addr;
+    char flag;
+} InsnInfo;
+
+#define INSN_MRET 0x30200073u
+#define INSN_SRET 0x10200073u
+#define INSN_MNRET 0x70200073u
+
 static void insn_exec_priv(unsigned int vcpu, void *udata)
 {
+    const InsnInfo *ii = udata;
     unsigned priv = 0xff;
 
     if (vcpu >= MAX_VCPUS || !out[vcpu]) {
@@ -58,20 +71,38 @@ static void insn_exec_priv(unsigned int vcpu, void *udata)
             priv = priv_buf[vcpu]->data[0];
         }
     }
-    fprintf(out[vcpu], "0x%" PRIx64 " %u\n", (uint64_t)(uintptr_t)udata, priv);
+    if (ii->flag) {
+        fprintf(out[vcpu], "0x%" PRIx64 " %u %c\n", ii->addr, priv, ii->flag);
+    } else {
+        fprintf(out[vcpu], "0x%" PRIx64 " %u\n", ii->addr, priv);
+    }
 }
 
-static bool never_retires(struct qemu_plugin_insn *insn)
+static uint32_t insn_word(struct qemu_plugin_insn *insn)
 {
     uint32_t op = 0;
     size_t n = qemu_plugin_insn_size(insn);
 
     qemu_plugin_insn_data(insn, &op, n < 4 ? n : 4);
-    if (n == 2) {
-        op &= 0xffff;
+    return n == 2 ? op & 0xffff : op;
+}
+
+static bool never_retires(struct qemu_plugin_insn *insn)
+{
+    uint32_t op = insn_word(insn);
+
+    if (qemu_plugin_insn_size(insn) == 2) {
         return op == INSN_CEBREAK || op == INSN_CUNIMP;
     }
     return op == INSN_ECALL || op == INSN_EBREAK || op == INSN_UNIMP;
+}
+
+static bool is_trap_return(struct qemu_plugin_insn *insn)
+{
+    uint32_t op = insn_word(insn);
+
+    return qemu_plugin_insn_size(insn) == 4 &&
+           (op == INSN_MRET || op == INSN_SRET || op == INSN_MNRET);
 }
 
 static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
@@ -81,12 +112,20 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
     for (size_t i = 0; i < n; i++) {
         struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
 
+        if (with_priv) {
+            InsnInfo *ii = g_new(InsnInfo, 1);   /* lives as long as the TB */
+
+            ii->addr = qemu_plugin_insn_vaddr(insn);
+            ii->flag = never_retires(insn) ? 'x' : is_trap_return(insn) ? 'r' : 0;
+            qemu_plugin_register_vcpu_insn_exec_cb(insn, insn_exec_priv,
+                                                   QEMU_PLUGIN_CB_R_REGS, ii);
+            continue;
+        }
         if (never_retires(insn)) {
             continue;
         }
         qemu_plugin_register_vcpu_insn_exec_cb(
-            insn, with_priv ? insn_exec_priv : insn_exec,
-            with_priv ? QEMU_PLUGIN_CB_R_REGS : QEMU_PLUGIN_CB_NO_REGS,
+            insn, insn_exec, QEMU_PLUGIN_CB_NO_REGS,
             (void *)(uintptr_t)qemu_plugin_insn_vaddr(insn));
     }
 }

@@ -806,9 +806,10 @@ static bool enc_pop_return(RVTraceEncoderState *s, uint64_t next)
  * trTeInstFilters (TCI 1.0 "Trace Encoder Filter Registers"): with no
  * filter selected every instruction is traced; otherwise an instruction is
  * traced when a selected, enabled filter matches, and a filter matches when
- * all its enabled conditions hold (here: the hart's privilege, as the
- * ingress port's priv value, is one of trTeFilterMatchChoicePrivilege).
- * The privilege changes only at traps and trap returns, so that is where
+ * all its enabled conditions hold: the hart's privilege (as the ingress
+ * port's priv value) is one of trTeFilterMatchChoicePrivilege; with
+ * MatchEcause/MatchInterrupt, the hart is inside a trap window (below).
+ * Both change only at traps and trap returns, so that is where
  * qualification is evaluated.
  */
 static bool enc_qualified(RVTraceEncoderState *s, CPURISCVState *env)
@@ -832,9 +833,68 @@ static bool enc_qualified(RVTraceEncoderState *s, CPURISCVState *env)
             !(s->filter_match_inst[i] & (1u << priv))) {
             continue;
         }
+        if ((c & (R_TR_TE_FILTER_CONTROL_MATCH_ECAUSE_MASK |
+                  R_TR_TE_FILTER_CONTROL_MATCH_INTERRUPT_MASK)) &&
+            !s->filter_trap_depth[i]) {
+            continue;
+        }
         return true;
     }
     return false;
+}
+
+/*
+ * Trap windows of MatchEcause/MatchInterrupt filters: matching starts at a
+ * trap whose cause is in trTeFilterMatchChoiceEcause (MatchEcause) and whose
+ * kind is an interrupt or an exception as trTeFilterMatchValueInterrupt says
+ * (MatchInterrupt), and stops after the return from that trap; traps nested
+ * inside the window are counted (saturating, as TCI 1.0 allows) so that only
+ * the matching trap's return closes it. The ingress port's ecause is the
+ * cause the trap wrote, for exceptions and interrupts alike.
+ */
+static void enc_filter_trap(RVTraceEncoderState *s, CPURISCVState *env,
+                            bool interrupt)
+{
+    target_ulong cause = env->priv == PRV_M ? env->mcause : env->scause;
+    unsigned code = cause & ~((target_ulong)1 << (TARGET_LONG_BITS - 1));
+    unsigned i;
+
+    for (i = 0; i < RVTRACE_NUM_FILTERS; i++) {
+        uint32_t c = s->filter_control[i];
+        bool ecause = FIELD_EX32(c, TR_TE_FILTER_CONTROL, MATCH_ECAUSE);
+        bool kind = FIELD_EX32(c, TR_TE_FILTER_CONTROL, MATCH_INTERRUPT);
+
+        if (!ecause && !kind) {
+            continue;
+        }
+        if (s->filter_trap_depth[i]) {
+            if (s->filter_trap_depth[i] < RVTRACE_FILTER_TRAP_DEPTH_MAX) {
+                s->filter_trap_depth[i]++;
+            }
+            continue;
+        }
+        if (ecause && (code >= 64 || !(s->filter_ecause[i] >> code & 1))) {
+            continue;
+        }
+        if (kind && interrupt != FIELD_EX32(s->filter_match_inst[i],
+                                            TR_TE_FILTER_MATCH_INST,
+                                            VALUE_INTERRUPT)) {
+            continue;
+        }
+        s->filter_trap_depth[i] = 1;
+    }
+}
+
+/* A trap return retired: it ends the innermost trap of each window. */
+static void enc_filter_trap_return(RVTraceEncoderState *s)
+{
+    unsigned i;
+
+    for (i = 0; i < RVTRACE_NUM_FILTERS; i++) {
+        if (s->filter_trap_depth[i]) {
+            s->filter_trap_depth[i]--;
+        }
+    }
 }
 
 static void enc_correlation(RVTraceEncoderState *s, unsigned evcode);
@@ -871,6 +931,9 @@ void riscv_trace_cf(CPURISCVState *env, target_ulong pc, target_ulong next,
 
     if (!s || !s->tracing) {
         return;
+    }
+    if (unlikely(itype == NT_ITYPE_TRAP_RETURN && s->inst_filters)) {
+        enc_filter_trap_return(s);
     }
     if (unlikely(s->filtered)) {
         if (itype == NT_ITYPE_TRAP_RETURN && enc_qualified(s, env)) {
@@ -951,6 +1014,9 @@ void riscv_trace_trap(CPURISCVState *env, target_ulong epc,
 
     if (!s || !s->tracing) {
         return;
+    }
+    if (unlikely(s->inst_filters)) {
+        enc_filter_trap(s, env, interrupt);
     }
     if (unlikely(s->filtered)) {
         if (enc_qualified(s, env)) {
@@ -1068,6 +1134,8 @@ static void enc_start(RVTraceEncoderState *s, CPURISCVState *env,
                       unsigned reason)
 {
     s->tracing = true;
+    /* Trap windows open at traps taken while tracing. */
+    memset(s->filter_trap_depth, 0, sizeof(s->filter_trap_depth));
     s->filtered = !enc_qualified(s, env);
     if (!s->filtered) {
         enc_sync_start(s, env, env->pc, reason);
@@ -1190,6 +1258,8 @@ static void enc_filters_reset(RVTraceEncoderState *s)
     s->inst_filters = 0;
     memset(s->filter_control, 0, sizeof(s->filter_control));
     memset(s->filter_match_inst, 0, sizeof(s->filter_match_inst));
+    memset(s->filter_ecause, 0, sizeof(s->filter_ecause));
+    memset(s->filter_trap_depth, 0, sizeof(s->filter_trap_depth));
 }
 
 static void enc_defaults(RVTraceEncoderState *s)
@@ -1326,7 +1396,9 @@ static uint64_t enc_read(void *opaque, hwaddr addr, unsigned size)
     default:
         if (enc_filter_reg(addr, &i, &reg)) {
             v = reg == A_TR_TE_FILTER0_CONTROL ? s->filter_control[i] :
-                reg == A_TR_TE_FILTER0_MATCH_INST ? s->filter_match_inst[i] : 0;
+                reg == A_TR_TE_FILTER0_MATCH_INST ? s->filter_match_inst[i] :
+                reg == A_TR_TE_FILTER0_MATCH_ECAUSE_LOW ? (uint32_t)s->filter_ecause[i] :
+                reg == A_TR_TE_FILTER0_MATCH_ECAUSE_HIGH ? s->filter_ecause[i] >> 32 : 0;
         }
         /* Comparators, triggers and data trace: not implemented (read 0). */
         break;
@@ -1372,9 +1444,16 @@ static void enc_write(void *opaque, hwaddr addr, uint64_t val64, unsigned size)
         if (enc_filter_reg(addr, &i, &reg)) {
             if (reg == A_TR_TE_FILTER0_CONTROL) {
                 s->filter_control[i] = val & (R_TR_TE_FILTER_CONTROL_ENABLE_MASK |
-                                              R_TR_TE_FILTER_CONTROL_MATCH_PRIVILEGE_MASK);
+                                              R_TR_TE_FILTER_CONTROL_MATCH_PRIVILEGE_MASK |
+                                              R_TR_TE_FILTER_CONTROL_MATCH_ECAUSE_MASK |
+                                              R_TR_TE_FILTER_CONTROL_MATCH_INTERRUPT_MASK);
             } else if (reg == A_TR_TE_FILTER0_MATCH_INST) {
-                s->filter_match_inst[i] = val & RVTRACE_PRIV_CHOICE_MASK;
+                s->filter_match_inst[i] = val & (RVTRACE_PRIV_CHOICE_MASK |
+                    R_TR_TE_FILTER_MATCH_INST_VALUE_INTERRUPT_MASK);
+            } else if (reg == A_TR_TE_FILTER0_MATCH_ECAUSE_LOW) {
+                s->filter_ecause[i] = deposit64(s->filter_ecause[i], 0, 32, val);
+            } else if (reg == A_TR_TE_FILTER0_MATCH_ECAUSE_HIGH) {
+                s->filter_ecause[i] = deposit64(s->filter_ecause[i], 32, 32, val);
             }
         }
         /* Other unimplemented registers ignore writes (WARL 0). */
@@ -1494,6 +1573,10 @@ static const VMStateDescription vmstate_enc = {
         VMSTATE_UINT32_ARRAY_V(filter_match_inst, RVTraceEncoderState,
                                RVTRACE_NUM_FILTERS, 2),
         VMSTATE_BOOL_V(filtered, RVTraceEncoderState, 2),
+        VMSTATE_UINT64_ARRAY_V(filter_ecause, RVTraceEncoderState,
+                               RVTRACE_NUM_FILTERS, 2),
+        VMSTATE_UINT32_ARRAY_V(filter_trap_depth, RVTraceEncoderState,
+                               RVTRACE_NUM_FILTERS, 2),
         VMSTATE_END_OF_LIST()
     }
 };

@@ -196,14 +196,21 @@ REG32(TR_TE_TRIG_EXT_OUT_CONTROL, 0x058)
 REG32(TR_TE_FILTER0_CONTROL, 0x400)
     FIELD(TR_TE_FILTER_CONTROL, ENABLE, 0, 1)
     FIELD(TR_TE_FILTER_CONTROL, MATCH_PRIVILEGE, 1, 1)
+    FIELD(TR_TE_FILTER_CONTROL, MATCH_ECAUSE, 2, 1)
+    FIELD(TR_TE_FILTER_CONTROL, MATCH_INTERRUPT, 3, 1)
 REG32(TR_TE_FILTER0_MATCH_INST, 0x404)
     FIELD(TR_TE_FILTER_MATCH_INST, CHOICE_PRIVILEGE, 0, 8)
+    FIELD(TR_TE_FILTER_MATCH_INST, VALUE_INTERRUPT, 8, 1)
+REG32(TR_TE_FILTER0_MATCH_ECAUSE_LOW, 0x408)
+REG32(TR_TE_FILTER0_MATCH_ECAUSE_HIGH, 0x40C)
 #define RVTRACE_FILTER_STRIDE 0x20
 /*
- * Filters the model implements: privilege matching only (ecause, interrupt,
- * comparator, impdef and data matches read back 0, as do the comparators).
+ * Filters the model implements: privilege, ecause and interrupt matching
+ * (comparator, impdef and data matches read back 0, as do the comparators).
  */
 #define RVTRACE_NUM_FILTERS 2
+/* Nested traps a trap-window filter counts before it saturates. */
+#define RVTRACE_FILTER_TRAP_DEPTH_MAX 255
 /* Ingress-port priv values (E-Trace 2.0 "priv" encoding): 2 and 7 reserved. */
 #define RVTRACE_PRIV_U  0
 #define RVTRACE_PRIV_S  1
@@ -267,6 +274,9 @@ struct RVTraceEncoderState {
     uint32_t inst_filters;
     uint32_t filter_control[RVTRACE_NUM_FILTERS];
     uint32_t filter_match_inst[RVTRACE_NUM_FILTERS];
+    uint64_t filter_ecause[RVTRACE_NUM_FILTERS];
+    /* Ecause/interrupt filters: nested traps since the matching one (0: none). */
+    uint32_t filter_trap_depth[RVTRACE_NUM_FILTERS];
     /* Tracing, but the filters do not qualify the current instructions. */
     bool filtered;
     uint32_t trig_ext_in;
