@@ -21,7 +21,7 @@ mkdir -p "$D"
 # wall QEMU TE_CONTROL KERNEL ITER [SMEM]: best of 3 runs, in milliseconds
 wall() {
   local q=$1 te=$2 kernel=$3 iter=$4 smem=${5:-0} best= i=0 w t0 t1 t loader=()
-  for w in 0x54534249 "$te" 0 "$iter" "$smem" 1 0 0 "$kernel" 0; do
+  for w in 0x54534249 "$te" 0 "$iter" "$smem" 1 0 0 "$kernel" 0 0 0; do
     loader+=(-device "loader,addr=$((0x80ff0000 + 4 * i)),data=$w,data-len=4")
     i=$((i + 1))
   done
