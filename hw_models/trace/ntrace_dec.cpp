@@ -249,21 +249,12 @@ bool Decoder::walk_hist(uint64_t hist, uint64_t repeat, uint64_t off) {
         budget_ -= in->size / 2;
         const uint64_t next = (pc_ + in->size) & pcmask, prev = prev_;
         prev_ = pc_;
+        // A sequentially inferable register jump is a direct jump (see walk).
+        rv::Kind kind = in->kind;
         uint64_t seq = 0;
-        if (in->kind == rv::Kind::Indirect && cfg_.seq_jump && seq_target(prev, pc_, *in, seq)) {
-            // sequentially inferable: a direct jump (see walk)
-            if (cfg_.all_jumps) {
-                gap = 0;
-                if (!bits.take()) {
-                    fail(off, "HIST bit 0 for an unconditional jump");
-                    return false;
-                }
-            }
-            if (cfg_.implicit_return && in->pushes()) push(next);
-            pc_ = seq;
-            continue;
-        }
-        switch (in->kind) {
+        if (kind == rv::Kind::Indirect && cfg_.seq_jump && seq_target(prev, pc_, *in, seq))
+            kind = rv::Kind::DirectJump;
+        switch (kind) {
         case rv::Kind::Branch:
             gap = 0;
             pc_ = bits.take() ? (pc_ + int64_t(in->offset)) & pcmask : next;
@@ -277,7 +268,7 @@ bool Decoder::walk_hist(uint64_t hist, uint64_t repeat, uint64_t off) {
                 }
             }
             if (cfg_.implicit_return && in->pushes()) push(next);
-            pc_ = (pc_ + int64_t(in->offset)) & pcmask;
+            pc_ = in->kind == rv::Kind::Indirect ? seq : (pc_ + int64_t(in->offset)) & pcmask;
             break;
         case rv::Kind::TableJump: {
             bool ok = img_.has_jvt;

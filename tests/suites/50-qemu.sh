@@ -36,6 +36,16 @@ else
   fail "decoder: build/trace/tsbi-trace does not build (end-to-end validation cannot run)"
 fi
 
+# bits_list MASK N...: the Ns whose bit is set in MASK, comma-separated
+bits_list() {
+  local mask=$1 out=() n
+  shift
+  for n in "$@"; do
+    if (( (mask >> n) & 1 )); then out+=("$n"); fi
+  done
+  (IFS=,; echo "${out[*]}")
+}
+
 # run_trace NAME SMP MIN "TE_CONTROL INST_FEATURES ITER SMEM HARTS TS LOSS" DECODER-OPTS...
 # Optional environment: EXTRA (more QEMU options), EXPECT (fields that the
 # dumped trace must contain, e.g. "RCODE=0x2", showing the option was used),
@@ -53,25 +63,14 @@ run_trace() {
   shift 4
   sb=$(( cfg[4] > 16 ? 5 : 4 ))   # SrcBits the payload programs (trace.c SRC_BITS)
   rm -rf "$d"; mkdir -p "$d"
-  local plugargs=out=insn privs=() causes=()
-  if [ -n "${FILTER:-}${FILTER_ECAUSE:-}${FILTER_IRQ:-}" ]; then
-    plugargs=out=insn,priv=on
-  fi
+  # compare.py options that cut the record down to what filter 0 lets through
+  local plugargs=out=insn cmpopts=()
+  [ -z "${FILTER:-}${FILTER_ECAUSE:-}${FILTER_IRQ:-}" ] || plugargs=out=insn,priv=on
+  [ -z "${FILTER:-}" ] || cmpopts+=(--priv "$(bits_list "$FILTER" 0 1 3 5 6)")
   if [ -n "${FILTER_ECAUSE:-}${FILTER_IRQ:-}" ]; then
-    privs=(--trap-window "0x$(nm "$ELF" | awk '$3 == "trap_entry" {print $1}')")
-    if [ -n "${FILTER_ECAUSE:-}" ]; then
-      for w in $(seq 0 31); do
-        if (( (FILTER_ECAUSE >> w) & 1 )); then causes+=("$w"); fi
-      done
-      privs+=(--causes "$(IFS=,; echo "${causes[*]}")")
-    fi
-    [ -z "${FILTER_IRQ:-}" ] || privs+=(--irq $(( FILTER_IRQ == 1 ? 1 : 0 )))
-  fi
-  if [ -n "${FILTER:-}" ]; then
-    for w in 0 1 3 5 6; do
-      if (( (FILTER >> w) & 1 )); then privs+=("$w"); fi
-    done
-    privs=(--priv "$(IFS=,; echo "${privs[*]}")")
+    cmpopts+=(--trap-window "0x$(nm "$ELF" | awk '$3 == "trap_entry" {print $1}')")
+    [ -z "${FILTER_ECAUSE:-}" ] || cmpopts+=(--causes "$(bits_list "$FILTER_ECAUSE" $(seq 0 31))")
+    [ -z "${FILTER_IRQ:-}" ] || cmpopts+=(--irq $(( FILTER_IRQ == 1 ? 1 : 0 )))
   fi
   for w in 0x54534249 "${cfg[@]}" ${KERNEL:-0} ${FILTER:-0} ${FILTER_ECAUSE:-0} ${FILTER_IRQ:-0}; do
     loader+=(-device "loader,addr=$((0x80ff0000 + 4 * i)),data=$w,data-len=4")
@@ -99,7 +98,7 @@ run_trace() {
          > "$d/decoded.$h" 2> "$d/decode.$h.err"; then
       fail "trace-$name: hart $h: decoder error"; head -5 "$d/decode.$h.err"; continue
     fi
-    if python3 tests/qemu/compare.py "$d/decoded.$h" "$d/insn.$h" --min "$min" "${privs[@]}" > "$d/compare.$h"; then
+    if python3 tests/qemu/compare.py "$d/decoded.$h" "$d/insn.$h" --min "$min" "${cmpopts[@]}" > "$d/compare.$h"; then
       pass "trace-$name: hart $h: decoded trace equals executed instructions ($(cat "$d/compare.$h" | cut -d' ' -f1) insns)"
     else
       fail "trace-$name: hart $h: $(cat "$d/compare.$h")"

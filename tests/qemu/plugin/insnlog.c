@@ -113,7 +113,8 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
         struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
 
         if (with_priv) {
-            InsnInfo *ii = g_new(InsnInfo, 1);   /* lives as long as the TB */
+            /* never freed: a few bytes per translated instruction of a test run */
+            InsnInfo *ii = g_new(InsnInfo, 1);
 
             ii->addr = qemu_plugin_insn_vaddr(insn);
             ii->flag = never_retires(insn) ? 'x' : is_trap_return(insn) ? 'r' : 0;

@@ -932,21 +932,23 @@ void riscv_trace_cf(CPURISCVState *env, target_ulong pc, target_ulong next,
     if (!s || !s->tracing) {
         return;
     }
-    if (unlikely(itype == NT_ITYPE_TRAP_RETURN && s->inst_filters)) {
-        enc_filter_trap_return(s);
-    }
     if (unlikely(s->filtered)) {
-        if (itype == NT_ITYPE_TRAP_RETURN && enc_qualified(s, env)) {
-            enc_filter_resume(s, env, next);
+        if (itype == NT_ITYPE_TRAP_RETURN) {
+            enc_filter_trap_return(s);
+            if (enc_qualified(s, env)) {
+                enc_filter_resume(s, env, next);
+            }
         }
         return;
     }
     enc_enter(s, succ);
-    if (unlikely(itype == NT_ITYPE_TRAP_RETURN && s->inst_filters) &&
-        !enc_qualified(s, env)) {
-        /* The trap return retired in qualified code: it ends the trace. */
-        enc_filter_pause(s);
-        return;
+    if (unlikely(itype == NT_ITYPE_TRAP_RETURN && s->inst_filters)) {
+        enc_filter_trap_return(s);
+        if (!enc_qualified(s, env)) {
+            /* The trap return retired in qualified code: it ends the trace. */
+            enc_filter_pause(s);
+            return;
+        }
     }
     all_jumps = enc_feature(s, R_TR_TE_INST_FEATURES_EN_ALL_JUMPS_MASK);
 
@@ -1153,7 +1155,6 @@ static void enc_correlation(RVTraceEncoderState *s, unsigned evcode)
     f[NT_FLD_ICNT] = enc_take_icnt(s);
     f[NT_FLD_HIST] = s->env->trace_hist;
     enc_send(s, NT_TCODE_ProgTraceCorrelation, f);
-    s->icnt = 0;
     s->env->trace_hist = 1;
 }
 
@@ -1252,7 +1253,6 @@ static uint32_t enc_impl(void)
     return v;
 }
 
-/* Defaults taken when trTeActive goes 0 -> 1. */
 static void enc_filters_reset(RVTraceEncoderState *s)
 {
     s->inst_filters = 0;
@@ -1262,6 +1262,7 @@ static void enc_filters_reset(RVTraceEncoderState *s)
     memset(s->filter_trap_depth, 0, sizeof(s->filter_trap_depth));
 }
 
+/* Defaults taken when trTeActive goes 0 -> 1. */
 static void enc_defaults(RVTraceEncoderState *s)
 {
     uint32_t c = R_TR_TE_CONTROL_ACTIVE_MASK;
