@@ -69,3 +69,9 @@ trace-fuzz-long: $(TRACE_FUZZ_BINS)
 	done
 
 -include $(TRACE_LIB_OBJS:.o=.d) $(TRACE_TEST_OBJS:.o=.d) $(TRACE_OUT)/obj/cli.d $(TRACE_FUZZ_OBJS:.o=.d)
+
+# The Trace Control Interface register map as shell assignments (tci_regs.def).
+trace: $(TRACE_OUT)/tci_sh
+$(TRACE_OUT)/tci_sh: $(TRACE_DIR)/tci_sh.c $(TRACE_DIR)/tci_regs.def
+	@mkdir -p $(@D)
+	cc -O1 -Wall -o $@ $<
