@@ -180,7 +180,7 @@ void print_done();
 [[noreturn]] void power_off(Shutdown how = Shutdown::srst, unsigned long reason = 0);
 
 // --- platform (parsed from the device tree the firmware passed in a1) --------
-constexpr unsigned kMaxHarts = 8;
+constexpr unsigned kMaxHarts = 32;
 struct Platform {
     unsigned nharts;                       // enabled harts in /cpus (hart IDs < kMaxHarts)
     unsigned long hartids[kMaxHarts];      // their hart IDs, ascending
