@@ -75,9 +75,12 @@ fetch_pydeps() {
   export PATH=$Q/pydeps/root/usr/bin:$PATH
 }
 
-# The N-Trace message table written once for the host codec and this model.
+# The N-Trace message table and the Trace Control Interface register map,
+# written once for the host codec, the firmware, the payloads and this model.
 SHARED=(hw_models/trace/ntrace_msgs.def:include/hw/riscv/ntrace_msgs.def
-        hw_models/trace/ntrace_defs.h:include/hw/riscv/ntrace_defs.h)
+        hw_models/trace/ntrace_defs.h:include/hw/riscv/ntrace_defs.h
+        hw_models/trace/tci_regs.def:include/hw/riscv/tci_regs.def
+        hw_models/trace/tci_regs.h:include/hw/riscv/tci_regs.h)
 
 model_hash() {
   (cd "$TSBI_ROOT" && { find hw_models/qemu scripts/qemu10.sh -type f -print0
