@@ -135,6 +135,16 @@ build() {
   dest=$Q/$key
   [ "$variant" = noingress ] && dest=$Q/$key-noingress
   if [ -x "$dest/qemu-system-riscv64" ]; then echo "$dest/qemu-system-riscv64"; return; fi
+  # Every checkout builds in the one tree-<ver>: one build at a time. The
+  # lock is released when this script exits; a build that finished while
+  # we waited for it is reused.
+  local lockfd
+  exec {lockfd}> "$Q/build.lock"
+  if ! flock -n "$lockfd"; then
+    log "waiting for another build ($Q/build.lock)"
+    flock "$lockfd"
+  fi
+  if [ -x "$dest/qemu-system-riscv64" ]; then echo "$dest/qemu-system-riscv64"; return; fi
   fetch_pydeps
   tree=$Q/tree-$SRCVER
   if [ ! -f "$tree/.tsbi-complete" ]; then
