@@ -16,15 +16,16 @@
 #define TR_RAMSINK_BASE   0x6001000UL
 
 /*
- * Trace Control Interface 1.0 registers and fields by their tci_regs.def names
- * (offsets TCI_<reg>, values TCI_<GROUP>_<NAME> from tci_regs.h):
- *   TR_BIT(trControl, Active)                        the one-bit field as a mask
- *   TR_F(trTeControl, InstMode, TCI_INSTMODE_HTM)    a value placed in its field
- *   TR_GET(trTeControl, InstMode, rd32(e))           a field read out of a value
+ * Trace Control Interface 1.0 fields by their tci_regs.def names (offsets
+ * TCI_<reg> and values TCI_<GROUP>_<NAME> come from tci_regs.h); the same
+ * helpers as the firmware's (firmware/trace/tci.hpp), in C:
+ *   TCI_BIT(trControl, Active)                        a one-bit field's mask
+ *   TCI_SET(trTeControl, InstMode, TCI_INSTMODE_HTM)  a value in its field
+ *   TCI_GET(rd32(e), trTeControl, InstMode)           a field of a value
  */
-#define TR_BIT(reg, name) ((uint32_t)TCI_##reg##_##name##_MASK)
-#define TR_F(reg, name, v) ((uint32_t)(v) << TCI_##reg##_##name##_LSB)
-#define TR_GET(reg, name, x) (((uint32_t)(x) & TR_BIT(reg, name)) >> TCI_##reg##_##name##_LSB)
+#define TCI_BIT(reg, name) ((uint32_t)TCI_##reg##_##name##_MASK)
+#define TCI_SET(reg, name, x) (((uint32_t)(x) << TCI_##reg##_##name##_LSB) & TCI_BIT(reg, name))
+#define TCI_GET(v, reg, name) (((uint32_t)(v) & TCI_BIT(reg, name)) >> TCI_##reg##_##name##_LSB)
 
 static inline uint32_t rd32(uintptr_t a) { return *(volatile uint32_t *)a; }
 static inline void wr32(uintptr_t a, uint32_t v) { *(volatile uint32_t *)a = v; }

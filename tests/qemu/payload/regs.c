@@ -5,8 +5,8 @@
 // Run with -smp 2: the funnel then has two inputs.
 #include "lib.h"
 
-#define IMPL_VENDOR_QEMU TR_F(trImpl, Vendor, 0x51)
-#define IMPL_VERSION_1_0 TR_F(trImpl, VerMajor, TCI_VERSION_MAJOR)
+#define IMPL_VENDOR_QEMU TCI_SET(trImpl, Vendor, 0x51)
+#define IMPL_VERSION_1_0 TCI_SET(trImpl, VerMajor, TCI_VERSION_MAJOR)
 
 static void test_encoder(void)
 {
@@ -16,64 +16,66 @@ static void test_encoder(void)
     test_prefix = "encoder: ";
     wr32(e + TCI_trTeControl, 0);
     check_eq("reset control reads Active=0 Empty=1", rd32(e + TCI_trTeControl),
-             TR_BIT(trControl, Empty));
+             TCI_BIT(trControl, Empty));
     wr32(e + TCI_trTeInstFeatures, 0xffffffffu);
     check_eq("registers ignore writes while Active=0", rd32(e + TCI_trTeInstFeatures), 0);
     check("release from reset", tr_reset(e));
     c = rd32(e + TCI_trTeControl);
     check_eq("control defaults after Active=1", c,
-             TR_BIT(trControl, Active) | TR_BIT(trControl, Empty) |
-                 TR_F(trTeControl, InstMode, TCI_INSTMODE_BTM) |
-                 TR_F(trTeControl, Format, TCI_FORMAT_NTRACE));
+             TCI_BIT(trControl, Active) | TCI_BIT(trControl, Empty) |
+                 TCI_SET(trTeControl, InstMode, TCI_INSTMODE_BTM) |
+                 TCI_SET(trTeControl, Format, TCI_FORMAT_NTRACE));
     check_eq("trTeImpl: 1.0 encoder, N-Trace 1.0", rd32(e + TCI_trTeImpl),
-             IMPL_VENDOR_QEMU | TR_F(trTeImpl, ProtocolMajor, 1) |
-                 TR_F(trImpl, CompType, TCI_COMPTYPE_ENCODER) | IMPL_VERSION_1_0);
+             IMPL_VENDOR_QEMU | TCI_SET(trTeImpl, ProtocolMajor, 1) |
+                 TCI_SET(trImpl, CompType, TCI_COMPTYPE_ENCODER) | IMPL_VERSION_1_0);
     wr32(e + TCI_trTeControl,
-         TR_BIT(trControl, Active) | TR_F(trTeControl, InstMode, TCI_INSTMODE_HTM));
-    check_eq("InstMode 6 (HTM) settable", TR_GET(trTeControl, InstMode, rd32(e)), 6);
-    wr32(e + TCI_trTeControl, TR_BIT(trControl, Active) | TR_F(trTeControl, InstMode, 5));
-    check_eq("unsupported InstMode 5 reverts to non-zero 3", TR_GET(trTeControl, InstMode, rd32(e)),
-             3);
-    wr32(e + TCI_trTeControl, TR_BIT(trControl, Active) | TR_F(trTeControl, InstMode, 7));
-    check_eq("unsupported InstMode 7 reverts to 6", TR_GET(trTeControl, InstMode, rd32(e)), 6);
-    wr32(e + TCI_trTeControl, TR_BIT(trControl, Active) | TR_F(trTeControl, InstMode, 0));
-    check_eq("InstMode 0 settable", TR_GET(trTeControl, InstMode, rd32(e)), 0);
-    wr32(e + TCI_trTeControl, TR_BIT(trControl, Active) | TR_F(trTeControl, Format, 0));
-    check_eq("Format is WARL N-Trace only", TR_GET(trTeControl, Format, rd32(e)),
+         TCI_BIT(trControl, Active) | TCI_SET(trTeControl, InstMode, TCI_INSTMODE_HTM));
+    check_eq("InstMode 6 (HTM) settable", TCI_GET(rd32(e), trTeControl, InstMode), 6);
+    wr32(e + TCI_trTeControl, TCI_BIT(trControl, Active) | TCI_SET(trTeControl, InstMode, 5));
+    check_eq("unsupported InstMode 5 reverts to non-zero 3",
+             TCI_GET(rd32(e), trTeControl, InstMode), 3);
+    wr32(e + TCI_trTeControl, TCI_BIT(trControl, Active) | TCI_SET(trTeControl, InstMode, 7));
+    check_eq("unsupported InstMode 7 reverts to 6", TCI_GET(rd32(e), trTeControl, InstMode), 6);
+    wr32(e + TCI_trTeControl, TCI_BIT(trControl, Active) | TCI_SET(trTeControl, InstMode, 0));
+    check_eq("InstMode 0 settable", TCI_GET(rd32(e), trTeControl, InstMode), 0);
+    wr32(e + TCI_trTeControl, TCI_BIT(trControl, Active) | TCI_SET(trTeControl, Format, 0));
+    check_eq("Format is WARL N-Trace only", TCI_GET(rd32(e), trTeControl, Format),
              TCI_FORMAT_NTRACE);
     wr32(e + TCI_trTeControl,
-         TR_BIT(trControl, Active) | TR_F(trTeControl, InstSyncMode, TCI_SYNCMODE_CYCLES));
-    check_eq("InstSyncMode 2 (hart cycles) reads back", TR_GET(trTeControl, InstSyncMode, rd32(e)),
+         TCI_BIT(trControl, Active) | TCI_SET(trTeControl, InstSyncMode, TCI_SYNCMODE_CYCLES));
+    check_eq("InstSyncMode 2 (hart cycles) reads back", TCI_GET(rd32(e), trTeControl, InstSyncMode),
              TCI_SYNCMODE_CYCLES);
-    wr32(e + TCI_trTeControl, TR_BIT(trControl, Active) |
-                                  TR_F(trTeControl, InstSyncMode, TCI_SYNCMODE_MESSAGES) |
-                                  TR_F(trTeControl, InstSyncMax, 0xf));
+    wr32(e + TCI_trTeControl, TCI_BIT(trControl, Active) |
+                                  TCI_SET(trTeControl, InstSyncMode, TCI_SYNCMODE_MESSAGES) |
+                                  TCI_SET(trTeControl, InstSyncMax, 0xf));
     check_eq("InstSyncMode 1 and InstSyncMax 15",
-             rd32(e) & (TR_BIT(trTeControl, InstSyncMode) | TR_BIT(trTeControl, InstSyncMax)),
-             TR_F(trTeControl, InstSyncMode, TCI_SYNCMODE_MESSAGES) |
-                 TR_F(trTeControl, InstSyncMax, 0xf));
-    wr32(e + TCI_trTeControl, ~TR_BIT(trControl, Enable));
+             rd32(e) & (TCI_BIT(trTeControl, InstSyncMode) | TCI_BIT(trTeControl, InstSyncMax)),
+             TCI_SET(trTeControl, InstSyncMode, TCI_SYNCMODE_MESSAGES) |
+                 TCI_SET(trTeControl, InstSyncMax, 0xf));
+    wr32(e + TCI_trTeControl, ~TCI_BIT(trControl, Enable));
     c = rd32(e + TCI_trTeControl);
-    check_eq(
-        "all-ones control (Enable=0): only implemented fields", c,
-        TR_BIT(trControl, Active) | TR_BIT(trControl, Empty) | TR_BIT(trTeControl, InstTracing) |
-            TR_F(trTeControl, InstMode, TCI_INSTMODE_HTM) | TR_BIT(trTeControl, Context) |
-            TR_BIT(trTeControl, InstStallEna) | TR_BIT(trTeControl, InhibitSrc) |
-            TR_F(trTeControl, InstSyncMode, TCI_SYNCMODE_HALFWORDS) |
-            TR_F(trTeControl, InstSyncMax, 0xf) | TR_F(trTeControl, Format, TCI_FORMAT_NTRACE));
-    check_eq("InstTrigEnable unsupported (no triggers)", c & TR_BIT(trTeControl, InstTrigEnable),
+    check_eq("all-ones control (Enable=0): only implemented fields", c,
+             TCI_BIT(trControl, Active) | TCI_BIT(trControl, Empty) |
+                 TCI_BIT(trTeControl, InstTracing) |
+                 TCI_SET(trTeControl, InstMode, TCI_INSTMODE_HTM) | TCI_BIT(trTeControl, Context) |
+                 TCI_BIT(trTeControl, InstStallEna) | TCI_BIT(trTeControl, InhibitSrc) |
+                 TCI_SET(trTeControl, InstSyncMode, TCI_SYNCMODE_HALFWORDS) |
+                 TCI_SET(trTeControl, InstSyncMax, 0xf) |
+                 TCI_SET(trTeControl, Format, TCI_FORMAT_NTRACE));
+    check_eq("InstTrigEnable unsupported (no triggers)", c & TCI_BIT(trTeControl, InstTrigEnable),
              0);
-    wr32(e + TCI_trTeControl, TR_BIT(trControl, Active) | TR_BIT(trControl, Enable) |
-                                  TR_BIT(trTeControl, InstTracing) |
-                                  TR_F(trTeControl, InstMode, 6));
+    wr32(e + TCI_trTeControl, TCI_BIT(trControl, Active) | TCI_BIT(trControl, Enable) |
+                                  TCI_BIT(trTeControl, InstTracing) |
+                                  TCI_SET(trTeControl, InstMode, 6));
     // the encoder FIFO hands its messages on when tracing stops at the latest
     check("disable waits for Enable=0 and Empty=1", tr_disable(e));
     c = rd32(e + TCI_trTeControl);
     check("tracing into a disabled funnel drops messages: InstStallOrOverflow",
-          c & TR_BIT(trTeControl, InstStallOrOverflow));
-    wr32(e + TCI_trTeControl, rd32(e + TCI_trTeControl) | TR_BIT(trTeControl, InstStallOrOverflow));
+          c & TCI_BIT(trTeControl, InstStallOrOverflow));
+    wr32(e + TCI_trTeControl,
+         rd32(e + TCI_trTeControl) | TCI_BIT(trTeControl, InstStallOrOverflow));
     check_eq("InstStallOrOverflow is write-1-to-clear",
-             rd32(e + TCI_trTeControl) & TR_BIT(trTeControl, InstStallOrOverflow), 0);
+             rd32(e + TCI_trTeControl) & TCI_BIT(trTeControl, InstStallOrOverflow), 0);
     wr32(e + TCI_trTeInstFeatures, 0xffffffffu);
     check_eq("trTeInstFeatures WARL mask (NoAddrDiff/NoTrapAddr/BP/JTC 0, SrcBits<=12)",
              rd32(e + TCI_trTeInstFeatures), 0xcfff07ccu);
@@ -117,23 +119,23 @@ static void test_encoder(void)
     check_eq("no external triggers", rd32(e + TCI_trTeTrigExtInControl), 0);
     check_eq("reserved offset reads 0", rd32(e + 0x100), 0);
     check_eq("vendor range reads 0", rd32(e + 0xe00), 0);
-    wr32(e + TCI_trTsControl, TR_BIT(trControl, Active) |
-                                  TR_F(trTsControl, Mode, TCI_TSMODE_INTERNAL) |
-                                  TR_BIT(trTsControl, Enable));
+    wr32(e + TCI_trTsControl, TCI_BIT(trControl, Active) |
+                                  TCI_SET(trTsControl, Mode, TCI_TSMODE_INTERNAL) |
+                                  TCI_BIT(trTsControl, Enable));
     check_eq("encoder timestamp: internal mode unsupported -> None", rd32(e + TCI_trTsControl),
-             TR_BIT(trControl, Active) | TR_F(trTsControl, Width, 48));
-    wr32(e + TCI_trTsControl, TR_BIT(trControl, Active) |
-                                  TR_F(trTsControl, Mode, TCI_TSMODE_SHARED) |
-                                  TR_BIT(trTsControl, Enable));
+             TCI_BIT(trControl, Active) | TCI_SET(trTsControl, Width, 48));
+    wr32(e + TCI_trTsControl, TCI_BIT(trControl, Active) |
+                                  TCI_SET(trTsControl, Mode, TCI_TSMODE_SHARED) |
+                                  TCI_BIT(trTsControl, Enable));
     check_eq("encoder timestamp: shared mode, Enable, width 48", rd32(e + TCI_trTsControl),
-             TR_BIT(trControl, Active) | TR_F(trTsControl, Mode, TCI_TSMODE_SHARED) |
-                 TR_BIT(trTsControl, Enable) | TR_F(trTsControl, Width, 48));
+             TCI_BIT(trControl, Active) | TCI_SET(trTsControl, Mode, TCI_TSMODE_SHARED) |
+                 TCI_BIT(trTsControl, Enable) | TCI_SET(trTsControl, Width, 48));
     wr32(e + TCI_trTsControl, 0);
     check_eq("trTsActive=0 resets the unit", rd32(e + TCI_trTsControl),
-             TR_F(trTsControl, Width, 48));
+             TCI_SET(trTsControl, Width, 48));
     check("second encoder exists",
           tr_reset(enc_base(1)) &&
-              TR_GET(trImpl, CompType, rd32(enc_base(1) + TCI_trTeImpl)) == TCI_COMPTYPE_ENCODER);
+              TCI_GET(rd32(enc_base(1) + TCI_trTeImpl), trImpl, CompType) == TCI_COMPTYPE_ENCODER);
     wr32(enc_base(1), 0);
 }
 
@@ -144,46 +146,46 @@ static void test_funnel(void)
 
     test_prefix = "funnel: ";
     wr32(f, 0);
-    check_eq("reset control", rd32(f), TR_BIT(trControl, Empty));
+    check_eq("reset control", rd32(f), TCI_BIT(trControl, Empty));
     check("release from reset", tr_reset(f));
     check_eq("trFunnelImpl: 1.0 funnel", rd32(f + TCI_trFunnelImpl),
-             IMPL_VENDOR_QEMU | TR_F(trImpl, CompType, TCI_COMPTYPE_FUNNEL) | IMPL_VERSION_1_0);
+             IMPL_VENDOR_QEMU | TCI_SET(trImpl, CompType, TCI_COMPTYPE_FUNNEL) | IMPL_VERSION_1_0);
     wr32(f + TCI_trFunnelDisInput, 0xffffu);
     check_eq("DisInput WARL: one bit per input (2 harts)", rd32(f + TCI_trFunnelDisInput), 3);
     wr32(f + TCI_trFunnelDisInput, 0);
-    wr32(f, TR_BIT(trControl, Active) | TR_BIT(trControl, Enable));
+    wr32(f, TCI_BIT(trControl, Active) | TCI_BIT(trControl, Enable));
     check_eq("Enable", rd32(f),
-             TR_BIT(trControl, Active) | TR_BIT(trControl, Enable) | TR_BIT(trControl, Empty));
+             TCI_BIT(trControl, Active) | TCI_BIT(trControl, Enable) | TCI_BIT(trControl, Empty));
     check("disable", tr_disable(f));
     wr32(f + TCI_trTsControl,
-         TR_BIT(trControl, Active) | TR_F(trTsControl, Mode, TCI_TSMODE_SHARED));
+         TCI_BIT(trControl, Active) | TCI_SET(trTsControl, Mode, TCI_TSMODE_SHARED));
     check_eq("funnel timestamp: shared unsupported -> None",
-             TR_GET(trTsControl, Mode, rd32(f + TCI_trTsControl)), TCI_TSMODE_NONE);
-    wr32(f + TCI_trTsControl, TR_BIT(trControl, Active) |
-                                  TR_F(trTsControl, Mode, TCI_TSMODE_INTERNAL) |
-                                  TR_BIT(trTsControl, Count) | TR_BIT(trTsControl, Reset));
+             TCI_GET(rd32(f + TCI_trTsControl), trTsControl, Mode), TCI_TSMODE_NONE);
+    wr32(f + TCI_trTsControl, TCI_BIT(trControl, Active) |
+                                  TCI_SET(trTsControl, Mode, TCI_TSMODE_INTERNAL) |
+                                  TCI_BIT(trTsControl, Count) | TCI_BIT(trTsControl, Reset));
     a = rd32(f + TCI_trTsCounterLow);
     for (volatile int i = 0; i < 10000; i++) {
     }
     b = rd32(f + TCI_trTsCounterLow);
     check("internal timestamp counts", b > a);
     wr32(f + TCI_trTsControl,
-         TR_BIT(trControl, Active) | TR_F(trTsControl, Mode, TCI_TSMODE_INTERNAL));
+         TCI_BIT(trControl, Active) | TCI_SET(trTsControl, Mode, TCI_TSMODE_INTERNAL));
     a = rd32(f + TCI_trTsCounterLow);
     for (volatile int i = 0; i < 10000; i++) {
     }
     check_eq("Count=0 stops the counter", rd32(f + TCI_trTsCounterLow), a);
-    wr32(f + TCI_trTsControl, TR_BIT(trControl, Active) |
-                                  TR_F(trTsControl, Mode, TCI_TSMODE_INTERNAL) |
-                                  TR_BIT(trTsControl, Reset));
+    wr32(f + TCI_trTsControl, TCI_BIT(trControl, Active) |
+                                  TCI_SET(trTsControl, Mode, TCI_TSMODE_INTERNAL) |
+                                  TCI_BIT(trTsControl, Reset));
     check_eq("Reset clears the counter", rd32(f + TCI_trTsCounterLow), 0);
-    wr32(f + TCI_trTsControl, TR_BIT(trControl, Active) |
-                                  TR_F(trTsControl, Mode, TCI_TSMODE_INTERNAL) |
-                                  TR_BIT(trTsControl, Count) | TR_F(trTsControl, Prescale, 3));
-    check_eq("Prescale /64 settable", TR_GET(trTsControl, Prescale, rd32(f + TCI_trTsControl)), 3);
+    wr32(f + TCI_trTsControl, TCI_BIT(trControl, Active) |
+                                  TCI_SET(trTsControl, Mode, TCI_TSMODE_INTERNAL) |
+                                  TCI_BIT(trTsControl, Count) | TCI_SET(trTsControl, Prescale, 3));
+    check_eq("Prescale /64 settable", TCI_GET(rd32(f + TCI_trTsControl), trTsControl, Prescale), 3);
     tr_reset(enc_base(0));
     wr32(enc_base(0) + TCI_trTsControl,
-         TR_BIT(trControl, Active) | TR_F(trTsControl, Mode, TCI_TSMODE_SHARED));
+         TCI_BIT(trControl, Active) | TCI_SET(trTsControl, Mode, TCI_TSMODE_SHARED));
     a = rd32(enc_base(0) + TCI_trTsCounterLow);
     for (volatile int i = 0; i < 100000; i++) {
     }
@@ -201,12 +203,12 @@ static void test_ramsink(void)
 
     test_prefix = "ramsink: ";
     wr32(r, 0);
-    check_eq("reset control", rd32(r), TR_BIT(trControl, Empty));
+    check_eq("reset control", rd32(r), TCI_BIT(trControl, Empty));
     check("release from reset", tr_reset(r));
     check_eq("trRamImpl: 1.0 RAM sink with SRAM and SMEM", rd32(r + TCI_trRamImpl),
-             IMPL_VENDOR_QEMU | TR_BIT(trRamImpl, HasSMEM) | TR_BIT(trRamImpl, HasSRAM) |
-                 TR_F(trImpl, CompType, TCI_COMPTYPE_RAMSINK) | IMPL_VERSION_1_0);
-    check_eq("SRAM mode by default", rd32(r) & TR_F(trRamControl, Mode, TCI_RAMMODE_SMEM), 0);
+             IMPL_VENDOR_QEMU | TCI_BIT(trRamImpl, HasSMEM) | TCI_BIT(trRamImpl, HasSRAM) |
+                 TCI_SET(trImpl, CompType, TCI_COMPTYPE_RAMSINK) | IMPL_VERSION_1_0);
+    check_eq("SRAM mode by default", rd32(r) & TCI_SET(trRamControl, Mode, TCI_RAMMODE_SMEM), 0);
     check_eq("SRAM Start fixed at 0", rd32(r + TCI_trRamStartLow), 0);
     check_eq("SRAM Limit resets to size-4", rd32(r + TCI_trRamLimitLow), 0xfffc);
     wr32(r + TCI_trRamStartLow, 0x1000);
@@ -234,9 +236,9 @@ static void test_ramsink(void)
     check_eq("WP aligned, Wrap bit writable", rd32(r + TCI_trRamWPLow), 0x11);
     wr32(r + TCI_trRamWPLow, 0);
     check_eq("writing WPLow clears Wrap", rd32(r + TCI_trRamWPLow), 0);
-    wr32(r, TR_BIT(trControl, Active) | TR_F(trRamControl, Mode, TCI_RAMMODE_SMEM));
-    check_eq("SMEM mode settable", rd32(r) & TR_F(trRamControl, Mode, TCI_RAMMODE_SMEM),
-             TR_F(trRamControl, Mode, TCI_RAMMODE_SMEM));
+    wr32(r, TCI_BIT(trControl, Active) | TCI_SET(trRamControl, Mode, TCI_RAMMODE_SMEM));
+    check_eq("SMEM mode settable", rd32(r) & TCI_SET(trRamControl, Mode, TCI_RAMMODE_SMEM),
+             TCI_SET(trRamControl, Mode, TCI_RAMMODE_SMEM));
     wr32(r + TCI_trRamStartLow, 0xffffffffu);
     wr32(r + TCI_trRamStartHigh, 0xffffffffu);
     check_eq("SMEM Start highest (low)", rd32(r + TCI_trRamStartLow), 0xfffffffcu);
@@ -247,16 +249,16 @@ static void test_ramsink(void)
     wr32(r + TCI_trRamLimitLow, 0x804000ffu);
     check_eq("SMEM Limit aligned to words", rd32(r + TCI_trRamLimitLow), 0x804000fcu);
     wr32(r + TCI_trRamWPLow, 0x80400000u);
-    wr32(r, TR_BIT(trControl, Active) | TR_F(trRamControl, Mode, TCI_RAMMODE_SMEM) |
-                TR_BIT(trControl, Enable));
-    check_eq("Enable", rd32(r) & (TR_BIT(trControl, Enable) | TR_BIT(trControl, Empty)),
-             TR_BIT(trControl, Enable) | TR_BIT(trControl, Empty));
+    wr32(r, TCI_BIT(trControl, Active) | TCI_SET(trRamControl, Mode, TCI_RAMMODE_SMEM) |
+                TCI_BIT(trControl, Enable));
+    check_eq("Enable", rd32(r) & (TCI_BIT(trControl, Enable) | TCI_BIT(trControl, Empty)),
+             TCI_BIT(trControl, Enable) | TCI_BIT(trControl, Empty));
     wr32(r + TCI_trRamWPLow, 0x80400040u);
     check_eq("WP not writable while enabled", rd32(r + TCI_trRamWPLow), 0x80400000u);
-    wr32(r, TR_BIT(trControl, Active));
-    check_eq("mode kept when disabling", rd32(r) & TR_F(trRamControl, Mode, TCI_RAMMODE_SMEM),
-             TR_F(trRamControl, Mode, TCI_RAMMODE_SMEM));
-    wr32(r, TR_BIT(trControl, Active) | TR_F(trRamControl, Mode, TCI_RAMMODE_SMEM));
+    wr32(r, TCI_BIT(trControl, Active));
+    check_eq("mode kept when disabling", rd32(r) & TCI_SET(trRamControl, Mode, TCI_RAMMODE_SMEM),
+             TCI_SET(trRamControl, Mode, TCI_RAMMODE_SMEM));
+    wr32(r, TCI_BIT(trControl, Active) | TCI_SET(trRamControl, Mode, TCI_RAMMODE_SMEM));
     check_eq("Start/Limit kept across Enable", rd32(r + TCI_trRamStartLow), 0x80400000u);
     wr32(r, 0);
 }

@@ -329,9 +329,9 @@ static void funnels_start(void)
     for (i = 0; i < nfunnels; i++) {
         uintptr_t f = funnels[i];
         uint32_t ts = f == TR_FUNNEL_BASE
-                          ? TR_F(trTsControl, Mode, TCI_TSMODE_INTERNAL) |
-                                TR_BIT(trTsControl, Count) | TR_BIT(trTsControl, Reset)
-                          : TR_F(trTsControl, Mode, TCI_TSMODE_SHARED);
+                          ? TCI_SET(trTsControl, Mode, TCI_TSMODE_INTERNAL) |
+                                TCI_BIT(trTsControl, Count) | TCI_BIT(trTsControl, Reset)
+                          : TCI_SET(trTsControl, Mode, TCI_TSMODE_SHARED);
         unsigned inputs;
 
         tr_reset(f);
@@ -344,8 +344,8 @@ static void funnels_start(void)
             leaf_inputs += inputs;
         }
         wr32(f + TCI_trFunnelDisInput, 0);
-        wr32(f + TCI_trTsControl, CFG->ts_control ? TR_BIT(trControl, Active) | ts : 0);
-        wr32(f, TR_BIT(trControl, Active) | TR_BIT(trControl, Enable));
+        wr32(f + TCI_trTsControl, CFG->ts_control ? TCI_BIT(trControl, Active) | ts : 0);
+        wr32(f, TCI_BIT(trControl, Active) | TCI_BIT(trControl, Enable));
     }
     if (nfunnels > 1) {
         // two levels (17..256 harts, every hart traced): a leaf input per
@@ -391,42 +391,42 @@ static void setup_pmp_and_traps(void)
 static void encoder_start(unsigned h)
 {
     uintptr_t e = enc_base(h);
-    uint32_t c = CFG->te_control & ~(TR_BIT(trControl, Active) | TR_BIT(trControl, Enable) |
-                                     TR_BIT(trTeControl, InstTracing));
+    uint32_t c = CFG->te_control & ~(TCI_BIT(trControl, Active) | TCI_BIT(trControl, Enable) |
+                                     TCI_BIT(trTeControl, InstTracing));
 
     tr_reset(e);
     wr32(e + TCI_trTeInstFeatures, (CFG->inst_features & 0xffffu) |
-                                       TR_F(trTeInstFeatures, SrcID, h) |
-                                       TR_F(trTeInstFeatures, SrcBits, SRC_BITS));
+                                       TCI_SET(trTeInstFeatures, SrcID, h) |
+                                       TCI_SET(trTeInstFeatures, SrcBits, SRC_BITS));
     // Filter 0: configured before it is selected in trTeInstFilters
     uint32_t fc = 0;
     if (CFG->filter_priv) {
-        fc |= TR_BIT(trTeFilter0Control, MatchPrivilege);
+        fc |= TCI_BIT(trTeFilter0Control, MatchPrivilege);
     }
     if (CFG->filter_ecause) {
-        fc |= TR_BIT(trTeFilter0Control, MatchEcause);
+        fc |= TCI_BIT(trTeFilter0Control, MatchEcause);
     }
     if (CFG->filter_irq) {
-        fc |= TR_BIT(trTeFilter0Control, MatchInterrupt);
+        fc |= TCI_BIT(trTeFilter0Control, MatchInterrupt);
     }
     wr32(e + TCI_trTeFilter0MatchInst,
          CFG->filter_priv | (CFG->filter_irq == FILTER_IRQ_INTERRUPTS
-                                 ? TR_BIT(trTeFilter0MatchInst, ValueInterrupt)
+                                 ? TCI_BIT(trTeFilter0MatchInst, ValueInterrupt)
                                  : 0));
     wr32(e + TCI_trTeFilter0MatchEcauseLow, CFG->filter_ecause);
     wr32(e + TCI_trTeFilter0MatchEcauseHigh, 0);
-    wr32(e + TCI_trTeFilter0Control, fc ? TR_BIT(trTeFilter0Control, Enable) | fc : 0);
+    wr32(e + TCI_trTeFilter0Control, fc ? TCI_BIT(trTeFilter0Control, Enable) | fc : 0);
     wr32(e + TCI_trTeInstFilters, fc ? 1 : 0);
     wr32(e + TCI_trTeDataControl, 0);
     wr32(e + TCI_trTeTrigExtInControl, 0);
     wr32(e + TCI_trTsControl, CFG->ts_control);
     if (CFG->loss_test == LOSS_STALL) {
-        c |= TR_BIT(trTeControl, InstStallEna);
+        c |= TCI_BIT(trTeControl, InstStallEna);
     }
-    wr32(e + TCI_trTeControl, TR_BIT(trControl, Active) | c);
-    wr32(e + TCI_trTeControl, TR_BIT(trControl, Active) | c | TR_BIT(trControl, Enable));
-    wr32(e + TCI_trTeControl, TR_BIT(trControl, Active) | c | TR_BIT(trControl, Enable) |
-                                  TR_BIT(trTeControl, InstTracing));
+    wr32(e + TCI_trTeControl, TCI_BIT(trControl, Active) | c);
+    wr32(e + TCI_trTeControl, TCI_BIT(trControl, Active) | c | TCI_BIT(trControl, Enable));
+    wr32(e + TCI_trTeControl, TCI_BIT(trControl, Active) | c | TCI_BIT(trControl, Enable) |
+                                  TCI_BIT(trTeControl, InstTracing));
 }
 
 static void sink_arm(void)
@@ -434,21 +434,21 @@ static void sink_arm(void)
     uintptr_t r = TR_RAMSINK_BASE;
 
     if (CFG->sink_smem) {
-        wr32(r, TR_BIT(trControl, Active) | TR_F(trRamControl, Mode, TCI_RAMMODE_SMEM));
+        wr32(r, TCI_BIT(trControl, Active) | TCI_SET(trRamControl, Mode, TCI_RAMMODE_SMEM));
         wr32(r + TCI_trRamStartHigh, 0);
         wr32(r + TCI_trRamStartLow, (uint32_t)SMEM_BASE);
         wr32(r + TCI_trRamLimitHigh, 0);
         wr32(r + TCI_trRamLimitLow, (uint32_t)SMEM_LIMIT);
         wr32(r + TCI_trRamWPHigh, 0);
         wr32(r + TCI_trRamWPLow, (uint32_t)SMEM_BASE);
-        wr32(r, TR_BIT(trControl, Active) | TR_F(trRamControl, Mode, TCI_RAMMODE_SMEM) |
-                    TR_BIT(trControl, Enable));
+        wr32(r, TCI_BIT(trControl, Active) | TCI_SET(trRamControl, Mode, TCI_RAMMODE_SMEM) |
+                    TCI_BIT(trControl, Enable));
     } else {
-        uint32_t stop = CFG->loss_test ? TR_BIT(trRamControl, StopOnWrap) : 0; // both loss kinds
-        wr32(r, TR_BIT(trControl, Active));
+        uint32_t stop = CFG->loss_test ? TCI_BIT(trRamControl, StopOnWrap) : 0; // both loss kinds
+        wr32(r, TCI_BIT(trControl, Active));
         wr32(r + TCI_trRamLimitLow, CFG->loss_test ? LOSS_LIMIT : 0xfffcu);
         wr32(r + TCI_trRamWPLow, 0);
-        wr32(r, TR_BIT(trControl, Active) | stop | TR_BIT(trControl, Enable));
+        wr32(r, TCI_BIT(trControl, Active) | stop | TCI_BIT(trControl, Enable));
     }
 }
 
@@ -460,7 +460,7 @@ static const uint8_t *sink_read(uint32_t *len)
     uint64_t limit = rd32(r + TCI_trRamLimitLow) | ((uint64_t)rd32(r + TCI_trRamLimitHigh) << 32);
     uint64_t wpreg = rd32(r + TCI_trRamWPLow) | ((uint64_t)rd32(r + TCI_trRamWPHigh) << 32);
     uint64_t wp = wpreg & ~(uint64_t)(TCI_RAM_ADDR_ALIGN - 1);
-    int wrapped = wpreg & TR_BIT(trRamWPLow, Wrap);
+    int wrapped = wpreg & TCI_BIT(trRamWPLow, Wrap);
 
     if (CFG->sink_smem) {
         if (wrapped) {
@@ -517,12 +517,12 @@ static void drainer(void)
     uintptr_t r = TR_RAMSINK_BASE;
 
     while (!drain_stop) {
-        if ((rd32(r) & (TR_BIT(trControl, Active) | TR_BIT(trControl, Enable))) ==
-            TR_BIT(trControl, Active)) {
+        if ((rd32(r) & (TCI_BIT(trControl, Active) | TCI_BIT(trControl, Enable))) ==
+            TCI_BIT(trControl, Active)) {
             drain_copy();
             wr32(r + TCI_trRamWPLow, 0);
-            wr32(r, TR_BIT(trControl, Active) | TR_BIT(trRamControl, StopOnWrap) |
-                        TR_BIT(trControl, Enable));
+            wr32(r, TCI_BIT(trControl, Active) | TCI_BIT(trRamControl, StopOnWrap) |
+                        TCI_BIT(trControl, Enable));
             drains++;
         }
     }
@@ -556,18 +556,18 @@ static void loss_rearm_check(void)
     uint32_t c = rd32(r);
     uint32_t first;
 
-    check("trace: StopOnWrap disabled the full sink", !(c & TR_BIT(trControl, Enable)));
+    check("trace: StopOnWrap disabled the full sink", !(c & TCI_BIT(trControl, Enable)));
     check_eq("trace: WP back at Start with Wrap after the word at Limit", rd32(r + TCI_trRamWPLow),
-             TR_BIT(trRamWPLow, Wrap));
+             TCI_BIT(trRamWPLow, Wrap));
     wr32(r + TCI_trRamRPLow, LOSS_LIMIT);
     first = rd32(r + TCI_trRamData);
     check("trace: the word at Limit (inclusive) was written", first != 0);
     check("trace: encoder reports the overflow",
-          rd32(enc_base(0)) & TR_BIT(trTeControl, InstStallOrOverflow));
+          rd32(enc_base(0)) & TCI_BIT(trTeControl, InstStallOrOverflow));
     // re-arm with the whole SRAM: the encoder resumes with Error + SYNC=7
     wr32(r + TCI_trRamLimitLow, 0xfffcu);
     wr32(r + TCI_trRamWPLow, 0);
-    wr32(r, TR_BIT(trControl, Active) | TR_BIT(trControl, Enable));
+    wr32(r, TCI_BIT(trControl, Active) | TCI_BIT(trControl, Enable));
 }
 
 int main(void)
@@ -577,7 +577,7 @@ int main(void)
 
     trap_hook = on_trap;
     if (CFG->magic != CFG_MAGIC) {
-        CFG->te_control = TR_F(trTeControl, InstMode, TCI_INSTMODE_HTM);
+        CFG->te_control = TCI_SET(trTeControl, InstMode, TCI_INSTMODE_HTM);
         CFG->inst_features = 0;
         CFG->iterations = 64;
         CFG->sink_smem = 0;
@@ -594,9 +594,9 @@ int main(void)
     tr_reset(TR_RAMSINK_BASE);
     check("trace: sink reports version 1.0 RAM sink",
           (rd32(TR_RAMSINK_BASE + TCI_trRamImpl) &
-           (TR_BIT(trImpl, VerMajor) | TR_BIT(trImpl, VerMinor) | TR_BIT(trImpl, CompType))) ==
-              (TR_F(trImpl, VerMajor, TCI_VERSION_MAJOR) |
-               TR_F(trImpl, CompType, TCI_COMPTYPE_RAMSINK)));
+           (TCI_BIT(trImpl, VerMajor) | TCI_BIT(trImpl, VerMinor) | TCI_BIT(trImpl, CompType))) ==
+              (TCI_SET(trImpl, VerMajor, TCI_VERSION_MAJOR) |
+               TCI_SET(trImpl, CompType, TCI_COMPTYPE_RAMSINK)));
     sink_arm();
     find_funnels((const uint8_t *)boot_fdt);
     check("trace: the device tree lists the top-level funnel", has_top_funnel());
@@ -616,7 +616,7 @@ int main(void)
         }
         check("trace: the sink filled and was drained while the hart stalled", drains > 0);
         check("trace: InstStallOrOverflow reports the stall",
-              rd32(enc_base(0)) & TR_BIT(trTeControl, InstStallOrOverflow));
+              rd32(enc_base(0)) & TCI_BIT(trTeControl, InstStallOrOverflow));
     }
     while (done_count + 1 < CFG->harts) {
     }
@@ -626,7 +626,7 @@ int main(void)
         check("trace: ecall exceptions taken", ecalls[0] > 0);
         check("trace: timer interrupts taken", ticks[0] > 0);
     }
-    if (TR_GET(trTeControl, InstMode, CFG->te_control) == TCI_INSTMODE_OFF) {
+    if (TCI_GET(CFG->te_control, trTeControl, InstMode) == TCI_INSTMODE_OFF) {
         return 0;   // benchmark baseline: nothing traced
     }
     p = sink_read(&len);
