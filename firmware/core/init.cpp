@@ -337,9 +337,16 @@ extern "C" [[noreturn]] void fw_entry(unsigned long hartid, unsigned long fdt, u
     if (is_boot) {
         cold_boot(hartid, fdt, di);
         cold_boot_done.store(1, std::memory_order_release);
+        // Wake the harts waiting below (a hart not yet there sees the flag).
+        for (unsigned long h = 0; h < kMaxHarts; h++)
+            if (harts[h].present && h != hartid) platform::ipi_send(h);
     } else {
-        while (!cold_boot_done.load(std::memory_order_acquire)) {
-        }
+        // Wait in WFI, as OpenSBI does, not spinning: cold boot parses and
+        // edits the device tree, and a spinning hart costs the host (or a
+        // simulator, or a trace) that whole time.
+        csr_write(csr::mie, 1ul << csr::irq::MSI);
+        while (!cold_boot_done.load(std::memory_order_acquire)) asm volatile("wfi");
+        if (harts[hartid].present) platform::ipi_clear(hartid);
     }
 
     HartState &h = harts[hartid];
