@@ -204,8 +204,13 @@ struct Platform {
     // ACLINT/CLINT (compatible "riscv,clint0"): M-mode software interrupt and
     // timer registers, 0 if absent. Assumes #address-cells = 2 above it.
     unsigned long clint_base;
+    // /chosen/bootargs (QEMU -append), empty if absent.
+    char bootargs[160];
 };
 const Platform &platform();
+// The value of "key=<decimal or 0x hex>" in the bootargs, else dflt
+// (run.py --qemu-arg=-append --qemu-arg="key=value ...").
+unsigned long bootarg(const char *key, unsigned long dflt);
 // True when the boot hart's riscv,isa lists the single-letter extension `c`
 // (e.g. 'h') or the multi-letter one (e.g. "sstc").
 bool has_isa_ext(char c);
