@@ -220,12 +220,12 @@ constexpr unsigned long kDefaultCalls = 100000;
 
 // --- extension and function IDs -------------------------------------------------------------
 namespace F = fid;
-constexpr long kFwft = 0x46574654, kSse = 0x535345, kDbtr = 0x44425452, kCppc = 0x43505043,
+constexpr long kSse = 0x535345, kDbtr = 0x44425452, kCppc = 0x43505043,
                kNacl = 0x4E41434C, kSta = 0x535441, kMpxy = 0x4D505859, kVendor = 0x09000000,
                kFirmware = 0x0A000000;
 // EIDs this firmware does not implement today (probed at start: one that
 // answers the probe is treated as implemented, with only generic checks).
-constexpr long kOtherEids[] = {eid::susp, kFwft, kSse, kDbtr, kCppc, kNacl, kSta, kMpxy,
+constexpr long kOtherEids[] = {eid::susp, kSse, kDbtr, kCppc, kNacl, kSta, kMpxy,
                                0x09, 0x0F, kVendor, kFirmware};
 // Number of functions of each implemented extension (their "Function Listing").
 struct Ext {
@@ -235,7 +235,7 @@ struct Ext {
 };
 const Ext kExts[] = {{"base", eid::base, 7},    {"time", eid::time, 1}, {"ipi", eid::ipi, 1},
                      {"rfence", eid::rfence, 7}, {"hsm", eid::hsm, 4},   {"srst", eid::srst, 1},
-                     {"pmu", eid::pmu, 9},       {"dbcn", eid::dbcn, 3}};
+                     {"pmu", eid::pmu, 9},       {"dbcn", eid::dbcn, 3}, {"fwft", eid::fwft, 2}};
 constexpr unsigned kNumExts = sizeof kExts / sizeof kExts[0];
 // Statistics rows: the extensions, then legacy 0x00-0x08, then "other".
 constexpr unsigned kRowLegacy = kNumExts, kRowOther = kNumExts + 1, kRows = kNumExts + 2;
@@ -644,6 +644,28 @@ void gen_dbcn(Rng &r, Gen &g, HartBuffers &b) {
     if (f == F::dbcn::read) g.check_value = true, g.want_value = 0; // no input is typed
 }
 
+// FWFT: every feature, reserved and platform-specific types (DENIED),
+// garbage above bit 31, values and flags. LANDING_PAD is only set to 0
+// (enabling it would fault this payload's indirect calls).
+void gen_fwft(Rng &r, Gen &g, HartFuzz &st) {
+    long f = r.one_in(12) ? 2 + r.below(100) : r.below(2);
+    set_eid(g, eid::fwft, f);
+    if (f >= 2) return expect_exact(g, ERR_NOT_SUPPORTED);
+    unsigned long feature = r.one_in(2) ? r.below(8) : r.next() & 0xffffffffu;
+    unsigned long value = r.one_in(2) ? r.below(2) : r.one_in(2) ? r.below(20) : r.next();
+    if (feature == 1 && value != 0) {
+        st.restricted++;
+        value = 0;
+    }
+    g.in[0] = garbage_hi(r, feature), g.in[1] = value;
+    g.in[2] = r.one_in(2) ? r.below(2) : r.next();
+    if (feature >= 6) return expect_exact(g, ERR_DENIED);
+    expect_set(g, f == 0 ? bit(ERR_NOT_SUPPORTED) | bit(ERR_INVALID_PARAM) |
+                              bit(code(sbi::Error::DeniedLocked)) | bit(ERR_DENIED) |
+                              bit(ERR_FAILED) | 1
+                         : bit(ERR_NOT_SUPPORTED) | bit(ERR_DENIED) | bit(ERR_FAILED) | 1);
+}
+
 void gen_legacy(Rng &r, Gen &g, HartFuzz &st, HartBuffers &b) {
     long e = r.below(9);
     if (e == eid::legacy_shutdown) {
@@ -731,7 +753,7 @@ void generate(Rng &r, Gen &g, HartFuzz &st, HartBuffers &b, unsigned long spec_v
     g = Gen{};
     for (unsigned i = 0; i < 6; i++) g.in[i] = r.one_in(2) ? r.next() : r.below(64);
     expect_set(g, kAnySpec);
-    switch (r.below(12)) {
+    switch (r.below(13)) {
     case 0: gen_base(r, g, spec_version); break;
     case 1:
         set_eid(g, eid::time, r.one_in(8) ? 1 + r.below(100) : 0);
@@ -754,6 +776,7 @@ void generate(Rng &r, Gen &g, HartFuzz &st, HartBuffers &b, unsigned long spec_v
     case 8: gen_dbcn(r, g, b); break;
     case 9:
     case 10: gen_legacy(r, g, st, b); break;
+    case 11: gen_fwft(r, g, st); break;
     default: gen_other(r, g); break;
     }
     g.row = row_of(static_cast<long>(g.in[7]));
