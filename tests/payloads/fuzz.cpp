@@ -2,9 +2,9 @@
 // SBI fuzzer (issue 13): a fixed-seed stream of calls over every EID and FID
 // with hostile arguments (firmware addresses, MMIO, wrap-around ranges, huge
 // sizes, random hart masks, garbage above 32-bit parameters), on every hart
-// at once. Every call goes through fuzz_ecall below, which loads a pattern
-// into every register, makes the ecall and reports which registers changed
-// and any exception redirected to S-mode. Checked per call: every register
+// at once. Every call goes through the library's pl_ecall_checked, which
+// loads a pattern into every register, makes the ecall and reports which
+// registers changed and any exception redirected to S-mode. Checked per call: every register
 // except a0/a1 preserved (a1 too for legacy EIDs), no exception except the
 // load access fault a legacy hart-mask pointer may raise (and must, when it
 // points into the firmware), only the spec's error codes, and the exact
@@ -32,187 +32,10 @@ using namespace pl;
 
 PAYLOAD_NAME("fuzz");
 
-// The ecall under test. in[0..7] = a0..a5, a6 (FID), a7 (EID). out = a0, a1
-// after the call, the mask of changed registers (bit n = xn; a0, a1 always
-// differ or not, bits 10/11 are left to the caller), and scause, stval, sepc
-// of an exception redirected to S-mode during the call (scause 0 if none).
-// stvec points at fuzz_trap for the call: it records the exception and
-// resumes after the ecall without touching any other register. sp lives in
-// sscratch meanwhile; S-mode interrupts must be off.
-asm(R"(
-    .macro FZ_PAT reg, n
-    li      \reg, 0x5A00000000000000 + ((\n) << 8) + (\n)
-    .endm
-    .macro FZ_CHECK reg, n
-    li      a1, 0x5A00000000000000 + ((\n) << 8) + (\n)
-    beq     \reg, a1, 1f
-    li      a1, 1 << (\n)
-    or      a0, a0, a1
-1:
-    .endm
-    .macro FZ_CHECK_ARG reg, n, off
-    ld      a1, \off(t0)
-    beq     \reg, a1, 1f
-    li      a1, 1 << (\n)
-    or      a0, a0, a1
-1:
-    .endm
-
-    .text
-    .balign 4
-    .globl fuzz_ecall
-fuzz_ecall:
-    addi    sp, sp, -160
-    sd      ra, 0(sp)
-    sd      gp, 8(sp)
-    sd      tp, 16(sp)
-    sd      s0, 24(sp)
-    sd      s1, 32(sp)
-    sd      s2, 40(sp)
-    sd      s3, 48(sp)
-    sd      s4, 56(sp)
-    sd      s5, 64(sp)
-    sd      s6, 72(sp)
-    sd      s7, 80(sp)
-    sd      s8, 88(sp)
-    sd      s9, 96(sp)
-    sd      s10, 104(sp)
-    sd      s11, 112(sp)
-    sd      a0, 120(sp)
-    sd      a1, 128(sp)
-    csrr    t0, stvec
-    sd      t0, 136(sp)
-    la      t0, fuzz_trap
-    csrw    stvec, t0
-    sd      zero, -16(sp)
-    csrw    sscratch, sp
-    mv      t0, a0
-    ld      a0, 0(t0)
-    ld      a1, 8(t0)
-    ld      a2, 16(t0)
-    ld      a3, 24(t0)
-    ld      a4, 32(t0)
-    ld      a5, 40(t0)
-    ld      a6, 48(t0)
-    ld      a7, 56(t0)
-    FZ_PAT  ra, 1
-    FZ_PAT  gp, 3
-    FZ_PAT  tp, 4
-    FZ_PAT  t1, 6
-    FZ_PAT  t2, 7
-    FZ_PAT  s0, 8
-    FZ_PAT  s1, 9
-    FZ_PAT  s2, 18
-    FZ_PAT  s3, 19
-    FZ_PAT  s4, 20
-    FZ_PAT  s5, 21
-    FZ_PAT  s6, 22
-    FZ_PAT  s7, 23
-    FZ_PAT  s8, 24
-    FZ_PAT  s9, 25
-    FZ_PAT  s10, 26
-    FZ_PAT  s11, 27
-    FZ_PAT  t3, 28
-    FZ_PAT  t4, 29
-    FZ_PAT  t5, 30
-    FZ_PAT  t6, 31
-    FZ_PAT  t0, 5
-    .globl fuzz_ecall_insn
-fuzz_ecall_insn:
-    ecall
-    csrrw   sp, sscratch, sp
-    sd      a0, 144(sp)
-    sd      a1, 152(sp)
-    csrr    a1, sscratch
-    li      a0, 0
-    beq     sp, a1, 1f
-    li      a0, 1 << 2
-1:
-    FZ_CHECK ra, 1
-    FZ_CHECK gp, 3
-    FZ_CHECK tp, 4
-    FZ_CHECK t0, 5
-    FZ_CHECK t1, 6
-    FZ_CHECK t2, 7
-    FZ_CHECK s0, 8
-    FZ_CHECK s1, 9
-    FZ_CHECK s2, 18
-    FZ_CHECK s3, 19
-    FZ_CHECK s4, 20
-    FZ_CHECK s5, 21
-    FZ_CHECK s6, 22
-    FZ_CHECK s7, 23
-    FZ_CHECK s8, 24
-    FZ_CHECK s9, 25
-    FZ_CHECK s10, 26
-    FZ_CHECK s11, 27
-    FZ_CHECK t3, 28
-    FZ_CHECK t4, 29
-    FZ_CHECK t5, 30
-    FZ_CHECK t6, 31
-    ld      t0, 120(sp)
-    FZ_CHECK_ARG a2, 12, 16
-    FZ_CHECK_ARG a3, 13, 24
-    FZ_CHECK_ARG a4, 14, 32
-    FZ_CHECK_ARG a5, 15, 40
-    FZ_CHECK_ARG a6, 16, 48
-    FZ_CHECK_ARG a7, 17, 56
-    ld      t1, 136(sp)
-    csrw    stvec, t1
-    ld      t1, 128(sp)
-    ld      t2, 144(sp)
-    sd      t2, 0(t1)
-    ld      t2, 152(sp)
-    sd      t2, 8(t1)
-    sd      a0, 16(t1)
-    ld      t2, -16(sp)
-    sd      t2, 24(t1)
-    ld      t2, -24(sp)
-    sd      t2, 32(t1)
-    ld      t2, -32(sp)
-    sd      t2, 40(t1)
-    ld      ra, 0(sp)
-    ld      gp, 8(sp)
-    ld      tp, 16(sp)
-    ld      s0, 24(sp)
-    ld      s1, 32(sp)
-    ld      s2, 40(sp)
-    ld      s3, 48(sp)
-    ld      s4, 56(sp)
-    ld      s5, 64(sp)
-    ld      s6, 72(sp)
-    ld      s7, 80(sp)
-    ld      s8, 88(sp)
-    ld      s9, 96(sp)
-    ld      s10, 104(sp)
-    ld      s11, 112(sp)
-    addi    sp, sp, 160
-    ret
-
-    .balign 4
-fuzz_trap:
-    csrrw   sp, sscratch, sp
-    sd      t1, -8(sp)
-    csrr    t1, scause
-    sd      t1, -16(sp)
-    csrr    t1, stval
-    sd      t1, -24(sp)
-    csrr    t1, sepc
-    sd      t1, -32(sp)
-    addi    t1, t1, 4
-    csrw    sepc, t1
-    ld      t1, -8(sp)
-    csrrw   sp, sscratch, sp
-    sret
-)");
-
 namespace {
 
-struct Outcome {
-    unsigned long a0, a1, clobbers, cause, tval, sepc;
-};
-extern "C" void fuzz_ecall(const unsigned long *in, Outcome *out);
-extern "C" char fuzz_ecall_insn[];
+// Every call goes through pl_ecall_checked (payload.hpp).
+using Outcome = EcallOutcome;
 extern "C" char _start[], __bench_cases_start[];
 
 constexpr unsigned long kDefaultSeed = 0x7473626946555a5aul; // "tsbiFUZZ"
@@ -804,7 +627,7 @@ void check(HartFuzz &st, unsigned long call, const Gen &g, const Outcome &o) {
     bool trapped = o.cause != 0;
     if (trapped) {
         bool ok = g.may_fault && o.cause == csr::cause::load_access &&
-                  o.sepc == reinterpret_cast<uintptr_t>(fuzz_ecall_insn) &&
+                  o.sepc == reinterpret_cast<uintptr_t>(pl_ecall_insn) &&
                   o.tval - g.fault_addr < sizeof(long);
         if (!ok) record(st, TRAP, call, g, o, "unexpected exception");
     } else if (g.must_fault) {
@@ -842,13 +665,12 @@ void fuzz_hart(void *arg) {
     HartFuzz &st = *static_cast<HartFuzz *>(arg);
     HartBuffers &b = bufs[hart_index(st.hartid)];
     Rng r{st.seed ? st.seed : 1};
-    bool was = irq_enable(false);
     st.canary_ok = true;
     Gen g;
     Outcome o;
     for (unsigned long i = 0; i < st.calls_planned; i++) {
         generate(r, g, st, b, g_spec_version);
-        fuzz_ecall(g.in, &o);
+        pl_ecall_checked(g.in, &o);
         st.calls_done++;
         st.row_fid[g.row][g.fid_slot]++;
         check(st, i, g, o);
@@ -872,7 +694,6 @@ void fuzz_hart(void *arg) {
     for (unsigned long c = 0; c < counters && c < 64; c++)
         sbi_call(eid::pmu, F::pmu::counter_stop, c, 1, 0);
     csr_clear(csr::sip, 1ul << csr::irq::SSI);
-    irq_enable(was);
     __atomic_store_n(&st.finished, true, __ATOMIC_RELEASE);
 }
 
