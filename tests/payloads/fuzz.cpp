@@ -19,12 +19,13 @@
 // fail: SRST only with an invalid type or reason (low 32 bits), the legacy
 // shutdown never, hart_stop never, hart_suspend only with an invalid type or
 // (non-retentive) an invalid resume address, hart_start of started harts
-// only. Calls that write S-mode memory get only this payload's own buffers
+// only, FWFT LANDING_PAD only set to 0 (no landing pads in this code). Calls that write S-mode memory get only this payload's own buffers
 // as valid targets (PMU snapshot and event_get_info, DBCN read), DBCN and
 // legacy console output only '.' bytes (so the console stays readable).
 //
 // bootargs (run.py --qemu-arg=-append --qemu-arg="..."): fuzz.calls=N (total
-// over all harts, default 100000), fuzz.seed=S (default below).
+// over all harts, default 100000), fuzz.seed=S (default below), fuzz.harts=N
+// (how many harts make calls, default all).
 #include "payload.hpp"
 #include "riscv/csr.hpp"
 
