@@ -9,6 +9,7 @@
 #include "platform.hpp"
 #include "riscv/csr.hpp"
 #include "sbi/sbi.hpp"
+#include "sbi/services.hpp"
 #include <libfdt.h>
 
 extern "C" char _fw_start[], _fw_end[], _bss_start[], _bss_end[];
@@ -309,8 +310,10 @@ namespace {
         if (h.start_ready.load(std::memory_order_acquire)) break;
     }
     h.start_ready.store(0, std::memory_order_relaxed);
-    // A restarted hart's CTR state starts afresh (the PMU reset on stop).
+    // A restarted hart's CTR state starts afresh (the PMU reset on stop),
+    // its SBI FWFT features too.
     hooks::ctr_hart_init();
+    sbi::fwft_hart_reset();
     hooks::trace_hart_start();
     unsigned long pc = h.next_addr, arg1 = h.next_arg1, mode = h.next_mode;
     h.hsm_state.store(HSM_STARTED, std::memory_order_release);
