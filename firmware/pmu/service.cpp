@@ -128,28 +128,63 @@ inline uint64_t inhibit_bits(unsigned long flags) {
     return static_cast<uint64_t>((flags >> kCfgInhShift) & 0x1f) << hw::kEventInhShift;
 }
 
+// Overflow sampling on QEMU (target/riscv/pmu.c, 7.2 and 10.0): writing
+// mhpmcounterN while cycles or instructions is mapped to it arms the hart's
+// one overflow timer (riscv_pmu_setup_timer). An expiry that finds the
+// counter inhibited is dropped without re-arming (pmu_timer_trigger_irq),
+// and a value at least 2^63 - now(ns) below overflow, Linux's half-range
+// start (-(2^63 - 1)), leaves a remainder in irq_overflow_left that a later
+// near-overflow write does not clear: that start's first expiry then
+// re-arms the timer seconds ahead instead of raising the overflow. With
+// Sscofpmf a programmable counter is therefore started as selector (clears
+// OF), kParkValue, uninhibit, initial value: kParkValue is far from overflow
+// on any width, and QEMU computes a negative remainder for it (7.2:
+// now + 2 - 2^63, 10.0: 1 - 2^62), which counts as none, with no earlier
+// expiry; the initial value then arms the timer of a running counter. On
+// other hardware only the few M-mode cycles before the last write differ.
+constexpr uint64_t kParkValue = 1ull << 62;
+
+// Starts hardware counters `todo` (a subset of g.hw): loads value(c) into
+// each if `load`, rewrites the selectors (clearing OF re-arms the overflow
+// interrupt: Sscofpmf raises no new LCOFI while OF is set), uninhibits.
+template <class Value>
+[[gnu::always_inline]] inline void start_hw(const HartState &h, uint32_t todo, bool load,
+                                            Value value) {
+    const Config &g = g_config;
+    for (uint32_t m = todo; m; m &= m - 1) {
+        unsigned c = lowest(m);
+        if (c >= hw::kFirstHpm && g.sscofpmf) {
+            hw::event_write(c, h.event[c], true);
+            if (load) hw::counter_write(c, kParkValue);
+        } else if (load) {
+            hw::counter_write(c, value(c));
+        }
+    }
+    hw::inhibit_clear(todo);
+    if (load && g.sscofpmf)
+        for (uint32_t m = todo & hw::kHpmMask; m; m &= m - 1) {
+            unsigned c = lowest(m);
+            hw::counter_write(c, value(c));
+        }
+}
+
 // Starts the configured, stopped counters in `todo`, loading them from
 // `init` (SET_INIT_VALUE) or the snapshot area (INIT_SNAPSHOT) if asked.
 void start_set(HartState &h, uint64_t todo, unsigned long flags, uint64_t init,
                unsigned long base) {
     const Config &g = g_config;
-    for (uint64_t m = todo; m; m &= m - 1) {
+    auto value = [&](unsigned c) {
+        return (flags & START_INIT_SNAPSHOT)
+                   ? hw::mem_read64(h.shmem + kSnapshotValuesOff + 8 * (c - base))
+                   : init;
+    };
+    for (uint64_t m = todo & g.fw_mask; m; m &= m - 1) {
         unsigned c = lowest(m);
-        uint64_t v = init;
-        if (flags & START_INIT_SNAPSHOT)
-            v = hw::mem_read64(h.shmem + kSnapshotValuesOff + 8 * (c - base));
-        if (!is_fw(c)) {
-            if (flags) hw::counter_write(c, v);
-            // Rewriting the selector clears OF, which re-arms the overflow
-            // interrupt (Sscofpmf: no new LCOFI while OF is set).
-            if (c >= hw::kFirstHpm && g.sscofpmf) hw::event_write(c, h.event[c], true);
-        } else {
-            unsigned j = c - g.fw_base;
-            if (!flags) v = h.fw_val[j];
-            h.fw_val[j] = *h.fw_src[j] - v;
-        }
+        unsigned j = c - g.fw_base;
+        uint64_t v = flags ? value(c) : h.fw_val[j];
+        h.fw_val[j] = *h.fw_src[j] - v;
     }
-    if (uint32_t hwbits = static_cast<uint32_t>(todo & g.hw)) hw::inhibit_clear(hwbits);
+    if (uint32_t hwbits = static_cast<uint32_t>(todo & g.hw)) start_hw(h, hwbits, flags, value);
     h.started |= todo;
 }
 
@@ -490,14 +525,7 @@ SbiRet counter_start(unsigned long base, unsigned long mask, unsigned long flags
     uint64_t todo = set & ~h.started;
     if (todo & ~static_cast<uint64_t>(g.hw)) [[unlikely]]
         return start_general(base, mask, flags, initial_value);
-    for (uint64_t m = todo; m; m &= m - 1) {
-        unsigned c = lowest(m);
-        if (flags) hw::counter_write(c, initial_value);
-        // Rewriting the selector clears OF, which re-arms the overflow
-        // interrupt (Sscofpmf: no new LCOFI while OF is set).
-        if (c >= hw::kFirstHpm && g.sscofpmf) hw::event_write(c, h.event[c], true);
-    }
-    hw::inhibit_clear(static_cast<uint32_t>(todo));
+    start_hw(h, static_cast<uint32_t>(todo), flags, [=](unsigned) { return initial_value; });
     h.started |= todo;
     return todo == set ? ok() : err(Error::AlreadyStarted);
 }
