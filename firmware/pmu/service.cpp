@@ -131,41 +131,37 @@ inline uint64_t inhibit_bits(unsigned long flags) {
 // Overflow sampling on QEMU (target/riscv/pmu.c, 7.2 and 10.0): writing
 // mhpmcounterN while cycles or instructions is mapped to it arms the hart's
 // one overflow timer (riscv_pmu_setup_timer). An expiry that finds the
-// counter inhibited is dropped without re-arming (pmu_timer_trigger_irq),
-// and a value at least 2^63 - now(ns) below overflow, Linux's half-range
-// start (-(2^63 - 1)), leaves a remainder in irq_overflow_left that a later
-// near-overflow write does not clear: that start's first expiry then
-// re-arms the timer seconds ahead instead of raising the overflow. With
-// Sscofpmf a programmable counter is therefore started as selector (clears
-// OF), kParkValue, uninhibit, initial value: kParkValue is far from overflow
-// on any width, and QEMU computes a negative remainder for it (7.2:
-// now + 2 - 2^63, 10.0: 1 - 2^62), which counts as none, with no earlier
-// expiry; the initial value then arms the timer of a running counter. On
-// other hardware only the few M-mode cycles before the last write differ.
+// counter inhibited is dropped without re-arming (pmu_timer_trigger_irq).
+// A value v in [2^63, 2^63 + now(ns)], Linux's half-range start -(2^63 - 1)
+// among them, leaves a remainder in irq_overflow_left that a later
+// near-overflow write does not clear: that start's first expiry re-arms the
+// timer about `now` ahead instead of raising the overflow. With Sscofpmf a
+// programmable counter is therefore loaded with kParkValue, uninhibited,
+// then loaded with its initial value: kParkValue is far from overflow on
+// any width, QEMU computes a negative remainder for it (7.2: now + 2 - 2^63,
+// 10.0: 1 - 2^62), which counts as none, and no earlier expiry; the initial
+// value then arms the timer of a running counter. On other hardware only
+// the few M-mode cycles before the last write differ.
 constexpr uint64_t kParkValue = 1ull << 62;
 
-// Starts hardware counters `todo` (a subset of g.hw): loads value(c) into
-// each if `load`, rewrites the selectors (clearing OF re-arms the overflow
-// interrupt: Sscofpmf raises no new LCOFI while OF is set), uninhibits.
+// Starts hardware counters `todo` (a subset of g.hw), loading value(c) into
+// each if `load`. Rewriting the selector clears OF, which re-arms the
+// overflow interrupt (Sscofpmf: no new LCOFI while OF is set).
 template <class Value>
-[[gnu::always_inline]] inline void start_hw(const HartState &h, uint32_t todo, bool load,
+[[gnu::always_inline]] inline void start_hw(const HartState &h, uint64_t todo, bool load,
                                             Value value) {
     const Config &g = g_config;
-    for (uint32_t m = todo; m; m &= m - 1) {
+    for (uint64_t m = todo; m; m &= m - 1) {
         unsigned c = lowest(m);
         if (c >= hw::kFirstHpm && g.sscofpmf) {
             hw::event_write(c, h.event[c], true);
-            if (load) hw::counter_write(c, kParkValue);
-        } else if (load) {
-            hw::counter_write(c, value(c));
+            if (!load) continue;
+            hw::counter_write(c, kParkValue);
+            hw::inhibit_clear(1u << c);
         }
+        if (load) hw::counter_write(c, value(c));
     }
-    hw::inhibit_clear(todo);
-    if (load && g.sscofpmf)
-        for (uint32_t m = todo & hw::kHpmMask; m; m &= m - 1) {
-            unsigned c = lowest(m);
-            hw::counter_write(c, value(c));
-        }
+    hw::inhibit_clear(static_cast<uint32_t>(todo));
 }
 
 // Starts the configured, stopped counters in `todo`, loading them from
@@ -184,7 +180,7 @@ void start_set(HartState &h, uint64_t todo, unsigned long flags, uint64_t init,
         uint64_t v = flags ? value(c) : h.fw_val[j];
         h.fw_val[j] = *h.fw_src[j] - v;
     }
-    if (uint32_t hwbits = static_cast<uint32_t>(todo & g.hw)) start_hw(h, hwbits, flags, value);
+    if (uint64_t hwbits = todo & g.hw) start_hw(h, hwbits, flags, value);
     h.started |= todo;
 }
 
@@ -525,7 +521,7 @@ SbiRet counter_start(unsigned long base, unsigned long mask, unsigned long flags
     uint64_t todo = set & ~h.started;
     if (todo & ~static_cast<uint64_t>(g.hw)) [[unlikely]]
         return start_general(base, mask, flags, initial_value);
-    start_hw(h, static_cast<uint32_t>(todo), flags, [=](unsigned) { return initial_value; });
+    start_hw(h, todo, flags, [=](unsigned) { return initial_value; });
     h.started |= todo;
     return todo == set ? ok() : err(Error::AlreadyStarted);
 }
