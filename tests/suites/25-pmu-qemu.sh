@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # PMU payloads on Debian's QEMU 7.2, with and without Sscofpmf, on 1 and 4
 # harts, and once with -icount; then the same payloads against Debian's
-# OpenSBI 1.1, where the differences listed in tests/pmu/opensbi11.known are reported as INFO lines
-# (anything else it gets wrong is a FAIL of this suite: the list is kept exact).
+# OpenSBI 1.1, where the differences listed in tests/pmu/opensbi11.known are
+# reported as INFO lines (anything else it gets wrong is a FAIL of this
+# suite: the list is kept exact).
 set -uo pipefail
 . "$(dirname "$0")/../lib.sh"
 build firmware pmu-payloads
