@@ -338,11 +338,13 @@ void hart_resume() {
                 hw::event_write(c, owned ? h.event[c] : 0, g.sscofpmf);
             else if (g.smcntrpmf)
                 hw::event_write(c, h.event[c], true);
-            if (owned) hw::counter_write(c, h.saved[c]);
+            if (owned && !((h.started >> c) & 1)) hw::counter_write(c, h.saved[c]);
         }
-        uint32_t run = static_cast<uint32_t>(h.started & g.hw) |
-                       (g.hw & hw::kFixedMask & ~static_cast<uint32_t>(h.configured));
-        if (run) hw::inhibit_clear(run);
+        // Running counters restart as START loads them (overflow timer on QEMU).
+        if (uint64_t run = h.started & g.hw)
+            start_hw(h, run, true, [&h](unsigned c) { return h.saved[c]; });
+        if (uint32_t free = g.hw & hw::kFixedMask & ~static_cast<uint32_t>(h.configured))
+            hw::inhibit_clear(free);
         hw::counteren_set(g.hw);
     }
     if (g.sscofpmf) hw::lcofi_delegate();
