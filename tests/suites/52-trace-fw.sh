@@ -5,7 +5,8 @@
 # trace function and error case and writes the traces of its runs to host
 # files; each hart's stream is decoded here and must equal the S-mode
 # instructions the insnlog plugin saw that hart execute, with no address of
-# the firmware in it. On 1, 4 and 18 harts (18: leaf funnels). Also: QEMU
+# the firmware in it. On 1, 4 and 18 harts (18: leaf funnels), and without
+# Sstc. Also: QEMU
 # 7.2 (no trace components: the extension is absent) and the components
 # handed to S-mode with /chosen/tsbi,trace-owner.
 set -uo pipefail
@@ -60,10 +61,13 @@ print(n)' "$out")
   check "$tag/$f/hart$h/no_firmware_address" [ "$fw" = 0 ]
 }
 
-for smp in 1 4 18; do
-  tag=qemu10-smp$smp
+# SMP[:CPU]: without Sstc the timer interrupts go through the firmware's
+# M-mode handler, which must not show in the trace either.
+for run in 1 4 18 1:sstc=false; do
+  smp=${run%%:*}; cpu=; tag=qemu10-smp$smp
+  if [ "$run" != "$smp" ]; then cpu=${run#*:}; tag=$tag-${cpu%%=*}-off; fi
   d=$W/$tag; mkdir -p "$d"
-  (cd "$d" && "$RUN" --qemu "$q" --smp "$smp" --timeout 600 --tag "$tag" --pass-through TRACE- \
+  (cd "$d" && "$RUN" --qemu "$q" --smp "$smp" ${cpu:+--cpu "$cpu"} --timeout 600 --tag "$tag" --pass-through TRACE- \
      --log "$d/console.log" "${SEMI[@]}" --qemu-arg=-plugin \
      --qemu-arg="$PLUGIN,out=$d/rec,priv=on" trace) > "$d/run.out" 2>&1
   rc=$?
