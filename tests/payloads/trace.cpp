@@ -252,6 +252,31 @@ void sram_run() {
     write_host("trace-sram.bin", sram_copy, s.bytes);
 }
 
+// A small SMEM buffer: wrapping, and with StopOnWrap a full buffer that
+// stops capturing, so the encoder loses data (TCI 1.0 trRamStopOnWrap,
+// trTeInstStallOrOverflow) and status says so.
+void wrap_run() {
+    unsigned long self = hartid();
+    expect_err(call(CONFIGURE, 1, self, HTM | cfg::PRIV_S), SUCCESS, "wrap/configure");
+    expect_err(call(SET_SINK, sinkflag::SMEM, smem_base(), 0, 1024), SUCCESS, "wrap/sink");
+    expect_err(call(START, 1, self), SUCCESS, "wrap/start");
+    workload(32, false);
+    expect_err(call(STOP, 1, self), SUCCESS, "wrap/stop");
+    trace::Status s = status();
+    expect_eq(s.flags & (trace::STATUS_WRAPPED | trace::STATUS_LOST), trace::STATUS_WRAPPED,
+              "wrap/wrapped_no_loss");
+    expect_eq(s.bytes, 1024, "wrap/bytes_whole_buffer");
+    expect_err(call(SET_SINK, sinkflag::SMEM | sinkflag::STOP_ON_WRAP, smem_base(), 0, 1024), SUCCESS,
+               "stop_on_wrap/sink");
+    expect_err(call(START, 1, self), SUCCESS, "stop_on_wrap/start");
+    workload(32, false);
+    s = status();
+    expect_eq(s.flags & trace::STATUS_SINK_ENABLED, 0, "stop_on_wrap/sink_stopped_itself");
+    expect_eq(s.lost_harts, 1ul << self, "stop_on_wrap/lost_reported");
+    expect_true(s.flags & trace::STATUS_LOST, "stop_on_wrap/lost_flag");
+    expect_err(call(STOP, 1, self), SUCCESS, "stop_on_wrap/stop");
+}
+
 // The last secondary traces, stops (HSM), is started again and traces on.
 void hsm_run() {
     unsigned long h = last_secondary();
@@ -324,6 +349,7 @@ void payload_main() {
     if (platform().nharts > 1 && !start_secondaries()) return;
     errors(c);
     sram_run();
+    wrap_run();
     traced_run("trace-htm.bin", HTM | cfg::PRIV_S, 64);
     traced_run("trace-btm.bin", BTM | cfg::PRIV_S, 16);
     if (platform().nharts > 1) hsm_run();
