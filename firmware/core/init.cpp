@@ -304,10 +304,12 @@ namespace {
     // STOPPED and may even be START_PENDING by now, which must not be undone.
     unsigned expected = HSM_STOP_PENDING;
     h.hsm_state.compare_exchange_strong(expected, HSM_STOPPED, std::memory_order_acq_rel);
+    // Look before sleeping: a start may have arrived before this hart got
+    // here (its IPI is then pending, or already consumed).
     for (;;) {
-        asm volatile("wfi");
         if (csr_read(csr::mip) & (1ul << csr::irq::MSI)) process_ipis();
         if (h.start_ready.load(std::memory_order_acquire)) break;
+        asm volatile("wfi");
     }
     h.start_ready.store(0, std::memory_order_relaxed);
     // A restarted hart's CTR state starts afresh (the PMU reset on stop),
@@ -348,8 +350,9 @@ extern "C" [[noreturn]] void fw_entry(unsigned long hartid, unsigned long fdt, u
         // edits the device tree, and a spinning hart costs the host (or a
         // simulator, or a trace) that whole time.
         csr_write(csr::mie, 1ul << csr::irq::MSI);
+        // The waking IPI stays pending: stopped_loop consumes it with
+        // process_ipis(), which cannot lose an HSM start sent meanwhile.
         while (!cold_boot_done.load(std::memory_order_acquire)) asm volatile("wfi");
-        if (harts[hartid].present) platform::ipi_clear(hartid);
     }
 
     HartState &h = harts[hartid];

@@ -6,7 +6,7 @@
 //   trace-htm.bin   HTM of S-mode on every hart, SMEM sink
 //   trace-btm.bin   BTM of S-mode on every hart, SMEM sink
 //   trace-sram.bin  HTM on the boot hart into the SRAM, read with READ_SRAM
-//   trace-hsm.bin   HTM of the last secondary across an HSM stop and start
+//   trace-hsm.bin   HTM of the last secondary across an HSM suspend, stop and start
 // On a machine without trace components the extension is absent: probe 0
 // and NOT_SUPPORTED.
 #include "payload.hpp"
@@ -284,6 +284,22 @@ void hsm_run() {
     expect_err(call(SET_SINK, sinkflag::SMEM, smem_base(), 0, kSmemSize), SUCCESS, "hsm/sink");
     expect_err(call(START, 1, h), SUCCESS, "hsm/start");
     expect_true(run_on(h, work_job, reinterpret_cast<void *>(16ul), 20000000), "hsm/work_before");
+    // A retentive suspend woken by the hart's timer: the encoder is flushed
+    // and restarted around it (a synchronizing message after the resume).
+    static volatile long suspend_err = 1;
+    expect_true(run_on(h, [](void *) {
+        // Interrupts off, then the deadline (which clears a stale STIP),
+        // then STIE: the suspend must end by this timer, not before.
+        bool was = irq_enable(false);
+        sbi_set_timer(rdtime() + us_to_ticks(300));
+        sie_set(1ul << 5);
+        suspend_err = sbi_hart_suspend(suspend_type::default_retentive, 0, 0).error;
+        irq_enable(true); // take the timer interrupt (the handler masks STIE)
+        irq_enable(was);
+        sbi_set_timer(~0ull);
+        workload(4);
+    }, nullptr, 20000000), "hsm/suspend_and_work");
+    expect_eq(suspend_err, SUCCESS, "hsm/suspend_resumed");
     post_job(h, [](void *) { sbi_call(eid::hsm, fid::hsm::hart_stop); }, nullptr);
     expect_true(wait_until([&] { return sbi_hart_get_status(h).value == hsm_state::stopped; }, 2000000),
                 "hsm/stopped");
