@@ -74,10 +74,12 @@ bool discover_encoder(uint64_t base, EncoderCaps &c) {
                 TCI_BIT(trTeControl, Context);
     c.stall = probe(ctl, kActive | kNtrace | TCI_BIT(trTeControl, InstStallEna)) &
               TCI_BIT(trTeControl, InstStallEna);
-    const uint32_t below_src = TCI_trTeInstFeatures_SrcID_MASK - 1;
+    // The feature fields are bits 10:0; 15:11 are reserved and get 0
+    // ("software should always write 0 to reserved bits").
+    const uint32_t feature_bits = (TCI_trTeInstFeatures_ExtendAddrMSB_MASK << 1) - 1;
     uint32_t f = probe(base + TCI_trTeInstFeatures,
-                       below_src | TCI_trTeInstFeatures_SrcBits_MASK);
-    c.features = f & below_src;
+                       feature_bits | TCI_trTeInstFeatures_SrcBits_MASK);
+    c.features = f & feature_bits;
     c.src_bits_max = TCI_GET(f, trTeInstFeatures, SrcBits);
     c.filters = probe(base + TCI_trTeInstFilters, TCI_trTeInstFilters_Filters_MASK) &
                 TCI_trTeInstFilters_Filters_MASK;
