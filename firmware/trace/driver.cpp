@@ -105,10 +105,14 @@ bool discover_encoder(uint64_t base, EncoderCaps &c) {
 
 bool encoder_start(uint64_t base, const EncoderConfig &c) {
     if (!reset(base)) return false;
-    // Triggers and data trace stay off; only filter 0 is used.
+    // Triggers and data trace stay off; only filter 0 is used. Every
+    // register of TCI 1.0 "Trace Components Reset" is written: they are
+    // Undef at reset and may hold an earlier owner's settings.
     write32(base + TCI_trTeDataControl, 0);
+    write32(base + TCI_trTeDataFilters, 0);
     write32(base + TCI_trTeTrigDbgControl, 0);
     write32(base + TCI_trTeTrigExtInControl, 0);
+    write32(base + TCI_trTeTrigExtOutControl, 0);
     write32(base + TCI_trTeInstFeatures, c.features);
     if (c.priv_filter) {
         write32(base + TCI_trTeFilter0MatchInst,
