@@ -180,7 +180,11 @@ bool discover_sink(uint64_t base, SinkCaps &c) {
     if (TCI_GET(impl, trRamImpl, HasSMEM) && (probe(ctl, kActive | smem) & smem)) {
         c.smem = true;
         write64(base, TCI_trRamStartLow, TCI_trRamStartHigh, ~0ull);
-        c.smem_mask = read64(base, TCI_trRamStartLow, TCI_trRamStartHigh) | (TCI_RAM_ADDR_ALIGN - 1);
+        // The highest address bit that sticks; the low bits may read 0 when
+        // Start is "aligned on a particular 2^N boundary" (TCI 1.0
+        // "Accessing and Detecting RAM Sink Registers").
+        uint64_t top = read64(base, TCI_trRamStartLow, TCI_trRamStartHigh);
+        c.smem_mask = (top ? ~0ull >> __builtin_clzll(top) : 0) | (TCI_RAM_ADDR_ALIGN - 1);
     }
     if (TCI_GET(impl, trRamImpl, HasSRAM) && !(probe(ctl, kActive) & smem)) {
         c.sram = true;
