@@ -122,9 +122,10 @@ Error build_config(unsigned hartid, const HartTrace &h, uint32_t config, Encoder
     for (auto &m : kFeatureMap)
         if (config & m[0]) f |= m[1];
     out.features = f;
-    // Filter 0 selects the privileges; without a usable filter (platform
-    // opt-in only) everything is traced.
-    out.priv_filter = (h.caps.priv_choices & (1u << TCI_PRIV_S)) ? priv_choice(config) : 0;
+    // Filter 0 selects the privileges when it can match all of them;
+    // otherwise (platform opt-in only, checked above) everything is traced.
+    uint32_t want = priv_choice(config);
+    out.priv_filter = (want & ~h.caps.priv_choices) ? 0 : want;
     out.ts_control = (config & cfg::TIMESTAMP)
                          ? TCI_BIT(trTsControl, Active) |
                                TCI_SET(trTsControl, Mode, TCI_TSMODE_SHARED) |
