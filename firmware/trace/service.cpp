@@ -200,6 +200,9 @@ Error start_locked(HartMask harts) {
     });
     if (e != Error::Success) return e;
     if (any) return Error::AlreadyStarted;
+    // An empty mask starts nothing, not even the sink: only the stop of a
+    // traced hart would disable it again.
+    if (!harts) return Error::Success;
     if (!st.sink_running) {
         if (!sink_start(st.topo.sink.base, st.sink) || !funnels_start()) {
             sink_stop_all();
