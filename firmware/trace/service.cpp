@@ -231,16 +231,17 @@ bool init(const Topology &t, bool smode_owner, bool allow_mmode) {
     st.smode_owner = smode_owner;
     if (!t.sink.present || !t.encoders) return false;
     // Every component starts from reset. For S-mode that is all we do.
-    bool sink_ok = reset(t.sink.base) && impl_ok(t.sink.base, TCI_COMPTYPE_RAMSINK) &&
+    bool sink_ok = reset(t.sink.base) && !smode_owner && impl_ok(t.sink.base, TCI_COMPTYPE_RAMSINK) &&
                    discover_sink(t.sink.base, st.sink_caps);
     bool funnels_ok = true;
     for (unsigned f = 0; f < t.funnels; f++)
-        funnels_ok &= reset(t.funnel[f].base) && impl_ok(t.funnel[f].base, TCI_COMPTYPE_FUNNEL);
+        funnels_ok &= reset(t.funnel[f].base) && !smode_owner &&
+                      impl_ok(t.funnel[f].base, TCI_COMPTYPE_FUNNEL);
     unsigned long max_id = 0;
     for (unsigned h = 0; h < fw::kMaxHarts; h++) {
         if (!t.encoder[h].present) continue;
         HartTrace &ht = st.hart[h];
-        ht.usable = reset(t.encoder[h].base) &&
+        ht.usable = reset(t.encoder[h].base) && !smode_owner &&
                     impl_ok(t.encoder[h].base, TCI_COMPTYPE_ENCODER) &&
                     discover_encoder(t.encoder[h].base, ht.caps) && (ht.caps.btm || ht.caps.htm);
         if (ht.usable) max_id = h;
