@@ -719,7 +719,13 @@ TEST_CASE("service: boot_trace writes the header; system_reset completes it") {
     s.sink->emit(std::vector<uint32_t>(100, 7));
 
     SUBCASE("reset after a plain run") {
+        size_t from = s.end();
         trace::system_reset();
+        // Encoders, then the funnel, then the sink (Enabling and Disabling).
+        size_t funnel = disable_at(s, *s.funnel[0], from), sink = disable_at(s, *s.sink, from);
+        for (unsigned hart = 0; hart < 4; hart++) CHECK(disable_at(s, *s.enc[hart], from) < funnel);
+        CHECK(funnel < sink);
+        CHECK(sink < s.end());
         CHECK(h->state == trace::BOOT_STOPPED);
         CHECK(h->write_pointer == data + 400);
         CHECK(h->flags == 0);
@@ -786,8 +792,22 @@ TEST_CASE("service: mmode_regions cover every component with naturally aligned p
             if (t.encoder[h].present) CHECK(covered(reg, n, t.encoder[h].base));
         for (unsigned f = 0; f < t.funnels; f++) CHECK(covered(reg, n, t.funnel[f].base));
         CHECK(covered(reg, n, t.sink.base));
-        // No larger than needed: halving a region would leave a component out.
-        CHECK(reg[0].size <= 2 * 0x1000 * static_cast<uint64_t>(t.encoders) * 2);
+        // No larger than needed: the components of a region are not all in
+        // one of its halves.
+        for (unsigned i = 0; i < n; i++) {
+            if (reg[i].size == TCI_COMPONENT_SIZE) continue;
+            uint64_t mid = reg[i].base + reg[i].size / 2;
+            bool low = false, high = false;
+            auto see = [&](uint64_t b) {
+                if (b < reg[i].base || b >= reg[i].base + reg[i].size) return;
+                (b < mid ? low : high) = true;
+            };
+            for (unsigned h = 0; h < fw::kMaxHarts; h++)
+                if (t.encoder[h].present) see(t.encoder[h].base);
+            for (unsigned f = 0; f < t.funnels; f++) see(t.funnel[f].base);
+            see(t.sink.base);
+            CHECK((low && high));
+        }
         CHECK(trace::mmode_regions(reg, 1) == 1);
     }
 }
