@@ -39,6 +39,13 @@ trace::Status status() {
     return s;
 }
 
+// HTM of S-mode on `harts` into the SRAM.
+void trace_sram(trace::HartMask harts) {
+    REQUIRE(trace::configure(harts, kCfg) == Error::Success);
+    REQUIRE(trace::set_sink(0, 0, 0) == Error::Success);
+    REQUIRE(trace::start(harts) == Error::Success);
+}
+
 // Index of the first write from `from` that turns Enable on in `c`'s tr??Control.
 size_t enable_at(const Rig &r, const Component &c, size_t from = 0) {
     return r.write_at(c, TCI_trControl, kActive | kEnable, 0, from);
@@ -100,9 +107,7 @@ TEST_CASE("service: Impl rejection") {
             CHECK(trace::configure(1ul << h, kCfg) == Error::NotSupported);
         }
         // Rejected encoders are never enabled.
-        REQUIRE(trace::configure(1, kCfg) == Error::Success);
-        REQUIRE(trace::set_sink(0, 0, 0) == Error::Success);
-        REQUIRE(trace::start(1) == Error::Success);
+        trace_sram(1);
         for (unsigned h = 1; h < 4; h++) CHECK(enable_at(r, *r.enc[h]) == r.end());
     }
     SUBCASE("no usable encoder: no service") {
@@ -421,9 +426,7 @@ TEST_CASE("service: the last stop disables encoders, funnels (leaves first), the
     r.sink->timing.empty_reads = 4;
     REQUIRE(r.init());
     const uint64_t all = (1ul << 18) - 1;
-    REQUIRE(trace::configure(all, kCfg) == Error::Success);
-    REQUIRE(trace::set_sink(0, 0, 0) == Error::Success);
-    REQUIRE(trace::start(all) == Error::Success);
+    trace_sram(all);
 
     size_t from = r.end();
     REQUIRE(trace::stop(all & ~1ul) == Error::Success);
@@ -460,9 +463,7 @@ TEST_CASE("service: the last stop disables encoders, funnels (leaves first), the
 TEST_CASE("service: TIMEOUT when Empty never comes") {
     SUBCASE("an encoder") {
         Service s(2);
-        REQUIRE(trace::configure(3, kCfg) == Error::Success);
-        REQUIRE(trace::set_sink(0, 0, 0) == Error::Success);
-        REQUIRE(trace::start(3) == Error::Success);
+        trace_sram(3);
         s.enc[1]->timing.empty_reads = kNever;
         CHECK(trace::stop(3) == Error::Timeout);
         // The rest still went down, and the harts count as stopped.
@@ -473,18 +474,14 @@ TEST_CASE("service: TIMEOUT when Empty never comes") {
     }
     SUBCASE("the funnel") {
         Service s(2);
-        REQUIRE(trace::configure(1, kCfg) == Error::Success);
-        REQUIRE(trace::set_sink(0, 0, 0) == Error::Success);
-        REQUIRE(trace::start(1) == Error::Success);
+        trace_sram(1);
         s.funnel[0]->timing.empty_reads = kNever;
         CHECK(trace::stop(1) == Error::Timeout);
         CHECK_FALSE(s.sink->enabled());
     }
     SUBCASE("the sink") {
         Service s(1);
-        REQUIRE(trace::configure(1, kCfg) == Error::Success);
-        REQUIRE(trace::set_sink(0, 0, 0) == Error::Success);
-        REQUIRE(trace::start(1) == Error::Success);
+        trace_sram(1);
         s.sink->timing.empty_reads = kNever;
         CHECK(trace::stop(1) == Error::Timeout);
     }
@@ -505,9 +502,7 @@ TEST_CASE("service: start fails when the sink does not come out of reset") {
 TEST_CASE("service: a stopped hart starts tracing at hart_start; hart_stop flushes") {
     Service s(2);
     stopped_harts = 2;
-    REQUIRE(trace::configure(3, kCfg) == Error::Success);
-    REQUIRE(trace::set_sink(0, 0, 0) == Error::Success);
-    REQUIRE(trace::start(3) == Error::Success);
+    trace_sram(3);
     CHECK(s.enc[0]->inst_tracing());
     CHECK_FALSE(s.enc[1]->enabled());
     CHECK(status().harts == 3); // wanted, though not running yet
@@ -616,9 +611,7 @@ TEST_CASE("service: read_sram: bytes oldest first, offsets, wrap") {
     uint64_t n = 99;
     CHECK(trace::read_sram(0, buf, sizeof buf, n) == Error::InvalidState); // no sink
     CHECK(n == 0);
-    REQUIRE(trace::configure(1, kCfg) == Error::Success);
-    REQUIRE(trace::set_sink(0, 0, 0) == Error::Success);
-    REQUIRE(trace::start(1) == Error::Success);
+    trace_sram(1);
     // Trace bytes 0, 1, 2, ...: word i holds bytes 4i..4i+3, first byte in the LSB.
     auto words = [](unsigned first, unsigned count) {
         std::vector<uint32_t> w;
