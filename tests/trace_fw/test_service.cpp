@@ -24,7 +24,6 @@ struct Service : Rig {
         : Rig(flat(harts), es, fs, ss) {
         REQUIRE(init(allow_mmode));
     }
-    Service(const trace::Topology &t, EncoderSpec es = {}) : Rig(t, es) { REQUIRE(init()); }
 };
 
 unsigned long caps_of(unsigned long hart) {
@@ -282,8 +281,8 @@ TEST_CASE("service: the configuration reaches the encoder") {
     REQUIRE(trace::configure(2, config) == Error::Success);
     REQUIRE(trace::set_sink(0, 0, 0) == Error::Success);
     REQUIRE(trace::start(2) == Error::Success);
-    const Encoder &e = *s.enc[1];
-    uint32_t ctl = const_cast<Encoder &>(e).read(TCI_trTeControl);
+    Encoder &e = *s.enc[1];
+    uint32_t ctl = e.read(TCI_trTeControl);
     CHECK(TCI_GET(ctl, trTeControl, InstMode) == kBTM);
     CHECK(TCI_GET(ctl, trTeControl, Format) == TCI_FORMAT_NTRACE);
     CHECK(TCI_GET(ctl, trTeControl, InstSyncMode) == 2);
@@ -292,10 +291,10 @@ TEST_CASE("service: the configuration reaches the encoder") {
     uint32_t f = e.inst_features();
     CHECK(f == (TCI_trTeInstFeatures_EnImplicitReturn_MASK | TCI_trTeInstFeatures_EnAllJumps_MASK |
                 TCI_SET(trTeInstFeatures, SrcID, 1) | TCI_SET(trTeInstFeatures, SrcBits, 1)));
-    uint32_t ts = const_cast<Encoder &>(e).read(TCI_trTsControl);
+    uint32_t ts = e.read(TCI_trTsControl);
     CHECK(TCI_GET(ts, trTsControl, Mode) == TCI_TSMODE_SHARED);
     CHECK((ts & TCI_BIT(trTsControl, Enable)) != 0);
-    CHECK(const_cast<Encoder &>(e).read(TCI_trTeFilter0MatchInst) == (1u << TCI_PRIV_U | 1u << TCI_PRIV_S));
+    CHECK(e.read(TCI_trTeFilter0MatchInst) == (1u << TCI_PRIV_U | 1u << TCI_PRIV_S));
 }
 
 // ---- set_sink -----------------------------------------------------------------
