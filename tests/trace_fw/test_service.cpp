@@ -600,6 +600,24 @@ TEST_CASE("service: get_status") {
     }
 }
 
+TEST_CASE("service: get_status: a StopOnWrap sink that filled up is no longer capturing") {
+    RamSinkSpec ss;
+    ss.sram_bytes = 64;
+    Service s(1, {}, ss);
+    REQUIRE(trace::configure(1, kCfg) == Error::Success);
+    REQUIRE(trace::set_sink(sinkflag::STOP_ON_WRAP, 0, 0) == Error::Success);
+    REQUIRE(trace::start(1) == Error::Success);
+    CHECK(s.sink->stop_on_wrap());
+    s.sink->emit(std::vector<uint32_t>(15, 1));
+    CHECK(status().flags == trace::STATUS_SINK_ENABLED);
+    s.sink->emit({2, 3});
+    trace::Status st = status();
+    CHECK(st.flags == trace::STATUS_WRAPPED);
+    CHECK(st.bytes == 64);
+    CHECK(st.harts == 1);
+    REQUIRE(trace::stop(1) == Error::Success);
+}
+
 // ---- read_sram ----------------------------------------------------------------
 
 TEST_CASE("service: read_sram: bytes oldest first, offsets, wrap") {
