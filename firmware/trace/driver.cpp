@@ -74,10 +74,12 @@ bool discover_encoder(uint64_t base, EncoderCaps &c) {
                 TCI_BIT(trTeControl, Context);
     c.stall = probe(ctl, kActive | kNtrace | TCI_BIT(trTeControl, InstStallEna)) &
               TCI_BIT(trTeControl, InstStallEna);
-    const uint32_t below_src = TCI_trTeInstFeatures_SrcID_MASK - 1;
+    // The feature fields are bits 10:0; 15:11 are reserved and get 0
+    // ("software should always write 0 to reserved bits").
+    const uint32_t feature_bits = (TCI_trTeInstFeatures_ExtendAddrMSB_MASK << 1) - 1;
     uint32_t f = probe(base + TCI_trTeInstFeatures,
-                       below_src | TCI_trTeInstFeatures_SrcBits_MASK);
-    c.features = f & below_src;
+                       feature_bits | TCI_trTeInstFeatures_SrcBits_MASK);
+    c.features = f & feature_bits;
     c.src_bits_max = TCI_GET(f, trTeInstFeatures, SrcBits);
     c.filters = probe(base + TCI_trTeInstFilters, TCI_trTeInstFilters_Filters_MASK) &
                 TCI_trTeInstFilters_Filters_MASK;
@@ -103,10 +105,14 @@ bool discover_encoder(uint64_t base, EncoderCaps &c) {
 
 bool encoder_start(uint64_t base, const EncoderConfig &c) {
     if (!reset(base)) return false;
-    // Triggers and data trace stay off; only filter 0 is used.
+    // Triggers and data trace stay off; only filter 0 is used. Every
+    // register of TCI 1.0 "Trace Components Reset" is written: they are
+    // Undef at reset and may hold an earlier owner's settings.
     write32(base + TCI_trTeDataControl, 0);
+    write32(base + TCI_trTeDataFilters, 0);
     write32(base + TCI_trTeTrigDbgControl, 0);
     write32(base + TCI_trTeTrigExtInControl, 0);
+    write32(base + TCI_trTeTrigExtOutControl, 0);
     write32(base + TCI_trTeInstFeatures, c.features);
     if (c.priv_filter) {
         write32(base + TCI_trTeFilter0MatchInst,
@@ -174,7 +180,11 @@ bool discover_sink(uint64_t base, SinkCaps &c) {
     if (TCI_GET(impl, trRamImpl, HasSMEM) && (probe(ctl, kActive | smem) & smem)) {
         c.smem = true;
         write64(base, TCI_trRamStartLow, TCI_trRamStartHigh, ~0ull);
-        c.smem_mask = read64(base, TCI_trRamStartLow, TCI_trRamStartHigh) | (TCI_RAM_ADDR_ALIGN - 1);
+        // The highest address bit that sticks; the low bits may read 0 when
+        // Start is "aligned on a particular 2^N boundary" (TCI 1.0
+        // "Accessing and Detecting RAM Sink Registers").
+        uint64_t top = read64(base, TCI_trRamStartLow, TCI_trRamStartHigh);
+        c.smem_mask = (top ? ~0ull >> __builtin_clzll(top) : 0) | (TCI_RAM_ADDR_ALIGN - 1);
     }
     if (TCI_GET(impl, trRamImpl, HasSRAM) && !(probe(ctl, kActive) & smem)) {
         c.sram = true;

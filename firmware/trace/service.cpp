@@ -122,9 +122,10 @@ Error build_config(unsigned hartid, const HartTrace &h, uint32_t config, Encoder
     for (auto &m : kFeatureMap)
         if (config & m[0]) f |= m[1];
     out.features = f;
-    // Filter 0 selects the privileges; without a usable filter (platform
-    // opt-in only) everything is traced.
-    out.priv_filter = (h.caps.priv_choices & (1u << TCI_PRIV_S)) ? priv_choice(config) : 0;
+    // Filter 0 selects the privileges when it can match all of them;
+    // otherwise (platform opt-in only, checked above) everything is traced.
+    uint32_t want = priv_choice(config);
+    out.priv_filter = (want & ~h.caps.priv_choices) ? 0 : want;
     out.ts_control = (config & cfg::TIMESTAMP)
                          ? TCI_BIT(trTsControl, Active) |
                                TCI_SET(trTsControl, Mode, TCI_TSMODE_SHARED) |
@@ -199,6 +200,9 @@ Error start_locked(HartMask harts) {
     });
     if (e != Error::Success) return e;
     if (any) return Error::AlreadyStarted;
+    // An empty mask starts nothing, not even the sink: only the stop of a
+    // traced hart would disable it again.
+    if (!harts) return Error::Success;
     if (!st.sink_running) {
         if (!sink_start(st.topo.sink.base, st.sink) || !funnels_start()) {
             sink_stop_all();
@@ -227,16 +231,17 @@ bool init(const Topology &t, bool smode_owner, bool allow_mmode) {
     st.smode_owner = smode_owner;
     if (!t.sink.present || !t.encoders) return false;
     // Every component starts from reset. For S-mode that is all we do.
-    bool sink_ok = reset(t.sink.base) && impl_ok(t.sink.base, TCI_COMPTYPE_RAMSINK) &&
+    bool sink_ok = reset(t.sink.base) && !smode_owner && impl_ok(t.sink.base, TCI_COMPTYPE_RAMSINK) &&
                    discover_sink(t.sink.base, st.sink_caps);
     bool funnels_ok = true;
     for (unsigned f = 0; f < t.funnels; f++)
-        funnels_ok &= reset(t.funnel[f].base) && impl_ok(t.funnel[f].base, TCI_COMPTYPE_FUNNEL);
+        funnels_ok &= reset(t.funnel[f].base) && !smode_owner &&
+                      impl_ok(t.funnel[f].base, TCI_COMPTYPE_FUNNEL);
     unsigned long max_id = 0;
     for (unsigned h = 0; h < fw::kMaxHarts; h++) {
         if (!t.encoder[h].present) continue;
         HartTrace &ht = st.hart[h];
-        ht.usable = reset(t.encoder[h].base) &&
+        ht.usable = reset(t.encoder[h].base) && !smode_owner &&
                     impl_ok(t.encoder[h].base, TCI_COMPTYPE_ENCODER) &&
                     discover_encoder(t.encoder[h].base, ht.caps) && (ht.caps.btm || ht.caps.htm);
         if (ht.usable) max_id = h;

@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
+# Host unit tests of the firmware trace driver (firmware/trace): device-tree
+# topologies, the TCI 1.0 sequences and the SBI trace service, against the
+# register-level TCI fake (hw_models/tci).
+. "$(dirname "$0")/../lib.sh"
+build trace-fw-host-tests
+tests/host/run_doctest.sh trace-fw build/trace_fw/trace_fw_tests
