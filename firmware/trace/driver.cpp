@@ -191,6 +191,8 @@ bool discover_sink(uint64_t base, SinkCaps &c) {
         write64(base, TCI_trRamLimitLow, TCI_trRamLimitHigh, ~0ull);
         c.sram_limit = read64(base, TCI_trRamLimitLow, TCI_trRamLimitHigh);
     }
+    const uint32_t sow = TCI_BIT(trRamControl, StopOnWrap);
+    c.stop_on_wrap = probe(ctl, kActive | sow) & sow;
     return reset(base);
 }
 

@@ -58,7 +58,7 @@ bool funnel_start(uint64_t base, bool top);
 bool disable_and_flush(uint64_t base);
 
 struct SinkCaps {
-    bool sram, smem;
+    bool sram, smem, stop_on_wrap;
     uint64_t sram_limit; // last SRAM word address (Start is 0)
     uint64_t smem_mask;  // address bits trRamStart/Limit can hold
 };

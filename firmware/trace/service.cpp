@@ -81,6 +81,10 @@ unsigned long caps_of(const HartTrace &h) {
     if (h.caps.context) v |= cfg::CONTEXT;
     for (auto &f : kFeatureMap)
         if ((h.caps.features & f[1]) == f[1]) v |= f[0];
+    if (v & cfg::IMPLICIT_RETURN)
+        v |= static_cast<unsigned long>(TCI_GET(h.caps.features, trTeInstFeatures, ImplicitReturnMode))
+             << cfg::IRET_MODE_SHIFT;
+    if (st.sink_caps.stop_on_wrap) v |= caps::SINK_STOP_ON_WRAP;
     v |= static_cast<unsigned long>(h.caps.sync_modes & 0xe) << caps::SYNC_MODES_SHIFT;
     // A privilege can be traced alone when filter 0 can select it (so
     // M-mode stays out of the trace); with the platform's opt-in, all can.
@@ -106,7 +110,11 @@ Error build_config(unsigned hartid, const HartTrace &h, uint32_t config, Encoder
         (sync_max && !sync_mode))
         return Error::InvalidParam;
     unsigned long c = caps_of(h);
-    if (!mode_ok(h, mode) || ((config & ~cfg::PRIV_MASK & 0xff8u) & ~c) ||
+    // ImplicitReturnMode is a value, not a feature bit: up to the largest
+    // the encoder holds (trTeInstImplicitReturnMode is WARL).
+    constexpr uint32_t kIretMode = 3u << cfg::IRET_MODE_SHIFT;
+    if (!mode_ok(h, mode) || ((config & ~cfg::PRIV_MASK & ~kIretMode & 0xff8u) & ~c) ||
+        iret_mode > ((c & kIretMode) >> cfg::IRET_MODE_SHIFT) ||
         (sync_mode && !((c >> caps::SYNC_MODES_SHIFT) & (1u << sync_mode))))
         return Error::NotSupported;
     // The privileges asked for must be selectable without M-mode.
@@ -248,7 +256,13 @@ bool init(const Topology &t, bool smode_owner, bool allow_mmode) {
     }
     if (smode_owner || !sink_ok || !funnels_ok || !(st.sink_caps.sram || st.sink_caps.smem))
         return false;
+    // SrcBits: what the largest hart ID needs, at least 1 so every stream
+    // demultiplexes alike; 0 only for a single encoder that has no SRC
+    // field (trTeSrcBits tied to 0: TCI 1.0 "Minimal Implementation").
     st.src_bits = bits_for(max_id);
+    unsigned encoders = 0;
+    for (auto &ht : st.hart) encoders += ht.usable;
+    if (encoders == 1 && max_id == 0 && st.hart[0].caps.src_bits_max == 0) st.src_bits = 0;
     bool any = false;
     for (auto &ht : st.hart) {
         ht.usable &= ht.caps.src_bits_max >= st.src_bits;
@@ -288,6 +302,7 @@ Error set_sink(uint32_t flags, uint64_t addr, uint64_t size) {
     if (flags & sinkflag::RESERVED) return Error::InvalidParam;
     bool smem = flags & sinkflag::SMEM;
     SinkConfig c{smem, (flags & sinkflag::STOP_ON_WRAP) != 0, 0, 0};
+    if (c.stop_on_wrap && !st.sink_caps.stop_on_wrap) return Error::NotSupported;
     if (smem) {
         if (!st.sink_caps.smem) return Error::NotSupported;
         // Whole words, at least one (TCI 1.0: trRamStart/Limit are word addresses).

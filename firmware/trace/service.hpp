@@ -31,8 +31,10 @@ constexpr uint32_t RESERVED = ~0u << 22;
 } // namespace cfg
 namespace caps {
 constexpr unsigned long BTM = 1u << 0, HTM = 1u << 1;
-// bits 3..11 as cfg; bits 12..14: trTeInstSyncMode 1..3 available
+// bits 3..11 as cfg (bits 6:5: the largest ImplicitReturnMode); bits
+// 12..14: trTeInstSyncMode 1..3 available; bit 15: the sink has StopOnWrap
 constexpr unsigned SYNC_MODES_SHIFT = 11;
+constexpr unsigned long SINK_STOP_ON_WRAP = 1u << 15;
 // bits 18..21 as cfg::PRIV_*: privileges that can be traced without M-mode
 constexpr unsigned long SINK_SRAM = 1u << 22, SINK_SMEM = 1u << 23;
 constexpr unsigned SRC_BITS_SHIFT = 24; // 4 bits: trTeSrcBits of the stream

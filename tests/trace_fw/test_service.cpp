@@ -64,7 +64,8 @@ TEST_CASE("service: capabilities come from WARL discovery") {
         CHECK(c == (caps::BTM | caps::HTM | cfg::TIMESTAMP | cfg::IMPLICIT_RETURN | cfg::REPEATED_HISTORY |
                     cfg::ALL_JUMPS | cfg::SEQUENTIAL_JUMP | cfg::EXTEND_ADDR_MSB | cfg::CONTEXT |
                     0xeul << caps::SYNC_MODES_SHIFT | cfg::PRIV_U | cfg::PRIV_S | cfg::PRIV_VU | cfg::PRIV_VS |
-                    caps::SINK_SRAM | caps::SINK_SMEM | 2ul << caps::SRC_BITS_SHIFT));
+                    3ul << cfg::IRET_MODE_SHIFT | caps::SINK_SRAM | caps::SINK_SMEM |
+                    caps::SINK_STOP_ON_WRAP | 2ul << caps::SRC_BITS_SHIFT));
         for (unsigned h = 1; h < 4; h++) CHECK(caps_of(h) == c);
         CHECK(caps_of(4) == 0); // no encoder
         CHECK(trace::available());
@@ -81,7 +82,7 @@ TEST_CASE("service: capabilities come from WARL discovery") {
         ss.has_smem = false;
         Service s(1, es, ss);
         CHECK(caps_of(0) == (caps::BTM | cfg::ALL_JUMPS | 1ul << (caps::SYNC_MODES_SHIFT + 1) | cfg::PRIV_S |
-                             caps::SINK_SRAM | 1ul << caps::SRC_BITS_SHIFT));
+                             caps::SINK_SRAM | caps::SINK_STOP_ON_WRAP | 1ul << caps::SRC_BITS_SHIFT));
     }
     SUBCASE("18 harts need 5 source bits; an encoder with 4 is left out") {
         Rig r(Rig::tree(18, 8));
@@ -196,6 +197,9 @@ TEST_CASE("service: configure: NOT_SUPPORTED for what the encoder lacks") {
                        cfg::EXTEND_ADDR_MSB, cfg::CONTEXT})
         CHECK(trace::configure(1, ok | f) == Error::NotSupported);
     CHECK(trace::configure(1, ok | cfg::IMPLICIT_RETURN) == Error::Success);
+    // trTeInstImplicitReturnMode holds only 0 here: modes 1..3 are refused.
+    CHECK((caps_of(0) & 3u << cfg::IRET_MODE_SHIFT) == 0);
+    CHECK(trace::configure(1, ok | cfg::IMPLICIT_RETURN | 1u << cfg::IRET_MODE_SHIFT) == Error::NotSupported);
     CHECK(trace::configure(1, ok | 1u << cfg::SYNC_MODE_SHIFT) == Error::NotSupported);
     CHECK(trace::configure(1, ok | 2u << cfg::SYNC_MODE_SHIFT) == Error::NotSupported);
     CHECK(trace::configure(1, ok | 3u << cfg::SYNC_MODE_SHIFT | 7u << cfg::SYNC_MAX_SHIFT) == Error::Success);
@@ -348,6 +352,33 @@ TEST_CASE("service: set_sink: NOT_SUPPORTED for a sink mode the sink lacks") {
         CHECK(trace::set_sink(0, 0, 0) == Error::NotSupported);
         CHECK(trace::set_sink(sinkflag::SMEM, kBuf, kBufSize) == Error::Success);
     }
+    SUBCASE("no StopOnWrap") {
+        RamSinkSpec ss;
+        ss.stop_on_wrap = false;
+        Service s(1, {}, ss);
+        CHECK((caps_of(0) & caps::SINK_STOP_ON_WRAP) == 0);
+        CHECK(trace::set_sink(sinkflag::STOP_ON_WRAP, 0, 0) == Error::NotSupported);
+        CHECK(trace::set_sink(sinkflag::SMEM | sinkflag::STOP_ON_WRAP, kBuf, kBufSize) == Error::NotSupported);
+        CHECK(trace::set_sink(0, 0, 0) == Error::Success);
+    }
+}
+
+TEST_CASE("service: a single encoder without a SRC field (trTeSrcBits tied to 0)") {
+    EncoderSpec es;
+    es.src_bits_max = 0;
+    // Alone it is used and the stream has no SRC field (with other
+    // encoders it is left out: "18 harts need 5 source bits" above).
+    Service s(1, es);
+    CHECK((caps_of(0) & caps::BTM) != 0);
+    CHECK((caps_of(0) >> caps::SRC_BITS_SHIFT & 0xf) == 0);
+    CHECK(trace::configure(1, kCfg) == Error::Success);
+}
+
+TEST_CASE("service: ImplicitReturnMode up to the largest the encoder holds") {
+    Service s(1);
+    CHECK((caps_of(0) >> cfg::IRET_MODE_SHIFT & 3) == 3);
+    for (uint32_t m = 0; m <= 3; m++)
+        CHECK(trace::configure(1, kCfg | cfg::IMPLICIT_RETURN | m << cfg::IRET_MODE_SHIFT) == Error::Success);
 }
 
 // ---- start and stop -----------------------------------------------------------
