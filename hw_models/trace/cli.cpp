@@ -19,6 +19,7 @@
 #include "ntrace_enc.hpp"
 #include "pcfmt.hpp"
 #include "progen.hpp"
+#include "runs.hpp"
 #include "tvtrace.hpp"
 
 namespace {
@@ -62,6 +63,12 @@ const char kUsageText[] =
     "  tv dump FILE                                  one item per line\n"
     "  tv compare FILE1 FILE2 [--partial]            first divergence, exit 1 if any\n"
     "\n"
+    "Instruction-run files (runs.hpp: the insnlog plugin's runs=S record, linux decode -o):\n"
+    "  runs compare DECODED RECORD [--max-tail N]   streaming comparison; exit 1 unless equal\n"
+    "                                               (N: record instructions allowed after the end)\n"
+    "  runs stat FILE                                instructions and runs\n"
+    "  runs dump FILE                                one \"0xADDR\" line per instruction\n"
+    "\n"
     "Exit status: 0 ok, 1 inconsistent data or traces differ, 2 usage, 3 I/O error.\n";
 
 int usage(const char *msg = nullptr) {
@@ -93,7 +100,8 @@ bool takes_value(const std::string &n) {
                                     "--sync-mode", "--sync-max", "--src-id", "--icnt-bits",
                                     "--hist-bits", "--stack-depth", "--te-control",
                                     "--te-inst-features", "--ts-control", "--count", "--seed", "--raw", "--max-steps",
-                                    "--data-width", "--daddress-width", "--lrid-width", "--csr-width", "--compress"};
+                                    "--data-width", "--daddress-width", "--lrid-width", "--csr-width", "--compress",
+                                    "--max-tail"};
     for (const char *x : v)
         if (n == x) return true;
     return false;
@@ -547,6 +555,46 @@ int ntrace_main(const Args &a) {
     return usage(("unknown ntrace command " + cmd).c_str());
 }
 
+// ---- runs ----------------------------------------------------------------------------
+int runs_main(const Args &a) {
+    std::string err;
+    const std::string &cmd = a.pos[1];
+    if (cmd == "compare") {
+        if (a.pos.size() != 4) return usage("runs compare DECODED RECORD");
+        uint64_t tail;
+        if (!num(a, "--max-tail", tail, 0, err)) return usage(err.c_str());
+        runs::Reader d(a.pos[2]), r(a.pos[3]);
+        if (!d.ok() || !r.ok())
+            return fprintf(stderr, "tsbi-trace: %s\n", (d.ok() ? r : d).error().c_str()), kIo;
+        const runs::CompareResult c = runs::compare(d, r, tail);
+        printf("%s\n", c.message.c_str());
+        return c.equal ? kOk : kBadData;
+    }
+    if (cmd == "stat" || cmd == "dump") {
+        if (a.pos.size() != 3) return usage(("runs " + cmd + " FILE").c_str());
+        runs::Reader r(a.pos[2]);
+        if (!r.ok()) return fprintf(stderr, "tsbi-trace: %s\n", r.error().c_str()), kIo;
+        uint64_t pc, n = 0, jumps = 0, last = 0;
+        std::string line;
+        while (r.next(pc)) {
+            if (n && pc - last != 2 && pc - last != 4) jumps++;
+            last = pc, n++;
+            if (cmd == "dump") {
+                char b[24];
+                snprintf(b, sizeof b, "0x%llX\n", (unsigned long long)pc);
+                line += b;
+                if (line.size() > 60000) fputs(line.c_str(), stdout), line.clear();
+            }
+        }
+        fputs(line.c_str(), stdout);
+        if (!r.error().empty()) return fprintf(stderr, "tsbi-trace: %s\n", r.error().c_str()), kBadData;
+        if (cmd == "stat")
+            printf("%llu instructions, %llu non-sequential steps\n", (unsigned long long)n, (unsigned long long)jumps);
+        return kOk;
+    }
+    return usage(("unknown runs command " + cmd).c_str());
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -566,5 +614,6 @@ int main(int argc, char **argv) {
     if (a.pos[0] == "ntrace") return ntrace_main(a);
     if (a.pos[0] == "etrace") return etrace::cli_main(a.pos, a.opts);
     if (a.pos[0] == "tv") return tv::cli_main(a.pos, a.opts);
+    if (a.pos[0] == "runs") return runs_main(a);
     return usage(("unknown FORMAT " + a.pos[0]).c_str());
 }

@@ -10,6 +10,9 @@
 
 #include "image.hpp"
 #include "ntrace.hpp"
+#include "textpatch.hpp"
+
+#include <vector>
 
 namespace ntrace {
 
@@ -20,6 +23,9 @@ struct DecoderConfig {
     bool seq_jump = false;        // trTeInstEnSequentialJump on the encoder
     int src = -1;                 // only messages with this SRC (-1: all)
     uint64_t max_steps = 0;       // stop after this many instructions (0: no limit)
+    // Code the program rewrites while it runs (textpatch.hpp); its addresses must be
+    // volatile in the image (Image::set_volatile). Shared state: see TextPatches.
+    trace::TextPatches *patches = nullptr;
 };
 
 struct Event {
@@ -54,7 +60,8 @@ class Decoder : public Callbacks {
 
   private:
     enum class End : uint8_t { None, Taken, Addr };
-    bool walk(uint64_t add_icnt, uint64_t hist, bool hist_present, End end, uint64_t off);
+    bool walk(uint64_t add_icnt, uint64_t hist, bool hist_present, End end, uint64_t off, bool jump_end = false);
+    const rv::Insn *insn_at(uint64_t pc);
     bool walk_hist(uint64_t hist, uint64_t repeat, uint64_t off);
     bool step(bool more_follow, bool &branch_taken_needed, uint64_t off);
     bool seq_target(uint64_t prev, uint64_t pc, const rv::Insn &jump, uint64_t &target) const;
@@ -84,7 +91,21 @@ class Decoder : public Callbacks {
     DecoderConfig cfg_;
     const trace::Image &img_;
     DecodeSink &sink_;
-    std::array<uint64_t, 1024> buf_;
+    std::vector<uint64_t> buf_ = std::vector<uint64_t>(1024);
+    // A free patch site met in the current I-CNT block: the version taken and the
+    // walk's state before it, to take the other version when the block fails.
+    struct Choice {
+        uint32_t site;
+        uint8_t version;
+        bool retried;
+        uint64_t pc, prev, steps, hbits, hrep;
+        int64_t budget;
+        size_t nb, applied;
+        int hpos;
+        unsigned sp, depth;
+        std::array<uint64_t, NT_LIMIT_MAX_CALL_STACK> stack;
+    };
+    std::vector<Choice> choices_;
     size_t nbuf_ = 0;
 
     bool synced_ = false;
@@ -106,6 +127,7 @@ class Decoder : public Callbacks {
     struct {
         bool valid;
         bool direct;
+        bool jump_end;
         uint64_t icnt, hist, target;
         bool hist_present;
     } last_{};
