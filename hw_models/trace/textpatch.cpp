@@ -6,12 +6,9 @@
 
 namespace trace {
 
-bool TextPatches::add(uint64_t off, const uint8_t *before, const uint8_t *after, unsigned len, bool scheduled,
-                      const rv::Options &o) {
-    if (!len || len > PatchSite::kMaxLen || (len | off) & 1 || off + len > size) return false;
-    for (unsigned h = 0; h < len / 2; h++)
-        if (by_hw_.count((off >> 1) + h)) return false;
-    PatchSite s;
+bool TextPatches::make(uint64_t off, const uint8_t *before, const uint8_t *after, unsigned len, bool scheduled,
+                       const rv::Options &o, PatchSite &s) {
+    if (!len || len > PatchSite::kMaxLen || (len | off) & 1) return false;
     s.off = off, s.len = uint8_t(len), s.scheduled = scheduled;
     memcpy(s.bytes[0].data(), before, len);
     memcpy(s.bytes[1].data(), after, len);
@@ -27,6 +24,25 @@ bool TextPatches::add(uint64_t off, const uint8_t *before, const uint8_t *after,
             at += in.size;
         }
     }
+    return true;
+}
+
+bool TextPatches::flow_neutral(const PatchSite &s) {
+    for (unsigned h = 0; h < s.len / 2; h++) {
+        const rv::Insn &a = s.insn[0][h], &b = s.insn[1][h];
+        if (a.size != b.size) return false;
+        if (a.size && (a.kind != rv::Kind::Linear || b.kind != rv::Kind::Linear)) return false;
+    }
+    return true;
+}
+
+bool TextPatches::add(uint64_t off, const uint8_t *before, const uint8_t *after, unsigned len, bool scheduled,
+                      const rv::Options &o) {
+    if (off + len > size) return false;
+    for (unsigned h = 0; h < len / 2; h++)
+        if (by_hw_.count((off >> 1) + h)) return false;
+    PatchSite s;
+    if (!make(off, before, after, len, scheduled, o, s)) return false;
     const uint32_t idx = uint32_t(sites_.size());
     sites_.push_back(s);
     for (unsigned h = 0; h < len / 2; h++) by_hw_[(off >> 1) + h] = idx;

@@ -39,6 +39,13 @@ class TextPatches {
     std::vector<uint64_t> aliases;
     uint64_t size = 0;
 
+    // A site's two versions classified; false when malformed (odd length, an
+    // instruction running past the end).
+    static bool make(uint64_t off, const uint8_t *before, const uint8_t *after, unsigned len, bool scheduled,
+                     const rv::Options &o, PatchSite &s);
+    // Both versions have the same instruction boundaries and no control transfer: the
+    // decoded addresses do not depend on the version.
+    static bool flow_neutral(const PatchSite &s);
     // Adds a site; returns false when it overlaps another one or is malformed.
     bool add(uint64_t off, const uint8_t *before, const uint8_t *after, unsigned len, bool scheduled,
              const rv::Options &o);
