@@ -19,7 +19,7 @@ endif
 FW_COMMON := $(FW_ARCH) -mcmodel=medany -ffreestanding -nostdlib -fno-pic -fno-stack-protector \
 	-fno-tree-loop-distribute-patterns -fno-asynchronous-unwind-tables -fno-unwind-tables \
 	-ffunction-sections -fdata-sections -g -Wall -Wextra \
-	-Ifirmware/include -Ifirmware/core -Ifirmware -Iplatform -I$(LIBFDT_DIR) -I$(FW_BUILD)/compat
+	-Ifirmware/include -Ifirmware/core -Ifirmware -Iplatform -Ihw_models/trace -I$(LIBFDT_DIR) -I$(FW_BUILD)/compat
 FW_CXXFLAGS = -std=c++20 $(FW_OPT) -fno-exceptions -fno-rtti -fno-threadsafe-statics \
 	-Wno-missing-field-initializers $(FW_COMMON)
 FW_CFLAGS   := -std=gnu11 -Os $(FW_COMMON) -Wno-sign-compare -Wno-unused-parameter
@@ -30,10 +30,11 @@ FW_LDFLAGS  := $(FW_ARCH) -nostdlib -static -Wl,--gc-sections -Wl,--build-id=non
 FW_SUBSYSTEMS ?= 1
 FW_CORE_SRCS := $(filter-out firmware/core/image_%.cpp,$(wildcard firmware/core/*.cpp)) \
 	$(wildcard firmware/core/*.S) $(wildcard firmware/drivers/*.cpp) \
-	$(filter-out firmware/sbi/pmu%.cpp,$(wildcard firmware/sbi/*.cpp)) \
+	$(filter-out firmware/sbi/pmu%.cpp firmware/sbi/trace.cpp,$(wildcard firmware/sbi/*.cpp)) \
 	$(wildcard platform/$(PLATFORM)/*.cpp)
 ifeq ($(FW_SUBSYSTEMS),1)
-FW_CORE_SRCS += $(wildcard firmware/sbi/pmu*.cpp firmware/pmu/*.cpp firmware/ctr/*.cpp)
+FW_CORE_SRCS += $(wildcard firmware/sbi/pmu*.cpp firmware/pmu/*.cpp firmware/ctr/*.cpp) \
+	firmware/sbi/trace.cpp $(wildcard firmware/trace/*.cpp)
 endif
 LIBFDT_SRCS := fdt.c fdt_ro.c fdt_rw.c fdt_wip.c fdt_sw.c fdt_strerror.c fdt_addresses.c
 FW_OBJS := $(patsubst %,$(FW_BUILD)/%.o,$(FW_CORE_SRCS)) \

@@ -132,7 +132,7 @@ int open_for_fixup(void *fdt, unsigned extra) {
     return fdt_open_into(fdt, fdt, fdt_totalsize(fdt) + extra);
 }
 
-int fixup_reserve(void *fdt, uint64_t base, uint64_t size) {
+int fixup_reserve(void *fdt, uint64_t base, uint64_t size, const char *prefix) {
     int ac = fdt_address_cells(fdt, 0), sc = fdt_size_cells(fdt, 0);
     if (ac < 1 || ac > 2 || sc < 1 || sc > 2) return -FDT_ERR_BADNCELLS;
     int parent = fdt_path_offset(fdt, "/reserved-memory");
@@ -149,8 +149,15 @@ int fixup_reserve(void *fdt, uint64_t base, uint64_t size) {
         sc = fdt_size_cells(fdt, parent);
         if (ac < 1 || ac > 2 || sc < 1 || sc > 2) return -FDT_ERR_BADNCELLS;
     }
-    char name[32] = "mmode_resv@";
+    char name[48];
     {
+        int k = 0;
+        while (prefix[k] && k < 30) {
+            name[k] = prefix[k];
+            k++;
+        }
+        name[k++] = '@';
+        name[k] = 0;
         char hex[17];
         int n = 0;
         uint64_t v = base;
@@ -159,7 +166,6 @@ int fixup_reserve(void *fdt, uint64_t base, uint64_t size) {
             hex[n++] = static_cast<char>(d < 10 ? '0' + d : 'a' + d - 10);
             v >>= 4;
         } while (v);
-        int k = strlen(name);
         while (n) name[k++] = hex[--n];
         name[k] = 0;
     }

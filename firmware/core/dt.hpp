@@ -35,9 +35,10 @@ bool scan_memory(const void *fdt, Memory &m);
 bool range_in_memory(const Memory &m, uint64_t excl_start, uint64_t excl_end, uint64_t addr,
                      uint64_t size);
 
-// Adds /reserved-memory/mmode_resv@<base> { reg = <base size>; no-map; } so
-// the next stage never uses the firmware's memory. Returns 0 or a libfdt error.
-int fixup_reserve(void *fdt, uint64_t base, uint64_t size);
+// Adds /reserved-memory/<prefix>@<base> { reg = <base size>; no-map; } so
+// the next stage never uses that memory (the firmware's: "mmode_resv").
+// Returns 0 or a libfdt error.
+int fixup_reserve(void *fdt, uint64_t base, uint64_t size, const char *prefix = "mmode_resv");
 
 // Grows the blob in place by `extra` bytes so fix-ups have room.
 int open_for_fixup(void *fdt, unsigned extra);

@@ -26,4 +26,11 @@ __attribute__((weak)) void ctr_hart_resume() {}
 __attribute__((weak)) bool ctr_m_interrupt(unsigned long) { return false; }
 __attribute__((weak)) void ctr_record_trap(unsigned long, unsigned long, unsigned long, unsigned,
                                            unsigned) {}
+
+__attribute__((weak)) void trace_cold_init(const void *, unsigned long) {}
+__attribute__((weak)) void trace_fdt_fixup(void *) {}
+__attribute__((weak)) void trace_hart_start() {}
+__attribute__((weak)) void trace_hart_stop() {}
+__attribute__((weak)) void trace_system_reset() {}
+__attribute__((weak)) unsigned trace_mmode_regions(MmioRange *, unsigned) { return 0; }
 } // namespace hooks

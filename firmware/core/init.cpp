@@ -82,6 +82,10 @@ void setup_pmp() {
     n++;
     platform::MmioRegion mm[kEntries - 2];
     unsigned nm = platform::mmode_only_regions(mm, kEntries - 2);
+    // Trace components stay M-mode's unless handed to S-mode (firmware/trace).
+    hooks::MmioRange tr[2];
+    unsigned nt = hooks::trace_mmode_regions(tr, kEntries - 2 - nm < 2 ? kEntries - 2 - nm : 2);
+    for (unsigned i = 0; i < nt; i++) mm[nm++] = {tr[i].base, tr[i].size};
     for (unsigned i = 0; i < nm; i++) {
         if (napot(mm[i].base, mm[i].size, addr[n]))
             n++;
@@ -259,11 +263,13 @@ void cold_boot(unsigned long hartid, unsigned long fdt, const FwDynamicInfo *di)
 
     hooks::pmu_cold_init(blob);
     hooks::ctr_cold_init(blob);
+    hooks::trace_cold_init(blob, boot.next_addr);
 
     int err = dt::open_for_fixup(blob, kFdtExtra);
     if (!err) err = dt::fixup_reserve(blob, region_start, region_end - region_start);
     if (!err) hooks::pmu_fdt_fixup(blob);
     if (!err) hooks::ctr_fdt_fixup(blob);
+    if (!err) hooks::trace_fdt_fixup(blob);
     if (err) printf("tsbi: device-tree fix-up failed (%d)\n", err);
     print_banner(served);
 }
@@ -305,6 +311,7 @@ namespace {
     h.start_ready.store(0, std::memory_order_relaxed);
     // A restarted hart's CTR state starts afresh (the PMU reset on stop).
     hooks::ctr_hart_init();
+    hooks::trace_hart_start();
     unsigned long pc = h.next_addr, arg1 = h.next_arg1, mode = h.next_mode;
     h.hsm_state.store(HSM_STARTED, std::memory_order_release);
     enter_next_stage(hartid, pc, arg1, mode);
@@ -350,6 +357,7 @@ extern "C" [[noreturn]] void fw_entry(unsigned long hartid, unsigned long fdt, u
     csr_write(csr::mie, 1ul << csr::irq::MSI);
 
     if (is_boot) {
+        hooks::trace_hart_start();
         h.hsm_state.store(HSM_STARTED, std::memory_order_release);
         enter_next_stage(hartid, boot.next_addr, boot.fdt, boot.next_mode);
     }

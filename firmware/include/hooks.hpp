@@ -72,4 +72,23 @@ bool ctr_m_interrupt(unsigned long code);
 void ctr_record_trap(unsigned long from_pc, unsigned long to_pc, unsigned long cause,
                      unsigned from_priv, unsigned to_priv);
 
+// --- N-Trace (firmware/trace/*) ------------------------------------------
+// Boot hart, before the device-tree fix-up: finds and checks the trace
+// components and reads the /chosen options. `next_addr` is the next stage's
+// entry (the boot-time trace buffer must not overlap it).
+void trace_cold_init(const void *fdt, unsigned long next_addr);
+// Reserves the boot-time trace buffer and, once reserved, starts that trace.
+void trace_fdt_fixup(void *fdt);
+// The current hart enters S-mode (boot, HSM start, resume) or leaves it for
+// good or for a while (HSM stop, suspend): its encoder starts or flushes.
+void trace_hart_start();
+void trace_hart_stop();
+// Before a system reset or shutdown: everything flushed to the sink.
+void trace_system_reset();
+// MMIO regions only M-mode may access (trace components), at most `max`.
+struct MmioRange {
+    uint64_t base, size;
+};
+unsigned trace_mmode_regions(MmioRange *out, unsigned max);
+
 } // namespace hooks

@@ -17,10 +17,10 @@ struct ExtSlot {
     long eid;
     const Extension *ext;
 };
-constexpr unsigned kExtSlots = 32;
+constexpr unsigned kExtSlots = 64;
 constexpr unsigned ext_slot(unsigned long eid) { return eid & (kExtSlots - 1); }
 constexpr long kEids[] = {eid::base, eid::time, eid::ipi, eid::rfence,
-                          eid::hsm,  eid::srst, eid::pmu, eid::dbcn};
+                          eid::hsm,  eid::srst, eid::pmu, eid::dbcn, eid::tsbi_trace};
 constexpr bool slots_distinct() {
     for (unsigned i = 0; i < sizeof kEids / sizeof kEids[0]; i++)
         for (unsigned j = i + 1; j < sizeof kEids / sizeof kEids[0]; j++)
@@ -45,6 +45,7 @@ constexpr ExtTable make_table() {
     put(eid::srst, &sbi_ext_srst);
     put(eid::pmu, &sbi_ext_pmu); // nullptr when the PMU is not linked in
     put(eid::dbcn, &sbi_ext_dbcn);
+    put(eid::tsbi_trace, &sbi_ext_trace); // nullptr when trace is not linked in
     return t;
 }
 constexpr ExtTable kTable = make_table();

@@ -9,6 +9,8 @@ extern const Extension sbi_ext_base, sbi_ext_time, sbi_ext_ipi, sbi_ext_rfence, 
     sbi_ext_srst, sbi_ext_dbcn, sbi_ext_legacy;
 // Present when the PMU extension is linked in (firmware/sbi/pmu.cpp).
 extern const Extension sbi_ext_pmu __attribute__((weak));
+// Present when the trace subsystem is linked in (firmware/sbi/trace.cpp).
+extern const Extension sbi_ext_trace __attribute__((weak));
 
 // The descriptor for `eid` (nullptr when absent), for probe_extension.
 const Extension *find_extension(long eid);

@@ -84,12 +84,14 @@ SbiRet hart_suspend(unsigned long type, unsigned long resume_addr, unsigned long
     unsigned long hartid = current_hartid();
     HartState &h = harts[hartid];
     h.hsm_state.store(HSM_SUSPENDED, std::memory_order_release);
+    hooks::trace_hart_stop();
     if (non_retentive) hooks::pmu_hart_suspend();
     wait_for_wakeup();
     if (non_retentive) {
         hooks::pmu_hart_resume();
         hooks::ctr_hart_resume();
     }
+    hooks::trace_hart_start();
     h.hsm_state.store(HSM_STARTED, std::memory_order_release);
     if (non_retentive) resume_next_stage(hartid, resume_addr, opaque);
     return ok();
@@ -102,6 +104,7 @@ SbiRet handle(unsigned long a0, unsigned long a1, unsigned long a2, unsigned lon
     case HART_STOP:
         harts[current_hartid()].hsm_state.store(HSM_STOP_PENDING, std::memory_order_release);
         hooks::pmu_hart_stop();
+        hooks::trace_hart_stop();
         hart_stop_and_wait();
     case HART_GET_STATUS:
         if (!hart_valid(a0)) return err(Error::InvalidParam);

@@ -64,4 +64,10 @@ constexpr long susp = 0x53555350;   // "SUSP"
 constexpr unsigned long kImplId = 0x74736269;
 constexpr unsigned long kImplVersion = 0x00000001; // major << 16 | minor
 
+namespace eid {
+// Firmware-specific extensions (ext-firmware.adoc): 0x0A000000 | the low
+// 24 bits of the implementation ID. The trace service (firmware/trace).
+constexpr long tsbi_trace = 0x0A000000 | (kImplId & 0xFFFFFF);
+} // namespace eid
+
 } // namespace sbi

@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// The trace service in the firmware core: device-tree options, the
+// boot-time trace buffer, HSM and reset hooks, PMP regions.
+//
+// /chosen options (README "N-Trace"):
+//   tsbi,trace = "htm" | "btm"      trace S-mode on every hart from hand-off
+//   tsbi,trace-size = <MiB>         boot-time buffer size (default 64)
+//   tsbi,trace-owner = "s-mode"     components belong to S-mode: reset only,
+//                                   not PMP-protected, no SBI trace service
+//   tsbi,trace-allow-mmode          platform opt-in: encoders without a
+//                                   privilege filter may trace (M-mode too)
+#include "core/dt.hpp"
+#include "core/hart.hpp"
+#include "hooks.hpp"
+#include "service.hpp"
+#include "tci.hpp"
+#include <libfdt.h>
+
+namespace trace {
+
+bool hart_is_stopped(unsigned long hartid) {
+    // Anything but STARTED: the hart enters S-mode through trace_hart_start.
+    return fw::harts[hartid].hsm_state.load(std::memory_order_acquire) != fw::HSM_STARTED;
+}
+
+bool s_mode_range_ok(uint64_t addr, uint64_t size) {
+    if (sizeof(long) == 4 && (addr >> 32 || size >> 32)) return false;
+    return fw::s_mode_range_ok(static_cast<unsigned long>(addr), 0, static_cast<unsigned long>(size));
+}
+
+namespace {
+
+constexpr uint64_t kBootAlign = 2ull << 20; // 2 MiB: a huge page Linux maps around
+constexpr uint32_t kDefaultMiB = 64;
+BootOptions boot;
+HartMask boot_harts;
+
+bool str_prop(const void *fdt, int node, const char *name, const char *want) {
+    int len;
+    auto *p = static_cast<const char *>(fdt_getprop(fdt, node, name, &len));
+    return p && len > 0 && strcmp(p, want) == 0;
+}
+
+bool overlaps(uint64_t a, uint64_t asize, uint64_t b, uint64_t bsize) {
+    return a < b + bsize && b < a + asize;
+}
+
+// The boot-time buffer: the top of the first /memory range, below the
+// device tree (QEMU puts it in the last 2 MiB of RAM), 2 MiB aligned.
+bool place_boot_buffer(const void *fdt, unsigned long next_addr, uint64_t size) {
+    fw::dt::Memory mem;
+    if (!fw::dt::scan_memory(fdt, mem) || !mem.count) return false;
+    uint64_t lo = mem.r[0].base, hi = mem.r[0].base + mem.r[0].size;
+    uint64_t fdt_at = reinterpret_cast<uintptr_t>(fdt);
+    if (fdt_at >= lo && fdt_at < hi) hi = fdt_at;
+    if (hi - lo < size) return false;
+    uint64_t base = (hi - size) & ~(kBootAlign - 1);
+    if (base < lo) return false;
+    // Not the firmware, the next stage's first 64 MiB (a kernel and its
+    // early allocations) or the initrd.
+    uint64_t fw0 = fw::fw_region_start(), fw1 = fw::fw_region_end();
+    if (overlaps(base, size, fw0, fw1 - fw0) || overlaps(base, size, next_addr, 64ull << 20))
+        return false;
+    int chosen = fdt_path_offset(fdt, "/chosen");
+    int l0, l1;
+    auto *s = static_cast<const fdt32_t *>(fdt_getprop(fdt, chosen, "linux,initrd-start", &l0));
+    auto *e = static_cast<const fdt32_t *>(fdt_getprop(fdt, chosen, "linux,initrd-end", &l1));
+    if (s && e) {
+        uint64_t a = l0 == 8 ? fdt64_to_cpu(*reinterpret_cast<const fdt64_t *>(s)) : fdt32_to_cpu(*s);
+        uint64_t b = l1 == 8 ? fdt64_to_cpu(*reinterpret_cast<const fdt64_t *>(e)) : fdt32_to_cpu(*e);
+        if (b > a && overlaps(base, size, a, b - a)) return false;
+    }
+    boot.buffer = base;
+    boot.size = size;
+    return true;
+}
+
+} // namespace
+} // namespace trace
+
+namespace hooks {
+
+void trace_cold_init(const void *fdt, unsigned long next_addr) {
+    using namespace trace;
+    static Topology topo; // large: not on the boot stack
+    if (!scan_topology(fdt, topo)) return;
+    int chosen = fdt_path_offset(fdt, "/chosen");
+    bool smode = chosen >= 0 && str_prop(fdt, chosen, "tsbi,trace-owner", "s-mode");
+    bool allow_m = chosen >= 0 && fdt_getprop(fdt, chosen, "tsbi,trace-allow-mmode", nullptr);
+    bool ok = init(topo, smode, allow_m);
+    fw::printf("tsbi: trace: %u encoder(s), %u funnel(s), RAM sink at 0x%lx%s\n", topo.encoders,
+               topo.funnels, static_cast<unsigned long>(topo.sink.base),
+               smode ? ", handed to S-mode" : ok ? "" : ", not usable");
+    if (!ok || chosen < 0) return;
+    uint32_t mode = str_prop(fdt, chosen, "tsbi,trace", "htm")   ? TCI_INSTMODE_HTM
+                    : str_prop(fdt, chosen, "tsbi,trace", "btm") ? TCI_INSTMODE_BTM
+                                                                 : 0;
+    if (!mode) {
+        if (fdt_getprop(fdt, chosen, "tsbi,trace", nullptr))
+            fw::printf("tsbi: trace: tsbi,trace must be \"htm\" or \"btm\"\n");
+        return;
+    }
+    int len;
+    auto *mib = static_cast<const fdt32_t *>(fdt_getprop(fdt, chosen, "tsbi,trace-size", &len));
+    uint64_t size = (mib && len == 4 ? fdt32_to_cpu(*mib) : kDefaultMiB) * (1ull << 20);
+    if (size <= kBootHeaderSize || !place_boot_buffer(fdt, next_addr, size)) {
+        fw::printf("tsbi: trace: no room for a %lu MiB boot-time trace buffer\n",
+                   static_cast<unsigned long>(size >> 20));
+        return;
+    }
+    // S-mode only: the kernel (U-mode and M-mode are filtered out).
+    boot.config = mode | cfg::PRIV_S;
+    for (unsigned h = 0; h < fw::kMaxHarts; h++)
+        if (fw::harts[h].present) boot_harts |= 1ull << h;
+}
+
+void trace_fdt_fixup(void *fdt) {
+    using namespace trace;
+    if (!boot.config) return;
+    // Trace only into memory the next stage was told to keep away from.
+    int err = fw::dt::fixup_reserve(fdt, boot.buffer, boot.size, "tsbi-trace");
+    // The trace is flushed at SBI SRST: the next stage must power off and
+    // reboot through it, not by writing the syscon itself (Linux prefers
+    // the syscon-poweroff/-reboot drivers to SRST when both exist).
+    for (const char *compat : {"syscon-poweroff", "syscon-reboot"})
+        for (int n = fdt_node_offset_by_compatible(fdt, -1, compat); !err && n >= 0;
+             n = fdt_node_offset_by_compatible(fdt, n, compat))
+            err = fdt_setprop_string(fdt, n, "status", "disabled");
+    sbi::Error e = err ? sbi::Error::Failed : boot_trace(boot, boot_harts);
+    if (e != sbi::Error::Success) {
+        fw::printf("tsbi: trace: boot-time trace not started (%d)\n", err ? err : static_cast<int>(e));
+        return;
+    }
+    fw::printf("tsbi: trace: %s of S-mode into 0x%lx-0x%lx\n",
+               (boot.config & cfg::MODE_MASK) == TCI_INSTMODE_HTM ? "HTM" : "BTM",
+               static_cast<unsigned long>(boot.buffer),
+               static_cast<unsigned long>(boot.buffer + boot.size));
+}
+
+void trace_hart_start() { trace::hart_start(fw::current_hartid()); }
+void trace_hart_stop() { trace::hart_stop(fw::current_hartid()); }
+void trace_system_reset() { trace::system_reset(); }
+
+unsigned trace_mmode_regions(MmioRange *out, unsigned max) {
+    trace::Region r[2];
+    unsigned n = trace::mmode_regions(r, max < 2 ? max : 2);
+    for (unsigned i = 0; i < n; i++) out[i] = {r[i].base, r[i].size};
+    return n;
+}
+
+} // namespace hooks

@@ -1,0 +1,448 @@
+// SPDX-License-Identifier: BSD-2-Clause
+#include "service.hpp"
+#include "driver.hpp"
+#include "tci.hpp"
+#include <atomic>
+
+namespace trace {
+namespace {
+
+struct HartTrace {
+    bool usable;     // encoder passed the checks and can hold the stream's SrcBits
+    bool configured; // trace_configure was called
+    bool wanted;     // S-mode started tracing this hart
+    bool running;    // encoder enabled (the hart is not stopped)
+    bool lost;       // InstStallOrOverflow seen since the start
+    EncoderCaps caps;
+    EncoderConfig config;
+};
+
+struct State {
+    Topology topo;
+    bool usable;
+    bool smode_owner; // the components belong to S-mode: hands off
+    bool allow_mmode; // platform lets traces include M-mode (no privilege filter)
+    unsigned src_bits;
+    SinkCaps sink_caps;
+    bool sink_set, sink_running;
+    SinkConfig sink;
+    uint32_t sink_flags;
+    BootHeader *boot; // boot-time trace header while its buffer is the sink
+    HartTrace hart[fw::kMaxHarts];
+};
+State st;
+
+// One lock for the service: SBI calls from any hart and the HSM hooks.
+std::atomic<unsigned> lock_word; // word-sized: RV has no byte-wide AMO
+struct Guard {
+    Guard() {
+        while (lock_word.exchange(1, std::memory_order_acquire)) {
+        }
+    }
+    ~Guard() { lock_word.store(0, std::memory_order_release); }
+};
+
+unsigned bits_for(unsigned long max_id) {
+    unsigned b = 1; // always a SRC field: a decoder demultiplexes any stream alike
+    while ((1ul << b) <= max_id) b++;
+    return b;
+}
+
+template <typename F> void for_each(HartMask m, F f) {
+    for (; m; m &= m - 1) f(static_cast<unsigned>(__builtin_ctzll(m)));
+}
+
+bool mode_ok(const HartTrace &h, unsigned mode) {
+    return (mode == TCI_INSTMODE_BTM && h.caps.btm) || (mode == TCI_INSTMODE_HTM && h.caps.htm);
+}
+
+uint32_t priv_choice(uint32_t config) {
+    uint32_t c = 0;
+    if (config & cfg::PRIV_U) c |= 1u << TCI_PRIV_U;
+    if (config & cfg::PRIV_S) c |= 1u << TCI_PRIV_S;
+    if (config & cfg::PRIV_VU) c |= 1u << TCI_PRIV_VU;
+    if (config & cfg::PRIV_VS) c |= 1u << TCI_PRIV_VS;
+    return c;
+}
+
+// trTeInstFeatures bits of the configuration word, in cfg order.
+constexpr uint32_t kFeatureMap[][2] = {
+    {cfg::IMPLICIT_RETURN, TCI_trTeInstFeatures_EnImplicitReturn_MASK},
+    {cfg::REPEATED_HISTORY, TCI_trTeInstFeatures_EnRepeatedHistory_MASK},
+    {cfg::ALL_JUMPS, TCI_trTeInstFeatures_EnAllJumps_MASK},
+    {cfg::SEQUENTIAL_JUMP, TCI_trTeInstFeatures_EnSequentialJump_MASK},
+    {cfg::EXTEND_ADDR_MSB, TCI_trTeInstFeatures_ExtendAddrMSB_MASK},
+};
+
+unsigned long caps_of(const HartTrace &h) {
+    if (!h.usable) return 0;
+    unsigned long v = (h.caps.btm ? caps::BTM : 0) | (h.caps.htm ? caps::HTM : 0);
+    if (h.caps.timestamp) v |= cfg::TIMESTAMP;
+    if (h.caps.context) v |= cfg::CONTEXT;
+    for (auto &f : kFeatureMap)
+        if ((h.caps.features & f[1]) == f[1]) v |= f[0];
+    v |= static_cast<unsigned long>(h.caps.sync_modes & 0xe) << caps::SYNC_MODES_SHIFT;
+    // A privilege can be traced alone when filter 0 can select it (so
+    // M-mode stays out of the trace); with the platform's opt-in, all can.
+    uint32_t p = st.allow_mmode ? 0xff : h.caps.priv_choices;
+    if (p & (1u << TCI_PRIV_U)) v |= cfg::PRIV_U;
+    if (p & (1u << TCI_PRIV_S)) v |= cfg::PRIV_S;
+    if (p & (1u << TCI_PRIV_VU)) v |= cfg::PRIV_VU;
+    if (p & (1u << TCI_PRIV_VS)) v |= cfg::PRIV_VS;
+    if (st.sink_caps.sram) v |= caps::SINK_SRAM;
+    if (st.sink_caps.smem) v |= caps::SINK_SMEM;
+    v |= static_cast<unsigned long>(st.src_bits) << caps::SRC_BITS_SHIFT;
+    return v;
+}
+
+// Validates `config` for hart `h` and builds its encoder programming.
+Error build_config(unsigned hartid, const HartTrace &h, uint32_t config, EncoderConfig &out) {
+    unsigned mode = config & cfg::MODE_MASK;
+    unsigned iret_mode = (config >> cfg::IRET_MODE_SHIFT) & 3;
+    unsigned sync_mode = (config >> cfg::SYNC_MODE_SHIFT) & 3;
+    unsigned sync_max = (config >> cfg::SYNC_MAX_SHIFT) & 0xf;
+    if ((config & cfg::RESERVED) || (mode != TCI_INSTMODE_BTM && mode != TCI_INSTMODE_HTM) ||
+        !(config & cfg::PRIV_MASK) || (iret_mode && !(config & cfg::IMPLICIT_RETURN)) ||
+        (sync_max && !sync_mode))
+        return Error::InvalidParam;
+    unsigned long c = caps_of(h);
+    if (!mode_ok(h, mode) || ((config & ~cfg::PRIV_MASK & 0xff8u) & ~c) ||
+        (sync_mode && !((c >> caps::SYNC_MODES_SHIFT) & (1u << sync_mode))))
+        return Error::NotSupported;
+    // The privileges asked for must be selectable without M-mode.
+    if ((config & cfg::PRIV_MASK) & ~c) return Error::Denied;
+    out.control = TCI_SET(trTeControl, InstMode, mode) |
+                  TCI_SET(trTeControl, Format, TCI_FORMAT_NTRACE) |
+                  TCI_SET(trTeControl, InstSyncMode, sync_mode) |
+                  TCI_SET(trTeControl, InstSyncMax, sync_max) |
+                  ((config & cfg::CONTEXT) ? TCI_BIT(trTeControl, Context) : 0);
+    uint32_t f = TCI_SET(trTeInstFeatures, ImplicitReturnMode, iret_mode) |
+                 TCI_SET(trTeInstFeatures, SrcID, hartid) |
+                 TCI_SET(trTeInstFeatures, SrcBits, st.src_bits);
+    for (auto &m : kFeatureMap)
+        if (config & m[0]) f |= m[1];
+    out.features = f;
+    // Filter 0 selects the privileges; without a usable filter (platform
+    // opt-in only) everything is traced.
+    out.priv_filter = (h.caps.priv_choices & (1u << TCI_PRIV_S)) ? priv_choice(config) : 0;
+    out.ts_control = (config & cfg::TIMESTAMP)
+                         ? TCI_BIT(trTsControl, Active) |
+                               TCI_SET(trTsControl, Mode, TCI_TSMODE_SHARED) |
+                               TCI_BIT(trTsControl, Enable)
+                         : 0;
+    return Error::Success;
+}
+
+// Funnels from the sink outwards (depth order), so each is enabled before
+// anything feeds it; disabling runs the other way.
+bool funnels_start() {
+    bool ok = true;
+    for (unsigned d = 0; d < kMaxFunnels; d++)
+        for (unsigned f = 0; f < st.topo.funnels; f++)
+            if (st.topo.funnel[f].depth == d) ok &= funnel_start(st.topo.funnel[f].base, d == 0);
+    return ok;
+}
+
+bool funnels_stop() {
+    bool ok = true;
+    for (unsigned d = kMaxFunnels; d-- > 0;)
+        for (unsigned f = 0; f < st.topo.funnels; f++)
+            if (st.topo.funnel[f].depth == d) ok &= disable_and_flush(st.topo.funnel[f].base);
+    return ok;
+}
+
+bool enc_start(unsigned h) {
+    HartTrace &t = st.hart[h];
+    t.running = encoder_start(st.topo.encoder[h].base, t.config);
+    return t.running;
+}
+
+bool enc_stop(unsigned h) {
+    HartTrace &t = st.hart[h];
+    bool lost = false;
+    bool ok = encoder_stop(st.topo.encoder[h].base, lost);
+    t.lost |= lost;
+    t.running = false;
+    return ok;
+}
+
+void finish_boot_header() {
+    BootHeader *b = st.boot;
+    if (!b) return;
+    bool wrapped;
+    b->write_pointer = sink_write_pointer(st.topo.sink.base, wrapped);
+    uint32_t flags = wrapped ? BOOT_WRAPPED : 0;
+    for (auto &h : st.hart)
+        if (h.lost) flags |= BOOT_LOST;
+    b->flags = flags;
+    b->state = BOOT_STOPPED;
+    st.boot = nullptr;
+}
+
+// Everything out of the encoders, funnels and the sink (TCI 1.0 "Enabling
+// and Disabling": encoders, then funnels, then the sink).
+bool sink_stop_all() {
+    bool ok = funnels_stop();
+    ok &= disable_and_flush(st.topo.sink.base);
+    st.sink_running = false;
+    finish_boot_header();
+    return ok;
+}
+
+Error start_locked(HartMask harts) {
+    if (!st.sink_set) return Error::InvalidState;
+    bool any = false;
+    Error e = Error::Success;
+    for_each(harts, [&](unsigned h) {
+        if (!st.hart[h].usable || !st.hart[h].configured) e = Error::InvalidState;
+        any |= st.hart[h].wanted;
+    });
+    if (e != Error::Success) return e;
+    if (any) return Error::AlreadyStarted;
+    if (!st.sink_running) {
+        if (!sink_start(st.topo.sink.base, st.sink) || !funnels_start()) {
+            sink_stop_all();
+            return Error::Failed;
+        }
+        st.sink_running = true;
+    }
+    bool ok = true;
+    for_each(harts, [&](unsigned h) {
+        st.hart[h].wanted = true;
+        st.hart[h].lost = false;
+        // A stopped or suspended hart starts tracing as it enters S-mode.
+        if (!hart_is_stopped(h)) ok &= enc_start(h);
+    });
+    return ok ? Error::Success : Error::Failed;
+}
+
+} // namespace
+
+bool available() { return st.usable; }
+
+bool init(const Topology &t, bool smode_owner, bool allow_mmode) {
+    st = State{};
+    st.topo = t;
+    st.allow_mmode = allow_mmode;
+    st.smode_owner = smode_owner;
+    if (!t.sink.present || !t.encoders) return false;
+    // Every component starts from reset. For S-mode that is all we do.
+    bool sink_ok = reset(t.sink.base) && impl_ok(t.sink.base, TCI_COMPTYPE_RAMSINK) &&
+                   discover_sink(t.sink.base, st.sink_caps);
+    bool funnels_ok = true;
+    for (unsigned f = 0; f < t.funnels; f++)
+        funnels_ok &= reset(t.funnel[f].base) && impl_ok(t.funnel[f].base, TCI_COMPTYPE_FUNNEL);
+    unsigned long max_id = 0;
+    for (unsigned h = 0; h < fw::kMaxHarts; h++) {
+        if (!t.encoder[h].present) continue;
+        HartTrace &ht = st.hart[h];
+        ht.usable = reset(t.encoder[h].base) &&
+                    impl_ok(t.encoder[h].base, TCI_COMPTYPE_ENCODER) &&
+                    discover_encoder(t.encoder[h].base, ht.caps) && (ht.caps.btm || ht.caps.htm);
+        if (ht.usable) max_id = h;
+    }
+    if (smode_owner || !sink_ok || !funnels_ok || !(st.sink_caps.sram || st.sink_caps.smem))
+        return false;
+    st.src_bits = bits_for(max_id);
+    bool any = false;
+    for (auto &ht : st.hart) {
+        ht.usable &= ht.caps.src_bits_max >= st.src_bits;
+        any |= ht.usable;
+    }
+    st.usable = any;
+    return any;
+}
+
+Error get_caps(unsigned long hartid, unsigned long &value) {
+    Guard g;
+    value = caps_of(st.hart[hartid]);
+    return Error::Success;
+}
+
+Error configure(HartMask harts, uint32_t config) {
+    Guard g;
+    EncoderConfig c[fw::kMaxHarts];
+    Error e = Error::Success;
+    // All or nothing: validate every hart before changing any.
+    for_each(harts, [&](unsigned h) {
+        if (e != Error::Success) return;
+        if (st.hart[h].wanted) e = Error::AlreadyStarted;
+        else if (!st.hart[h].usable) e = Error::NotSupported;
+        else e = build_config(h, st.hart[h], config, c[h]);
+    });
+    if (e != Error::Success) return e;
+    for_each(harts, [&](unsigned h) {
+        st.hart[h].config = c[h];
+        st.hart[h].configured = true;
+    });
+    return Error::Success;
+}
+
+Error set_sink(uint32_t flags, uint64_t addr, uint64_t size) {
+    Guard g;
+    if (flags & sinkflag::RESERVED) return Error::InvalidParam;
+    bool smem = flags & sinkflag::SMEM;
+    SinkConfig c{smem, (flags & sinkflag::STOP_ON_WRAP) != 0, 0, 0};
+    if (smem) {
+        if (!st.sink_caps.smem) return Error::NotSupported;
+        // Whole words, at least one (TCI 1.0: trRamStart/Limit are word addresses).
+        if ((addr | size) & (TCI_RAM_ADDR_ALIGN - 1) || size == 0) return Error::InvalidParam;
+        uint64_t last = addr + size - TCI_RAM_ADDR_ALIGN;
+        // S-mode RAM outside the firmware, and addresses the sink can hold.
+        if (last < addr || !s_mode_range_ok(addr, size) || (last & ~st.sink_caps.smem_mask))
+            return Error::InvalidAddress;
+        c.start = addr;
+        c.limit = last;
+    } else {
+        if (!st.sink_caps.sram) return Error::NotSupported;
+        if (addr || size) return Error::InvalidParam;
+        c.limit = st.sink_caps.sram_limit;
+    }
+    if (st.sink_running) return Error::AlreadyStarted;
+    st.sink = c;
+    st.sink_flags = flags;
+    st.sink_set = true;
+    return Error::Success;
+}
+
+Error start(HartMask harts) {
+    Guard g;
+    return start_locked(harts);
+}
+
+Error stop(HartMask harts) {
+    Guard g;
+    bool any = false;
+    for_each(harts, [&](unsigned h) { any |= st.hart[h].wanted; });
+    // Stopping only harts that do not trace is an error; any other hart in
+    // the mask that does not trace is simply left alone.
+    if (!any) return Error::AlreadyStopped;
+    bool ok = true;
+    for_each(harts, [&](unsigned h) {
+        if (st.hart[h].running) ok &= enc_stop(h);
+        st.hart[h].wanted = false;
+    });
+    bool others = false;
+    for (auto &h : st.hart) others |= h.wanted;
+    // The last one out flushes funnels and sink: when stop returns, every
+    // message of the stopped harts is in the sink's memory.
+    if (!others && st.sink_running) ok &= sink_stop_all();
+    return ok ? Error::Success : Error::Timeout;
+}
+
+Error get_status(Status &s) {
+    Guard g;
+    s = Status{};
+    if (!st.sink_set) return Error::Success;
+    bool wrapped;
+    s.write_pointer = sink_write_pointer(st.topo.sink.base, wrapped);
+    s.start = st.sink.start;
+    s.limit = st.sink.limit;
+    uint64_t size = st.sink.limit + TCI_RAM_ADDR_ALIGN - st.sink.start;
+    s.bytes = wrapped ? size : s.write_pointer - st.sink.start;
+    s.flags = (st.sink_running ? STATUS_SINK_ENABLED : 0) | (wrapped ? STATUS_WRAPPED : 0) |
+              (st.sink.smem ? STATUS_SMEM : 0);
+    for (unsigned h = 0; h < fw::kMaxHarts; h++) {
+        HartTrace &t = st.hart[h];
+        if (t.running) {
+            // The sticky overflow bit can be read while tracing.
+            t.lost |= encoder_lost(st.topo.encoder[h].base);
+        }
+        if (t.wanted) s.harts |= 1ull << h;
+        if (t.lost) s.lost_harts |= 1ull << h;
+    }
+    if (s.lost_harts) s.flags |= STATUS_LOST;
+    s.src_bits = st.src_bits;
+    return Error::Success;
+}
+
+Error read_sram(uint64_t offset, uint8_t *dst, uint64_t size, uint64_t &copied) {
+    Guard g;
+    copied = 0;
+    if (!st.sink_set || st.sink.smem) return Error::InvalidState;
+    if (st.sink_running) return Error::AlreadyStarted;
+    bool wrapped;
+    uint64_t wp = sink_write_pointer(st.topo.sink.base, wrapped);
+    uint64_t total = st.sink.limit + TCI_RAM_ADDR_ALIGN - st.sink.start;
+    uint64_t len = wrapped ? total : wp - st.sink.start;
+    if (offset >= len) return Error::Success;
+    uint64_t n = len - offset < size ? len - offset : size;
+    // Oldest byte: the write pointer when the buffer wrapped, else Start.
+    uint64_t first = (wrapped ? wp - st.sink.start : 0) + offset;
+    for (uint64_t done = 0; done < n;) {
+        uint64_t pos = (first + done) % total;
+        uint32_t word;
+        sram_read(st.topo.sink.base, st.sink.start + (pos & ~3ull), &word, 1);
+        for (unsigned b = pos & 3; b < 4 && done < n; b++) dst[done++] = static_cast<uint8_t>(word >> (8 * b));
+    }
+    copied = n;
+    return Error::Success;
+}
+
+Error boot_trace(const BootOptions &o, HartMask harts) {
+    Error e;
+    HartMask usable = 0;
+    for_each(harts, [&](unsigned h) {
+        if (st.hart[h].usable) usable |= 1ull << h;
+    });
+    if (!usable) return Error::NotSupported;
+    if ((e = configure(usable, o.config)) != Error::Success) return e;
+    if ((e = set_sink(sinkflag::SMEM, o.buffer + kBootHeaderSize, o.size - kBootHeaderSize)) !=
+        Error::Success)
+        return e;
+    Guard g;
+    auto *b = reinterpret_cast<BootHeader *>(static_cast<uintptr_t>(o.buffer));
+    unsigned first = static_cast<unsigned>(__builtin_ctzll(usable));
+    *b = BootHeader{kBootMagic, 1, kBootHeaderSize, st.sink.start, st.sink.limit, st.sink.start,
+                    BOOT_TRACING, 0, TCI_GET(st.hart[first].config.control, trTeControl, InstMode),
+                    st.src_bits, st.hart[first].config.features & ~TCI_trTeInstFeatures_SrcID_MASK,
+                    st.hart[first].config.control, usable};
+    st.boot = b;
+    return start_locked(usable);
+}
+
+void hart_start(unsigned long hartid) {
+    Guard g;
+    HartTrace &t = st.hart[hartid];
+    if (t.wanted && !t.running) enc_start(static_cast<unsigned>(hartid));
+}
+
+void hart_stop(unsigned long hartid) {
+    Guard g;
+    // Flush what this hart's encoder holds; it starts again, with a
+    // synchronizing message, when the hart resumes or restarts.
+    if (st.hart[hartid].running) enc_stop(static_cast<unsigned>(hartid));
+}
+
+void system_reset() {
+    Guard g;
+    if (!st.sink_running) return;
+    for (unsigned h = 0; h < fw::kMaxHarts; h++)
+        if (st.hart[h].running) enc_stop(h);
+    sink_stop_all();
+}
+
+unsigned mmode_regions(Region *out, unsigned max) {
+    // Two naturally aligned power-of-two regions: the encoders, and the
+    // funnels with the sink (TCI components are 4 KiB blocks).
+    if (st.smode_owner) return 0;
+    uint64_t lo[2] = {~0ull, ~0ull}, hi[2] = {0, 0};
+    auto add = [&](unsigned i, uint64_t base) {
+        if (base < lo[i]) lo[i] = base;
+        if (base + TCI_COMPONENT_SIZE > hi[i]) hi[i] = base + TCI_COMPONENT_SIZE;
+    };
+    for (auto &e : st.topo.encoder)
+        if (e.present) add(0, e.base);
+    for (unsigned f = 0; f < st.topo.funnels; f++) add(1, st.topo.funnel[f].base);
+    if (st.topo.sink.present) add(1, st.topo.sink.base);
+    unsigned n = 0;
+    for (unsigned i = 0; i < 2 && n < max; i++) {
+        if (hi[i] == 0) continue;
+        uint64_t size = TCI_COMPONENT_SIZE;
+        while ((lo[i] & ~(size - 1)) + size < hi[i]) size <<= 1;
+        out[n++] = {lo[i] & ~(size - 1), size};
+    }
+    return n;
+}
+
+} // namespace trace

@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// The firmware's trace service: which harts trace with which settings into
+// which sink, following harts through HSM stop/start/suspend, the boot-time
+// trace selected in /chosen, and the state behind the SBI trace extension
+// (firmware/sbi/trace.cpp; the ABI is in firmware/trace/README.md).
+#pragma once
+#include <stdint.h>
+#include "sbi/sbi.hpp"
+#include "topology.hpp"
+
+namespace trace {
+
+// Bits of the configuration word (trace_configure) and, where they match,
+// of the capability word (trace_get_caps). README "SBI trace extension".
+namespace cfg {
+constexpr uint32_t MODE_MASK = 0x7;         // trTeInstMode: 3 BTM, 6 HTM
+constexpr uint32_t TIMESTAMP = 1u << 3;
+constexpr uint32_t IMPLICIT_RETURN = 1u << 4;
+constexpr unsigned IRET_MODE_SHIFT = 5;     // 2 bits: trTeInstImplicitReturnMode
+constexpr uint32_t REPEATED_HISTORY = 1u << 7;
+constexpr uint32_t ALL_JUMPS = 1u << 8;
+constexpr uint32_t SEQUENTIAL_JUMP = 1u << 9;
+constexpr uint32_t EXTEND_ADDR_MSB = 1u << 10;
+constexpr uint32_t CONTEXT = 1u << 11;
+constexpr unsigned SYNC_MODE_SHIFT = 12;    // 2 bits: trTeInstSyncMode
+constexpr unsigned SYNC_MAX_SHIFT = 14;     // 4 bits: trTeInstSyncMax
+constexpr unsigned PRIV_SHIFT = 18;         // 4 bits: trace U, S, VU, VS
+constexpr uint32_t PRIV_U = 1u << 18, PRIV_S = 1u << 19, PRIV_VU = 1u << 20, PRIV_VS = 1u << 21;
+constexpr uint32_t PRIV_MASK = 0xfu << PRIV_SHIFT;
+constexpr uint32_t RESERVED = ~0u << 22;
+} // namespace cfg
+namespace caps {
+constexpr unsigned long BTM = 1u << 0, HTM = 1u << 1;
+// bits 3..11 as cfg; bits 12..14: trTeInstSyncMode 1..3 available
+constexpr unsigned SYNC_MODES_SHIFT = 11;
+// bits 18..21 as cfg::PRIV_*: privileges that can be traced without M-mode
+constexpr unsigned long SINK_SRAM = 1u << 22, SINK_SMEM = 1u << 23;
+constexpr unsigned SRC_BITS_SHIFT = 24; // 4 bits: trTeSrcBits of the stream
+} // namespace caps
+// trace_set_sink flags.
+namespace sinkflag {
+constexpr uint32_t SMEM = 1u << 0, STOP_ON_WRAP = 1u << 1;
+constexpr uint32_t RESERVED = ~0u << 2;
+} // namespace sinkflag
+
+// trace_get_status output (eight little-endian 64-bit words in S-mode memory).
+struct Status {
+    uint64_t flags;         // STATUS_*
+    uint64_t write_pointer; // trRamWP without Wrap (a physical address for SMEM)
+    uint64_t bytes;         // bytes of trace in the buffer
+    uint64_t start, limit;  // the buffer: trRamStart, trRamLimit (last word)
+    uint64_t harts;         // harts with tracing on (bit = hart ID)
+    uint64_t lost_harts;    // harts whose encoder lost data since its start
+    uint64_t src_bits;      // trTeSrcBits of the stream; SrcID = hart ID
+};
+constexpr uint64_t STATUS_SINK_ENABLED = 1, STATUS_WRAPPED = 2, STATUS_LOST = 4,
+                   STATUS_SMEM = 8;
+
+using sbi::Error;
+using HartMask = uint64_t; // bit = hart ID (fw::kMaxHarts == 64)
+static_assert(fw::kMaxHarts <= 64, "trace hart masks are 64-bit words");
+
+bool available();
+Error get_caps(unsigned long hartid, unsigned long &value);
+Error configure(HartMask harts, uint32_t config);
+Error set_sink(uint32_t flags, uint64_t addr, uint64_t size);
+Error start(HartMask harts);
+Error stop(HartMask harts);
+Error get_status(Status &s);
+// Copies up to `size` bytes of the stopped SRAM's trace, from `offset`
+// bytes after the oldest one, to `dst`; `copied` is how many there were.
+Error read_sram(uint64_t offset, uint8_t *dst, uint64_t size, uint64_t &copied);
+
+// Boot-time trace header at the start of the reserved buffer (README
+// "Trace without an S-mode driver"); the trace follows at kBootHeaderSize.
+struct BootHeader {
+    uint64_t magic;
+    uint32_t version, header_size;
+    uint64_t data_start, data_limit, write_pointer;
+    uint32_t state, flags;
+    uint32_t inst_mode, src_bits, inst_features, te_control;
+    uint64_t harts;
+};
+constexpr uint64_t kBootMagic = 0x4543525449425354ull; // "TSBITRCE"
+constexpr uint32_t kBootHeaderSize = 4096;
+constexpr uint32_t BOOT_TRACING = 1, BOOT_STOPPED = 2;
+constexpr uint32_t BOOT_WRAPPED = 1, BOOT_LOST = 2;
+
+// Platform glue the service needs (firmware: firmware/trace/hooks.cpp;
+// host tests: their own).
+bool hart_is_stopped(unsigned long hartid);   // HSM stopped or suspended
+bool s_mode_range_ok(uint64_t addr, uint64_t size);
+
+// Core hooks (see hooks.hpp).
+struct BootOptions {
+    uint32_t config;         // cfg word; 0: no boot-time trace
+    uint64_t buffer, size;   // reserved buffer (header + trace)
+};
+// After scan_topology: checks and discovers every component. `smode_owner`:
+// the components belong to S-mode (only reset). Returns false when there is
+// no usable trace hardware.
+bool init(const Topology &t, bool smode_owner, bool allow_mmode);
+// Starts the boot-time trace of every hart in `harts` (they start tracing
+// as they enter S-mode).
+Error boot_trace(const BootOptions &o, HartMask harts);
+void hart_start(unsigned long hartid);
+void hart_stop(unsigned long hartid);
+void system_reset();
+// NAPOT-able regions covering the components (for PMP), at most `max`.
+struct Region {
+    uint64_t base, size;
+};
+unsigned mmode_regions(Region *out, unsigned max);
+
+} // namespace trace

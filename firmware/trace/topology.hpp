@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// Trace components from the device tree (binding: hw_models/qemu/README.md
+// "Device-tree binding"): nodes compatible with "riscv,trace-component",
+// typed by "riscv,trace-component-type" (the tr??Impl CompType), connected
+// by OF-graph endpoints. Host-testable (libfdt only).
+#pragma once
+#include <stdint.h>
+#include "fw.hpp"
+
+namespace trace {
+
+constexpr unsigned kMaxFunnels = 16; // 64 harts: one top-level and four leaf funnels
+
+// Where a component's output goes: a funnel (index into Topology::funnel)
+// or the sink, and the input number there (its bit in trFunnelDisInput).
+struct Link {
+    int funnel; // -1: the sink
+    unsigned port;
+};
+
+struct Encoder {
+    bool present;
+    uint64_t base;
+    Link out;
+};
+
+struct Funnel {
+    uint64_t base;
+    Link out;
+    unsigned depth; // 0: feeds the sink; enabling runs in depth order
+};
+
+struct Sink {
+    bool present;
+    uint64_t base;
+};
+
+struct Topology {
+    Encoder encoder[fw::kMaxHarts]; // indexed by hart ID
+    Funnel funnel[kMaxFunnels];
+    unsigned funnels;
+    Sink sink;
+    unsigned encoders;
+};
+
+// Fills `t` from the device tree. Components that are not connected to the
+// one RAM sink (through funnels) are left out. Returns the number of
+// encoders that reach the sink; 0 means no trace (not an error).
+unsigned scan_topology(const void *fdt, Topology &t);
+
+} // namespace trace
