@@ -604,7 +604,7 @@ struct LinuxSink : ntrace::DecodeSink {
     const kernel::Symbols *syms;
     uint64_t load, virt, size;
     std::vector<uint64_t> hist;
-    uint64_t lo = 1, hi = 0; // current function's range
+    uint64_t lo = 0, hi = 0; // current function's range (empty: look up)
     long cur = -1;
     uint64_t n = 0, errors = 0, stops = 0, syncs = 0;
     std::unique_ptr<runs::Writer> w;
@@ -622,7 +622,7 @@ struct LinuxSink : ntrace::DecodeSink {
             if (pc - lo >= hi - lo) {
                 cur = syms->lookup(pc);
                 if (cur < 0) {
-                    lo = 1, hi = 0;
+                    lo = hi = 0;
                     continue;
                 }
                 lo = syms->syms[size_t(cur)].addr;

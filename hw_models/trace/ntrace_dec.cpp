@@ -188,7 +188,7 @@ bool Decoder::walk(uint64_t add_icnt, uint64_t hist, bool hist_present, End end,
                     v = tp->belief[site];
                     if (choices_.size() < kMaxChoices)
                         choices_.push_back({site, uint8_t(v), false, pc, prev, steps, hbits_, hrep_, budget, nb,
-                                            tp->applied, hpos_, sp_, depth_, stack_});
+                                            tp->applied, hpos_, sp_, depth_, 0, stack_});
                 }
             }
             in = &tp->site(site).insn[v][hw];
@@ -316,13 +316,55 @@ bool Decoder::walk_hist(uint64_t hist, uint64_t repeat, uint64_t off) {
     Bits bits{hbits_, hpos_, hrep_};
     const uint64_t pcmask = img_.opts.xlen == 32 ? 0xFFFFFFFFull : ~0ull;
     uint64_t gap = 0;
+    // Rewritten code: the same depth-first choice of versions as in walk().
+    trace::TextPatches *const tp = cfg_.patches;
+    choices_.clear();
+    unsigned retries = 0;
+    auto retry = [&] {
+        while (!choices_.empty() && retries < 256) {
+            Choice &c = choices_.back();
+            if (c.retried) {
+                choices_.pop_back();
+                continue;
+            }
+            c.retried = true, c.version ^= 1;
+            pc_ = c.pc, prev_ = c.prev, ninsns_ = c.steps, budget_ = c.budget, nbuf_ = c.nb, gap = c.gap;
+            hbits_ = c.hbits, hrep_ = c.hrep, hpos_ = c.hpos, sp_ = c.sp, depth_ = c.depth;
+            tp->applied = c.applied;
+            if (cfg_.implicit_return) stack_ = c.stack;
+            retries++;
+            tp->backtracks++;
+            return true;
+        }
+        choices_.clear();
+        return false;
+    };
     while (bits.have()) {
         if ((cfg_.max_steps && ninsns_ >= cfg_.max_steps) || ++gap > kMaxHistGap) {
+            if (gap > kMaxHistGap && retry()) continue;
             fail(off, gap > kMaxHistGap ? "no branch for HIST bits" : "instruction limit reached");
             return false;
         }
-        const rv::Insn *in = insn_at(pc_);
+        const rv::Insn *in;
+        uint32_t site;
+        unsigned hw;
+        if (tp && tp->find(pc_, site, hw) && !tp->site(site).scheduled) {
+            int v = -1;
+            for (const Choice &c : choices_)
+                if (c.site == site) v = c.version;
+            if (v < 0) {
+                v = tp->belief[site];
+                if (choices_.size() < 16)
+                    choices_.push_back({site, uint8_t(v), false, pc_, prev_, ninsns_, hbits_, hrep_, budget_, nbuf_,
+                                        tp->applied, hpos_, sp_, depth_, gap, stack_});
+            }
+            in = &tp->site(site).insn[v][hw];
+            if (!in->size) in = nullptr;
+        } else {
+            in = insn_at(pc_);
+        }
         if (!in) {
+            if (retry()) continue;
             fail(off, "PC outside the program image");
             return false;
         }
@@ -345,6 +387,7 @@ bool Decoder::walk_hist(uint64_t hist, uint64_t repeat, uint64_t off) {
             if (cfg_.all_jumps) {
                 gap = 0;
                 if (!bits.take()) {
+                    if (retry()) continue;
                     fail(off, "HIST bit 0 for an unconditional jump");
                     return false;
                 }
@@ -356,12 +399,14 @@ bool Decoder::walk_hist(uint64_t hist, uint64_t repeat, uint64_t off) {
             bool ok = img_.has_jvt;
             uint64_t t = ok ? img_.read_xlen(img_.jvt + in->table_index() * (img_.opts.xlen / 8), ok) : 0;
             if (!ok) {
+                if (retry()) continue;
                 fail(off, "cm.jt/cm.jalt without a readable jump table (JVT)");
                 return false;
             }
             if (cfg_.all_jumps) {
                 gap = 0;
                 if (!bits.take()) {
+                    if (retry()) continue;
                     fail(off, "HIST bit 0 for an unconditional jump");
                     return false;
                 }
@@ -373,6 +418,7 @@ bool Decoder::walk_hist(uint64_t hist, uint64_t repeat, uint64_t off) {
         case rv::Kind::Indirect: {
             uint64_t t;
             if (!(cfg_.implicit_return && in->pops() && pop(t))) {
+                if (retry()) continue;
                 fail(off, "uninferable jump inside a HIST block");
                 return false;
             }
@@ -381,11 +427,17 @@ bool Decoder::walk_hist(uint64_t hist, uint64_t repeat, uint64_t off) {
             break;
         }
         case rv::Kind::TrapReturn:
+            if (retry()) continue;
             fail(off, "trap return inside a HIST block");
             return false;
         default: pc_ = next; break;
         }
     }
+    for (const Choice &c : choices_) {
+        if (tp->belief[c.site] != c.version) tp->switches++;
+        tp->belief[c.site] = c.version;
+    }
+    choices_.clear();
     return true;
 }
 

@@ -68,7 +68,10 @@ class Decoder : public Callbacks {
     void fail(uint64_t off, const char *what);
     void out(uint64_t a) {
         buf_[nbuf_++] = a;
-        if (nbuf_ == buf_.size()) flush();
+        if (nbuf_ == buf_.size()) {
+            if (choices_.empty()) flush();
+            else buf_.resize(2 * nbuf_); // keep the block until its choices are settled
+        }
     }
     void flush() {
         if (nbuf_) sink_.insns(buf_.data(), nbuf_);
@@ -103,6 +106,7 @@ class Decoder : public Callbacks {
         size_t nb, applied;
         int hpos;
         unsigned sp, depth;
+        uint64_t gap; // HIST walk: instructions since the last branch
         std::array<uint64_t, NT_LIMIT_MAX_CALL_STACK> stack;
     };
     std::vector<Choice> choices_;
