@@ -693,11 +693,16 @@ int linux_decode(const Args &a) {
         kernel::PatchSummary ps;
         tp.size = img_bytes.size();
         tp.aliases = {load, virt};
-        if (!kernel::riscv_patches(img_bytes, virt, syms, img.opts, tp, ps, err))
+        // The text at the end of the run: RAM at the image's load address.
+        const uint8_t *fin = load >= ram_base && load - ram_base + img_bytes.size() <= rsize ? ram + (load - ram_base)
+                                                                                             : nullptr;
+        if (!kernel::riscv_patches(img_bytes, fin, virt, syms, img.opts, tp, ps, err))
             return fprintf(stderr, "tsbi-trace: %s\n", err.c_str()), kBadData;
         img.set_volatile(tp.volatile_halfwords());
-        printf("rewritten code: %zu ftrace sites (applied at 0x%llx), %zu static keys, %zu alternatives, %zu skipped\n",
-               ps.ftrace, (unsigned long long)ps.trigger, ps.jump, ps.alternative, ps.skipped);
+        printf("rewritten code: %zu ftrace sites (each applied at 0x%llx), %zu alternatives of %zu features (each "
+               "applied at 0x%llx), %zu alternatives and %zu static keys followed in the trace, %zu entries skipped\n",
+               ps.ftrace, (unsigned long long)ps.ftrace_trigger, ps.alternative, ps.features,
+               (unsigned long long)ps.alt_trigger, ps.alternative_free, ps.jump, ps.skipped);
     }
 
     ntrace::EncoderConfig ec;
@@ -763,9 +768,10 @@ int linux_decode(const Args &a) {
         }
     }
     if (!a.has("--no-patches"))
-        printf("rewritten code: %zu of %zu ftrace sites applied, %llu switches of static keys/alternatives, %llu "
-               "backtracks\n",
-               tp.applied, tp.scheduled_count(), (unsigned long long)tp.switches, (unsigned long long)tp.backtracks);
+        printf("rewritten code: %zu of %zu ftrace sites and %zu of %zu alternatives applied, %llu version switches "
+               "of free sites, %llu backtracks\n",
+               tp.cursor[0], tp.scheduled_count(0), tp.cursor[1], tp.scheduled_count(1),
+               (unsigned long long)tp.switches, (unsigned long long)tp.backtracks);
     fputs(tops.c_str(), stdout);
     fputs(table.c_str(), stdout);
     munmap(const_cast<uint8_t *>(ram), rsize);

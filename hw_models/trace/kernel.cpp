@@ -6,6 +6,7 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <unordered_map>
 
 namespace kernel {
 
@@ -99,14 +100,28 @@ void fix_offsets(std::vector<uint8_t> &b, uint64_t alt, uint64_t old) {
     }
 }
 
+// The return address of a call (auipc ra + jalr ra, ra) from function `from` to `to`.
+uint64_t call_return(const std::vector<uint8_t> &img, uint64_t virt, const Symbols &syms, uint64_t from, uint64_t to) {
+    const long si = syms.lookup(from);
+    const uint64_t end = size_t(si + 1) < syms.syms.size() ? syms.syms[size_t(si) + 1].addr : from + 4096;
+    for (uint64_t a = from; a + 8 <= end && in_range(img, virt, a, 8); a += 2) {
+        const uint32_t i1 = rd32(img, a - virt), i2 = rd32(img, a + 4 - virt);
+        if ((i1 & 0xFFF) != 0x097 || (i2 & 0xFFFFF) != 0x080E7) continue;
+        if (a + int64_t(int32_t(i1 & 0xFFFFF000)) + (int32_t(i2) >> 20) == to) return a + 8;
+    }
+    return 0;
+}
 } // namespace
 
-bool riscv_patches(const std::vector<uint8_t> &img, uint64_t virt, const Symbols &syms, const rv::Options &o,
-                   trace::TextPatches &tp, PatchSummary &sum, std::string &err) {
-    uint64_t mc0, mc1, alt0, alt1, j0, j1, init_nop, piw;
+bool riscv_patches(const std::vector<uint8_t> &img, const uint8_t *fin, uint64_t virt, const Symbols &syms,
+                   const rv::Options &o, trace::TextPatches &tp, PatchSummary &sum, std::string &err) {
+    uint64_t mc0, mc1, alt0, alt1, j0, j1, init_nop, piw, patch_func, fix_offsets_fn, init0, init1;
     for (auto [n, p] : {std::pair<const char *, uint64_t *>{"__start_mcount_loc", &mc0}, {"__stop_mcount_loc", &mc1},
                         {"__alt_start", &alt0}, {"__alt_end", &alt1}, {"__start___jump_table", &j0},
-                        {"__stop___jump_table", &j1}, {"ftrace_init_nop", &init_nop}, {"patch_insn_write", &piw}}) {
+                        {"__stop___jump_table", &j1}, {"ftrace_init_nop", &init_nop}, {"patch_insn_write", &piw},
+                        {"riscv_cpufeature_patch_func", &patch_func},
+                        {"riscv_alternative_fix_offsets", &fix_offsets_fn},
+                        {"_sinittext", &init0}, {"_einittext", &init1}}) {
         if (!syms.find(n, *p)) {
             err = std::string("symbol ") + n + " missing (the kernel's patch tables need it)";
             return false;
@@ -117,10 +132,11 @@ bool riscv_patches(const std::vector<uint8_t> &img, uint64_t virt, const Symbols
         err = "a patch table lies outside the image";
         return false;
     }
+    // -1: malformed or overlapping, -2: the versions do not change the decoded flow.
     auto add = [&](uint64_t addr, const uint8_t *a, const uint8_t *b, unsigned len, bool sched) -> long {
         if (!in_range(img, virt, addr, len)) return -1;
         trace::PatchSite s;
-        if (!sched && trace::TextPatches::make(addr - virt, a, b, len, false, o, s) && trace::TextPatches::flow_neutral(s))
+        if (len != 8 && trace::TextPatches::make(addr - virt, a, b, len, false, o, s) && trace::TextPatches::flow_neutral(s))
             return -2;
         const size_t before = tp.count();
         if (!tp.add(addr - virt, a, b, len, sched, o)) return -1;
@@ -135,6 +151,15 @@ bool riscv_patches(const std::vector<uint8_t> &img, uint64_t virt, const Symbols
         if (v) mc.push_back(v);
     }
     std::sort(mc.begin(), mc.end());
+    // The trigger: the return from patch_insn_write() in ftrace_init_nop(), once the
+    // site is written.
+    sum.ftrace_trigger = call_return(img, virt, syms, init_nop, piw);
+    if (!sum.ftrace_trigger) {
+        err = "no call of patch_insn_write in ftrace_init_nop";
+        return false;
+    }
+    const unsigned ftrace_trigger = tp.add_trigger(sum.ftrace_trigger, 1);
+    std::vector<uint32_t> ftrace_sites;
     static const uint8_t cnops[8] = {1, 0, 1, 0, 1, 0, 1, 0}, nops[8] = {0x13, 0, 0, 0, 0x13, 0, 0, 0};
     for (uint64_t a : mc) {
         if (!in_range(img, virt, a, 8) || memcmp(img.data() + (a - virt), cnops, 8)) {
@@ -146,27 +171,18 @@ bool riscv_patches(const std::vector<uint8_t> &img, uint64_t virt, const Symbols
             sum.skipped++;
             continue;
         }
-        tp.schedule(uint32_t(i));
+        ftrace_sites.push_back(uint32_t(i));
         sum.ftrace++;
     }
-    // The trigger: the return from patch_insn_write() in ftrace_init_nop() (an
-    // auipc ra + jalr ra pair aimed at it), once the site is written.
-    const long si = syms.lookup(init_nop);
-    const uint64_t end = size_t(si + 1) < syms.syms.size() ? syms.syms[size_t(si) + 1].addr : init_nop + 256;
-    for (uint64_t a = init_nop; a + 8 <= end && in_range(img, virt, a, 8); a += 2) {
-        const uint32_t i1 = rd32(img, a - virt), i2 = rd32(img, a + 4 - virt);
-        if ((i1 & 0xFFF) != 0x097 || (i2 & 0xFFFFF) != 0x080E7) continue; // auipc ra / jalr ra, ra
-        const uint64_t t = a + int64_t(int32_t(i1 & 0xFFFFF000)) + (int32_t(i2) >> 20);
-        if (t == piw) {
-            sum.trigger = a + 8;
-            break;
-        }
-    }
-    if (!sum.trigger) {
-        err = "no call of patch_insn_write in ftrace_init_nop";
+    for (size_t i = 0; i < ftrace_sites.size(); i++) tp.schedule(ftrace_sites[i], ftrace_trigger);
+    sum.alt_trigger = call_return(img, virt, syms, patch_func, fix_offsets_fn);
+    if (!sum.alt_trigger) {
+        err = "no call of riscv_alternative_fix_offsets in riscv_cpufeature_patch_func";
         return false;
     }
-    tp.add_trigger(sum.trigger);
+    const unsigned alt_trigger = tp.add_trigger(sum.alt_trigger, 1);
+    // The final text says what changed, except in the init text (freed and poisoned).
+    auto final_known = [&](uint64_t a, unsigned len) { return fin && (a + len <= init0 || a >= init1); };
     // Static keys: struct jump_entry { s32 code, target; long key; }, relative offsets.
     for (uint64_t e = j0; e + 16 <= j1; e += 16) {
         const int32_t c = int32_t(rd32(img, e - virt)), t = int32_t(rd32(img, e + 4 - virt));
@@ -184,6 +200,7 @@ bool riscv_patches(const std::vector<uint8_t> &img, uint64_t virt, const Symbols
             sum.skipped++;
             continue;
         }
+        if (final_known(code, 4) && !memcmp(fin + (code - virt), &now, 4)) continue; // same at the end
         if (add(code, reinterpret_cast<const uint8_t *>(&now), reinterpret_cast<const uint8_t *>(&other), 4, false) >= 0)
             sum.jump++;
         else
@@ -191,23 +208,49 @@ bool riscv_patches(const std::vector<uint8_t> &img, uint64_t virt, const Symbols
     }
     // Alternatives: struct alt_entry { s32 old_offset, alt_offset; u16 vendor_id, alt_len;
     // u32 patch_id; }. Vendor errata (vendor_id != 0) need that vendor's harts.
+    struct Alt {
+        uint64_t old;
+        std::vector<uint8_t> b;
+        uint32_t id;
+    };
+    std::vector<Alt> alts;
+    std::unordered_map<uint32_t, int> feature; // patch_id -> 1 patched, 0 not (from the final text)
     for (uint64_t e = alt0; e + 16 <= alt1; e += 16) {
         const int32_t oo = int32_t(rd32(img, e - virt)), ao = int32_t(rd32(img, e + 4 - virt));
         uint16_t vendor, len;
         memcpy(&vendor, img.data() + (e + 8 - virt), 2);
         memcpy(&len, img.data() + (e + 10 - virt), 2);
+        const uint32_t id = rd32(img, e + 12 - virt);
         const uint64_t old = e + int64_t(oo), alt = e + 4 + int64_t(ao);
-        if (vendor != 0 || !len || len > trace::PatchSite::kMaxLen || !in_range(img, virt, old, len) ||
-            !in_range(img, virt, alt, len)) {
-            sum.skipped++;
-            continue;
+        if (vendor != 0) continue;
+        if (!len || !in_range(img, virt, old, len) || !in_range(img, virt, alt, len)) {
+            err = "malformed .alternative entry";
+            return false;
         }
         std::vector<uint8_t> b(img.begin() + long(alt - virt), img.begin() + long(alt - virt + len));
         fix_offsets(b, alt, old);
-        if (!memcmp(b.data(), img.data() + (old - virt), len)) continue;
-        const long r = add(old, img.data() + (old - virt), b.data(), len, false);
-        if (r >= 0) sum.alternative++;
-        else if (r == -1) sum.skipped++;
+        if (final_known(old, len) && memcmp(b.data(), img.data() + (old - virt), len))
+            feature[id] = !memcmp(b.data(), fin + (old - virt), len);
+        alts.push_back({old, std::move(b), id});
+    }
+    sum.features = feature.size();
+    for (const Alt &x : alts) {
+        const auto f = feature.find(x.id);
+        const bool known = f != feature.end();
+        if (known && !f->second) continue; // its feature is absent: never patched
+        // Patched (the trigger fires for it) or unknown (the trace decides).
+        const long r = add(x.old, img.data() + (x.old - virt), x.b.data(), unsigned(x.b.size()), known);
+        if (r == -1 && memcmp(x.b.data(), img.data() + (x.old - virt), x.b.size())) sum.skipped++;
+        if (known) {
+            if (r >= 0) {
+                tp.schedule(uint32_t(r), alt_trigger);
+                sum.alternative++;
+            } else {
+                tp.schedule_nothing(alt_trigger);
+            }
+        } else if (r >= 0) {
+            sum.alternative_free++;
+        }
     }
     return true;
 }

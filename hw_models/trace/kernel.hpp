@@ -7,9 +7,16 @@
 //     of I-CNT either way), so the sites are scheduled: ftrace_init_nop() patches
 //     them in __mcount_loc order, the n-th return from its patch_insn_write() call
 //     applies the n-th site;
-//   - static keys (__jump_table: nop against "j target") and alternatives (.alternative
-//     entries of CPU features, the replacement moved as the kernel does it: jal and
-//     auipc+jalr offsets fixed): free sites, the decoder follows the trace.
+//   - alternatives (.alternative entries of CPU features, the replacement moved as the
+//     kernel does it: jal and auipc+jalr offsets fixed): riscv_cpufeature_patch_func()
+//     patches the entries of the features the harts have, in table order, each with
+//     patch_text_nosync() then riscv_alternative_fix_offsets(); the n-th return from
+//     the latter applies the n-th such entry. Which features the harts have is read
+//     from the final text (the guest RAM after power-off) at the entries outside the
+//     init text (freed and poisoned by then);
+//   - static keys (__jump_table: nop against "j target"): changed at any time, so they
+//     are free sites, the decoder follows the trace; the final text limits them to
+//     the keys whose state differs at the end (and every one in the init text).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -32,14 +39,15 @@ struct Symbols {
 };
 
 struct PatchSummary {
-    size_t ftrace = 0, jump = 0, alternative = 0, skipped = 0;
-    uint64_t trigger = 0;
+    size_t ftrace = 0, jump = 0, alternative = 0, alternative_free = 0, skipped = 0, features = 0;
+    uint64_t ftrace_trigger = 0, alt_trigger = 0;
 };
 
 // Adds the patch sites of the riscv64 Image `img` (linked at virt) to tp; tp.size and
-// tp.aliases are set by the caller. Returns false with err when a table is missing or
-// malformed.
-bool riscv_patches(const std::vector<uint8_t> &img, uint64_t virt, const Symbols &syms, const rv::Options &o,
-                   trace::TextPatches &tp, PatchSummary &sum, std::string &err);
+// tp.aliases are set by the caller. fin: the same range of memory at the end of the
+// run (nullptr: unknown; then every alternative and static key is free). Returns
+// false with err when a table or symbol is missing or malformed.
+bool riscv_patches(const std::vector<uint8_t> &img, const uint8_t *fin, uint64_t virt, const Symbols &syms,
+                   const rv::Options &o, trace::TextPatches &tp, PatchSummary &sum, std::string &err);
 
 } // namespace kernel

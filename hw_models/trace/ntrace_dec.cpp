@@ -75,6 +75,12 @@ struct Bits {
 };
 } // namespace
 
+// Whether the instruction before addr is a call (jal/jalr/c.jalr linking ra).
+bool Decoder::after_call(uint64_t addr) const {
+    const rv::Insn *c4 = img_.at(addr - 4), *c2 = img_.at(addr - 2);
+    return (c4 && c4->size == 4 && c4->pushes()) || (c2 && c2->size == 2 && c2->pushes());
+}
+
 // The instruction at pc outside the backtracking walk: rewritten code in the version
 // believed live (or scheduled), and a trigger applies the next scheduled patch.
 const rv::Insn *Decoder::insn_at(uint64_t pc) {
@@ -85,20 +91,23 @@ const rv::Insn *Decoder::insn_at(uint64_t pc) {
         const rv::Insn *in = &tp->site(site).insn[tp->version(site)][hw];
         return in->size ? in : nullptr;
     }
-    if (tp && tp->is_trigger(pc) && tp->applied < tp->scheduled_count()) tp->applied++;
+    if (tp) tp->retire(pc);
     return img_.at(pc);
 }
 
 // Executes instructions from pc_. In a HIST walk (hist_walk) it stops after the
 // instruction that consumes the last history bit; otherwise it runs until the I-CNT
 // budget is used up. `strict`: every direct branch needs a history bit (HTM).
-// jump_end: the block ends at an uninferable jump (IndirectBranch with B-TYPE 0).
+// jump_end: the block ends at an uninferable jump (IndirectBranch with B-TYPE 0) to
+// target; a jump whose target the code still determines (the auipc/lui right before
+// it loaded the register) must go there.
 //
 // Rewritten code (cfg_.patches): a free site takes the version believed live; when
 // the block turns out inconsistent, the walk returns to the last site whose other
 // version it has not tried and takes that one (depth first, bounded), so a block is
 // only reported inconsistent when no choice of versions explains it.
-bool Decoder::walk(uint64_t add_icnt, uint64_t hist, bool hist_present, End end, uint64_t off, bool jump_end) {
+bool Decoder::walk(uint64_t add_icnt, uint64_t hist, bool hist_present, End end, uint64_t off, bool jump_end,
+                   uint64_t target) {
     if (add_icnt > kMaxIcnt) {
         fail(off, "I-CNT larger than NTRACE_MAX_ICNT");
         return false;
@@ -155,7 +164,7 @@ bool Decoder::walk(uint64_t add_icnt, uint64_t hist, bool hist_present, End end,
             c.retried = true, c.version ^= 1;
             pc = c.pc, prev = c.prev, budget = c.budget, nb = c.nb, steps = c.steps;
             hbits_ = c.hbits, hrep_ = c.hrep, hpos_ = c.hpos, sp_ = c.sp, depth_ = c.depth;
-            tp->applied = c.applied;
+            tp->cursor = c.cursor;
             if (ir) stack_ = c.stack;
             seg = nullptr;
             retries++;
@@ -188,7 +197,7 @@ bool Decoder::walk(uint64_t add_icnt, uint64_t hist, bool hist_present, End end,
                     v = tp->belief[site];
                     if (choices_.size() < kMaxChoices)
                         choices_.push_back({site, uint8_t(v), false, pc, prev, steps, hbits_, hrep_, budget, nb,
-                                            tp->applied, hpos_, sp_, depth_, 0, stack_});
+                                            tp->cursor, hpos_, sp_, depth_, 0, stack_});
                 }
             }
             in = &tp->site(site).insn[v][hw];
@@ -198,7 +207,7 @@ bool Decoder::walk(uint64_t add_icnt, uint64_t hist, bool hist_present, End end,
             in = img_.at(pc);
             if (!in) RETRY_OR_BAIL("PC outside the program image");
             seg = img_.segment_of(pc);
-            if (tp && tp->is_trigger(pc) && tp->applied < tp->scheduled_count()) tp->applied++;
+            if (tp) tp->retire(pc);
         }
         buf_[nb++] = pc;
         if (nb == buf_.size()) {
@@ -216,8 +225,18 @@ bool Decoder::walk(uint64_t add_icnt, uint64_t hist, bool hist_present, End end,
         const bool last = budget == 0;
         const uint64_t next = (pc + in->size) & pcmask;
         const uint64_t cur = pc;
-        if (last && jump_end && in->kind != rv::Kind::Indirect && in->kind != rv::Kind::TrapReturn)
-            RETRY_OR_BAIL("IndirectBranch block does not end at an uninferable jump");
+        if (last && jump_end) {
+            if (in->kind != rv::Kind::Indirect && in->kind != rv::Kind::TrapReturn)
+                RETRY_OR_BAIL("IndirectBranch block does not end at an uninferable jump");
+            uint64_t t;
+            if (in->kind == rv::Kind::Indirect && seq_target(prev, cur, *in, t) && t != target)
+                RETRY_OR_BAIL("the jump's target differs from the message's address");
+            // Choosing between versions of rewritten code: a return goes to just after
+            // a call. Not an error otherwise (code may return anywhere).
+            if (!choices_.empty() && in->pops() && !in->pushes() && !after_call(target)) {
+                if (retry()) continue;
+            }
+        }
         if (in->kind == rv::Kind::Linear) { // the common case first
             prev = cur;
             pc = next;
@@ -330,7 +349,7 @@ bool Decoder::walk_hist(uint64_t hist, uint64_t repeat, uint64_t off) {
             c.retried = true, c.version ^= 1;
             pc_ = c.pc, prev_ = c.prev, ninsns_ = c.steps, budget_ = c.budget, nbuf_ = c.nb, gap = c.gap;
             hbits_ = c.hbits, hrep_ = c.hrep, hpos_ = c.hpos, sp_ = c.sp, depth_ = c.depth;
-            tp->applied = c.applied;
+            tp->cursor = c.cursor;
             if (cfg_.implicit_return) stack_ = c.stack;
             retries++;
             tp->backtracks++;
@@ -356,7 +375,7 @@ bool Decoder::walk_hist(uint64_t hist, uint64_t repeat, uint64_t off) {
                 v = tp->belief[site];
                 if (choices_.size() < 16)
                     choices_.push_back({site, uint8_t(v), false, pc_, prev_, ninsns_, hbits_, hrep_, budget_, nbuf_,
-                                        tp->applied, hpos_, sp_, depth_, gap, stack_});
+                                        tp->cursor, hpos_, sp_, depth_, gap, stack_});
             }
             in = &tp->site(site).insn[v][hw];
             if (!in->size) in = nullptr;
@@ -495,8 +514,9 @@ void Decoder::on_msg(const Msg &m) {
     case NT_TCODE_IndirectBranch:
     case NT_TCODE_IndirectBranchHist: {
         const bool jump_end = m.get(Fld::BTYPE) == NT_BTYPE_INDIRECT;
-        if (!walk(m.get(Fld::ICNT), hist, m.has(Fld::HIST), End::Addr, off, jump_end)) break;
-        pc_ = ref_ = (ref_ ^ (m.get(Fld::UADDR) << 1)) & pcmask;
+        const uint64_t target = (ref_ ^ (m.get(Fld::UADDR) << 1)) & pcmask;
+        if (!walk(m.get(Fld::ICNT), hist, m.has(Fld::HIST), End::Addr, off, jump_end, target)) break;
+        pc_ = ref_ = target;
         last_ = {true, false, jump_end, m.get(Fld::ICNT), hist, pc_, m.has(Fld::HIST)};
         if (m.get(Fld::BTYPE) != NT_BTYPE_INDIRECT) event(Event::Trap, off, pc_, m.get(Fld::BTYPE));
         break;
@@ -524,7 +544,8 @@ void Decoder::on_msg(const Msg &m) {
         }
         const auto l = last_;
         for (uint64_t i = 0; i < n; i++) {
-            if (!walk(l.icnt, l.hist, l.hist_present, l.direct ? End::Taken : End::Addr, off, l.jump_end)) break;
+            if (!walk(l.icnt, l.hist, l.hist_present, l.direct ? End::Taken : End::Addr, off, l.jump_end, l.target))
+                break;
             pc_ = l.target;
             if (!l.direct) ref_ = l.target;
         }

@@ -60,8 +60,10 @@ class Decoder : public Callbacks {
 
   private:
     enum class End : uint8_t { None, Taken, Addr };
-    bool walk(uint64_t add_icnt, uint64_t hist, bool hist_present, End end, uint64_t off, bool jump_end = false);
+    bool walk(uint64_t add_icnt, uint64_t hist, bool hist_present, End end, uint64_t off, bool jump_end = false,
+              uint64_t target = 0);
     const rv::Insn *insn_at(uint64_t pc);
+    bool after_call(uint64_t addr) const;
     bool walk_hist(uint64_t hist, uint64_t repeat, uint64_t off);
     bool step(bool more_follow, bool &branch_taken_needed, uint64_t off);
     bool seq_target(uint64_t prev, uint64_t pc, const rv::Insn &jump, uint64_t &target) const;
@@ -103,7 +105,8 @@ class Decoder : public Callbacks {
         bool retried;
         uint64_t pc, prev, steps, hbits, hrep;
         int64_t budget;
-        size_t nb, applied;
+        size_t nb;
+        std::array<size_t, trace::TextPatches::kMaxTriggers> cursor;
         int hpos;
         unsigned sp, depth;
         uint64_t gap; // HIST walk: instructions since the last branch

@@ -47,7 +47,6 @@ bool TextPatches::add(uint64_t off, const uint8_t *before, const uint8_t *after,
     sites_.push_back(s);
     for (unsigned h = 0; h < len / 2; h++) by_hw_[(off >> 1) + h] = idx;
     belief.push_back(0);
-    sched_pos_.push_back(UINT32_MAX);
     return true;
 }
 
@@ -56,7 +55,7 @@ std::vector<uint64_t> TextPatches::volatile_halfwords() const {
     for (uint64_t b : aliases)
         for (const PatchSite &s : sites_)
             for (unsigned h = 0; h < s.len; h += 2) v.push_back(b + s.off + h);
-    for (uint64_t t : triggers_) v.push_back(t);
+    for (const Trigger &t : triggers_) v.push_back(t.addr);
     return v;
 }
 

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // Code that the traced program rewrites while it runs, for the decoder. Each site has
 // two versions (as in the image, and patched). A site is either
-//   - scheduled: it changes once, at a known point of the program's own flow (the
-//     n-th retirement of a trigger instruction applies the n-th scheduled site), used
-//     where the two versions cannot be told apart from the trace (same control flow,
-//     different instruction boundaries: Linux's ftrace nops); or
+//   - scheduled: it changes once, at a known point of the program's own flow: each
+//     retirement of its trigger instruction applies the trigger's next `per_fire`
+//     sites in order. Used where the trace cannot tell the versions apart (Linux's
+//     ftrace nops: same control flow, other instruction boundaries; alternatives whose
+//     two versions take equally long paths); or
 //   - free: the decoder takes the version it last saw live and, when the trace
 //     contradicts it inside a message's instruction block, backtracks and takes the
 //     other one (Linux's static keys and alternatives: nop against a jump).
@@ -26,7 +27,9 @@ struct PatchSite {
     uint64_t off = 0;   // offset in the text (the same for every alias)
     uint8_t len = 0;    // bytes, even, at most kMaxLen
     bool scheduled = false;
-    static constexpr unsigned kMaxLen = 16;
+    uint8_t trigger = 0; // scheduled: the trigger and the position in its order
+    uint32_t pos = 0;
+    static constexpr unsigned kMaxLen = 32;
     std::array<std::array<uint8_t, kMaxLen>, 2> bytes{};
     // Per version, per halfword: the instruction starting there (size 0: none).
     std::array<std::array<rv::Insn, kMaxLen / 2>, 2> insn{};
@@ -49,10 +52,19 @@ class TextPatches {
     // Adds a site; returns false when it overlaps another one or is malformed.
     bool add(uint64_t off, const uint8_t *before, const uint8_t *after, unsigned len, bool scheduled,
              const rv::Options &o);
-    // Scheduled sites, in the order the trigger applies them.
-    void schedule(uint32_t site) { sched_pos_[site] = uint32_t(order_.size()), order_.push_back(site); }
-    // The instruction whose retirement applies the next scheduled site (an address).
-    void add_trigger(uint64_t addr) { triggers_.push_back(addr); }
+    static constexpr unsigned kMaxTriggers = 4;
+    // A trigger: the instruction (an address) whose retirement applies the next
+    // per_fire of its sites. Returns its index.
+    unsigned add_trigger(uint64_t addr, size_t per_fire) {
+        triggers_.push_back({addr, per_fire, 0});
+        return unsigned(triggers_.size() - 1);
+    }
+    // Scheduled sites, in the order their trigger applies them.
+    void schedule(uint32_t site, unsigned trigger) {
+        sites_[site].trigger = uint8_t(trigger), sites_[site].pos = uint32_t(triggers_[trigger].count++);
+    }
+    // A firing of the trigger that changes nothing the decoder tracks.
+    void schedule_nothing(unsigned trigger) { triggers_[trigger].count++; }
 
     // The site covering pc (any alias): its index and the halfword inside it.
     bool find(uint64_t pc, uint32_t &site, unsigned &hw) const {
@@ -68,33 +80,40 @@ class TextPatches {
         }
         return false;
     }
-    bool is_trigger(uint64_t pc) const {
-        for (uint64_t t : triggers_)
-            if (t == pc) return true;
-        return false;
+    // Called for every retired instruction that is not taken from the image's cache.
+    void retire(uint64_t pc) {
+        for (size_t i = 0; i < triggers_.size(); i++)
+            if (triggers_[i].addr == pc) {
+                cursor[i] += triggers_[i].per_fire;
+                if (cursor[i] > triggers_[i].count) cursor[i] = triggers_[i].count;
+            }
     }
     // Every address the decoder must not take from the image's instruction cache.
     std::vector<uint64_t> volatile_halfwords() const;
 
     const PatchSite &site(uint32_t i) const { return sites_[i]; }
     size_t count() const { return sites_.size(); }
-    size_t scheduled_count() const { return order_.size(); }
+    size_t scheduled_count(unsigned trigger) const { return triggers_[trigger].count; }
+    size_t triggers() const { return triggers_.size(); }
 
     // Mutable state, shared by the decoders that use this object one after another.
     uint8_t version(uint32_t i) const {
-        return sites_[i].scheduled ? uint8_t(sched_pos_[i] < applied) : belief[i];
+        const PatchSite &s = sites_[i];
+        return s.scheduled ? uint8_t(s.pos < cursor[s.trigger]) : belief[i];
     }
-    std::vector<uint8_t> belief; // free sites: the version seen live last
-    size_t applied = 0;          // scheduled sites applied so far
+    std::vector<uint8_t> belief;                 // free sites: the version seen live last
+    std::array<size_t, kMaxTriggers> cursor{};   // per trigger: sites applied so far
     uint64_t switches = 0;       // free sites whose version changed (statistics)
     uint64_t backtracks = 0;     // decoder retries (statistics)
 
   private:
     std::vector<PatchSite> sites_;
     std::unordered_map<uint64_t, uint32_t> by_hw_; // halfword index in the text -> site
-    std::vector<uint32_t> sched_pos_;
-    std::vector<uint32_t> order_;
-    std::vector<uint64_t> triggers_;
+    struct Trigger {
+        uint64_t addr;
+        size_t per_fire, count;
+    };
+    std::vector<Trigger> triggers_;
 };
 
 } // namespace trace
