@@ -8,6 +8,7 @@ namespace trace {
 
 bool TextPatches::make(uint64_t off, const uint8_t *before, const uint8_t *after, unsigned len, bool scheduled,
                        const rv::Options &o, PatchSite &s) {
+    s = PatchSite{};
     if (!len || len > PatchSite::kMaxLen || (len | off) & 1) return false;
     s.off = off, s.len = uint8_t(len), s.scheduled = scheduled;
     memcpy(s.bytes[0].data(), before, len);
