@@ -65,15 +65,27 @@ struct Collect : ntrace::DecodeSink {
     void event(const ntrace::Event &e) override { errors += e.kind == ntrace::Event::Error; }
 };
 
-trace::TextPatches patches_for(const Prog &p, trace::Image &img) {
-    trace::TextPatches tp;
+// The subroutine's first instruction as a site, free or scheduled at a trigger.
+void add_site(const Prog &p, trace::Image &img, trace::TextPatches &tp, bool scheduled) {
     tp.aliases = {kSub};
     tp.size = 16;
     const auto a = words({kNop}), b = words({jal(0, 12)});
-    REQUIRE(tp.add(0, a.data(), b.data(), 4, false, img.opts));
+    REQUIRE(tp.add(0, a.data(), b.data(), 4, scheduled, img.opts));
+    // The first call's return, main + 4, stands for the patcher's write.
+    if (scheduled) tp.schedule(0, tp.add_trigger(kMain + 4, 1));
     img = p.pristine;
     img.set_volatile(tp.volatile_halfwords());
-    return tp;
+}
+
+// Decodes the program's trace following tp; the decoded stream must be the executed one.
+void decode_equal(const Prog &p, const trace::Image &img, trace::TextPatches &tp) {
+    ntrace::DecoderConfig dc;
+    dc.patches = &tp;
+    Collect s;
+    ntrace::Decoder d(dc, img, s);
+    d.run(p.trace());
+    CHECK(s.errors == 0);
+    CHECK(s.pcs == p.pcs);
 }
 } // namespace
 
@@ -88,13 +100,9 @@ TEST_CASE("textpatch: a free site takes the version the trace shows") {
         CHECK(plain.errors > 0);
     }
     trace::Image img;
-    trace::TextPatches tp = patches_for(p, img);
-    dc.patches = &tp;
-    Collect s;
-    ntrace::Decoder d(dc, img, s);
-    d.run(bytes);
-    CHECK(s.errors == 0);
-    CHECK(s.pcs == p.pcs);
+    trace::TextPatches tp;
+    add_site(p, img, tp, false);
+    decode_equal(p, img, tp);
     CHECK(tp.belief[0] == 1); // the patched version was seen last
     CHECK(tp.switches == 1);
     CHECK(tp.backtracks >= 1);
@@ -102,26 +110,11 @@ TEST_CASE("textpatch: a free site takes the version the trace shows") {
 
 TEST_CASE("textpatch: a scheduled site switches at its trigger") {
     Prog p;
-    const auto bytes = p.trace();
     trace::Image img;
     trace::TextPatches tp;
-    tp.aliases = {kSub};
-    tp.size = 16;
-    const auto a = words({kNop}), b = words({jal(0, 12)});
-    REQUIRE(tp.add(0, a.data(), b.data(), 4, true, img.opts));
-    // The first call's return, main + 4, stands for the patcher's write.
-    const unsigned t = tp.add_trigger(kMain + 4, 1);
-    tp.schedule(0, t);
-    img = p.pristine;
-    img.set_volatile(tp.volatile_halfwords());
+    add_site(p, img, tp, true);
     CHECK(tp.version(0) == 0);
-    ntrace::DecoderConfig dc;
-    dc.patches = &tp;
-    Collect s;
-    ntrace::Decoder d(dc, img, s);
-    d.run(bytes);
-    CHECK(s.errors == 0);
-    CHECK(s.pcs == p.pcs);
+    decode_equal(p, img, tp);
     CHECK(tp.version(0) == 1);
     CHECK(tp.backtracks == 0);
 }
