@@ -191,9 +191,11 @@ static bool run_may_trap(const RunTb *tb, uint32_t i)
 }
 
 /*
- * Closes the open block of vcpu. trapped: -1 unknown (decide from the
- * registers of the mode now running: 'S' or 'M'), at = the block now
- * starting (S-mode) or 0.
+ * Closes the open block of vcpu and writes its retired instructions. mode:
+ * the privilege now running ('S': at is the block starting, a trap into
+ * S-mode starts at stvec; 'M': the first M-mode block, only reached by a
+ * trap), whose trap registers tell whether the last started instruction
+ * raised an exception.
  */
 static void run_close(unsigned vcpu, char mode, uint64_t at)
 {
