@@ -75,9 +75,12 @@ fetch_pydeps() {
   export PATH=$Q/pydeps/root/usr/bin:$PATH
 }
 
-# The N-Trace message table written once for the host codec and this model.
+# The N-Trace message table and the Trace Control Interface register map,
+# written once for the host codec, the firmware, the payloads and this model.
 SHARED=(hw_models/trace/ntrace_msgs.def:include/hw/riscv/ntrace_msgs.def
-        hw_models/trace/ntrace_defs.h:include/hw/riscv/ntrace_defs.h)
+        hw_models/trace/ntrace_defs.h:include/hw/riscv/ntrace_defs.h
+        hw_models/trace/tci_regs.def:include/hw/riscv/tci_regs.def
+        hw_models/trace/tci_regs.h:include/hw/riscv/tci_regs.h)
 
 model_hash() {
   (cd "$TSBI_ROOT" && { find hw_models/qemu scripts/qemu10.sh -type f -print0
@@ -131,6 +134,16 @@ build() {
   key=$SRCVER-$(model_hash)
   dest=$Q/$key
   [ "$variant" = noingress ] && dest=$Q/$key-noingress
+  if [ -x "$dest/qemu-system-riscv64" ]; then echo "$dest/qemu-system-riscv64"; return; fi
+  # Every checkout builds in the one tree-<ver>: one build at a time. The
+  # lock is released when this script exits; a build that finished while
+  # we waited for it is reused.
+  local lockfd
+  exec {lockfd}> "$Q/build.lock"
+  if ! flock -n "$lockfd"; then
+    log "waiting for another build ($Q/build.lock)"
+    flock "$lockfd"
+  fi
   if [ -x "$dest/qemu-system-riscv64" ]; then echo "$dest/qemu-system-riscv64"; return; fi
   fetch_pydeps
   tree=$Q/tree-$SRCVER

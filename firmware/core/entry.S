@@ -250,8 +250,18 @@ run_trap_safe_stub:
 
 /* Unprivileged loads and stores on behalf of the trapping mode: in a0 =
  * address, a1 = mstatus to use (MPRV=1, MPP = trapping mode, MXR as needed),
- * a2 = value to store. Out: a0 = value, a1 = mcause or 0. */
+ * a2 = value to store. Out: a0 = value, a1 = mcause or 0.
+ *
+ * Each accessor exists twice, in .unpriv_a and .unpriv_b, which the linker
+ * script places at the two ends of .text, at least two pages apart. QEMU 7.2
+ * looks MPRV accesses up in M-mode's TLB (its MMU index is the current
+ * privilege), where the fetch of the accessor's own code has just put that
+ * page with M-mode permissions: an access to the accessor's own page would
+ * bypass the PMP entry that denies S-mode the firmware. fw::unpriv_*
+ * (trap.hpp) call the copy whose page the access does not touch. Each copy
+ * is 64-byte aligned and shorter than 64 bytes, so it lies in one page. */
 .macro UNPRIV name, insn, isstore
+    .balign 64
     .globl \name
 \name:
     csrr    t0, mepc
@@ -270,7 +280,15 @@ run_trap_safe_stub:
     csrw    mepc, t0
     mv      a1, a5
     ret
+    .if (. - \name) > 64
+    .error "unprivileged accessor longer than its 64-byte slot"
+    .endif
 .endm
-UNPRIV unpriv_lbu, lbu, 0
-UNPRIV unpriv_lhu, lhu, 0
-UNPRIV unpriv_sb, sb, 1
+    .section .unpriv_a, "ax"
+UNPRIV unpriv_lbu_a, lbu, 0
+UNPRIV unpriv_lhu_a, lhu, 0
+UNPRIV unpriv_sb_a, sb, 1
+    .section .unpriv_b, "ax"
+UNPRIV unpriv_lbu_b, lbu, 0
+UNPRIV unpriv_lhu_b, lhu, 0
+UNPRIV unpriv_sb_b, sb, 1

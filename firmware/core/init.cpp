@@ -9,6 +9,7 @@
 #include "platform.hpp"
 #include "riscv/csr.hpp"
 #include "sbi/sbi.hpp"
+#include "sbi/services.hpp"
 #include <libfdt.h>
 
 extern "C" char _fw_start[], _fw_end[], _bss_start[], _bss_end[];
@@ -309,8 +310,10 @@ namespace {
         if (h.start_ready.load(std::memory_order_acquire)) break;
     }
     h.start_ready.store(0, std::memory_order_relaxed);
-    // A restarted hart's CTR state starts afresh (the PMU reset on stop).
+    // A restarted hart's CTR state starts afresh (the PMU reset on stop),
+    // its SBI FWFT features too.
     hooks::ctr_hart_init();
+    sbi::fwft_hart_reset();
     hooks::trace_hart_start();
     unsigned long pc = h.next_addr, arg1 = h.next_arg1, mode = h.next_mode;
     h.hsm_state.store(HSM_STARTED, std::memory_order_release);
@@ -337,9 +340,16 @@ extern "C" [[noreturn]] void fw_entry(unsigned long hartid, unsigned long fdt, u
     if (is_boot) {
         cold_boot(hartid, fdt, di);
         cold_boot_done.store(1, std::memory_order_release);
+        // Wake the harts waiting below (a hart not yet there sees the flag).
+        for (unsigned long h = 0; h < kMaxHarts; h++)
+            if (harts[h].present && h != hartid) platform::ipi_send(h);
     } else {
-        while (!cold_boot_done.load(std::memory_order_acquire)) {
-        }
+        // Wait in WFI, as OpenSBI does, not spinning: cold boot parses and
+        // edits the device tree, and a spinning hart costs the host (or a
+        // simulator, or a trace) that whole time.
+        csr_write(csr::mie, 1ul << csr::irq::MSI);
+        while (!cold_boot_done.load(std::memory_order_acquire)) asm volatile("wfi");
+        if (harts[hartid].present) platform::ipi_clear(hartid);
     }
 
     HartState &h = harts[hartid];

@@ -19,13 +19,35 @@ void send_ipi(unsigned long hartid, unsigned long why) {
 
 namespace {
 
+constexpr unsigned long kPage = 4096;
+
+// The pages a fence covers: `count` pages from `first`, or the whole address
+// space (ext-rfence.adoc: start and size both 0, or size 2^XLEN-1). Counting
+// pages instead of comparing addresses against an end keeps the loops finite
+// for a range in the last page of the address space, where `first + kPage`
+// wraps to 0 (sbi::rfence() already refuses ranges whose last byte wraps;
+// one that would still is flushed whole).
+struct PageSpan {
+    bool all;
+    unsigned long first, count;
+};
+PageSpan fence_pages(const FenceRequest &r) {
+    // Above this many pages a full flush is cheaper than page-by-page fences.
+    constexpr unsigned long kMaxPageFences = 64;
+    if ((r.start == 0 && r.size == 0) || r.size == ~0ul) return {true, 0, 0};
+    if (r.size == 0) return {false, 0, 0};
+    unsigned long last = r.start + (r.size - 1);
+    if (last < r.start) return {true, 0, 0};
+    unsigned long first = r.start & ~(kPage - 1);
+    unsigned long count = (last / kPage) - (first / kPage) + 1;
+    if (count > kMaxPageFences) return {true, 0, 0};
+    return {false, first, count};
+}
+
 void execute_fence(const FenceRequest &r) {
     using hooks::FwEvent;
-    bool all = (r.start == 0 && r.size == 0) || r.size == ~0ul;
-    // Above this many pages a full flush is cheaper than page-by-page fences.
-    constexpr unsigned long kMaxPageFences = 64, kPage = 4096;
-    if (!all && r.size / kPage > kMaxPageFences) all = true;
-    unsigned long end = r.start + r.size;
+    const PageSpan span = fence_pages(r);
+    const bool all = span.all;
     switch (r.kind) {
     case FenceKind::fence_i:
         hooks::pmu_fw_event(FwEvent::fence_i_received);
@@ -36,7 +58,7 @@ void execute_fence(const FenceRequest &r) {
         if (all)
             asm volatile("sfence.vma" ::: "memory");
         else
-            for (unsigned long a = r.start; a < end; a += kPage)
+            for (unsigned long i = 0, a = span.first; i < span.count; i++, a += kPage)
                 asm volatile("sfence.vma %0" ::"r"(a) : "memory");
         break;
     case FenceKind::sfence_vma_asid:
@@ -44,7 +66,7 @@ void execute_fence(const FenceRequest &r) {
         if (all)
             asm volatile("sfence.vma zero, %0" ::"r"(r.id) : "memory");
         else
-            for (unsigned long a = r.start; a < end; a += kPage)
+            for (unsigned long i = 0, a = span.first; i < span.count; i++, a += kPage)
                 asm volatile("sfence.vma %0, %1" ::"r"(a), "r"(r.id) : "memory");
         break;
     // Hypervisor fences (H extension). Encodings: hfence.gvma rs1, rs2 =
@@ -63,7 +85,7 @@ void execute_fence(const FenceRequest &r) {
             else
                 asm volatile(".insn r 0x73, 0, 0x31, x0, x0, x0" ::: "memory");
         } else {
-            for (unsigned long a = r.start; a < end; a += kPage) {
+            for (unsigned long i = 0, a = span.first; i < span.count; i++, a += kPage) {
                 unsigned long ga = a >> 2;
                 if (vmid)
                     asm volatile(".insn r 0x73, 0, 0x31, x0, %0, %1" ::"r"(ga), "r"(id) : "memory");
@@ -91,7 +113,7 @@ void execute_fence(const FenceRequest &r) {
             else
                 asm volatile(".insn r 0x73, 0, 0x11, x0, x0, x0" ::: "memory");
         } else {
-            for (unsigned long a = r.start; a < end; a += kPage) {
+            for (unsigned long i = 0, a = span.first; i < span.count; i++, a += kPage) {
                 if (asid)
                     asm volatile(".insn r 0x73, 0, 0x11, x0, %0, %1" ::"r"(a), "r"(r.id) : "memory");
                 else

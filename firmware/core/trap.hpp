@@ -35,8 +35,33 @@ struct UnprivResult {
     unsigned long value;
     unsigned long trapped; // mcause of the fault, 0 if none
 };
-extern "C" UnprivResult unpriv_lbu(unsigned long addr, unsigned long mstatus);
-extern "C" UnprivResult unpriv_lhu(unsigned long addr, unsigned long mstatus);
-extern "C" UnprivResult unpriv_sb(unsigned long addr, unsigned long mstatus, unsigned long v);
+extern "C" {
+UnprivResult unpriv_lbu_a(unsigned long addr, unsigned long mstatus);
+UnprivResult unpriv_lbu_b(unsigned long addr, unsigned long mstatus);
+UnprivResult unpriv_lhu_a(unsigned long addr, unsigned long mstatus);
+UnprivResult unpriv_lhu_b(unsigned long addr, unsigned long mstatus);
+UnprivResult unpriv_sb_a(unsigned long addr, unsigned long mstatus, unsigned long v);
+UnprivResult unpriv_sb_b(unsigned long addr, unsigned long mstatus, unsigned long v);
+}
+
+// Of an accessor's two copies, one whose code page the access [addr, addr +
+// n) does not touch: an emulator that checks MPRV accesses against M-mode's
+// cached translation of that page (QEMU 7.2) would otherwise let S-mode reach
+// firmware memory there (entry.S, issue 13).
+template <typename Fn> Fn *unpriv_copy(Fn *a, Fn *b, unsigned long addr, unsigned long n) {
+    constexpr unsigned kPageShift = 12;
+    unsigned long page = reinterpret_cast<unsigned long>(a) >> kPageShift;
+    bool touches = (addr >> kPageShift) == page || ((addr + n - 1) >> kPageShift) == page;
+    return touches ? b : a;
+}
+inline UnprivResult unpriv_lbu(unsigned long addr, unsigned long mstatus) {
+    return unpriv_copy(unpriv_lbu_a, unpriv_lbu_b, addr, 1)(addr, mstatus);
+}
+inline UnprivResult unpriv_lhu(unsigned long addr, unsigned long mstatus) {
+    return unpriv_copy(unpriv_lhu_a, unpriv_lhu_b, addr, 2)(addr, mstatus);
+}
+inline UnprivResult unpriv_sb(unsigned long addr, unsigned long mstatus, unsigned long v) {
+    return unpriv_copy(unpriv_sb_a, unpriv_sb_b, addr, 1)(addr, mstatus, v);
+}
 
 } // namespace fw

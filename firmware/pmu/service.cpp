@@ -128,28 +128,59 @@ inline uint64_t inhibit_bits(unsigned long flags) {
     return static_cast<uint64_t>((flags >> kCfgInhShift) & 0x1f) << hw::kEventInhShift;
 }
 
+// Overflow sampling on QEMU (target/riscv/pmu.c, 7.2 and 10.0): writing
+// mhpmcounterN while cycles or instructions is mapped to it arms the hart's
+// one overflow timer (riscv_pmu_setup_timer). An expiry that finds the
+// counter inhibited is dropped without re-arming (pmu_timer_trigger_irq).
+// A value v in [2^63, 2^63 + now(ns)], Linux's half-range start -(2^63 - 1)
+// among them, leaves a remainder in irq_overflow_left that a later
+// near-overflow write does not clear: that start's first expiry re-arms the
+// timer about `now` ahead instead of raising the overflow. With Sscofpmf a
+// programmable counter is therefore loaded with kParkValue, uninhibited,
+// then loaded with its initial value: kParkValue is far from overflow on
+// any width, QEMU computes a negative remainder for it (7.2: now + 2 - 2^63,
+// 10.0: 1 - 2^62), which counts as none, and no earlier expiry; the initial
+// value then arms the timer of a running counter. On other hardware only
+// the few M-mode cycles before the last write differ.
+constexpr uint64_t kParkValue = 1ull << 62;
+
+// Starts hardware counters `todo` (a subset of g.hw), loading value(c) into
+// each if `load`. Rewriting the selector clears OF, which re-arms the
+// overflow interrupt (Sscofpmf: no new LCOFI while OF is set).
+template <class Value>
+[[gnu::always_inline]] inline void start_hw(const HartState &h, uint64_t todo, bool load,
+                                            Value value) {
+    const Config &g = g_config;
+    for (uint64_t m = todo; m; m &= m - 1) {
+        unsigned c = lowest(m);
+        if (c >= hw::kFirstHpm && g.sscofpmf) {
+            hw::event_write(c, h.event[c], true);
+            if (!load) continue;
+            hw::counter_write(c, kParkValue);
+            hw::inhibit_clear(1u << c);
+        }
+        if (load) hw::counter_write(c, value(c));
+    }
+    hw::inhibit_clear(static_cast<uint32_t>(todo));
+}
+
 // Starts the configured, stopped counters in `todo`, loading them from
 // `init` (SET_INIT_VALUE) or the snapshot area (INIT_SNAPSHOT) if asked.
 void start_set(HartState &h, uint64_t todo, unsigned long flags, uint64_t init,
                unsigned long base) {
     const Config &g = g_config;
-    for (uint64_t m = todo; m; m &= m - 1) {
+    auto value = [&](unsigned c) {
+        return (flags & START_INIT_SNAPSHOT)
+                   ? hw::mem_read64(h.shmem + kSnapshotValuesOff + 8 * (c - base))
+                   : init;
+    };
+    for (uint64_t m = todo & g.fw_mask; m; m &= m - 1) {
         unsigned c = lowest(m);
-        uint64_t v = init;
-        if (flags & START_INIT_SNAPSHOT)
-            v = hw::mem_read64(h.shmem + kSnapshotValuesOff + 8 * (c - base));
-        if (!is_fw(c)) {
-            if (flags) hw::counter_write(c, v);
-            // Rewriting the selector clears OF, which re-arms the overflow
-            // interrupt (Sscofpmf: no new LCOFI while OF is set).
-            if (c >= hw::kFirstHpm && g.sscofpmf) hw::event_write(c, h.event[c], true);
-        } else {
-            unsigned j = c - g.fw_base;
-            if (!flags) v = h.fw_val[j];
-            h.fw_val[j] = *h.fw_src[j] - v;
-        }
+        unsigned j = c - g.fw_base;
+        uint64_t v = flags ? value(c) : h.fw_val[j];
+        h.fw_val[j] = *h.fw_src[j] - v;
     }
-    if (uint32_t hwbits = static_cast<uint32_t>(todo & g.hw)) hw::inhibit_clear(hwbits);
+    if (uint64_t hwbits = todo & g.hw) start_hw(h, hwbits, flags, value);
     h.started |= todo;
 }
 
@@ -307,11 +338,13 @@ void hart_resume() {
                 hw::event_write(c, owned ? h.event[c] : 0, g.sscofpmf);
             else if (g.smcntrpmf)
                 hw::event_write(c, h.event[c], true);
-            if (owned) hw::counter_write(c, h.saved[c]);
+            if (owned && !((h.started >> c) & 1)) hw::counter_write(c, h.saved[c]);
         }
-        uint32_t run = static_cast<uint32_t>(h.started & g.hw) |
-                       (g.hw & hw::kFixedMask & ~static_cast<uint32_t>(h.configured));
-        if (run) hw::inhibit_clear(run);
+        // Running counters restart as START loads them (overflow timer on QEMU).
+        if (uint64_t run = h.started & g.hw)
+            start_hw(h, run, true, [&h](unsigned c) { return h.saved[c]; });
+        if (uint32_t free = g.hw & hw::kFixedMask & ~static_cast<uint32_t>(h.configured))
+            hw::inhibit_clear(free);
         hw::counteren_set(g.hw);
     }
     if (g.sscofpmf) hw::lcofi_delegate();
@@ -490,14 +523,7 @@ SbiRet counter_start(unsigned long base, unsigned long mask, unsigned long flags
     uint64_t todo = set & ~h.started;
     if (todo & ~static_cast<uint64_t>(g.hw)) [[unlikely]]
         return start_general(base, mask, flags, initial_value);
-    for (uint64_t m = todo; m; m &= m - 1) {
-        unsigned c = lowest(m);
-        if (flags) hw::counter_write(c, initial_value);
-        // Rewriting the selector clears OF, which re-arms the overflow
-        // interrupt (Sscofpmf: no new LCOFI while OF is set).
-        if (c >= hw::kFirstHpm && g.sscofpmf) hw::event_write(c, h.event[c], true);
-    }
-    hw::inhibit_clear(static_cast<uint32_t>(todo));
+    start_hw(h, todo, flags, [=](unsigned) { return initial_value; });
     h.started |= todo;
     return todo == set ? ok() : err(Error::AlreadyStarted);
 }

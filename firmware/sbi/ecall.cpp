@@ -10,17 +10,19 @@ namespace sbi {
 namespace {
 
 // The one list of (non-legacy) extensions, as a direct-mapped table indexed
-// by the low bits of the EID: lookup is one load and one compare. The
+// by a hash of the EID: lookup is one load and one compare. The
 // static_assert keeps the slots distinct, so an extension whose slot
-// collides fails to compile (then widen or change ext_slot()).
+// collides fails to compile (then widen or change ext_slot()). The low bits
+// alone collide (SRST and FWFT both end in 'T'); this hash keeps every
+// standard EID of SBI 3.0 in its own slot.
 struct ExtSlot {
     long eid;
     const Extension *ext;
 };
 constexpr unsigned kExtSlots = 64;
-constexpr unsigned ext_slot(unsigned long eid) { return eid & (kExtSlots - 1); }
-constexpr long kEids[] = {eid::base, eid::time, eid::ipi, eid::rfence,
-                          eid::hsm,  eid::srst, eid::pmu, eid::dbcn, eid::tsbi_trace};
+constexpr unsigned ext_slot(unsigned long eid) { return (eid ^ (eid >> 11)) & (kExtSlots - 1); }
+constexpr long kEids[] = {eid::base, eid::time, eid::ipi,  eid::rfence, eid::hsm,
+                          eid::srst, eid::pmu,  eid::dbcn, eid::fwft,   eid::tsbi_trace};
 constexpr bool slots_distinct() {
     for (unsigned i = 0; i < sizeof kEids / sizeof kEids[0]; i++)
         for (unsigned j = i + 1; j < sizeof kEids / sizeof kEids[0]; j++)
@@ -45,6 +47,7 @@ constexpr ExtTable make_table() {
     put(eid::srst, &sbi_ext_srst);
     put(eid::pmu, &sbi_ext_pmu); // nullptr when the PMU is not linked in
     put(eid::dbcn, &sbi_ext_dbcn);
+    put(eid::fwft, &sbi_ext_fwft);
     put(eid::tsbi_trace, &sbi_ext_trace); // nullptr when trace is not linked in
     return t;
 }

@@ -21,8 +21,8 @@ enum : unsigned long {
     HART_SUSPEND = 3,
 };
 // Suspend types (ext-hsm.adoc, "HSM Hart Suspend Types").
-constexpr unsigned long SUSPEND_DEFAULT_RETENTIVE = 0x00000000;
-constexpr unsigned long SUSPEND_DEFAULT_NON_RETENTIVE = 0x80000000;
+constexpr uint32_t SUSPEND_DEFAULT_RETENTIVE = 0x00000000;
+constexpr uint32_t SUSPEND_DEFAULT_NON_RETENTIVE = 0x80000000;
 constexpr unsigned long NEXT_MODE_S = 1;
 
 // An address S-mode can start executing at: memory S-mode may access (a DT
@@ -73,10 +73,9 @@ void wait_for_wakeup() {
     }
 }
 
-SbiRet hart_suspend(unsigned long type, unsigned long resume_addr, unsigned long opaque) {
-    if (type > 0xffffffffu) return err(Error::InvalidParam);
+SbiRet hart_suspend(uint32_t type, unsigned long resume_addr, unsigned long opaque) {
     bool non_retentive = type & SUSPEND_DEFAULT_NON_RETENTIVE;
-    unsigned long kind = type & ~SUSPEND_DEFAULT_NON_RETENTIVE;
+    uint32_t kind = type & ~SUSPEND_DEFAULT_NON_RETENTIVE;
     // Reserved types and the platform-specific ones (we implement none) are
     // both INVALID_PARAM (ext-hsm.adoc, hart_suspend errors).
     if (kind != 0) return err(Error::InvalidParam);
@@ -109,7 +108,9 @@ SbiRet handle(unsigned long a0, unsigned long a1, unsigned long a2, unsigned lon
     case HART_GET_STATUS:
         if (!hart_valid(a0)) return err(Error::InvalidParam);
         return ok(harts[a0].hsm_state.load(std::memory_order_acquire));
-    case HART_SUSPEND: return hart_suspend(a0, a1, a2);
+    // suspend_type is uint32_t: only its low 32 bits count (binary-encoding.adoc,
+    // "higher privilege software must ensure that it only uses 32 bit data").
+    case HART_SUSPEND: return hart_suspend(static_cast<uint32_t>(a0), a1, a2);
     default: return err(Error::NotSupported);
     }
 }

@@ -27,10 +27,11 @@ hooks::FwEvent sent_event(FenceKind k) {
 
 SbiRet rfence(FenceKind kind, const HartBitmap &targets, unsigned long start, unsigned long size,
               unsigned long id) {
-    // The whole address space when start and size are 0 or size is all-ones;
-    // otherwise the range must not wrap around.
+    // The whole address space when start and size are 0 or size is all-ones
+    // (ext-rfence.adoc); otherwise the range's last byte must not wrap
+    // around (a range may end exactly at 2^XLEN).
     bool all = (start == 0 && size == 0) || size == ~0ul;
-    if (!all && start + size < start) return err(Error::InvalidAddress);
+    if (!all && size && start + (size - 1) < start) return err(Error::InvalidAddress);
     fw::FenceRequest req{kind, start, size, id, 0};
     if (kind == FenceKind::hfence_vvma || kind == FenceKind::hfence_vvma_asid) {
         constexpr unsigned hgatp = 0x680;

@@ -21,6 +21,9 @@ inline Error targets_from_mask(unsigned long mask, unsigned long base, HartBitma
 // Triggers a system reset and waits for it to take effect; returns only if
 // it did not (SRST and the legacy shutdown).
 void system_reset_and_wait(uint32_t type, uint32_t reason);
+// FWFT: this hart's features back to their reset values, unlocked (a hart
+// that starts is reset, ext-firmware-features.adoc).
+void fwft_hart_reset();
 // Remote fence with the range checks of ext-rfence.adoc.
 SbiRet rfence(fw::FenceKind kind, const HartBitmap &targets, unsigned long start,
               unsigned long size, unsigned long id);

@@ -24,8 +24,8 @@ void system_reset_and_wait(uint32_t type, uint32_t reason) {
 namespace {
 
 constexpr unsigned long SYSTEM_RESET = 0;
-constexpr unsigned long TYPE_SHUTDOWN = 0, TYPE_COLD_REBOOT = 1, TYPE_WARM_REBOOT = 2;
-constexpr unsigned long REASON_SYSTEM_FAILURE = 1;
+constexpr uint32_t TYPE_SHUTDOWN = 0, TYPE_COLD_REBOOT = 1, TYPE_WARM_REBOOT = 2;
+constexpr uint32_t REASON_SYSTEM_FAILURE = 1;
 
 long probe() {
     return platform::system_reset_supported(TYPE_SHUTDOWN) ||
@@ -33,18 +33,20 @@ long probe() {
            platform::system_reset_supported(TYPE_WARM_REBOOT);
 }
 
-SbiRet handle(unsigned long type, unsigned long reason, unsigned long, unsigned long,
-              unsigned long, unsigned long, unsigned long fid) {
+SbiRet handle(unsigned long a0, unsigned long a1, unsigned long, unsigned long, unsigned long,
+              unsigned long, unsigned long fid) {
     if (fid != SYSTEM_RESET) return err(Error::NotSupported);
-    // Both parameters are 32 bits wide; we implement no vendor/platform
-    // types and no implementation- or vendor-specific reasons, so those are
-    // "platform-specific and unimplemented" (INVALID_PARAM), like reserved ones.
+    // Both parameters are 32 bits wide: only their low 32 bits count
+    // (binary-encoding.adoc; ext-sys-reset.adoc, "32 bits wide").
+    uint32_t type = static_cast<uint32_t>(a0), reason = static_cast<uint32_t>(a1);
+    // We implement no vendor/platform types and no implementation- or
+    // vendor-specific reasons, so those are "platform-specific and
+    // unimplemented" (INVALID_PARAM), like reserved ones.
     if (type > TYPE_WARM_REBOOT || reason > REASON_SYSTEM_FAILURE)
         return err(Error::InvalidParam);
-    if (!platform::system_reset_supported(static_cast<uint32_t>(type)))
-        return err(Error::NotSupported);
+    if (!platform::system_reset_supported(type)) return err(Error::NotSupported);
     fw::printf("\ntsbi: system %s requested\n", type == TYPE_SHUTDOWN ? "shutdown" : "reboot");
-    system_reset_and_wait(static_cast<uint32_t>(type), static_cast<uint32_t>(reason));
+    system_reset_and_wait(type, reason);
     return err(Error::Failed);
 }
 } // namespace

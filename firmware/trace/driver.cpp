@@ -202,6 +202,8 @@ bool sink_start(uint64_t base, const SinkConfig &c) {
     return true;
 }
 
+bool sink_enabled(uint64_t base) { return read32(base + TCI_trRamControl) & kEnable; }
+
 uint64_t sink_write_pointer(uint64_t base, bool &wrapped) {
     uint64_t wp = read64(base, TCI_trRamWPLow, TCI_trRamWPHigh);
     wrapped = wp & TCI_BIT(trRamWPLow, Wrap);

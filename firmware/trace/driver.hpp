@@ -69,6 +69,8 @@ struct SinkConfig {
     uint64_t start, limit; // word addresses; limit is the last word (inclusive)
 };
 bool sink_start(uint64_t base, const SinkConfig &c);
+// trRamEnable: the sink is capturing (StopOnWrap clears it when full).
+bool sink_enabled(uint64_t base);
 // The write pointer (Wrap bit cleared) and whether the buffer wrapped.
 uint64_t sink_write_pointer(uint64_t base, bool &wrapped);
 // Copies SRAM words starting at word address `from` into `out` (`words`

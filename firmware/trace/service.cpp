@@ -340,7 +340,9 @@ Error get_status(Status &s) {
     s.limit = st.sink.limit;
     uint64_t size = st.sink.limit + TCI_RAM_ADDR_ALIGN - st.sink.start;
     s.bytes = wrapped ? size : s.write_pointer - st.sink.start;
-    s.flags = (st.sink_running ? STATUS_SINK_ENABLED : 0) | (wrapped ? STATUS_WRAPPED : 0) |
+    // Capturing is the sink's own state: StopOnWrap ends it by itself.
+    bool capturing = st.sink_running && sink_enabled(st.topo.sink.base);
+    s.flags = (capturing ? STATUS_SINK_ENABLED : 0) | (wrapped ? STATUS_WRAPPED : 0) |
               (st.sink.smem ? STATUS_SMEM : 0);
     for (unsigned h = 0; h < fw::kMaxHarts; h++) {
         HartTrace &t = st.hart[h];

@@ -1,4 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
+// One walk over the device tree, then only lookups local to the component
+// nodes: libfdt's parent and phandle searches walk the blob from its start
+// each time, which made the scan quadratic in the number of components.
 #include "topology.hpp"
 #include "tci.hpp"
 #include <libfdt.h>
@@ -8,6 +11,8 @@ namespace {
 
 constexpr const char *kCompatible = "riscv,trace-component";
 constexpr unsigned kMaxComponents = fw::kMaxHarts + kMaxFunnels + 4;
+constexpr unsigned kMaxInputs = kMaxComponents; // input endpoints, all funnels and sinks
+constexpr int kMaxDepth = 16;
 
 uint64_t read_cells(const fdt32_t *p, int cells) {
     uint64_t v = 0;
@@ -23,13 +28,29 @@ bool get_u32(const void *fdt, int node, const char *name, uint32_t &v) {
     return true;
 }
 
-bool get_base(const void *fdt, int node, uint64_t &base) {
-    int parent = fdt_parent_offset(fdt, node);
-    if (parent < 0) return false;
-    int ac = fdt_address_cells(fdt, parent), sc = fdt_size_cells(fdt, parent);
+struct Node {
+    int offset, parent;
+    uint32_t type;
+    uint64_t base;
+};
+
+// An input endpoint of a funnel or sink: its phandle, the component (index
+// into the node table) and the port's reg (the input number).
+struct Input {
+    uint32_t phandle;
+    unsigned comp, port;
+};
+
+struct Cpu {
+    uint32_t phandle;
+    unsigned long hartid;
+};
+
+bool get_base(const void *fdt, const Node &n, uint64_t &base) {
+    int ac = fdt_address_cells(fdt, n.parent), sc = fdt_size_cells(fdt, n.parent);
     if (ac < 1 || ac > 2 || sc < 0 || sc > 2) return false;
     int len;
-    auto *reg = static_cast<const fdt32_t *>(fdt_getprop(fdt, node, "reg", &len));
+    auto *reg = static_cast<const fdt32_t *>(fdt_getprop(fdt, n.offset, "reg", &len));
     if (!reg || len < (ac + sc) * 4) return false;
     base = read_cells(reg, ac);
     // A component is one 4 KiB register block (TCI 1.0 "Trace Components").
@@ -37,97 +58,90 @@ bool get_base(const void *fdt, int node, uint64_t &base) {
     return (base & (TCI_COMPONENT_SIZE - 1)) == 0 && size >= TCI_COMPONENT_SIZE;
 }
 
-// The hart ID of the /cpus node `cpu` names.
-bool get_hartid(const void *fdt, int node, unsigned long &hartid) {
-    uint32_t ph;
-    if (!get_u32(fdt, node, "cpu", ph)) return false;
-    int cpu = fdt_node_offset_by_phandle(fdt, ph);
-    if (cpu < 0) return false;
-    int len;
-    auto *reg = static_cast<const fdt32_t *>(fdt_getprop(fdt, cpu, "reg", &len));
-    if (!reg || len < 4) return false;
-    hartid = static_cast<unsigned long>(len >= 8 ? read_cells(reg, 2) : fdt32_to_cpu(reg[0]));
-    return true;
-}
-
-// Follows out-ports/port@0/endpoint's remote-endpoint to the component node
-// at the other end; `port` is the remote port's reg (its input number).
-int remote_component(const void *fdt, int node, unsigned &port) {
-    int ports = fdt_subnode_offset(fdt, node, "out-ports");
-    if (ports < 0) return -1;
-    int p = fdt_first_subnode(fdt, ports);
-    if (p < 0) return -1;
-    int ep = fdt_subnode_offset(fdt, p, "endpoint");
-    uint32_t ph;
-    if (ep < 0 || !get_u32(fdt, ep, "remote-endpoint", ph)) return -1;
-    int rep = fdt_node_offset_by_phandle(fdt, ph);
-    if (rep < 0) return -1;
-    int rport = fdt_parent_offset(fdt, rep);
-    if (rport < 0) return -1;
-    uint32_t reg = 0;
-    get_u32(fdt, rport, "reg", reg); // a single port may omit reg: input 0
-    port = reg;
-    int rports = fdt_parent_offset(fdt, rport);
-    return rports < 0 ? -1 : fdt_parent_offset(fdt, rports);
-}
-
-struct Node {
-    int offset;
-    uint32_t type;
-    uint64_t base;
-};
-
 } // namespace
 
 unsigned scan_topology(const void *fdt, Topology &t) {
     t = Topology{};
     Node nodes[kMaxComponents];
-    unsigned n = 0;
-    for (int node = fdt_node_offset_by_compatible(fdt, -1, kCompatible); node >= 0;
-         node = fdt_node_offset_by_compatible(fdt, node, kCompatible)) {
-        uint32_t type;
-        uint64_t base;
-        if (n == kMaxComponents || !get_u32(fdt, node, "riscv,trace-component-type", type) ||
-            !get_base(fdt, node, base))
+    Cpu cpus[fw::kMaxHarts];
+    unsigned n = 0, ncpus = 0;
+    int stack[kMaxDepth + 1] = {-1};
+    int cpus_node = fdt_path_offset(fdt, "/cpus");
+    for (int node = 0, depth = 0; node >= 0 && depth >= 0; node = fdt_next_node(fdt, node, &depth)) {
+        if (depth > kMaxDepth) continue;
+        stack[depth] = node;
+        int parent = depth ? stack[depth - 1] : -1;
+        if (parent == cpus_node && depth == 2 && ncpus < fw::kMaxHarts) {
+            int len;
+            auto *reg = static_cast<const fdt32_t *>(fdt_getprop(fdt, node, "reg", &len));
+            uint32_t ph = fdt_get_phandle(fdt, node);
+            if (reg && len >= 4 && ph)
+                cpus[ncpus++] = {ph, static_cast<unsigned long>(len >= 8 ? read_cells(reg, 2)
+                                                                         : fdt32_to_cpu(reg[0]))};
             continue;
-        const char *status = static_cast<const char *>(fdt_getprop(fdt, node, "status", nullptr));
-        if (status && status[0] && !(status[0] == 'o' && status[1] == 'k')) continue;
-        nodes[n++] = {node, type, base};
-    }
-    // The RAM sink (the first one; a second sink is not used).
-    int sink_node = -1;
-    for (unsigned i = 0; i < n; i++)
-        if (nodes[i].type == TCI_COMPTYPE_RAMSINK) {
-            sink_node = nodes[i].offset;
-            t.sink = {true, nodes[i].base};
-            break;
         }
-    if (sink_node < 0) return 0;
-    // Funnels, then where each one's output goes.
-    int funnel_node[kMaxFunnels];
-    for (unsigned i = 0; i < n && t.funnels < kMaxFunnels; i++)
-        if (nodes[i].type == TCI_COMPTYPE_FUNNEL) {
-            funnel_node[t.funnels] = nodes[i].offset;
+        if (n == kMaxComponents || fdt_node_check_compatible(fdt, node, kCompatible) != 0) continue;
+        Node c{node, parent, 0, 0};
+        const char *status = static_cast<const char *>(fdt_getprop(fdt, node, "status", nullptr));
+        if ((status && strcmp(status, "okay") != 0 && strcmp(status, "ok") != 0) ||
+            !get_u32(fdt, node, "riscv,trace-component-type", c.type) || !get_base(fdt, c, c.base))
+            continue;
+        nodes[n++] = c;
+    }
+    // Input endpoints of funnels and sinks.
+    Input inputs[kMaxInputs];
+    unsigned ninputs = 0;
+    for (unsigned i = 0; i < n; i++) {
+        int ports = fdt_subnode_offset(fdt, nodes[i].offset, "in-ports");
+        int port;
+        fdt_for_each_subnode(port, fdt, ports < 0 ? -1 : ports) {
+            uint32_t reg = 0;
+            get_u32(fdt, port, "reg", reg); // a single port may omit reg: input 0
+            int ep = fdt_subnode_offset(fdt, port, "endpoint");
+            uint32_t ph = ep >= 0 ? fdt_get_phandle(fdt, ep) : 0;
+            if (ph && ninputs < kMaxInputs) inputs[ninputs++] = {ph, i, reg};
+        }
+    }
+    // Where out-ports/port@0/endpoint's remote-endpoint leads: a component
+    // index and its input number, or -1.
+    auto follow = [&](unsigned i, unsigned &port) -> int {
+        int ports = fdt_subnode_offset(fdt, nodes[i].offset, "out-ports");
+        int p = ports < 0 ? -1 : fdt_first_subnode(fdt, ports);
+        int ep = p < 0 ? -1 : fdt_subnode_offset(fdt, p, "endpoint");
+        uint32_t ph;
+        if (ep < 0 || !get_u32(fdt, ep, "remote-endpoint", ph)) return -1;
+        for (unsigned k = 0; k < ninputs; k++)
+            if (inputs[k].phandle == ph) {
+                port = inputs[k].port;
+                return static_cast<int>(inputs[k].comp);
+            }
+        return -1;
+    };
+    // The RAM sink (the first one; a second sink is not used).
+    int sink = -1;
+    for (unsigned i = 0; i < n && sink < 0; i++)
+        if (nodes[i].type == TCI_COMPTYPE_RAMSINK) {
+            sink = static_cast<int>(i);
+            t.sink = {true, nodes[i].base};
+        }
+    if (sink < 0) return 0;
+    int funnel_of[kMaxComponents]; // node index -> funnel index, or -1
+    for (unsigned i = 0; i < n; i++) {
+        funnel_of[i] = -1;
+        if (nodes[i].type == TCI_COMPTYPE_FUNNEL && t.funnels < kMaxFunnels) {
+            funnel_of[i] = static_cast<int>(t.funnels);
             t.funnel[t.funnels++].base = nodes[i].base;
         }
-    auto link_of = [&](int node, Link &l) {
-        unsigned port;
-        int to = remote_component(fdt, node, port);
+    }
+    auto link_of = [&](unsigned i, Link &l) {
+        int to = follow(i, l.port);
         if (to < 0) return false;
-        l.port = port;
-        if (to == sink_node) {
-            l.funnel = -1;
-            return true;
-        }
-        for (unsigned f = 0; f < t.funnels; f++)
-            if (funnel_node[f] == to) {
-                l.funnel = static_cast<int>(f);
-                return true;
-            }
-        return false;
+        l.funnel = to == sink ? -1 : funnel_of[to];
+        return to == sink || l.funnel >= 0;
     };
     bool linked[kMaxFunnels] = {};
-    for (unsigned f = 0; f < t.funnels; f++) linked[f] = link_of(funnel_node[f], t.funnel[f].out);
+    for (unsigned i = 0; i < n; i++)
+        if (funnel_of[i] >= 0) linked[funnel_of[i]] = link_of(i, t.funnel[funnel_of[i]].out);
     // Depth: distance from the sink. A funnel that does not reach the sink
     // (or a cycle) keeps depth kMaxFunnels and is dropped with its inputs.
     for (unsigned f = 0; f < t.funnels; f++) {
@@ -141,11 +155,13 @@ unsigned scan_topology(const void *fdt, Topology &t) {
     }
     for (unsigned i = 0; i < n; i++) {
         if (nodes[i].type != TCI_COMPTYPE_ENCODER) continue;
-        unsigned long hartid;
+        uint32_t ph;
+        if (!get_u32(fdt, nodes[i].offset, "cpu", ph)) continue;
+        unsigned long hartid = fw::kMaxHarts;
+        for (unsigned c = 0; c < ncpus; c++)
+            if (cpus[c].phandle == ph) hartid = cpus[c].hartid;
         Link l;
-        if (!get_hartid(fdt, nodes[i].offset, hartid) || hartid >= fw::kMaxHarts ||
-            t.encoder[hartid].present || !link_of(nodes[i].offset, l))
-            continue;
+        if (hartid >= fw::kMaxHarts || t.encoder[hartid].present || !link_of(i, l)) continue;
         if (l.funnel >= 0 && t.funnel[l.funnel].depth >= kMaxFunnels) continue;
         t.encoder[hartid] = {true, nodes[i].base, l};
         t.encoders++;

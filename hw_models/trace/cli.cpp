@@ -282,9 +282,9 @@ bool encoder_config(const Args &a, ntrace::EncoderConfig &c, std::string &err) {
         err = "encoder option out of range";
         return false;
     }
-    unsigned mode = NT_INSTMODE_BTM;
+    unsigned mode = TCI_INSTMODE_BTM;
     if (const std::string *m = a.get("--mode")) {
-        if (*m == "htm") mode = NT_INSTMODE_HTM;
+        if (*m == "htm") mode = TCI_INSTMODE_HTM;
         else if (*m != "btm") {
             err = "--mode must be btm or htm";
             return false;
@@ -296,7 +296,7 @@ bool encoder_config(const Args &a, ntrace::EncoderConfig &c, std::string &err) {
     t = te_put(t, NT_TE(trTeControl, InstSyncMode), uint32_t(sm));
     t = te_put(t, NT_TE(trTeControl, InstSyncMax), uint32_t(smax));
     t = te_put(t, NT_TE(trTeControl, Context), a.has("--context"));
-    t = te_put(t, NT_TE(trTeControl, Format), NT_FORMAT_NTRACE);
+    t = te_put(t, NT_TE(trTeControl, Format), TCI_FORMAT_NTRACE);
     uint32_t f = te_put(0, NT_TE(trTeInstFeatures, EnImplicitReturn), ir != 0);
     f = te_put(f, NT_TE(trTeInstFeatures, ImplicitReturnMode), uint32_t(ir));
     f = te_put(f, NT_TE(trTeInstFeatures, EnRepeatedHistory), a.has("--repeated-history"));

@@ -1,13 +1,12 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * ntrace_defs.h - plain C view of ntrace_msgs.def (for the QEMU device model and any C
- * code): TCODE values, field kinds/ids, named values and Trace Control Interface field
- * positions. Include-only; no code.
+ * code): TCODE values, field kinds/ids, named values and limits. Include-only; no code.
+ * Trace Control Interface registers and fields are in tci_regs.h (TCI_*).
  *
  *   NT_TCODE_<Message>          e.g. NT_TCODE_IndirectBranchHist == 28
  *   NT_FLD_<Field>              field ids in .def order (NT_FLD_COUNT = number of fields)
  *   NT_<GROUP>_<NAME>           e.g. NT_SYNC_PERIODIC, NT_BTYPE_EXCEPTION, NT_ITYPE_RETURN
- *   NT_<reg>_<field>_LSB / _WIDTH / _MASK   e.g. NT_trTeControl_InstMode_LSB
  *   NT_LIMIT_<NAME>             e.g. NT_LIMIT_MAX_ICNT
  */
 #ifndef TSBI_NTRACE_DEFS_H
@@ -28,13 +27,6 @@ enum NtraceFieldId {
 
 enum NtraceNamedValue {
 #define NTRACE_ENUM(group, name, value) NT_##group##_##name = value,
-#include "ntrace_msgs.def"
-};
-
-enum NtraceTeField {
-#define NTRACE_TE_FIELD(reg, name, lsb, width)                                                     \
-    NT_##reg##_##name##_LSB = lsb, NT_##reg##_##name##_WIDTH = width,                              \
-    NT_##reg##_##name##_MASK = (int)(((1u << (width)) - 1u) << (lsb)),
 #include "ntrace_msgs.def"
 };
 

@@ -26,7 +26,7 @@ void Encoder::emit(Msg &m) {
     }
     encode(fr_, m, out_);
     nmsgs_++;
-    if (cfg_.sync_mode() == NT_SYNCMODE_MESSAGES && ++since_sync_ >= 1ull << (cfg_.sync_max() + 4))
+    if (cfg_.sync_mode() == TCI_SYNCMODE_MESSAGES && ++since_sync_ >= 1ull << (cfg_.sync_max() + 4))
         sync_due_ = true;
 }
 
@@ -213,8 +213,8 @@ void Encoder::resolve(uint64_t next) {
 
 void Encoder::note_progress(unsigned hw) {
     switch (cfg_.sync_mode()) {
-    case NT_SYNCMODE_CYCLES: since_sync_ += 1; break; // one retirement per cycle model
-    case NT_SYNCMODE_HALFWORDS: since_sync_ += hw; break;
+    case TCI_SYNCMODE_CYCLES: since_sync_ += 1; break; // one retirement per cycle model
+    case TCI_SYNCMODE_HALFWORDS: since_sync_ += hw; break;
     default: return;
     }
     if (since_sync_ >= 1ull << (cfg_.sync_max() + 4)) sync_due_ = true;

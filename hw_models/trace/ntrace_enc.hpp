@@ -3,13 +3,15 @@
 // I-CNT/HIST full handling (ResourceFull), periodic synchronisation, XOR address
 // compression with optional ExtendAddrMSB, implicit return (modes 1-3), repeated history
 // (RCODE=2) and RepeatBranch, all-jumps, Ownership, Error and ProgTraceCorrelation.
-// Configured by the Trace Control Interface registers (ntrace_msgs.def NTRACE_TE_FIELD).
+// Configured by the Trace Control Interface registers (tci_regs.def: trTeControl,
+// trTeInstFeatures, trTsControl).
 #pragma once
 #include <array>
 #include <cstdint>
 #include <vector>
 
 #include "ntrace.hpp"
+#include "tci_regs.h"
 
 namespace ntrace {
 
@@ -20,10 +22,11 @@ constexpr uint32_t te_put(uint32_t reg, unsigned lsb, unsigned width, uint32_t v
     const uint32_t m = ((1u << width) - 1) << lsb;
     return (reg & ~m) | (v << lsb & m);
 }
-#define NT_TE(reg, name) NT_##reg##_##name##_LSB, NT_##reg##_##name##_WIDTH
+// Position and width of Trace Control Interface field NAME of REG, for te_get/te_put.
+#define NT_TE(reg, name) TCI_##reg##_##name##_LSB, TCI_##reg##_##name##_WIDTH
 
 struct EncoderConfig {
-    uint32_t trTeControl = te_put(0, NT_TE(trTeControl, InstMode), NT_INSTMODE_BTM);
+    uint32_t trTeControl = te_put(0, NT_TE(trTeControl, InstMode), TCI_INSTMODE_BTM);
     uint32_t trTeInstFeatures = 0;
     uint32_t trTsControl = 0;
     unsigned xlen = 64;
@@ -37,7 +40,7 @@ struct EncoderConfig {
     bool btype_split = true;    // B-TYPE 2/3 for exception/interrupt instead of 1
     bool icnt_full_sync = false; // BTM: report a full I-CNT with SYNC=4 instead of ResourceFull
 
-    bool htm() const { return te_get(trTeControl, NT_TE(trTeControl, InstMode)) == NT_INSTMODE_HTM; }
+    bool htm() const { return te_get(trTeControl, NT_TE(trTeControl, InstMode)) == TCI_INSTMODE_HTM; }
     bool context() const { return te_get(trTeControl, NT_TE(trTeControl, Context)); }
     unsigned sync_mode() const { return te_get(trTeControl, NT_TE(trTeControl, InstSyncMode)); }
     unsigned sync_max() const { return te_get(trTeControl, NT_TE(trTeControl, InstSyncMax)); }

@@ -7,7 +7,7 @@ PL_OUT   := $(BUILD)/payloads
 PL_ARCH  := -march=rv64imac_zicsr_zifencei -mabi=lp64
 PL_FLAGS := $(PL_ARCH) -mcmodel=medany -ffreestanding -nostdlib -fno-pic -fno-stack-protector \
 	-fno-asynchronous-unwind-tables -fno-unwind-tables -fno-tree-loop-distribute-patterns \
-	-g -Wall -Wextra -I$(PL_DIR)/lib -Ifirmware/include
+	-g -Wall -Wextra -I$(PL_DIR)/lib -Ifirmware/include -Ifirmware
 PL_CXXFLAGS := -std=c++20 -O2 -fno-toplevel-reorder -fno-exceptions -fno-rtti -fno-threadsafe-statics $(PL_FLAGS)
 PL_LDFLAGS  := $(PL_ARCH) -nostdlib -static -no-pie -Wl,-T,$(PL_DIR)/lib/link.ld -Wl,--no-relax -Wl,--no-warn-rwx-segments -Wl,--build-id=none
 

@@ -180,20 +180,32 @@ bool arm_timer(unsigned long us) {
     return was;
 }
 
+// suspend_type is uint32_t: bits above 31 must be ignored (binary-encoding.adoc:
+// "higher privilege software must ensure that it only uses 32 bit data").
+constexpr unsigned long kUpper32 = 0xdead0001ul << 32;
+
 void retentive_on_boot_hart() {
     HartIrq &irq = irq_state(hartid());
-    for (int variant = 0; variant < 2; variant++) {
-        // resume_addr "is unused during retentive suspend": a firmware
-        // address there must not matter.
-        const char *name = variant ? "suspend_retentive_timer_fw_resume_addr"
-                                   : "suspend_retentive_timer";
-        unsigned long addr = variant ? platform().fw_base : 0;
+    struct Variant {
+        const char *name;
+        unsigned long type, addr;
+    };
+    // resume_addr "is unused during retentive suspend": a firmware address
+    // there must not matter.
+    const Variant variants[] = {
+        {"suspend_retentive_timer", suspend_type::default_retentive, 0},
+        {"suspend_retentive_timer_fw_resume_addr", suspend_type::default_retentive,
+         platform().fw_base},
+        {"suspend_retentive_timer_type_upper_bits", kUpper32 | suspend_type::default_retentive, 0},
+    };
+    for (const Variant &v : variants) {
+        const char *name = v.name;
         bool was = irq_enable(false);
         unsigned long before = irq.sti;
         unsigned long deadline = rdtime() + us_to_ticks(3000);
         sbi_set_timer(deadline);
         sie_set(kStip);
-        SbiRet r = sbi_hart_suspend(suspend_type::default_retentive, addr, 0);
+        SbiRet r = sbi_hart_suspend(v.type, v.addr, 0);
         unsigned long now = rdtime();
         expect_err(r, SUCCESS, "%s/error", name);
         char why[96];
@@ -207,8 +219,7 @@ void retentive_on_boot_hart() {
     }
 }
 
-void non_retentive_on_boot_hart() {
-    const char *name = "suspend_non_retentive_timer";
+void non_retentive_on_boot_hart(const char *name, unsigned long type) {
     HartIrq &irq = irq_state(hartid());
     unsigned long before = irq.sti;
     bool was = irq_enable(false);
@@ -216,7 +227,7 @@ void non_retentive_on_boot_hart() {
     sbi_set_timer(deadline);
     sie_set(kStip);
     EntryState seen{};
-    long r = suspend_non_retentive(suspend_type::default_non_retentive, &seen);
+    long r = suspend_non_retentive(type, &seen);
     unsigned long now = rdtime();
     irq_enable(was);
     char why[96];
@@ -277,7 +288,8 @@ void suspend_with_pending_interrupt() {
 // wrongly suspends still comes back (and the case fails instead of hanging).
 void invalid_suspends() {
     const unsigned long types[] = {0x00000001, 0x0FFFFFFF, 0x10000000, 0x7FFFFFFF,
-                                   0x80000001, 0x8FFFFFFF, 0x90000000, 0xFFFFFFFF};
+                                   0x80000001, 0x8FFFFFFF, 0x90000000, 0xFFFFFFFF,
+                                   kUpper32 | 0x00000001, kUpper32 | 0x90000000};
     for (unsigned long t : types) {
         bool was = arm_timer(5000);
         long r = suspend_non_retentive(t, nullptr);
@@ -427,7 +439,9 @@ void payload_main() {
     }
     suspend_with_pending_interrupt();
     retentive_on_boot_hart();
-    non_retentive_on_boot_hart();
+    non_retentive_on_boot_hart("suspend_non_retentive_timer", suspend_type::default_non_retentive);
+    non_retentive_on_boot_hart("suspend_non_retentive_timer_type_upper_bits",
+                               kUpper32 | suspend_type::default_non_retentive);
     invalid_suspends();
     final_hostile();
 }

@@ -248,6 +248,39 @@ void hostile_ranges() {
     }
 }
 
+// Ranges in the last page of the address space, on every hart (issue 13:
+// the page loop wrapped from the top page to 0 and ran ~2^52 times; a hang
+// here is the runner's timeout). None wraps: the last byte of each is below
+// 2^XLEN, so each is a valid range (ext-rfence.adoc defines no other limit).
+// The exact values from the issue, plus a range ending exactly at 2^XLEN.
+void top_of_address_space() {
+    struct R {
+        const char *name;
+        unsigned long start, size;
+    };
+    const R ranges[] = {{"top_e5f_b", 0xfffffffffffffe5ful, 0xb},
+                        {"top_f001_10", 0xfffffffffffff001ul, 0x10},
+                        {"last_page_to_end", ~0ul - 4095, 4096},
+                        {"last_byte", ~0ul, 1}};
+    const bool h = has_isa_ext('h');
+    for (const R &r : ranges) {
+        for (long fid = F::remote_sfence_vma; fid <= F::remote_hfence_vvma; fid++) {
+            bool hyp = fid >= F::remote_hfence_gvma_vmid;
+            SbiRet ret = sbi_call(eid::rfence, fid, 0, ~0ul, r.start, r.size, 1);
+            expect_err(ret, hyp && !h ? ERR_NOT_SUPPORTED : SUCCESS, "top/%s/fid%ld", r.name,
+                       fid);
+        }
+        // Legacy remote fences: a NULL hart mask names every hart.
+        if (sbi_probe(eid::legacy_remote_sfence_vma).value)
+            expect_eq(sbi_legacy(eid::legacy_remote_sfence_vma, 0, r.start, r.size), 0,
+                      "top/%s/legacy_sfence_vma", r.name);
+        if (sbi_probe(eid::legacy_remote_sfence_vma_asid).value)
+            expect_eq(sbi_legacy(eid::legacy_remote_sfence_vma_asid, 0, r.start, r.size, 1), 0,
+                      "top/%s/legacy_sfence_vma_asid", r.name);
+        expect_alive("top/%s", r.name);
+    }
+}
+
 // Every hart fences every hart at once, all kinds mixed: a firmware that
 // waits for acknowledgements while not serving its own queue deadlocks.
 void storm_job(void *) {
@@ -276,6 +309,7 @@ void payload_main() {
     detect_id_widths();
     return_codes();
     hostile_ranges();
+    top_of_address_space();
     effects();
     storm();
 }

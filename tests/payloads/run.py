@@ -13,7 +13,10 @@ re-prints every case as "PASS|FAIL: <tag>/<payload>/<case>" and adds its own:
   <payload>/hang       the run hit --timeout (no DONE, or no power-off)
   <payload>/boots      (reboot payload) the payload started the expected times
 A payload line "TSBI-SEND: <text>" makes the runner type <text> into the
-console; "TSBI-EXPECT: <case> <text>" makes it check that a later console line
+console; "TSBI-FWTEXT: <label>" (payloads in PAYLOAD_FWTEXT, run with a QEMU
+monitor socket) makes it compare the firmware's text and read-only data in
+guest memory (monitor pmemsave) with the firmware ELF, report case
+"<payload>/fw_text_<label>" and then type "+"; "TSBI-EXPECT: <case> <text>" makes it check that a later console line
 is exactly <text> (PASS/FAIL <payload>/<case>): output written by the
 firmware on the payload's behalf (DBCN write, putchar) is checked this way. With --known FILE, FAIL lines whose case matches a pattern in FILE
 are printed as "INFO: ... known difference" and not counted (for comparison
@@ -26,8 +29,11 @@ import os
 import re
 import select
 import shutil
+import socket
+import struct
 import subprocess
 import sys
+import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -47,8 +53,108 @@ PAYLOAD_CPU = {
 PAYLOAD_BOOTS = {"reboot": 3}
 PAYLOAD_EXIT = {"srst": (0, 1)}
 # Payloads that legitimately run longer (OpenSBI 1.1 needs ~12 s for rfence
-# on 4 harts): their timeout is --timeout times this factor.
-PAYLOAD_TIMEOUT_FACTOR = {"rfence": 3}
+# on 4 harts; the fuzz payload ~40 s on 4 busy harts of a loaded 2-core host):
+# their timeout is --timeout times this factor.
+PAYLOAD_TIMEOUT_FACTOR = {"rfence": 3, "fuzz": 10}
+# Payloads that ask (TSBI-FWTEXT) for the firmware-text comparison; they run
+# with a QEMU monitor socket.
+PAYLOAD_FWTEXT = {"fuzz"}
+
+
+def elf_readonly_sections(path):
+    """(name, address, bytes) of every allocated, non-writable section with
+    contents (SHT_PROGBITS) of a little-endian ELF64 file: the firmware's text
+    and read-only data, which must stay as loaded."""
+    with open(path, "rb") as f:
+        data = f.read()
+    if data[:4] != b"\x7fELF" or data[4] != 2 or data[5] != 1:
+        raise ValueError("%s: not a little-endian ELF64 file" % path)
+    shoff, = struct.unpack_from("<Q", data, 0x28)
+    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x3A)
+    def sh(i):
+        return struct.unpack_from("<IIQQQQIIQQ", data, shoff + i * shentsize)
+    stroff = sh(shstrndx)[4]
+    out = []
+    for i in range(shnum):
+        name, typ, flags, addr, off, size = sh(i)[:6]
+        SHT_PROGBITS, SHF_WRITE, SHF_ALLOC = 1, 1, 2
+        if typ == SHT_PROGBITS and flags & SHF_ALLOC and not flags & SHF_WRITE and size:
+            end = data.index(b"\0", stroff + name)
+            out.append((data[stroff + name:end].decode(), addr, data[off:off + size]))
+    return out
+
+
+class Monitor:
+    """The QEMU human monitor on a unix socket."""
+
+    def __init__(self, path, timeout=10):
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                self.s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                self.s.connect(path)
+                break
+            except OSError:
+                self.s.close()
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.1)
+        self.s.settimeout(timeout)
+        self._until_prompt()
+
+    def _until_prompt(self):
+        buf = b""
+        while not buf.endswith(b"(qemu) "):
+            chunk = self.s.recv(4096)
+            if not chunk:
+                raise OSError("monitor closed")
+            buf += chunk
+        return buf
+
+    def cmd(self, text):
+        self.s.sendall(text.encode() + b"\n")
+        return self._until_prompt().decode("utf-8", "replace")
+
+    def close(self):
+        self.s.close()
+
+
+def firmware_elf(fw):
+    elf = os.path.splitext(fw)[0] + ".elf"
+    return elf if os.path.exists(elf) else None
+
+
+def check_fw_text(monitor_path, fw, workdir):
+    """Compares the firmware's read-only sections in guest memory with its
+    ELF. Returns (ok, details)."""
+    elf = firmware_elf(fw)
+    if not elf:
+        return False, "no ELF next to %s" % fw
+    try:
+        secs = elf_readonly_sections(elf)
+        mon = Monitor(monitor_path)
+    except (OSError, ValueError) as e:
+        return False, "cannot compare: %s" % e
+    try:
+        bad = []
+        for name, addr, want in secs:
+            dump = os.path.join(workdir, "sec.bin")
+            out = mon.cmd("pmemsave 0x%x 0x%x \"%s\"" % (addr, len(want), dump))
+            if not os.path.exists(dump):
+                bad.append("%s: pmemsave failed: %s" % (name, out.splitlines()[-2:]))
+                continue
+            with open(dump, "rb") as f:
+                got = f.read()
+            if got != want:
+                diff = next((i for i in range(min(len(got), len(want))) if got[i] != want[i]),
+                            min(len(got), len(want)))
+                bad.append("%s differs at 0x%x" % (name, addr + diff))
+        total = sum(len(w) for _, _, w in secs)
+        if bad:
+            return False, "; ".join(bad)
+        return True, "%d bytes in %s" % (total, ", ".join(n for n, _, _ in secs))
+    finally:
+        mon.close()
 
 # M-mode firmware messages that may arrive in the middle of a payload line
 # (e.g. printed by a hart being started); the runner re-joins the line.
@@ -127,6 +233,11 @@ def run_one(args, fw, qemu, payload, rep, log):
            "-smp", str(args.smp), "-cpu", cpu]
     if args.icount:
         cmd += ["-icount", "shift=0"]
+    workdir = monitor_path = None
+    if name in PAYLOAD_FWTEXT:
+        workdir = tempfile.mkdtemp(prefix="tsbi-run-")
+        monitor_path = os.path.join(workdir, "monitor.sock")
+        cmd += ["-monitor", "unix:%s,server=on,wait=off" % monitor_path]
     cmd += args.qemu_arg
     log.write("$ %s\n" % " ".join(cmd))
     proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -140,6 +251,7 @@ def run_one(args, fw, qemu, payload, rep, log):
     boots = 0
     done = None          # (passed, failed, lines since start ok?)
     expects = []         # [case, text, seen]
+    runner_cases = []    # (ok, case, details) the runner checked itself
     timed_out = False
 
     def handle(line):
@@ -168,6 +280,20 @@ def run_one(args, fw, qemu, payload, rep, log):
         if line.startswith("TSBI-SEND: "):
             try:
                 proc.stdin.write(line[len("TSBI-SEND: "):].encode())
+                proc.stdin.flush()
+            except OSError:
+                pass
+            return
+        if line.startswith("TSBI-FWTEXT: "):
+            label = line[len("TSBI-FWTEXT: "):].strip()
+            if monitor_path:
+                ok, details = check_fw_text(monitor_path, fw, workdir)
+            else:
+                ok, details = False, "payload not in PAYLOAD_FWTEXT (no monitor)"
+            log.write("(runner: fw_text_%s: %s)\n" % (label, details))
+            runner_cases.append((ok, "%s/fw_text_%s" % (name, label), details))
+            try:
+                proc.stdin.write(b"+")
                 proc.stdin.flush()
             except OSError:
                 pass
@@ -228,7 +354,9 @@ def run_one(args, fw, qemu, payload, rep, log):
     if buf or fragment:
         handle_raw(buf.decode("utf-8", "replace").rstrip("\r"))
 
-    for ok, case, details in all_cases:
+    if workdir:
+        shutil.rmtree(workdir, ignore_errors=True)
+    for ok, case, details in all_cases + runner_cases:
         rep.result(ok, case, details)
     for case, text, seen in expects:
         rep.result(seen, case, "console line %r never appeared" % text)

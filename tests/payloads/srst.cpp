@@ -5,7 +5,8 @@
 // hart the shutdown is requested by a secondary while the boot hart keeps
 // running, with reason "system failure" (QEMU may report it as a non-zero
 // exit status, which the runner allows for this payload). Reboots are tested
-// by the separate "reboot" payload.
+// by the separate "reboot" payload. The final shutdown's type and reason carry
+// set bits above bit 31, which the firmware must ignore.
 #include "payload.hpp"
 
 using namespace pl;
@@ -47,10 +48,18 @@ void reset_job(void *arg) {
     j->r = sbi_system_reset(j->c->type, j->c->reason);
 }
 
-void shutdown_job(void *) {
-    SbiRet r = sbi_system_reset(reset_type::shutdown, reset_reason::system_failure);
-    printf("FAIL: srst/shutdown_from_secondary returned error=%ld\n", r.error);
+// The final shutdown passes garbage above bit 31 of both arguments: they
+// are uint32_t, so only the low 32 bits count (binary-encoding.adoc). A
+// firmware that refuses it fails the case and is then shut down normally.
+constexpr unsigned long kUpper32 = 0xdead0001ul << 32;
+[[noreturn]] void shutdown_upper_bits(const char *case_name) {
+    SbiRet r = sbi_system_reset(kUpper32 | reset_type::shutdown,
+                                kUpper32 | reset_reason::system_failure);
+    printf("FAIL: srst/%s returned error=%ld\n", case_name, r.error);
+    power_off(Shutdown::srst, reset_reason::system_failure);
 }
+
+void shutdown_job(void *) { shutdown_upper_bits("shutdown_from_secondary_upper_bits"); }
 
 } // namespace
 
@@ -75,5 +84,6 @@ void payload_main() {
         for (;;) {
         }
     }
-    finish(Shutdown::srst, reset_reason::system_failure);
+    print_done();
+    shutdown_upper_bits("shutdown_upper_bits");
 }

@@ -24,6 +24,7 @@ is first cut down to what the encoder's filters let through:
                privilege); any other arrival is the payload's only
                interrupt, the machine timer (cause 7).
 """
+import itertools
 import sys
 
 ECALL_CAUSE = {0: 8, 1: 9, 3: 11}
@@ -65,6 +66,32 @@ def trap_windows(rec, entry, causes, irq):
     return out
 
 
+MAX_CANDIDATES = 2000
+HASH_MOD = (1 << 61) - 1
+HASH_BASE = 1000003
+
+
+def find_run(rec, dec):
+    """Index where dec occurs in rec as one contiguous run, or -1. A rolling
+    hash keeps this linear: a plain search is quadratic when the trace starts
+    in a loop (every iteration is a candidate start)."""
+    k = len(dec)
+    if k == 0 or k > len(rec):
+        return -1
+    target = 0
+    for pc in dec:
+        target = (target * HASH_BASE + pc) % HASH_MOD
+    top = pow(HASH_BASE, k - 1, HASH_MOD)
+    h = 0
+    for i, pc in enumerate(rec):
+        if i >= k:
+            h = (h - rec[i - k] * top) % HASH_MOD
+        h = (h * HASH_BASE + pc) % HASH_MOD
+        if i >= k - 1 and h == target and rec[i - k + 1:i + 1] == dec:
+            return i - k + 1
+    return -1
+
+
 def option(args, name, conv):
     if name not in args:
         return None
@@ -93,8 +120,15 @@ def main():
     if len(dec) < minimum:
         print(f"decoded {len(dec)} instructions, fewer than {minimum}")
         return 1
+    start = find_run(rec, dec)
+    if start >= 0:
+        print(f"{len(dec)} decoded instructions equal the record "
+              f"(record index {start}..{start + len(dec) - 1} of {len(rec)})")
+        return 0
+    # No exact run: report the longest matching prefix (first candidates
+    # only: an idle loop at the start makes every iteration a candidate).
     best = (-1, 0)
-    for start in (i for i, pc in enumerate(rec) if pc == dec[0]):
+    for start in itertools.islice((i for i, pc in enumerate(rec) if pc == dec[0]), MAX_CANDIDATES):
         n = 0
         lim = min(len(dec), len(rec) - start)
         while n < lim and rec[start + n] == dec[n]:

@@ -9,7 +9,7 @@
 # (scripts/qemu10.sh, built on first use).
 . "$(dirname "$0")/../lib.sh"
 build firmware payloads
-ALL="base time ipi rfence hsm dbcn legacy srst reboot"
+ALL="base time ipi rfence hsm dbcn legacy srst fwft reboot"
 KNOWN=tests/payloads/known-differences/opensbi-1.1.txt
 run() {
   tests/payloads/run.py --timeout "${TSBI_PAYLOAD_TIMEOUT:-15}" "$@"
@@ -17,12 +17,15 @@ run() {
   [ $rc -le 1 ] || fail "payload-runner ($*) exited $rc"
 }
 for smp in 1 4; do run --fw ours --smp $smp $ALL; done
+# The SBI fuzzer (tests/payloads/fuzz.cpp): 10^5 calls from every hart, fixed
+# seed; ours only (it checks this firmware's documented choices).
+for smp in 1 4; do run --fw ours --smp $smp fuzz; done
 run --fw ours --smp 2 --cpu sstc=false --tag ours-smp2-nosstc time hsm
 run --fw ours --smp 2 --cpu h=false --tag ours-smp2-noh rfence
 run --fw ours-jump --smp 4 base hsm reboot
 if [ -n "${TSBI_QEMU10:-}" ]; then
   if q=$(scripts/qemu10.sh path); then
-    QEMU=$q run --fw ours --smp 4 --tag ours-qemu10-smp4 $ALL
+    QEMU=$q run --fw ours --smp 4 --tag ours-qemu10-smp4 $ALL fuzz
   else
     fail "payload/qemu10 (scripts/qemu10.sh path failed)"
   fi

@@ -4,9 +4,10 @@
 # perf (tests/linux, initramfs "perf") under QEMU 7.2 with Sscofpmf on 2 and 4
 # harts. Checks that the kernel accepts the PMU and its snapshot shared
 # memory, that perf stat counts hardware and SBI firmware events, and that
-# perf record gets samples from counter overflow. The perf outputs are copied
-# into this suite's log. FW=opensbi compares with Debian's OpenSBI 1.1 (which
-# has no snapshot: that check fails there by design).
+# perf record gets samples from counter overflow, also in each of 10 boots
+# in a row (PERF_BOOTS). The perf outputs are copied into this suite's log.
+# FW=opensbi compares with Debian's OpenSBI 1.1 (which has no snapshot:
+# that check fails there by design).
 set -uo pipefail
 . "$(dirname "$0")/../lib.sh"
 . tests/linux/lib.sh
@@ -61,10 +62,27 @@ for smp in 2 4; do
   for e in cycles instructions; do
     equals "$n: perf record -e $e -c 200000 exit status" "$log" "record.$e.status" 0
     # The workload runs ~4e8 instructions: at one sample per 2e5 that is
-    # ~2000 samples, but QEMU 7.2 times cycle/instret overflow by host clock
-    # and often delivers far fewer; the guest tries up to 3 times for 100.
-    at_least "$n: perf record -e $e samples (attempts: $(linux_result "$log" "record.$e.attempts"))" \
-      "$log" "record.$e.samples" 100
+    # ~2000 samples (QEMU times cycle/instret overflow by the host clock, so
+    # the count varies); the guest's first perf record is the result.
+    at_least "$n: perf record -e $e samples" "$log" "record.$e.samples" 100
     positive "$n: perf record -e $e samples in user space" "$log" "record.$e.user_samples"
   done
 done
+
+# Repeated boots: what a user does after `make run SMP=4 RUN_INITRD=perf`,
+# perf stat then one perf record of cycles (tests/linux/guest/perf-boot.sh),
+# must get samples in every boot. Before the firmware started counters in
+# the order QEMU's overflow timer needs (firmware/pmu/README.md, "Overflow
+# sampling on QEMU"), about half the boots on QEMU 7.2 got none.
+boots=${PERF_BOOTS:-10} good=0 counts=
+for i in $(seq 1 "$boots"); do
+  log=$LINUX_LOGS/perf-boot$i.log
+  linux_boot "$log" 120 4 "$FW_DYN" "tsbi.test=perf-boot"; rc=$?
+  v=$(linux_result "$log" record.cycles.samples)
+  counts="$counts ${v:-none}"
+  if [ "$rc" = 0 ] && [[ $v =~ ^[0-9]+$ ]] && [ "$v" -ge 100 ]; then good=$((good + 1)); fi
+done
+echo "linux: perf boots: samples per boot:$counts"
+n="perf boots: perf record -e cycles >= 100 samples in every one of $boots boots (smp4)"
+if [ "$good" = "$boots" ]; then pass "$n ($good/$boots)"
+else fail "$n [$good/$boots; samples:$counts]"; fi

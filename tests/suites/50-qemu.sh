@@ -6,7 +6,7 @@
 . "$(dirname "$0")/../lib.sh"
 
 build qemu
-build qemu-payloads qemu-plugin
+build qemu-payloads qemu-plugin build/trace/tci_sh
 Q=$(readlink -f build/qemu/qemu-system-riscv64)
 PLUGIN=$PWD/build/qemu-tests/libinsnlog.so
 ELF=$PWD/build/qemu-tests/trace.elf
@@ -66,7 +66,8 @@ run_trace() {
   # compare.py options that cut the record down to what filter 0 lets through
   local plugargs=out=insn cmpopts=()
   [ -z "${FILTER:-}${FILTER_ECAUSE:-}${FILTER_IRQ:-}" ] || plugargs=out=insn,priv=on
-  [ -z "${FILTER:-}" ] || cmpopts+=(--priv "$(bits_list "$FILTER" 0 1 3 5 6)")
+  [ -z "${FILTER:-}" ] || cmpopts+=(--priv "$(bits_list "$FILTER" "$TCI_PRIV_U" "$TCI_PRIV_S" \
+                                      "$TCI_PRIV_M" "$TCI_PRIV_VU" "$TCI_PRIV_VS")")
   if [ -n "${FILTER_ECAUSE:-}${FILTER_IRQ:-}" ]; then
     cmpopts+=(--trap-window "0x$(nm "$ELF" | awk '$3 == "trap_entry" {print $1}')")
     [ -z "${FILTER_ECAUSE:-}" ] || cmpopts+=(--causes "$(bits_list "$FILTER_ECAUSE" $(seq 0 31))")
@@ -123,14 +124,26 @@ run_trace() {
   fi
 }
 
-# trTeControl values: InstMode<<4, Context bit 9, InstSyncMode<<16, InstSyncMax<<20
-BTM=0x30; HTM=0x60
-OPT_SYNC=$(( (3 << 16) | (6 << 20) | (1 << 9) ))
-# trTeInstFeatures: EnImplicitReturn 0x8, mode<<6, EnRepeatedHistory 0x100,
-# EnAllJumps 0x200, ExtendAddrMSB 0x400
-IRET_FULL=$(( 0x8 | (3 << 6) )); IRET_PART=$(( 0x8 | (2 << 6) )); REP=0x100; ALLJ=0x200; EXT=0x400
-SEQ=0x4   # EnSequentialJump
-TS_SHARED=$(( 0x1 | (4 << 4) | (1 << 15) ))
+# Register values from the Trace Control Interface map (hw_models/trace/tci_regs.def).
+eval "$(build/trace/tci_sh)"
+# tci REG FIELD [VALUE]: VALUE (default 1) in field FIELD of register REG
+tci() { local lsb=TCI_$1_$2_LSB; echo $(( ${3:-1} << ${!lsb} )); }
+# trTeControl: InstMode; periodic sync every 2^(6+4) halfwords, Ownership messages (Context)
+BTM=$(tci trTeControl InstMode "$TCI_INSTMODE_BTM"); HTM=$(tci trTeControl InstMode "$TCI_INSTMODE_HTM")
+OPT_SYNC=$(( $(tci trTeControl InstSyncMode "$TCI_SYNCMODE_HALFWORDS") | $(tci trTeControl InstSyncMax 6) |
+             $(tci trTeControl Context) ))
+# trTeInstFeatures
+IRET_FULL=$(( $(tci trTeInstFeatures EnImplicitReturn) |
+              $(tci trTeInstFeatures ImplicitReturnMode "$TCI_IRETMODE_FULL") ))
+IRET_PART=$(( $(tci trTeInstFeatures EnImplicitReturn) |
+              $(tci trTeInstFeatures ImplicitReturnMode "$TCI_IRETMODE_PARTIAL") ))
+REP=$(tci trTeInstFeatures EnRepeatedHistory); ALLJ=$(tci trTeInstFeatures EnAllJumps)
+EXT=$(tci trTeInstFeatures ExtendAddrMSB); SEQ=$(tci trTeInstFeatures EnSequentialJump)
+# trTsControl: the encoders take the funnel's timestamp into their messages
+TS_SHARED=$(( $(tci trTsControl Active) | $(tci trTsControl Mode "$TCI_TSMODE_SHARED") |
+              $(tci trTsControl Enable) ))
+# filter 0 privilege choice: one bit per priv value
+PRIV_S=$(( 1 << TCI_PRIV_S )); PRIV_M=$(( 1 << TCI_PRIV_M ))
 
 run_trace btm-sram 1 1000 "$BTM 0 16 0 1 0 0"
 run_trace htm-sram 1 1000 "$HTM 0 16 0 1 0 0"
@@ -153,9 +166,9 @@ NEEDS=--seq-jump run_trace btm-seqjump-alljumps 1 10000 "$BTM $((SEQ | ALLJ | IR
 NEEDS=--seq-jump run_trace htm-seqjump-alljumps 1 10000 "$HTM $((SEQ | ALLJ | REP)) 32 1 1 0 0" --all-jumps --seq-jump
 # privilege filters: S-mode only (the trace pauses at every trap into M and
 # resumes at the trap return) and M-mode only
-FILTER=0x2 EXPECT="EVCODE=0x4 SYNC=0x5" \
+FILTER=$PRIV_S EXPECT="EVCODE=0x4 SYNC=0x5" \
 run_trace htm-filter-s 1 5000 "$HTM $((IRET_FULL | REP)) 64 1 1 0 0" --implicit-return=3
-FILTER=0x8 EXPECT="EVCODE=0x4 SYNC=0x5" run_trace btm-filter-m 1 10000 "$BTM 0 64 1 1 0 0"
+FILTER=$PRIV_M EXPECT="EVCODE=0x4 SYNC=0x5" run_trace btm-filter-m 1 10000 "$BTM 0 64 1 1 0 0"
 # trap-window filters (from the trap to its return): M-mode ecalls (cause
 # 11), interrupts (MatchInterrupt), and exceptions with cause 9, S-mode
 # ecalls (MatchEcause and MatchInterrupt ANDed)
@@ -185,7 +198,7 @@ run_trace htm-stall 2 10000 "$HTM $((IRET_FULL | REP)) 16 0 1 0 2" --implicit-re
 EXPECT="TCODE=8 SYNC=0x7" \
 run_trace btm-loss 1 100 "$BTM 0 16 0 1 0 1"
 # Periodic synchronization by hart cycles (InstSyncMode 2: every 2^(6+4) cycles)
-OPT_CYC=$(( (2 << 16) | (6 << 20) ))
+OPT_CYC=$(( $(tci trTeControl InstSyncMode "$TCI_SYNCMODE_CYCLES") | $(tci trTeControl InstSyncMax 6) ))
 EXPECT="SYNC=0x2" run_trace htm-sync-cycles 1 10000 "$((HTM | OPT_CYC)) 0 32 1 1 0 0"
 EXPECT="SYNC=0x2" run_trace btm-sync-cycles 1 10000 "$((BTM | OPT_CYC)) 0 32 1 1 0 0"
 # Zcmp/Zcmt (tests/qemu/payload/zc.S): cm.popret/cm.popretz are returns,

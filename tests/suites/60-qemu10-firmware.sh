@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-2-Clause
 # The firmware's payload and Linux tests on the project QEMU 10 (issue 5,
-# item 6): S-mode payloads on harts with native CTR (Smctr/Ssctr/Smcsrind/
+# item 6): S-mode payloads (FWFT and the SBI fuzzer too) on harts with native CTR (Smctr/Ssctr/Smcsrind/
 # Smstateen) and without, the PMU payloads, and Linux 6.12 booting on 4 harts
 # with CTR enabled, and the Linux perf suite (perf stat and perf record).
 set -uo pipefail
@@ -13,12 +13,25 @@ if ! q=$(scripts/qemu10.sh path); then
 fi
 build firmware payloads pmu-payloads
 CTR_CPU=smctr=true,ssctr=true,smcsrind=true,smstateen=true,sscofpmf=true
-PAYLOADS="base time ipi rfence hsm dbcn legacy srst"
+PAYLOADS="base time ipi rfence hsm dbcn legacy srst fwft"
 for cfg in "ctr:$CTR_CPU" "noctr:sscofpmf=true,smctr=false,ssctr=false"; do
   tag=${cfg%%:*}; cpu=${cfg#*:}
   tests/payloads/run.py --qemu "$q" --timeout 30 --fw ours --smp 4 --cpu "$cpu" \
     --tag "qemu10-$tag-smp4" $PAYLOADS
   [ $? -le 1 ] || fail "qemu10-$tag: payload runner failed"
+done
+
+# FWFT with every feature QEMU 10 can back (misaligned delegation, Zicfilp,
+# Zicfiss, Ssdbltrp, Svadu, Smnpm pointer masking) and with the default CPU,
+# and the SBI fuzzer on both, 1 and 4 harts.
+FWFT_CPU=zimop=true,zcmop=true,zicfilp=true,zicfiss=true,smnpm=true,ssnpm=true,ssdbltrp=true,svadu=true
+for smp in 1 4; do
+  for cfg in "fwft:$FWFT_CPU" "default:"; do
+    tag=${cfg%%:*}; cpu=${cfg#*:}
+    tests/payloads/run.py --qemu "$q" --timeout 30 --fw ours --smp $smp ${cpu:+--cpu "$cpu"} \
+      --tag "qemu10-$tag-smp$smp" fwft fuzz
+    [ $? -le 1 ] || fail "qemu10-$tag-smp$smp: payload runner failed"
+  done
 done
 
 # The PMU payloads, overflow interrupt included (needs the project QEMU's

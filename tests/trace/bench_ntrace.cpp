@@ -37,9 +37,9 @@ int main(int argc, char **argv) {
         const char *name;
         unsigned mode, ir;
         bool rep;
-    } cfgs[] = {{"BTM", NT_INSTMODE_BTM, 0, false},
-                {"HTM", NT_INSTMODE_HTM, 0, false},
-                {"HTM+implicit-return+repeated-history", NT_INSTMODE_HTM, 3, true}};
+    } cfgs[] = {{"BTM", TCI_INSTMODE_BTM, 0, false},
+                {"HTM", TCI_INSTMODE_HTM, 0, false},
+                {"HTM+implicit-return+repeated-history", TCI_INSTMODE_HTM, 3, true}};
     trace::GenConfig g;
     g.seed = 42;
     trace::Program prog(g);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "ntrace_defs.h"
+#include "tci_regs.h"
 
 #define NTRACE_F(id) #id " "
 #define NTRACE_FC(id, c, v) #id "(if " #c "==" #v ") "
@@ -12,7 +13,7 @@
 
 int main(void) {
 #include "ntrace_msgs.def"
-    return NT_TCODE_IndirectBranchHist == 28 && NT_trTeInstFeatures_SrcBits_LSB == 28 &&
+    return NT_TCODE_IndirectBranchHist == 28 && TCI_trTeInstFeatures_SrcBits_LSB == 28 &&
                    NT_ITYPE_COROUTINE_SWAP == 12 && NT_LIMIT_MAX_HIST == 32
                ? 0
                : 1;

@@ -98,7 +98,7 @@ TEST_CASE("ntrace 8.4.1/8.4.2: I-CNT and HIST of the three example runs") {
         std::vector<uint64_t> pcs;
         for (const Step &s : r.steps) pcs.push_back(s.pc);
         // BTM
-        auto b = run_encoder(mode(NT_INSTMODE_BTM), r.steps, r.stop);
+        auto b = run_encoder(mode(TCI_INSTMODE_BTM), r.steps, r.stop);
         auto m = messages({}, b);
         REQUIRE(m.size() == (r.btm_direct_icnt ? 3u : 2u));
         CHECK(m[0].tcode == NT_TCODE_ProgTraceSync);
@@ -116,7 +116,7 @@ TEST_CASE("ntrace 8.4.1/8.4.2: I-CNT and HIST of the three example runs") {
         CHECK(decode(img, b, s) == pcs);
         CHECK(s.errors.empty());
         // HTM
-        b = run_encoder(mode(NT_INSTMODE_HTM), r.steps, r.stop);
+        b = run_encoder(mode(TCI_INSTMODE_HTM), r.steps, r.stop);
         m = messages({}, b);
         REQUIRE(m.size() == 2);
         CHECK(m[1].tcode == NT_TCODE_ProgTraceCorrelation);
@@ -172,7 +172,7 @@ TEST_CASE("ntrace 8.4.4: I-CNT full as ResourceFull (HTM) and the rc7 SYNC=4 var
     const Image img = icnt_image(false);
     std::vector<Step> steps{{0x100, 2, 0}, {0x102, 4, 4}, {0x106, 4, 0}, {0x10A, 4, 0}, {0x10E, 4, 0},
                             {0x112, 4, 0}, {0x116, 4, 0}, {0x11A, 2, 0}};
-    EncoderConfig c = mode(NT_INSTMODE_HTM);
+    EncoderConfig c = mode(TCI_INSTMODE_HTM);
     c.icnt_bits = 4;
     auto b = run_encoder(c, steps, 0x11C);
     auto m = messages({}, b);
@@ -194,7 +194,7 @@ TEST_CASE("ntrace 8.4.4: I-CNT full as ResourceFull (HTM) and the rc7 SYNC=4 var
     CHECK(k.errors.empty());
 
     // Ratified text, second option (BTM): ProgTraceSync SYNC=4, I-CNT=9, F-ADDR=0x89.
-    EncoderConfig cb = mode(NT_INSTMODE_BTM);
+    EncoderConfig cb = mode(TCI_INSTMODE_BTM);
     cb.icnt_bits = 4;
     cb.icnt_full_sync = true;
     b = run_encoder(cb, steps, 0x11C);
@@ -240,7 +240,7 @@ TEST_CASE("ntrace 8.3: HIST field examples") {
         uint64_t hist;
     } cases[] = {{{4, 5}, 0x5}, {{5, 5, 5}, 0xF}, {{4, 4, 4, 4}, 0x10}, {{}, 0x1}};
     for (const H &h : cases) {
-        Encoder e(mode(NT_INSTMODE_HTM));
+        Encoder e(mode(TCI_INSTMODE_HTM));
         e.start(0x1000);
         uint64_t pc = 0x1000;
         for (unsigned o : h.outcomes) e.retire(pc, 4, o), pc += 4;
@@ -257,7 +257,7 @@ TEST_CASE("ntrace 8.3: HIST field examples") {
 
 TEST_CASE("ntrace 9.3: repeated history becomes ResourceFull RCODE=2") {
     // A loop whose branch is not taken once every 31 iterations: identical full HIST.
-    EncoderConfig c = mode(NT_INSTMODE_HTM);
+    EncoderConfig c = mode(TCI_INSTMODE_HTM);
     c.trTeInstFeatures = te_put(0, NT_TE(trTeInstFeatures, EnRepeatedHistory), 1);
     Encoder e(c);
     e.start(0x1000);
@@ -361,14 +361,14 @@ void round_trip(const Combo &c, uint64_t seed, uint64_t n, unsigned gaps = 0) {
 } // namespace
 
 TEST_CASE("ntrace round trip: BTM and HTM, basic options") {
-    for (unsigned mode : {NT_INSTMODE_BTM, NT_INSTMODE_HTM})
+    for (unsigned mode : {TCI_INSTMODE_BTM, TCI_INSTMODE_HTM})
         for (uint64_t seed = 1; seed <= 4; seed++)
             round_trip({mode, 0, 0, 0, 64, false, false, false, false, false, false, 0x80000000}, seed, 20000);
 }
 
 TEST_CASE("ntrace round trip: every option combination") {
     uint64_t seed = 100;
-    for (unsigned mode : {NT_INSTMODE_BTM, NT_INSTMODE_HTM})
+    for (unsigned mode : {TCI_INSTMODE_BTM, TCI_INSTMODE_HTM})
         for (unsigned ir : {0u, 1u, 2u, 3u})
             for (bool rep : {false, true})
                 for (bool all : {false, true})

@@ -53,7 +53,7 @@ std::vector<uint64_t> feed(trace::Program &p, Encoder &e, uint64_t n, uint64_t t
 } // namespace
 
 TEST_CASE("ntrace timestamps: absolute in sync messages, relative otherwise") {
-    EncoderConfig c = cfg(NT_INSTMODE_HTM);
+    EncoderConfig c = cfg(TCI_INSTMODE_HTM);
     c.trTsControl = te_put(0, NT_TE(trTsControl, Enable), 1);
     Encoder e(c);
     e.set_time(1000);
@@ -106,7 +106,7 @@ TEST_CASE("ntrace SRC demultiplexing of two interleaved encoders") {
     auto make = [](unsigned id) {
         uint32_t f = te_put(0, NT_TE(trTeInstFeatures, SrcBits), 4);
         f = te_put(f, NT_TE(trTeInstFeatures, SrcID), id);
-        return cfg(NT_INSTMODE_HTM, f);
+        return cfg(TCI_INSTMODE_HTM, f);
     };
     Encoder e1(make(1)), e2(make(2));
     auto pcs1 = feed(p1, e1, 30000), pcs2 = feed(p2, e2, 30000);
@@ -140,7 +140,7 @@ TEST_CASE("ntrace SRC demultiplexing of two interleaved encoders") {
 TEST_CASE("ntrace Error message: decoder stops, resynchronises at SYNC=7") {
     trace::GenConfig g;
     trace::Program p(g);
-    Encoder e(cfg(NT_INSTMODE_HTM));
+    Encoder e(cfg(TCI_INSTMODE_HTM));
     std::vector<uint64_t> before, after;
     uint64_t count = 0;
     p.run(20000, [&](const trace::GenEvent &ev) {
@@ -175,7 +175,7 @@ TEST_CASE("ntrace Error message: decoder stops, resynchronises at SYNC=7") {
 }
 
 TEST_CASE("ntrace Ownership PROCESS examples and messages after sync and privilege changes") {
-    EncoderConfig c = cfg(NT_INSTMODE_BTM);
+    EncoderConfig c = cfg(TCI_INSTMODE_BTM);
     c.trTeControl = te_put(c.trTeControl, NT_TE(trTeControl, Context), 1);
     Encoder e(c);
     e.context(0, true, 0x1D); // VU-mode, scontext 0x1D
@@ -193,9 +193,9 @@ TEST_CASE("ntrace decoding can start at any synchronising message") {
     trace::GenConfig g;
     g.seed = 9;
     trace::Program p(g);
-    EncoderConfig c = cfg(NT_INSTMODE_HTM, te_put(te_put(0, NT_TE(trTeInstFeatures, EnImplicitReturn), 1),
+    EncoderConfig c = cfg(TCI_INSTMODE_HTM, te_put(te_put(0, NT_TE(trTeInstFeatures, EnImplicitReturn), 1),
                                                   NT_TE(trTeInstFeatures, ImplicitReturnMode), 3));
-    c.trTeControl = te_put(c.trTeControl, NT_TE(trTeControl, InstSyncMode), NT_SYNCMODE_MESSAGES);
+    c.trTeControl = te_put(c.trTeControl, NT_TE(trTeControl, InstSyncMode), TCI_SYNCMODE_MESSAGES);
     c.trTeControl = te_put(c.trTeControl, NT_TE(trTeControl, InstSyncMax), 2);
     Encoder e(c);
     auto pcs = feed(p, e, 20000);
@@ -236,7 +236,7 @@ TEST_CASE("ntrace decoder follows Zcmt jump tables and Zcmp returns") {
     img.opts.zcmp = img.opts.zcmt = true;
     img.jvt = 0x40, img.has_jvt = true;
     img.add(0, m);
-    EncoderConfig c = cfg(NT_INSTMODE_BTM, te_put(te_put(0, NT_TE(trTeInstFeatures, EnImplicitReturn), 1),
+    EncoderConfig c = cfg(TCI_INSTMODE_BTM, te_put(te_put(0, NT_TE(trTeInstFeatures, EnImplicitReturn), 1),
                                                   NT_TE(trTeInstFeatures, ImplicitReturnMode), 3));
     Encoder e(c);
     e.start(0x100);
@@ -262,7 +262,7 @@ TEST_CASE("ntrace vendor-defined messages pass through the encoder and the decod
     trace::GenConfig g;
     g.seed = 11;
     trace::Program p(g);
-    Encoder e(cfg(NT_INSTMODE_BTM));
+    Encoder e(cfg(TCI_INSTMODE_BTM));
     const std::vector<uint8_t> vmsg{uint8_t(60 << 2), 0x29, 0x17}; // TCODE 60 + two fields
     const std::vector<uint8_t> bad{uint8_t(NT_TCODE_DirectBranch << 2), 0x07};
     std::vector<uint64_t> pcs;
@@ -337,7 +337,7 @@ TEST_CASE("ntrace sequential jumps: lui/c.lui/auipc then a register jump is infe
     const uint32_t ir = te_put(te_put(0, NT_TE(trTeInstFeatures, EnImplicitReturn), 1),
                                NT_TE(trTeInstFeatures, ImplicitReturnMode), 3);
     const uint32_t all = te_put(0, NT_TE(trTeInstFeatures, EnAllJumps), 1);
-    for (unsigned mode : {NT_INSTMODE_BTM, NT_INSTMODE_HTM}) {
+    for (unsigned mode : {TCI_INSTMODE_BTM, TCI_INSTMODE_HTM}) {
         for (uint32_t extra : {0u, ir, all, ir | all}) {
             CAPTURE(mode);
             CAPTURE(extra);
@@ -372,7 +372,7 @@ TEST_CASE("ntrace sequential jumps: lui/c.lui/auipc then a register jump is infe
         }
     }
     // Without trTeInstEnSequentialJump every register jump is reported.
-    Encoder e(cfg(NT_INSTMODE_BTM));
+    Encoder e(cfg(TCI_INSTMODE_BTM));
     e.start(0x1000);
     for (const Step &s : steps) e.retire(s.pc, s.size, s.itype, s.seq);
     e.stop(0x3002);

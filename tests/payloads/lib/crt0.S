@@ -231,9 +231,16 @@ pl_trap_vector:
     addi    sp, sp, TF_SIZE
     sret
 
-/* unsigned long pl_ecall_clobbers(ext, func, a0..a5): see payload.hpp.
- * Interrupts are off for the window because tp and gp hold patterns. sp is
- * kept in sscratch, which M-mode firmware has no reason to touch. */
+/* void pl_ecall_checked(const unsigned long in[8], PlEcallOutcome *out):
+ * see payload.hpp. in = a0..a5, a6 (FID), a7 (EID). Every other register
+ * holds a pattern across the ecall; out gets a0, a1, the mask of changed
+ * registers and scause/stval/sepc of an exception the firmware redirected
+ * to S-mode during the call (scause 0 if none). stvec points at
+ * pl_ecall_trap for the call: it records the exception and resumes after
+ * the ecall without touching any other register. S-mode interrupts are off
+ * for the window (tp and gp hold patterns); sp is kept in sscratch, which
+ * M-mode firmware has no reason to touch, and the trap entry uses the
+ * stack below it. */
 #define PAT(n) (0x5A00000000000000 + ((n) << 8) + (n))
 #define CHECK_REG(reg, n)       \
     li      a1, PAT(n);         \
@@ -242,14 +249,14 @@ pl_trap_vector:
     or      a0, a0, a1;         \
 1:
 #define CHECK_ARG(reg, n, off)  \
-    ld      a1, off(sp);        \
+    ld      a1, off(t0);        \
     beq     reg, a1, 1f;        \
     li      a1, 1 << (n);       \
     or      a0, a0, a1;         \
 1:
-    .globl pl_ecall_clobbers
-pl_ecall_clobbers:
-    addi    sp, sp, -208
+    .globl pl_ecall_checked
+pl_ecall_checked:
+    addi    sp, sp, -176
     sd      ra, 0(sp)
     sd      gp, 8(sp)
     sd      tp, 16(sp)
@@ -265,30 +272,28 @@ pl_ecall_clobbers:
     sd      s9, 96(sp)
     sd      s10, 104(sp)
     sd      s11, 112(sp)
+    sd      a0, 120(sp)
+    sd      a1, 128(sp)
     csrrci  t0, sstatus, 2
-    sd      t0, 168(sp)
-    sd      a3, 192(sp)
-    mv      t0, a0
-    mv      t1, a1
-    mv      a0, a2
-    mv      a1, a3
-    mv      a2, a4
-    mv      a3, a5
-    mv      a4, a6
-    mv      a5, a7
-    mv      a6, t1
-    mv      a7, t0
-    sd      a2, 120(sp)
-    sd      a3, 128(sp)
-    sd      a4, 136(sp)
-    sd      a5, 144(sp)
-    sd      a6, 152(sp)
-    sd      a7, 160(sp)
+    sd      t0, 160(sp)
+    csrr    t0, stvec
+    sd      t0, 136(sp)
+    la      t0, pl_ecall_trap
+    csrw    stvec, t0
+    sd      zero, -16(sp)
     csrw    sscratch, sp
+    mv      t0, a0
+    ld      a0, 0(t0)
+    ld      a1, 8(t0)
+    ld      a2, 16(t0)
+    ld      a3, 24(t0)
+    ld      a4, 32(t0)
+    ld      a5, 40(t0)
+    ld      a6, 48(t0)
+    ld      a7, 56(t0)
     li      ra, PAT(1)
     li      gp, PAT(3)
     li      tp, PAT(4)
-    li      t0, PAT(5)
     li      t1, PAT(6)
     li      t2, PAT(7)
     li      s0, PAT(8)
@@ -307,11 +312,15 @@ pl_ecall_clobbers:
     li      t4, PAT(29)
     li      t5, PAT(30)
     li      t6, PAT(31)
+    li      t0, PAT(5)
+    .globl pl_ecall_insn
+pl_ecall_insn:
     ecall
     /* Back on our stack first (sscratch holds it; the firmware's sp goes to
-     * sscratch), then keep a1 for the legacy check. */
+     * sscratch). */
     csrrw   sp, sscratch, sp
-    sd      a1, 184(sp)
+    sd      a0, 144(sp)
+    sd      a1, 152(sp)
     csrr    a1, sscratch
     li      a0, 0
     beq     sp, a1, 1f
@@ -325,12 +334,6 @@ pl_ecall_clobbers:
     CHECK_REG(t2, 7)
     CHECK_REG(s0, 8)
     CHECK_REG(s1, 9)
-    CHECK_ARG(a2, 12, 120)
-    CHECK_ARG(a3, 13, 128)
-    CHECK_ARG(a4, 14, 136)
-    CHECK_ARG(a5, 15, 144)
-    CHECK_ARG(a6, 16, 152)
-    CHECK_ARG(a7, 17, 160)
     CHECK_REG(s2, 18)
     CHECK_REG(s3, 19)
     CHECK_REG(s4, 20)
@@ -345,12 +348,27 @@ pl_ecall_clobbers:
     CHECK_REG(t4, 29)
     CHECK_REG(t5, 30)
     CHECK_REG(t6, 31)
-    ld      t0, 184(sp)
-    ld      t1, 192(sp)
-    beq     t0, t1, 1f
-    li      t0, 1 << 11
-    or      a0, a0, t0
-1:
+    ld      t0, 120(sp)
+    CHECK_ARG(a2, 12, 16)
+    CHECK_ARG(a3, 13, 24)
+    CHECK_ARG(a4, 14, 32)
+    CHECK_ARG(a5, 15, 40)
+    CHECK_ARG(a6, 16, 48)
+    CHECK_ARG(a7, 17, 56)
+    ld      t1, 136(sp)
+    csrw    stvec, t1
+    ld      t1, 128(sp)
+    ld      t2, 144(sp)
+    sd      t2, 0(t1)
+    ld      t2, 152(sp)
+    sd      t2, 8(t1)
+    sd      a0, 16(t1)
+    ld      t2, -16(sp)
+    sd      t2, 24(t1)
+    ld      t2, -24(sp)
+    sd      t2, 32(t1)
+    ld      t2, -32(sp)
+    sd      t2, 40(t1)
     ld      ra, 0(sp)
     ld      gp, 8(sp)
     ld      tp, 16(sp)
@@ -366,8 +384,24 @@ pl_ecall_clobbers:
     ld      s9, 96(sp)
     ld      s10, 104(sp)
     ld      s11, 112(sp)
-    ld      t0, 168(sp)
+    ld      t0, 160(sp)
     andi    t0, t0, 2
     csrs    sstatus, t0
-    addi    sp, sp, 208
+    addi    sp, sp, 176
     ret
+
+    .balign 4
+pl_ecall_trap:
+    csrrw   sp, sscratch, sp
+    sd      t1, -8(sp)
+    csrr    t1, scause
+    sd      t1, -16(sp)
+    csrr    t1, stval
+    sd      t1, -24(sp)
+    csrr    t1, sepc
+    sd      t1, -32(sp)
+    addi    t1, t1, 4
+    csrw    sepc, t1
+    ld      t1, -8(sp)
+    csrrw   sp, sscratch, sp
+    sret

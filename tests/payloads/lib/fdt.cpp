@@ -39,6 +39,29 @@ struct Cpu {
 
 const Platform &platform() { return plat; }
 
+unsigned long bootarg(const char *key, unsigned long dflt) {
+    size_t klen = strlen(key);
+    for (const char *p = plat.bootargs; *p;) {
+        while (*p == ' ') p++;
+        if (!strncmp(p, key, klen) && p[klen] == '=') {
+            p += klen + 1;
+            unsigned long v = 0, radix = 10;
+            if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) p += 2, radix = 16;
+            for (;; p++) {
+                unsigned d;
+                if (*p >= '0' && *p <= '9') d = *p - '0';
+                else if (radix == 16 && *p >= 'a' && *p <= 'f') d = *p - 'a' + 10;
+                else if (radix == 16 && *p >= 'A' && *p <= 'F') d = *p - 'A' + 10;
+                else break;
+                v = v * radix + d;
+            }
+            return v;
+        }
+        while (*p && *p != ' ') p++;
+    }
+    return dflt;
+}
+
 void parse_fdt(unsigned long fdt, unsigned long boot_hartid) {
     plat.fdt = fdt;
     plat.boot_hartid = boot_hartid;
@@ -48,7 +71,8 @@ void parse_fdt(unsigned long fdt, unsigned long boot_hartid) {
     const char *strings = reinterpret_cast<const char *>(base + be32(base + 12));
     const uint8_t *p = structs;
     int depth = 0;
-    bool in_cpus = false, in_memory = false, memory_seen = false, in_resv = false;
+    bool in_cpus = false, in_memory = false, memory_seen = false, in_resv = false,
+         in_chosen = false;
     unsigned root_ac = 2, root_sc = 2, cpus_ac = 1, resv_ac = 2, resv_sc = 2;
     Platform::Region resv{};
     const uint8_t *node_reg[16] = {};
@@ -74,6 +98,7 @@ void parse_fdt(unsigned long fdt, unsigned long boot_hartid) {
                 in_cpus = strcmp(name, "cpus") == 0;
                 in_memory = starts_with(name, "memory");
                 in_resv = strcmp(name, "reserved-memory") == 0;
+                in_chosen = strcmp(name, "chosen") == 0;
                 mem_reg = nullptr;
             }
             if (depth == 3 && in_cpus) cpu = Cpu{};
@@ -119,6 +144,10 @@ void parse_fdt(unsigned long fdt, unsigned long boot_hartid) {
                 if (!strcmp(pname, "timebase-frequency")) cpus_timebase = cells(val, len / 4);
             } else if (depth == 2 && in_memory) {
                 if (!strcmp(pname, "reg")) mem_reg = val;
+            } else if (depth == 2 && in_chosen && !strcmp(pname, "bootargs") && len) {
+                size_t n = len < sizeof plat.bootargs ? len : sizeof plat.bootargs;
+                memcpy(plat.bootargs, val, n);
+                plat.bootargs[n - 1] = 0;
             } else if (depth == 2 && in_resv) {
                 if (!strcmp(pname, "#address-cells")) resv_ac = be32(val);
                 if (!strcmp(pname, "#size-cells")) resv_sc = be32(val);

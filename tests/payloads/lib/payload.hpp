@@ -107,17 +107,34 @@ inline long sbi_legacy(long ext, unsigned long a0 = 0, unsigned long a1 = 0,
     return sbi_call(ext, 0, a0, a1, a2, a3).error;
 }
 
-// Calls ecall with every general register except a0/a1/sp set to a known
-// pattern and returns a bit mask (bit n = xn) of the registers the callee
-// did not preserve (binary encoding: "All registers except a0 & a1 must be
-// preserved"). a2..a7 carry the arguments and are checked too. Bit 11 is
-// set when a1 changed, which only legacy EIDs forbid ("Nothing is returned in
-// a1"); callers of v0.2+ functions mask it off (kClobberA1).
+// One ecall with every general register except a0/a1/sp set to a known
+// pattern (lib/crt0.S). in[] = a0..a5, a6 (FID), a7 (EID). out: a0 and a1
+// after the call, the mask of registers the callee did not preserve (bit n
+// = xn, sp included; a0/a1 are not compared: binary encoding, "All registers
+// except a0 & a1 must be preserved"), and scause/stval/sepc of an exception
+// the firmware redirected to S-mode during the call (scause 0 if none; the
+// call then resumes after the ecall, sepc is pl_ecall_insn when it was taken
+// at the ecall). S-mode interrupts are off for the call.
+struct EcallOutcome {
+    unsigned long a0, a1, clobbers, cause, tval, sepc;
+};
+extern "C" void pl_ecall_checked(const unsigned long *in, EcallOutcome *out);
+extern "C" char pl_ecall_insn[];
+
+// The clobber mask of one call. Bit 11 is set when a1 changed, which only
+// legacy EIDs forbid ("Nothing is returned in a1"); callers of v0.2+
+// functions mask it off (kClobberA1). Bit 0 (x0 never changes) means an
+// exception was redirected to S-mode.
 constexpr unsigned long kClobberA1 = 1ul << 11;
-extern "C" unsigned long pl_ecall_clobbers(long ext, long func, unsigned long a0,
-                                           unsigned long a1, unsigned long a2,
-                                           unsigned long a3, unsigned long a4,
-                                           unsigned long a5);
+inline unsigned long pl_ecall_clobbers(long ext, long func, unsigned long a0, unsigned long a1,
+                                       unsigned long a2, unsigned long a3, unsigned long a4,
+                                       unsigned long a5) {
+    const unsigned long in[8] = {a0, a1, a2, a3, a4, a5, static_cast<unsigned long>(func),
+                                 static_cast<unsigned long>(ext)};
+    EcallOutcome o;
+    pl_ecall_checked(in, &o);
+    return o.clobbers | (o.a1 != a1 ? kClobberA1 : 0) | (o.cause ? 1 : 0);
+}
 
 // Convenience wrappers for the calls most payloads use.
 inline SbiRet sbi_probe(long ext) { return sbi_call(eid::base, fid::base::probe_extension, ext); }
@@ -180,7 +197,7 @@ void print_done();
 [[noreturn]] void power_off(Shutdown how = Shutdown::srst, unsigned long reason = 0);
 
 // --- platform (parsed from the device tree the firmware passed in a1) --------
-constexpr unsigned kMaxHarts = 8;
+constexpr unsigned kMaxHarts = 32;
 struct Platform {
     unsigned nharts;                       // enabled harts in /cpus (hart IDs < kMaxHarts)
     unsigned long hartids[kMaxHarts];      // their hart IDs, ascending
@@ -204,8 +221,13 @@ struct Platform {
     // ACLINT/CLINT (compatible "riscv,clint0"): M-mode software interrupt and
     // timer registers, 0 if absent. Assumes #address-cells = 2 above it.
     unsigned long clint_base;
+    // /chosen/bootargs (QEMU -append), empty if absent.
+    char bootargs[160];
 };
 const Platform &platform();
+// The value of "key=<decimal or 0x hex>" in the bootargs, else dflt
+// (run.py --qemu-arg=-append --qemu-arg="key=value ...").
+unsigned long bootarg(const char *key, unsigned long dflt);
 // True when the boot hart's riscv,isa lists the single-letter extension `c`
 // (e.g. 'h') or the multi-letter one (e.g. "sstc").
 bool has_isa_ext(char c);

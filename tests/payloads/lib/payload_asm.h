@@ -3,7 +3,7 @@
  * side static_asserts its structs against these numbers. */
 #pragma once
 
-#define PL_MAX_HARTS 8
+#define PL_MAX_HARTS 32
 #define PL_STACK_SIZE 16384
 
 /* sp = pl_stacks + (hartid + 1) * PL_STACK_SIZE */

@@ -106,18 +106,20 @@ static int wait_bits(uintptr_t reg, uint32_t mask, uint32_t want)
 int tr_reset(uintptr_t base)
 {
     wr32(base, 0);
-    if (!wait_bits(base, TR_ACTIVE, 0)) {
+    if (!wait_bits(base, TCI_BIT(trControl, Active), 0)) {
         return 0;
     }
-    wr32(base, TR_ACTIVE);
-    return wait_bits(base, TR_ACTIVE, TR_ACTIVE);
+    wr32(base, TCI_BIT(trControl, Active));
+    return wait_bits(base, TCI_BIT(trControl, Active), TCI_BIT(trControl, Active));
 }
 
 int tr_disable(uintptr_t base)
 {
     // InstStallOrOverflow is write-1-to-clear: keep it by writing 0 there
-    wr32(base, rd32(base) & ~(TR_ENABLE | TE_INST_TRACING | TE_STALL_OR_OVERFLOW));
-    return wait_bits(base, TR_ENABLE | TR_EMPTY, TR_EMPTY);
+    wr32(base, rd32(base) & ~(TCI_BIT(trControl, Enable) | TCI_BIT(trTeControl, InstTracing) |
+                              TCI_BIT(trTeControl, InstStallOrOverflow)));
+    return wait_bits(base, TCI_BIT(trControl, Enable) | TCI_BIT(trControl, Empty),
+                     TCI_BIT(trControl, Empty));
 }
 
 __attribute__((weak)) void secondary_main(void)

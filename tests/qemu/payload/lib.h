@@ -4,7 +4,7 @@
 #define TSBI_QEMU_PAYLOAD_LIB_H
 #include <stdint.h>
 #include <stddef.h>
-#include "ntrace_defs.h"
+#include "tci_regs.h"
 
 /* virt machine addresses (QEMU hw/riscv/virt.c and hw_models/qemu/README.md) */
 #define VIRT_UART0        0x10000000UL
@@ -15,49 +15,17 @@
 #define TR_FUNNEL_BASE    0x6000000UL
 #define TR_RAMSINK_BASE   0x6001000UL
 
-/* Trace Control Interface 1.0 register offsets */
-enum {
-    trTeControl = 0x000, trTeImpl = 0x004, trTeInstFeatures = 0x008,
-    trTeInstFilters = 0x00C, trTeDataControl = 0x010, trTeDataFilters = 0x01C,
-    trTsControl = 0x040, trTsCounterLow = 0x048, trTsCounterHigh = 0x04C,
-    trTeTrigDbgControl = 0x050, trTeTrigExtInControl = 0x054,
-    trTeTrigExtOutControl = 0x058,
-    trTeFilter0Control = 0x400, trTeFilter0MatchInst = 0x404,
-    trTeFilter0MatchEcauseLow = 0x408, trTeFilter0MatchEcauseHigh = 0x40C,
-    trTeComp0Control = 0x600,
-    trFunnelControl = 0x000, trFunnelImpl = 0x004, trFunnelDisInput = 0x008,
-    trRamControl = 0x000, trRamImpl = 0x004, trRamStartLow = 0x010,
-    trRamStartHigh = 0x014, trRamLimitLow = 0x018, trRamLimitHigh = 0x01C,
-    trRamWPLow = 0x020, trRamWPHigh = 0x024, trRamRPLow = 0x028,
-    trRamRPHigh = 0x02C, trRamData = 0x040,
-};
-
-/* Control bits shared by every component (TCI 1.0) */
-#define TR_ACTIVE  (1u << 0)
-#define TR_ENABLE  (1u << 1)
-#define TR_EMPTY   (1u << 3)
-#define TE_INST_TRACING (1u << NT_trTeControl_InstTracing_LSB)
-#define TE_INST_MODE(m) ((uint32_t)(m) << NT_trTeControl_InstMode_LSB)
-#define TE_CONTEXT (1u << NT_trTeControl_Context_LSB)
-#define TE_STALL_OR_OVERFLOW (1u << NT_trTeControl_InstStallOrOverflow_LSB)
-#define TE_STALL_ENA (1u << NT_trTeControl_InstStallEna_LSB)
-#define TE_SYNC_MODE(m) ((uint32_t)(m) << NT_trTeControl_InstSyncMode_LSB)
-#define TE_SYNC_MAX(m) ((uint32_t)(m) << NT_trTeControl_InstSyncMax_LSB)
-#define TE_FORMAT(f) ((uint32_t)(f) << NT_trTeControl_Format_LSB)
-#define RAM_MODE_SMEM (1u << 4)
-#define RAM_STOP_ON_WRAP (1u << 8)
-#define RAM_WP_WRAP 1u
-#define TS_MODE(m) ((uint32_t)(m) << 4)
-#define TS_COUNT (1u << 1)
-#define TS_RESET (1u << 2)
-#define TS_ENABLE (1u << 15)
-#define TS_MODE_INTERNAL 2
-#define TS_MODE_SHARED 4
-#define FILTER_ENABLE (1u << 0)
-#define FILTER_MATCH_PRIVILEGE (1u << 1)
-#define FILTER_MATCH_ECAUSE (1u << 2)
-#define FILTER_MATCH_INTERRUPT (1u << 3)
-#define FILTER_VALUE_INTERRUPT (1u << 8)
+/*
+ * Trace Control Interface 1.0 fields by their tci_regs.def names (offsets
+ * TCI_<reg> and values TCI_<GROUP>_<NAME> come from tci_regs.h); the same
+ * helpers as the firmware's (firmware/trace/tci.hpp), in C:
+ *   TCI_BIT(trControl, Active)                        a one-bit field's mask
+ *   TCI_SET(trTeControl, InstMode, TCI_INSTMODE_HTM)  a value in its field
+ *   TCI_GET(rd32(e), trTeControl, InstMode)           a field of a value
+ */
+#define TCI_BIT(reg, name) ((uint32_t)TCI_##reg##_##name##_MASK)
+#define TCI_SET(reg, name, x) (((uint32_t)(x) << TCI_##reg##_##name##_LSB) & TCI_BIT(reg, name))
+#define TCI_GET(v, reg, name) (((uint32_t)(v) & TCI_BIT(reg, name)) >> TCI_##reg##_##name##_LSB)
 
 static inline uint32_t rd32(uintptr_t a) { return *(volatile uint32_t *)a; }
 static inline void wr32(uintptr_t a, uint32_t v) { *(volatile uint32_t *)a = v; }

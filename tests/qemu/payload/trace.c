@@ -8,6 +8,7 @@
 // the configuration block with -device loader and compares the decoded
 // trace with the insnlog plugin's record.
 #include "lib.h"
+#include "ntrace_defs.h"
 
 struct cfg {
     uint32_t magic;          // CFG_MAGIC when the runner set the block
@@ -327,22 +328,24 @@ static void funnels_start(void)
 
     for (i = 0; i < nfunnels; i++) {
         uintptr_t f = funnels[i];
-        uint32_t ts = f == TR_FUNNEL_BASE ? TS_MODE(TS_MODE_INTERNAL) | TS_COUNT | TS_RESET
-                                          : TS_MODE(TS_MODE_SHARED);
+        uint32_t ts = f == TR_FUNNEL_BASE
+                          ? TCI_SET(trTsControl, Mode, TCI_TSMODE_INTERNAL) |
+                                TCI_BIT(trTsControl, Count) | TCI_BIT(trTsControl, Reset)
+                          : TCI_SET(trTsControl, Mode, TCI_TSMODE_SHARED);
         unsigned inputs;
 
         tr_reset(f);
         // DisInput is WARL: all ones reads back one bit per existing input
-        wr32(f + trFunnelDisInput, 0xffffu);
-        inputs = bits_set(rd32(f + trFunnelDisInput));
+        wr32(f + TCI_trFunnelDisInput, 0xffffu);
+        inputs = bits_set(rd32(f + TCI_trFunnelDisInput));
         if (f == TR_FUNNEL_BASE) {
             top_inputs = inputs;
         } else {
             leaf_inputs += inputs;
         }
-        wr32(f + trFunnelDisInput, 0);
-        wr32(f + trTsControl, CFG->ts_control ? TR_ACTIVE | ts : 0);
-        wr32(f, TR_ACTIVE | TR_ENABLE);
+        wr32(f + TCI_trFunnelDisInput, 0);
+        wr32(f + TCI_trTsControl, CFG->ts_control ? TCI_BIT(trControl, Active) | ts : 0);
+        wr32(f, TCI_BIT(trControl, Active) | TCI_BIT(trControl, Enable));
     }
     if (nfunnels > 1) {
         // two levels (17..256 harts, every hart traced): a leaf input per
@@ -354,7 +357,7 @@ static void funnels_start(void)
     for (i = 0; CFG->ts_control && i < nfunnels; i++) {
         if (funnels[i] != TR_FUNNEL_BASE) {
             check("trace: a lower funnel forwards the top-level timestamp",
-                  rd32(funnels[i] + trTsCounterLow) != 0);
+                  rd32(funnels[i] + TCI_trTsCounterLow) != 0);
             break;
         }
     }
@@ -388,37 +391,42 @@ static void setup_pmp_and_traps(void)
 static void encoder_start(unsigned h)
 {
     uintptr_t e = enc_base(h);
-    uint32_t c = CFG->te_control & ~(TR_ACTIVE | TR_ENABLE | TE_INST_TRACING);
+    uint32_t c = CFG->te_control & ~(TCI_BIT(trControl, Active) | TCI_BIT(trControl, Enable) |
+                                     TCI_BIT(trTeControl, InstTracing));
 
     tr_reset(e);
-    wr32(e + trTeInstFeatures, (CFG->inst_features & 0xffffu) | ((uint32_t)h << 16) |
-                                   (SRC_BITS << 28));
+    wr32(e + TCI_trTeInstFeatures, (CFG->inst_features & 0xffffu) |
+                                       TCI_SET(trTeInstFeatures, SrcID, h) |
+                                       TCI_SET(trTeInstFeatures, SrcBits, SRC_BITS));
     // Filter 0: configured before it is selected in trTeInstFilters
     uint32_t fc = 0;
     if (CFG->filter_priv) {
-        fc |= FILTER_MATCH_PRIVILEGE;
+        fc |= TCI_BIT(trTeFilter0Control, MatchPrivilege);
     }
     if (CFG->filter_ecause) {
-        fc |= FILTER_MATCH_ECAUSE;
+        fc |= TCI_BIT(trTeFilter0Control, MatchEcause);
     }
     if (CFG->filter_irq) {
-        fc |= FILTER_MATCH_INTERRUPT;
+        fc |= TCI_BIT(trTeFilter0Control, MatchInterrupt);
     }
-    wr32(e + trTeFilter0MatchInst, CFG->filter_priv |
-         (CFG->filter_irq == FILTER_IRQ_INTERRUPTS ? FILTER_VALUE_INTERRUPT : 0));
-    wr32(e + trTeFilter0MatchEcauseLow, CFG->filter_ecause);
-    wr32(e + trTeFilter0MatchEcauseHigh, 0);
-    wr32(e + trTeFilter0Control, fc ? FILTER_ENABLE | fc : 0);
-    wr32(e + trTeInstFilters, fc ? 1 : 0);
-    wr32(e + trTeDataControl, 0);
-    wr32(e + trTeTrigExtInControl, 0);
-    wr32(e + trTsControl, CFG->ts_control);
+    wr32(e + TCI_trTeFilter0MatchInst,
+         CFG->filter_priv | (CFG->filter_irq == FILTER_IRQ_INTERRUPTS
+                                 ? TCI_BIT(trTeFilter0MatchInst, ValueInterrupt)
+                                 : 0));
+    wr32(e + TCI_trTeFilter0MatchEcauseLow, CFG->filter_ecause);
+    wr32(e + TCI_trTeFilter0MatchEcauseHigh, 0);
+    wr32(e + TCI_trTeFilter0Control, fc ? TCI_BIT(trTeFilter0Control, Enable) | fc : 0);
+    wr32(e + TCI_trTeInstFilters, fc ? 1 : 0);
+    wr32(e + TCI_trTeDataControl, 0);
+    wr32(e + TCI_trTeTrigExtInControl, 0);
+    wr32(e + TCI_trTsControl, CFG->ts_control);
     if (CFG->loss_test == LOSS_STALL) {
-        c |= TE_STALL_ENA;
+        c |= TCI_BIT(trTeControl, InstStallEna);
     }
-    wr32(e + trTeControl, TR_ACTIVE | c);
-    wr32(e + trTeControl, TR_ACTIVE | c | TR_ENABLE);
-    wr32(e + trTeControl, TR_ACTIVE | c | TR_ENABLE | TE_INST_TRACING);
+    wr32(e + TCI_trTeControl, TCI_BIT(trControl, Active) | c);
+    wr32(e + TCI_trTeControl, TCI_BIT(trControl, Active) | c | TCI_BIT(trControl, Enable));
+    wr32(e + TCI_trTeControl, TCI_BIT(trControl, Active) | c | TCI_BIT(trControl, Enable) |
+                                  TCI_BIT(trTeControl, InstTracing));
 }
 
 static void sink_arm(void)
@@ -426,20 +434,21 @@ static void sink_arm(void)
     uintptr_t r = TR_RAMSINK_BASE;
 
     if (CFG->sink_smem) {
-        wr32(r, TR_ACTIVE | RAM_MODE_SMEM);
-        wr32(r + trRamStartHigh, 0);
-        wr32(r + trRamStartLow, (uint32_t)SMEM_BASE);
-        wr32(r + trRamLimitHigh, 0);
-        wr32(r + trRamLimitLow, (uint32_t)SMEM_LIMIT);
-        wr32(r + trRamWPHigh, 0);
-        wr32(r + trRamWPLow, (uint32_t)SMEM_BASE);
-        wr32(r, TR_ACTIVE | RAM_MODE_SMEM | TR_ENABLE);
+        wr32(r, TCI_BIT(trControl, Active) | TCI_SET(trRamControl, Mode, TCI_RAMMODE_SMEM));
+        wr32(r + TCI_trRamStartHigh, 0);
+        wr32(r + TCI_trRamStartLow, (uint32_t)SMEM_BASE);
+        wr32(r + TCI_trRamLimitHigh, 0);
+        wr32(r + TCI_trRamLimitLow, (uint32_t)SMEM_LIMIT);
+        wr32(r + TCI_trRamWPHigh, 0);
+        wr32(r + TCI_trRamWPLow, (uint32_t)SMEM_BASE);
+        wr32(r, TCI_BIT(trControl, Active) | TCI_SET(trRamControl, Mode, TCI_RAMMODE_SMEM) |
+                    TCI_BIT(trControl, Enable));
     } else {
-        uint32_t stop = CFG->loss_test ? RAM_STOP_ON_WRAP : 0;  // both loss kinds
-        wr32(r, TR_ACTIVE);
-        wr32(r + trRamLimitLow, CFG->loss_test ? LOSS_LIMIT : 0xfffcu);
-        wr32(r + trRamWPLow, 0);
-        wr32(r, TR_ACTIVE | stop | TR_ENABLE);
+        uint32_t stop = CFG->loss_test ? TCI_BIT(trRamControl, StopOnWrap) : 0; // both loss kinds
+        wr32(r, TCI_BIT(trControl, Active));
+        wr32(r + TCI_trRamLimitLow, CFG->loss_test ? LOSS_LIMIT : 0xfffcu);
+        wr32(r + TCI_trRamWPLow, 0);
+        wr32(r, TCI_BIT(trControl, Active) | stop | TCI_BIT(trControl, Enable));
     }
 }
 
@@ -447,11 +456,11 @@ static void sink_arm(void)
 static const uint8_t *sink_read(uint32_t *len)
 {
     uintptr_t r = TR_RAMSINK_BASE;
-    uint64_t start = rd32(r + trRamStartLow) | ((uint64_t)rd32(r + trRamStartHigh) << 32);
-    uint64_t limit = rd32(r + trRamLimitLow) | ((uint64_t)rd32(r + trRamLimitHigh) << 32);
-    uint64_t wpreg = rd32(r + trRamWPLow) | ((uint64_t)rd32(r + trRamWPHigh) << 32);
-    uint64_t wp = wpreg & ~3ULL;
-    int wrapped = wpreg & RAM_WP_WRAP;
+    uint64_t start = rd32(r + TCI_trRamStartLow) | ((uint64_t)rd32(r + TCI_trRamStartHigh) << 32);
+    uint64_t limit = rd32(r + TCI_trRamLimitLow) | ((uint64_t)rd32(r + TCI_trRamLimitHigh) << 32);
+    uint64_t wpreg = rd32(r + TCI_trRamWPLow) | ((uint64_t)rd32(r + TCI_trRamWPHigh) << 32);
+    uint64_t wp = wpreg & ~(uint64_t)(TCI_RAM_ADDR_ALIGN - 1);
+    int wrapped = wpreg & TCI_BIT(trRamWPLow, Wrap);
 
     if (CFG->sink_smem) {
         if (wrapped) {
@@ -464,9 +473,9 @@ static const uint8_t *sink_read(uint32_t *len)
     uint32_t n = 0;
     uint64_t a = wrapped ? wp : start;
     uint64_t words = wrapped ? (limit + 4 - start) / 4 : (wp - start) / 4;
-    wr32(r + trRamRPLow, (uint32_t)a);
+    wr32(r + TCI_trRamRPLow, (uint32_t)a);
     for (uint64_t i = 0; i < words; i++) {
-        uint32_t w = rd32(r + trRamData);
+        uint32_t w = rd32(r + TCI_trRamData);
         for (int b = 0; b < 4; b++) {
             dumpbuf[n++] = (uint8_t)(w >> (8 * b));
         }
@@ -508,10 +517,12 @@ static void drainer(void)
     uintptr_t r = TR_RAMSINK_BASE;
 
     while (!drain_stop) {
-        if ((rd32(r) & (TR_ACTIVE | TR_ENABLE)) == TR_ACTIVE) {
+        if ((rd32(r) & (TCI_BIT(trControl, Active) | TCI_BIT(trControl, Enable))) ==
+            TCI_BIT(trControl, Active)) {
             drain_copy();
-            wr32(r + trRamWPLow, 0);
-            wr32(r, TR_ACTIVE | RAM_STOP_ON_WRAP | TR_ENABLE);
+            wr32(r + TCI_trRamWPLow, 0);
+            wr32(r, TCI_BIT(trControl, Active) | TCI_BIT(trRamControl, StopOnWrap) |
+                        TCI_BIT(trControl, Enable));
             drains++;
         }
     }
@@ -545,18 +556,18 @@ static void loss_rearm_check(void)
     uint32_t c = rd32(r);
     uint32_t first;
 
-    check("trace: StopOnWrap disabled the full sink", !(c & TR_ENABLE));
-    check_eq("trace: WP back at Start with Wrap after the word at Limit",
-             rd32(r + trRamWPLow), RAM_WP_WRAP);
-    wr32(r + trRamRPLow, LOSS_LIMIT);
-    first = rd32(r + trRamData);
+    check("trace: StopOnWrap disabled the full sink", !(c & TCI_BIT(trControl, Enable)));
+    check_eq("trace: WP back at Start with Wrap after the word at Limit", rd32(r + TCI_trRamWPLow),
+             TCI_BIT(trRamWPLow, Wrap));
+    wr32(r + TCI_trRamRPLow, LOSS_LIMIT);
+    first = rd32(r + TCI_trRamData);
     check("trace: the word at Limit (inclusive) was written", first != 0);
     check("trace: encoder reports the overflow",
-          rd32(enc_base(0)) & TE_STALL_OR_OVERFLOW);
+          rd32(enc_base(0)) & TCI_BIT(trTeControl, InstStallOrOverflow));
     // re-arm with the whole SRAM: the encoder resumes with Error + SYNC=7
-    wr32(r + trRamLimitLow, 0xfffcu);
-    wr32(r + trRamWPLow, 0);
-    wr32(r, TR_ACTIVE | TR_ENABLE);
+    wr32(r + TCI_trRamLimitLow, 0xfffcu);
+    wr32(r + TCI_trRamWPLow, 0);
+    wr32(r, TCI_BIT(trControl, Active) | TCI_BIT(trControl, Enable));
 }
 
 int main(void)
@@ -566,7 +577,7 @@ int main(void)
 
     trap_hook = on_trap;
     if (CFG->magic != CFG_MAGIC) {
-        CFG->te_control = TE_INST_MODE(NT_INSTMODE_HTM);
+        CFG->te_control = TCI_SET(trTeControl, InstMode, TCI_INSTMODE_HTM);
         CFG->inst_features = 0;
         CFG->iterations = 64;
         CFG->sink_smem = 0;
@@ -581,7 +592,11 @@ int main(void)
     setup_pmp_and_traps();
     // sink, then funnel, then encoders
     tr_reset(TR_RAMSINK_BASE);
-    check("trace: sink reports version 1.0 RAM sink", (rd32(TR_RAMSINK_BASE + trRamImpl) & 0xfff) == 0x901);
+    check("trace: sink reports version 1.0 RAM sink",
+          (rd32(TR_RAMSINK_BASE + TCI_trRamImpl) &
+           (TCI_BIT(trImpl, VerMajor) | TCI_BIT(trImpl, VerMinor) | TCI_BIT(trImpl, CompType))) ==
+              (TCI_SET(trImpl, VerMajor, TCI_VERSION_MAJOR) |
+               TCI_SET(trImpl, CompType, TCI_COMPTYPE_RAMSINK)));
     sink_arm();
     find_funnels((const uint8_t *)boot_fdt);
     check("trace: the device tree lists the top-level funnel", has_top_funnel());
@@ -600,7 +615,8 @@ int main(void)
         while (!drain_idle) {
         }
         check("trace: the sink filled and was drained while the hart stalled", drains > 0);
-        check("trace: InstStallOrOverflow reports the stall", rd32(enc_base(0)) & TE_STALL_OR_OVERFLOW);
+        check("trace: InstStallOrOverflow reports the stall",
+              rd32(enc_base(0)) & TCI_BIT(trTeControl, InstStallOrOverflow));
     }
     while (done_count + 1 < CFG->harts) {
     }
@@ -610,7 +626,7 @@ int main(void)
         check("trace: ecall exceptions taken", ecalls[0] > 0);
         check("trace: timer interrupts taken", ticks[0] > 0);
     }
-    if (((CFG->te_control >> NT_trTeControl_InstMode_LSB) & 7) == NT_INSTMODE_OFF) {
+    if (TCI_GET(CFG->te_control, trTeControl, InstMode) == TCI_INSTMODE_OFF) {
         return 0;   // benchmark baseline: nothing traced
     }
     p = sink_read(&len);

@@ -31,11 +31,11 @@ uint64_t rvtrace_ts_value(RVTraceTimestamp *ts)
 {
     uint64_t v = ts->base;
 
-    if (FIELD_EX32(ts->control, TR_TS_CONTROL, ACTIVE) &&
-        FIELD_EX32(ts->control, TR_TS_CONTROL, MODE) == RVTRACE_TS_MODE_INTERNAL &&
-        FIELD_EX32(ts->control, TR_TS_CONTROL, COUNT)) {
+    if (FIELD_EX32(ts->control, trTsControl, Active) &&
+        FIELD_EX32(ts->control, trTsControl, Mode) == TCI_TSMODE_INTERNAL &&
+        FIELD_EX32(ts->control, trTsControl, Count)) {
         int64_t now = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
-        unsigned shift = 2 * FIELD_EX32(ts->control, TR_TS_CONTROL, PRESCALE);
+        unsigned shift = 2 * FIELD_EX32(ts->control, trTsControl, Prescale);
         v += (uint64_t)(now - ts->start_ns) >> shift;
     }
     return v & ts_mask();
@@ -58,36 +58,36 @@ void rvtrace_ts_write(RVTraceTimestamp *ts, uint32_t val, bool internal_ok,
                       bool shared_ok, bool is_encoder)
 {
     uint64_t cur = rvtrace_ts_value(ts);
-    uint32_t mode = FIELD_EX32(val, TR_TS_CONTROL, MODE);
+    uint32_t mode = FIELD_EX32(val, trTsControl, Mode);
     uint32_t nc = 0;
 
-    if (!FIELD_EX32(val, TR_TS_CONTROL, ACTIVE)) {
+    if (!FIELD_EX32(val, trTsControl, Active)) {
         /* trTsActive=0 holds the unit in reset. */
         rvtrace_ts_reset(ts);
-        ts->control = FIELD_DP32(0, TR_TS_CONTROL, WIDTH,
+        ts->control = FIELD_DP32(0, trTsControl, Width,
                                  (internal_ok || shared_ok) ? RVTRACE_TS_WIDTH : 0);
         return;
     }
-    if (!((mode == RVTRACE_TS_MODE_INTERNAL && internal_ok) ||
-          (mode == RVTRACE_TS_MODE_SHARED && shared_ok))) {
-        mode = RVTRACE_TS_MODE_NONE;
+    if (!((mode == TCI_TSMODE_INTERNAL && internal_ok) ||
+          (mode == TCI_TSMODE_SHARED && shared_ok))) {
+        mode = TCI_TSMODE_NONE;
     }
-    nc = FIELD_DP32(nc, TR_TS_CONTROL, ACTIVE, 1);
-    nc = FIELD_DP32(nc, TR_TS_CONTROL, MODE, mode);
-    if (mode == RVTRACE_TS_MODE_INTERNAL) {
-        nc = FIELD_DP32(nc, TR_TS_CONTROL, COUNT,
-                        FIELD_EX32(val, TR_TS_CONTROL, COUNT));
-        nc = FIELD_DP32(nc, TR_TS_CONTROL, PRESCALE,
-                        FIELD_EX32(val, TR_TS_CONTROL, PRESCALE));
+    nc = FIELD_DP32(nc, trTsControl, Active, 1);
+    nc = FIELD_DP32(nc, trTsControl, Mode, mode);
+    if (mode == TCI_TSMODE_INTERNAL) {
+        nc = FIELD_DP32(nc, trTsControl, Count,
+                        FIELD_EX32(val, trTsControl, Count));
+        nc = FIELD_DP32(nc, trTsControl, Prescale,
+                        FIELD_EX32(val, trTsControl, Prescale));
     }
-    if (is_encoder && mode != RVTRACE_TS_MODE_NONE) {
-        nc = FIELD_DP32(nc, TR_TS_CONTROL, ENABLE,
-                        FIELD_EX32(val, TR_TS_CONTROL, ENABLE));
+    if (is_encoder && mode != TCI_TSMODE_NONE) {
+        nc = FIELD_DP32(nc, trTsControl, Enable,
+                        FIELD_EX32(val, trTsControl, Enable));
     }
-    nc = FIELD_DP32(nc, TR_TS_CONTROL, WIDTH,
+    nc = FIELD_DP32(nc, trTsControl, Width,
                     (internal_ok || shared_ok) ? RVTRACE_TS_WIDTH : 0);
     /* Re-base so that a change of Count or Prescale keeps the value. */
-    ts->base = FIELD_EX32(val, TR_TS_CONTROL, RESET) ? 0 : cur;
+    ts->base = FIELD_EX32(val, trTsControl, Reset) ? 0 : cur;
     ts->start_ns = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
     ts->control = nc;
 }

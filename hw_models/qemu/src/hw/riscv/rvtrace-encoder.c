@@ -177,12 +177,12 @@ static void nt_addr(NtMsg *m, uint64_t a, bool extend, unsigned w)
 
 static unsigned enc_inst_mode(RVTraceEncoderState *s)
 {
-    return FIELD_EX32(s->control, TR_TE_CONTROL, INST_MODE);
+    return FIELD_EX32(s->control, trTeControl, InstMode);
 }
 
 static bool enc_htm(RVTraceEncoderState *s)
 {
-    return enc_inst_mode(s) == RVTRACE_INST_MODE_HTM;
+    return enc_inst_mode(s) == TCI_INSTMODE_HTM;
 }
 
 static bool enc_feature(RVTraceEncoderState *s, uint32_t mask)
@@ -210,7 +210,7 @@ static uint64_t enc_process(CPURISCVState *env, unsigned format,
 
 static bool enc_stall_ena(RVTraceEncoderState *s)
 {
-    return FIELD_EX32(s->control, TR_TE_CONTROL, INST_STALL_ENA);
+    return FIELD_EX32(s->control, trTeControl, InstStallEna);
 }
 
 /*
@@ -249,7 +249,7 @@ static void enc_stall_work(CPUState *cs, run_on_cpu_data data)
 
     trace_rvtrace_encoder_stall(s->port, s->fifo_len);
     while (!enc_drain(s)) {
-        if (!enc_stall_ena(s) || !(s->control & R_TR_TE_CONTROL_ACTIVE_MASK)) {
+        if (!enc_stall_ena(s) || !(s->control & R_trTeControl_Active_MASK)) {
             /* Stalling switched off: what is held is lost. */
             qatomic_set(&s->fifo_len, 0);
             enc_lose(s);
@@ -268,8 +268,8 @@ static void enc_stall_work(CPUState *cs, run_on_cpu_data data)
 
 static void enc_request_stall(RVTraceEncoderState *s)
 {
-    s->control = FIELD_DP32(s->control, TR_TE_CONTROL,
-                            INST_STALL_OR_OVERFLOW, 1);
+    s->control = FIELD_DP32(s->control, trTeControl,
+                            InstStallOrOverflow, 1);
     if (!s->stall_queued) {
         s->stall_queued = true;
         async_run_on_cpu(CPU(s->cpu), enc_stall_work, RUN_ON_CPU_HOST_PTR(s));
@@ -321,8 +321,8 @@ static void enc_lose(RVTraceEncoderState *s)
     s->lost = true;
     s->need_sync = true;
     s->sync_reason = NT_SYNC_FIFO_OVERRUN;
-    s->control = FIELD_DP32(s->control, TR_TE_CONTROL,
-                            INST_STALL_OR_OVERFLOW, 1);
+    s->control = FIELD_DP32(s->control, trTeControl,
+                            InstStallOrOverflow, 1);
 }
 
 static bool enc_is_sync_tcode(unsigned tcode)
@@ -373,13 +373,13 @@ static inline void enc_flush_repeats(RVTraceEncoderState *s, unsigned tcode,
  */
 static bool enc_error(RVTraceEncoderState *s)
 {
-    unsigned srcbits = FIELD_EX32(s->inst_features, TR_TE_INST_FEATURES, SRC_BITS);
+    unsigned srcbits = FIELD_EX32(s->inst_features, trTeInstFeatures, SrcBits);
     NtMsg e = { .len = 0, .acc = 0, .nacc = 0 };
 
     nt_bits(&e, 6, NT_TCODE_Error);
-    if (srcbits && !FIELD_EX32(s->control, TR_TE_CONTROL, INHIBIT_SRC)) {
+    if (srcbits && !FIELD_EX32(s->control, trTeControl, InhibitSrc)) {
         nt_bits(&e, srcbits,
-                FIELD_EX32(s->inst_features, TR_TE_INST_FEATURES, SRC_ID));
+                FIELD_EX32(s->inst_features, trTeInstFeatures, SrcID));
     }
     nt_bits(&e, 4, NT_ETYPE_FIFO_OVERRUN);
     nt_var(&e, NT_ECODE_PROGRAM_LOST);
@@ -400,11 +400,11 @@ static bool enc_error(RVTraceEncoderState *s)
 static void enc_send(RVTraceEncoderState *s, unsigned tcode, uint64_t *f)
 {
     const NtFieldRef *r = nt_msg_fields(tcode);
-    bool extend = enc_feature(s, R_TR_TE_INST_FEATURES_EXTEND_ADDR_MSB_MASK);
-    unsigned srcbits = FIELD_EX32(s->inst_features, TR_TE_INST_FEATURES, SRC_BITS);
+    bool extend = enc_feature(s, R_trTeInstFeatures_ExtendAddrMSB_MASK);
+    unsigned srcbits = FIELD_EX32(s->inst_features, trTeInstFeatures, SrcBits);
     bool sync = enc_is_sync_tcode(tcode);
     bool repeatable = !enc_htm(s) &&
-        enc_feature(s, R_TR_TE_INST_FEATURES_EN_REPEATED_HISTORY_MASK) &&
+        enc_feature(s, R_trTeInstFeatures_EnRepeatedHistory_MASK) &&
         (tcode == NT_TCODE_DirectBranch || tcode == NT_TCODE_IndirectBranch);
     NtMsg m ENC_NOINIT;
 
@@ -421,9 +421,9 @@ static void enc_send(RVTraceEncoderState *s, unsigned tcode, uint64_t *f)
     m.acc = 0;
     m.nacc = 0;
     nt_bits(&m, 6, tcode);
-    if (srcbits && !FIELD_EX32(s->control, TR_TE_CONTROL, INHIBIT_SRC)) {
+    if (srcbits && !FIELD_EX32(s->control, trTeControl, InhibitSrc)) {
         nt_bits(&m, srcbits,
-                FIELD_EX32(s->inst_features, TR_TE_INST_FEATURES, SRC_ID));
+                FIELD_EX32(s->inst_features, trTeInstFeatures, SrcID));
     }
     for (; r && r->id >= 0; r++) {
         if (r->cond_id >= 0 && f[r->cond_id] != (uint64_t)r->cond_val) {
@@ -470,7 +470,7 @@ static void enc_send(RVTraceEncoderState *s, unsigned tcode, uint64_t *f)
         s->bcnt_valid = false;
     }
 
-    if (FIELD_EX32(s->ts.control, TR_TS_CONTROL, ENABLE)) {
+    if (FIELD_EX32(s->ts.control, trTsControl, Enable)) {
         /* Absolute TSTAMP in synchronizing messages, relative otherwise. */
         uint64_t now = s->out_k->timestamp ? s->out_k->timestamp(s->out_if) : 0;
 
@@ -483,8 +483,8 @@ static void enc_send(RVTraceEncoderState *s, unsigned tcode, uint64_t *f)
         enc_lose(s);
         return;
     }
-    if (FIELD_EX32(s->control, TR_TE_CONTROL, INST_SYNC_MODE) ==
-        RVTRACE_SYNC_MODE_MESSAGES) {
+    if (FIELD_EX32(s->control, trTeControl, InstSyncMode) ==
+        TCI_SYNCMODE_MESSAGES) {
         s->sync_count++;
     }
 }
@@ -504,15 +504,15 @@ static uint64_t enc_hart_cycles(void)
  */
 static void enc_check_periodic(RVTraceEncoderState *s)
 {
-    unsigned max = FIELD_EX32(s->control, TR_TE_CONTROL, INST_SYNC_MAX);
+    unsigned max = FIELD_EX32(s->control, trTeControl, InstSyncMax);
     uint64_t n;
 
-    switch (FIELD_EX32(s->control, TR_TE_CONTROL, INST_SYNC_MODE)) {
-    case RVTRACE_SYNC_MODE_MESSAGES:
-    case RVTRACE_SYNC_MODE_HALFWORDS:
+    switch (FIELD_EX32(s->control, trTeControl, InstSyncMode)) {
+    case TCI_SYNCMODE_MESSAGES:
+    case TCI_SYNCMODE_HALFWORDS:
         n = s->sync_count;
         break;
-    case RVTRACE_SYNC_MODE_CYCLES:
+    case TCI_SYNCMODE_CYCLES:
         n = enc_hart_cycles() - s->sync_cycles;
         break;
     default:
@@ -545,7 +545,7 @@ static void enc_ownership(RVTraceEncoderState *s, CPURISCVState *env,
     bool changed = p != s->priv;
 
     s->priv = p;
-    if (!FIELD_EX32(s->control, TR_TE_CONTROL, CONTEXT)) {
+    if (!FIELD_EX32(s->control, trTeControl, Context)) {
         return;
     }
     if (context && riscv_cpu_cfg(env)->debug) {
@@ -609,8 +609,8 @@ static uint64_t enc_take_icnt(RVTraceEncoderState *s)
     uint64_t n = s->icnt;
 
     s->icnt = 0;
-    if (FIELD_EX32(s->control, TR_TE_CONTROL, INST_SYNC_MODE) ==
-        RVTRACE_SYNC_MODE_HALFWORDS) {
+    if (FIELD_EX32(s->control, trTeControl, InstSyncMode) ==
+        TCI_SYNCMODE_HALFWORDS) {
         s->sync_count += n;
     }
     return n;
@@ -628,8 +628,8 @@ static void enc_enter(RVTraceEncoderState *s, uint64_t end)
     s->icnt = (s->env->trace_icnt_k + end) >> 1;
     while (s->icnt > s->icnt_max) {
         s->icnt -= s->icnt_max;
-        if (FIELD_EX32(s->control, TR_TE_CONTROL, INST_SYNC_MODE) ==
-            RVTRACE_SYNC_MODE_HALFWORDS) {
+        if (FIELD_EX32(s->control, trTeControl, InstSyncMode) ==
+            TCI_SYNCMODE_HALFWORDS) {
             s->sync_count += s->icnt_max;
         }
         enc_resource_full(s, NT_RCODE_ICNT_FULL, s->icnt_max);
@@ -660,21 +660,21 @@ static void enc_hist_add(RVTraceEncoderState *s, unsigned taken)
  */
 static bool enc_send_hist_full_fast(RVTraceEncoderState *s, uint32_t hist)
 {
-    unsigned srcbits = FIELD_EX32(s->inst_features, TR_TE_INST_FEATURES,
-                                  SRC_BITS);
+    unsigned srcbits = FIELD_EX32(s->inst_features, trTeInstFeatures,
+                                  SrcBits);
     NtMsg m ENC_NOINIT;
 
     if (unlikely(s->lost || s->bcnt || s->hrepeat ||
-                 FIELD_EX32(s->ts.control, TR_TS_CONTROL, ENABLE))) {
+                 FIELD_EX32(s->ts.control, trTsControl, Enable))) {
         return false;
     }
     m.len = 0;
     m.acc = 0;
     m.nacc = 0;
     nt_bits(&m, 6, NT_TCODE_ResourceFull);
-    if (srcbits && !FIELD_EX32(s->control, TR_TE_CONTROL, INHIBIT_SRC)) {
+    if (srcbits && !FIELD_EX32(s->control, trTeControl, InhibitSrc)) {
         nt_bits(&m, srcbits,
-                FIELD_EX32(s->inst_features, TR_TE_INST_FEATURES, SRC_ID));
+                FIELD_EX32(s->inst_features, trTeInstFeatures, SrcID));
     }
     nt_bits(&m, nt_field_info[NT_FLD_RCODE].bits, NT_RCODE_HIST_FULL);
     nt_var(&m, hist);
@@ -684,8 +684,8 @@ static bool enc_send_hist_full_fast(RVTraceEncoderState *s, uint32_t hist)
         enc_lose(s);
         return true;
     }
-    if (FIELD_EX32(s->control, TR_TE_CONTROL, INST_SYNC_MODE) ==
-        RVTRACE_SYNC_MODE_MESSAGES) {
+    if (FIELD_EX32(s->control, trTeControl, InstSyncMode) ==
+        TCI_SYNCMODE_MESSAGES) {
         s->sync_count++;
     }
     return true;
@@ -693,7 +693,7 @@ static bool enc_send_hist_full_fast(RVTraceEncoderState *s, uint32_t hist)
 
 static void enc_hist_full(RVTraceEncoderState *s)
 {
-    if (enc_feature(s, R_TR_TE_INST_FEATURES_EN_REPEATED_HISTORY_MASK) &&
+    if (enc_feature(s, R_trTeInstFeatures_EnRepeatedHistory_MASK) &&
         s->rep_valid && s->env->trace_hist == s->rep_hist) {
         if (++s->hrepeat == ENC_MAX_HREPEAT) {
             enc_flush_repeats(s, NT_TCODE_ProgTraceSync, 0);
@@ -758,7 +758,7 @@ static void enc_indirect(RVTraceEncoderState *s, CPURISCVState *env,
 
 static bool enc_implicit_return(RVTraceEncoderState *s)
 {
-    return enc_feature(s, R_TR_TE_INST_FEATURES_EN_IMPLICIT_RETURN_MASK);
+    return enc_feature(s, R_trTeInstFeatures_EnImplicitReturn_MASK);
 }
 
 static void enc_push_call(RVTraceEncoderState *s, uint64_t ret)
@@ -781,8 +781,8 @@ static void enc_push_call(RVTraceEncoderState *s, uint64_t ret)
 /* Pop the expected return address; true if the return to @next is inferable. */
 static bool enc_pop_return(RVTraceEncoderState *s, uint64_t next)
 {
-    unsigned mode = FIELD_EX32(s->inst_features, TR_TE_INST_FEATURES,
-                               IMPLICIT_RETURN_MODE);
+    unsigned mode = FIELD_EX32(s->inst_features, trTeInstFeatures,
+                               ImplicitReturnMode);
     uint64_t expect;
 
     if (!enc_implicit_return(s) || s->stack_depth == 0) {
@@ -793,9 +793,9 @@ static bool enc_pop_return(RVTraceEncoderState *s, uint64_t next)
         s->call_count--;
     }
     switch (mode) {
-    case RVTRACE_IRET_MODE_COUNT:
+    case TCI_IRETMODE_COUNT:
         return true;
-    case RVTRACE_IRET_MODE_PARTIAL:
+    case TCI_IRETMODE_PARTIAL:
         return extract64(expect ^ next, 1, ENC_PARTIAL_RET_BITS) == 0;
     default:
         return expect == next;
@@ -820,21 +820,21 @@ static bool enc_qualified(RVTraceEncoderState *s, CPURISCVState *env)
         return true;
     }
     if (env->virt_enabled) {
-        priv = env->priv == PRV_U ? RVTRACE_PRIV_VU : RVTRACE_PRIV_VS;
+        priv = env->priv == PRV_U ? TCI_PRIV_VU : TCI_PRIV_VS;
     }
     for (i = 0; i < RVTRACE_NUM_FILTERS; i++) {
         uint32_t c = s->filter_control[i];
 
         if (!(s->inst_filters & (1u << i)) ||
-            !FIELD_EX32(c, TR_TE_FILTER_CONTROL, ENABLE)) {
+            !FIELD_EX32(c, trTeFilter0Control, Enable)) {
             continue;
         }
-        if (FIELD_EX32(c, TR_TE_FILTER_CONTROL, MATCH_PRIVILEGE) &&
+        if (FIELD_EX32(c, trTeFilter0Control, MatchPrivilege) &&
             !(s->filter_match_inst[i] & (1u << priv))) {
             continue;
         }
-        if ((c & (R_TR_TE_FILTER_CONTROL_MATCH_ECAUSE_MASK |
-                  R_TR_TE_FILTER_CONTROL_MATCH_INTERRUPT_MASK)) &&
+        if ((c & (R_trTeFilter0Control_MatchEcause_MASK |
+                  R_trTeFilter0Control_MatchInterrupt_MASK)) &&
             !s->filter_trap_depth[i]) {
             continue;
         }
@@ -861,8 +861,8 @@ static void enc_filter_trap(RVTraceEncoderState *s, CPURISCVState *env,
 
     for (i = 0; i < RVTRACE_NUM_FILTERS; i++) {
         uint32_t c = s->filter_control[i];
-        bool ecause = FIELD_EX32(c, TR_TE_FILTER_CONTROL, MATCH_ECAUSE);
-        bool kind = FIELD_EX32(c, TR_TE_FILTER_CONTROL, MATCH_INTERRUPT);
+        bool ecause = FIELD_EX32(c, trTeFilter0Control, MatchEcause);
+        bool kind = FIELD_EX32(c, trTeFilter0Control, MatchInterrupt);
 
         if (!ecause && !kind) {
             continue;
@@ -877,8 +877,8 @@ static void enc_filter_trap(RVTraceEncoderState *s, CPURISCVState *env,
             continue;
         }
         if (kind && interrupt != FIELD_EX32(s->filter_match_inst[i],
-                                            TR_TE_FILTER_MATCH_INST,
-                                            VALUE_INTERRUPT)) {
+                                            trTeFilter0MatchInst,
+                                            ValueInterrupt)) {
             continue;
         }
         s->filter_trap_depth[i] = 1;
@@ -950,7 +950,7 @@ void riscv_trace_cf(CPURISCVState *env, target_ulong pc, target_ulong next,
             return;
         }
     }
-    all_jumps = enc_feature(s, R_TR_TE_INST_FEATURES_EN_ALL_JUMPS_MASK);
+    all_jumps = enc_feature(s, R_trTeInstFeatures_EnAllJumps_MASK);
 
     switch (itype) {
     case NT_ITYPE_BRANCH_NOT_TAKEN:
@@ -1080,11 +1080,11 @@ void riscv_trace_idle(CPURISCVState *env)
 
 static bool enc_want_tracing(RVTraceEncoderState *s)
 {
-    uint32_t need = R_TR_TE_CONTROL_ACTIVE_MASK | R_TR_TE_CONTROL_ENABLE_MASK |
-                    R_TR_TE_CONTROL_INST_TRACING_MASK;
+    uint32_t need = R_trTeControl_Active_MASK | R_trTeControl_Enable_MASK |
+                    R_trTeControl_InstTracing_MASK;
 
     return (s->control & need) == need &&
-           enc_inst_mode(s) != RVTRACE_INST_MODE_OFF;
+           enc_inst_mode(s) != TCI_INSTMODE_OFF;
 }
 
 /* Which translations the traced hart runs (trace_ingress.h cs_base bits). */
@@ -1095,10 +1095,10 @@ static uint32_t enc_cs_base(RVTraceEncoderState *s)
     if (enc_htm(s)) {
         v |= RISCV_TRACE_CS_BASE_HTM;
     }
-    if (enc_feature(s, R_TR_TE_INST_FEATURES_EN_ALL_JUMPS_MASK)) {
+    if (enc_feature(s, R_trTeInstFeatures_EnAllJumps_MASK)) {
         v |= RISCV_TRACE_CS_BASE_ALL_JUMPS;
     }
-    if (enc_feature(s, R_TR_TE_INST_FEATURES_EN_SEQUENTIAL_JUMP_MASK)) {
+    if (enc_feature(s, R_trTeInstFeatures_EnSequentialJump_MASK)) {
         v |= RISCV_TRACE_CS_BASE_SEQ_JUMP;
     }
     return v;
@@ -1245,11 +1245,11 @@ static uint32_t enc_impl(void)
 {
     uint32_t v = 0;
 
-    v = FIELD_DP32(v, TR_IMPL, VER_MAJOR, 1);
-    v = FIELD_DP32(v, TR_IMPL, COMP_TYPE, RVTRACE_COMP_ENCODER);
-    v = FIELD_DP32(v, TR_IMPL, TE_PROTO_MAJOR, 1);
-    v = FIELD_DP32(v, TR_IMPL, TE_PROTO_MINOR, 0);
-    v = FIELD_DP32(v, TR_IMPL, VENDOR, RVTRACE_VENDOR_ID);
+    v = FIELD_DP32(v, trImpl, VerMajor, TCI_VERSION_MAJOR);
+    v = FIELD_DP32(v, trImpl, CompType, TCI_COMPTYPE_ENCODER);
+    v = FIELD_DP32(v, trTeImpl, ProtocolMajor, 1);
+    v = FIELD_DP32(v, trTeImpl, ProtocolMinor, 0);
+    v = FIELD_DP32(v, trImpl, Vendor, RVTRACE_VENDOR_ID);
     return v;
 }
 
@@ -1265,39 +1265,39 @@ static void enc_filters_reset(RVTraceEncoderState *s)
 /* Defaults taken when trTeActive goes 0 -> 1. */
 static void enc_defaults(RVTraceEncoderState *s)
 {
-    uint32_t c = R_TR_TE_CONTROL_ACTIVE_MASK;
+    uint32_t c = R_trTeControl_Active_MASK;
 
-    c = FIELD_DP32(c, TR_TE_CONTROL, INST_MODE, RVTRACE_INST_MODE_BTM);
-    c = FIELD_DP32(c, TR_TE_CONTROL, FORMAT, RVTRACE_FORMAT_NTRACE);
+    c = FIELD_DP32(c, trTeControl, InstMode, TCI_INSTMODE_BTM);
+    c = FIELD_DP32(c, trTeControl, Format, TCI_FORMAT_NTRACE);
     s->control = c;
     s->inst_features = 0;
     enc_filters_reset(s);
-    rvtrace_ts_write(&s->ts, R_TR_TS_CONTROL_ACTIVE_MASK, false, true, true);
+    rvtrace_ts_write(&s->ts, R_trTsControl_Active_MASK, false, true, true);
 }
 
 static unsigned enc_legal_inst_mode(unsigned m)
 {
     switch (m) {
-    case RVTRACE_INST_MODE_OFF:
-    case RVTRACE_INST_MODE_BTM:
-    case RVTRACE_INST_MODE_HTM:
+    case TCI_INSTMODE_OFF:
+    case TCI_INSTMODE_BTM:
+    case TCI_INSTMODE_HTM:
         return m;
     case 7:
-        return RVTRACE_INST_MODE_HTM;
+        return TCI_INSTMODE_HTM;
     default:
         /* Unsupported non-zero modes revert to a supported non-zero one. */
-        return RVTRACE_INST_MODE_BTM;
+        return TCI_INSTMODE_BTM;
     }
 }
 
 static void enc_write_control(RVTraceEncoderState *s, uint32_t val)
 {
-    bool was_active = s->control & R_TR_TE_CONTROL_ACTIVE_MASK;
-    bool was_enabled = s->control & R_TR_TE_CONTROL_ENABLE_MASK;
-    uint32_t nc = R_TR_TE_CONTROL_ACTIVE_MASK;
+    bool was_active = s->control & R_trTeControl_Active_MASK;
+    bool was_enabled = s->control & R_trTeControl_Enable_MASK;
+    uint32_t nc = R_trTeControl_Active_MASK;
     unsigned sync_mode;
 
-    if (!(val & R_TR_TE_CONTROL_ACTIVE_MASK)) {
+    if (!(val & R_trTeControl_Active_MASK)) {
         s->control = 0;
         s->inst_features = 0;
         rvtrace_ts_reset(&s->ts);
@@ -1308,22 +1308,22 @@ static void enc_write_control(RVTraceEncoderState *s, uint32_t val)
         enc_defaults(s);
         return;
     }
-    nc |= val & (R_TR_TE_CONTROL_ENABLE_MASK |
-                 R_TR_TE_CONTROL_INST_TRACING_MASK |
-                 R_TR_TE_CONTROL_CONTEXT_MASK |
-                 R_TR_TE_CONTROL_INHIBIT_SRC_MASK |
-                 R_TR_TE_CONTROL_INST_STALL_ENA_MASK |
-                 R_TR_TE_CONTROL_INST_SYNC_MAX_MASK);
-    nc = FIELD_DP32(nc, TR_TE_CONTROL, INST_MODE,
-                    enc_legal_inst_mode(FIELD_EX32(val, TR_TE_CONTROL,
-                                                   INST_MODE)));
-    sync_mode = FIELD_EX32(val, TR_TE_CONTROL, INST_SYNC_MODE);
-    nc = FIELD_DP32(nc, TR_TE_CONTROL, INST_SYNC_MODE, sync_mode);
-    nc = FIELD_DP32(nc, TR_TE_CONTROL, FORMAT, RVTRACE_FORMAT_NTRACE);
+    nc |= val & (R_trTeControl_Enable_MASK |
+                 R_trTeControl_InstTracing_MASK |
+                 R_trTeControl_Context_MASK |
+                 R_trTeControl_InhibitSrc_MASK |
+                 R_trTeControl_InstStallEna_MASK |
+                 R_trTeControl_InstSyncMax_MASK);
+    nc = FIELD_DP32(nc, trTeControl, InstMode,
+                    enc_legal_inst_mode(FIELD_EX32(val, trTeControl,
+                                                   InstMode)));
+    sync_mode = FIELD_EX32(val, trTeControl, InstSyncMode);
+    nc = FIELD_DP32(nc, trTeControl, InstSyncMode, sync_mode);
+    nc = FIELD_DP32(nc, trTeControl, Format, TCI_FORMAT_NTRACE);
     /* InstStallOrOverflow: write 1 to clear; cleared when enabling. */
-    if (!(val & R_TR_TE_CONTROL_INST_STALL_OR_OVERFLOW_MASK) &&
-        !(!was_enabled && (val & R_TR_TE_CONTROL_ENABLE_MASK))) {
-        nc |= s->control & R_TR_TE_CONTROL_INST_STALL_OR_OVERFLOW_MASK;
+    if (!(val & R_trTeControl_InstStallOrOverflow_MASK) &&
+        !(!was_enabled && (val & R_trTeControl_Enable_MASK))) {
+        nc |= s->control & R_trTeControl_InstStallOrOverflow_MASK;
     }
     s->control = nc;
     enc_schedule_apply(s);
@@ -1331,17 +1331,17 @@ static void enc_write_control(RVTraceEncoderState *s, uint32_t val)
 
 static void enc_write_features(RVTraceEncoderState *s, uint32_t val)
 {
-    uint32_t mask = R_TR_TE_INST_FEATURES_EN_IMPLICIT_RETURN_MASK |
-                    R_TR_TE_INST_FEATURES_IMPLICIT_RETURN_MODE_MASK |
-                    R_TR_TE_INST_FEATURES_EN_REPEATED_HISTORY_MASK |
-                    R_TR_TE_INST_FEATURES_EN_ALL_JUMPS_MASK |
-                    R_TR_TE_INST_FEATURES_EN_SEQUENTIAL_JUMP_MASK |
-                    R_TR_TE_INST_FEATURES_EXTEND_ADDR_MSB_MASK |
-                    R_TR_TE_INST_FEATURES_SRC_ID_MASK;
+    uint32_t mask = R_trTeInstFeatures_EnImplicitReturn_MASK |
+                    R_trTeInstFeatures_ImplicitReturnMode_MASK |
+                    R_trTeInstFeatures_EnRepeatedHistory_MASK |
+                    R_trTeInstFeatures_EnAllJumps_MASK |
+                    R_trTeInstFeatures_EnSequentialJump_MASK |
+                    R_trTeInstFeatures_ExtendAddrMSB_MASK |
+                    R_trTeInstFeatures_SrcID_MASK;
     uint32_t nv = val & mask;
 
-    nv = FIELD_DP32(nv, TR_TE_INST_FEATURES, SRC_BITS,
-                    MIN(FIELD_EX32(val, TR_TE_INST_FEATURES, SRC_BITS),
+    nv = FIELD_DP32(nv, trTeInstFeatures, SrcBits,
+                    MIN(FIELD_EX32(val, trTeInstFeatures, SrcBits),
                         NT_LIMIT_MAX_SRC));
     s->inst_features = nv;
     enc_schedule_apply(s);
@@ -1350,12 +1350,12 @@ static void enc_write_features(RVTraceEncoderState *s, uint32_t val)
 /* A register of an implemented filter: its index and filter-0 offset. */
 static bool enc_filter_reg(hwaddr addr, unsigned *i, hwaddr *reg)
 {
-    if (addr < A_TR_TE_FILTER0_CONTROL ||
-        addr >= A_TR_TE_FILTER0_CONTROL + RVTRACE_NUM_FILTERS * RVTRACE_FILTER_STRIDE) {
+    if (addr < A_trTeFilter0Control ||
+        addr >= A_trTeFilter0Control + RVTRACE_NUM_FILTERS * TCI_trTeFilter0Control_STRIDE) {
         return false;
     }
-    *i = (addr - A_TR_TE_FILTER0_CONTROL) / RVTRACE_FILTER_STRIDE;
-    *reg = A_TR_TE_FILTER0_CONTROL + (addr - A_TR_TE_FILTER0_CONTROL) % RVTRACE_FILTER_STRIDE;
+    *i = (addr - A_trTeFilter0Control) / TCI_trTeFilter0Control_STRIDE;
+    *reg = A_trTeFilter0Control + (addr - A_trTeFilter0Control) % TCI_trTeFilter0Control_STRIDE;
     return true;
 }
 
@@ -1367,45 +1367,45 @@ static uint64_t enc_read(void *opaque, hwaddr addr, unsigned size)
     hwaddr reg;
 
     switch (addr) {
-    case A_TR_TE_CONTROL:
+    case A_trTeControl:
         v = s->control;
         if (!qatomic_read(&s->pending) && !qatomic_read(&s->fifo_len)) {
-            v |= R_TR_TE_CONTROL_EMPTY_MASK;
+            v |= R_trTeControl_Empty_MASK;
         }
         break;
-    case A_TR_IMPL:
+    case A_trTeImpl:
         v = enc_impl();
         break;
-    case A_TR_TE_INST_FEATURES:
+    case A_trTeInstFeatures:
         v = s->inst_features;
         break;
-    case A_TR_TE_INST_FILTERS:
+    case A_trTeInstFilters:
         v = s->inst_filters;
         break;
-    case A_TR_TS_CONTROL:
+    case A_trTsControl:
         v = s->ts.control;
         break;
-    case A_TR_TS_COUNTER_LOW:
-    case A_TR_TS_COUNTER_HIGH:
-        if (FIELD_EX32(s->ts.control, TR_TS_CONTROL, MODE) ==
-            RVTRACE_TS_MODE_SHARED) {
+    case A_trTsCounterLow:
+    case A_trTsCounterHigh:
+        if (FIELD_EX32(s->ts.control, trTsControl, Mode) ==
+            TCI_TSMODE_SHARED) {
             uint64_t ts = rvtrace_sink_timestamp(s->output);
 
-            v = addr == A_TR_TS_COUNTER_LOW ? (uint32_t)ts : ts >> 32;
+            v = addr == A_trTsCounterLow ? (uint32_t)ts : ts >> 32;
         }
         break;
     default:
         if (enc_filter_reg(addr, &i, &reg)) {
-            v = reg == A_TR_TE_FILTER0_CONTROL ? s->filter_control[i] :
-                reg == A_TR_TE_FILTER0_MATCH_INST ? s->filter_match_inst[i] :
-                reg == A_TR_TE_FILTER0_MATCH_ECAUSE_LOW ? (uint32_t)s->filter_ecause[i] :
-                reg == A_TR_TE_FILTER0_MATCH_ECAUSE_HIGH ? s->filter_ecause[i] >> 32 : 0;
+            v = reg == A_trTeFilter0Control ? s->filter_control[i] :
+                reg == A_trTeFilter0MatchInst ? s->filter_match_inst[i] :
+                reg == A_trTeFilter0MatchEcauseLow ? (uint32_t)s->filter_ecause[i] :
+                reg == A_trTeFilter0MatchEcauseHigh ? s->filter_ecause[i] >> 32 : 0;
         }
         /* Comparators, triggers and data trace: not implemented (read 0). */
         break;
     }
-    if (!(s->control & R_TR_TE_CONTROL_ACTIVE_MASK) &&
-        addr != A_TR_TE_CONTROL) {
+    if (!(s->control & R_trTeControl_Active_MASK) &&
+        addr != A_trTeControl) {
         v = 0;
     }
     trace_rvtrace_encoder_read(s->port, addr, v);
@@ -1420,21 +1420,21 @@ static void enc_write(void *opaque, hwaddr addr, uint64_t val64, unsigned size)
     hwaddr reg;
 
     trace_rvtrace_encoder_write(s->port, addr, val);
-    if (!(s->control & R_TR_TE_CONTROL_ACTIVE_MASK) &&
-        addr != A_TR_TE_CONTROL) {
+    if (!(s->control & R_trTeControl_Active_MASK) &&
+        addr != A_trTeControl) {
         return;
     }
     switch (addr) {
-    case A_TR_TE_CONTROL:
+    case A_trTeControl:
         enc_write_control(s, val);
         break;
-    case A_TR_TE_INST_FEATURES:
+    case A_trTeInstFeatures:
         enc_write_features(s, val);
         break;
-    case A_TR_TS_CONTROL:
+    case A_trTsControl:
         rvtrace_ts_write(&s->ts, val, false, true, true);
         break;
-    case A_TR_TE_INST_FILTERS:
+    case A_trTeInstFilters:
         /*
          * Filters are looked at when tracing starts and at traps and trap
          * returns; a change while tracing takes effect at the next one.
@@ -1443,17 +1443,17 @@ static void enc_write(void *opaque, hwaddr addr, uint64_t val64, unsigned size)
         break;
     default:
         if (enc_filter_reg(addr, &i, &reg)) {
-            if (reg == A_TR_TE_FILTER0_CONTROL) {
-                s->filter_control[i] = val & (R_TR_TE_FILTER_CONTROL_ENABLE_MASK |
-                                              R_TR_TE_FILTER_CONTROL_MATCH_PRIVILEGE_MASK |
-                                              R_TR_TE_FILTER_CONTROL_MATCH_ECAUSE_MASK |
-                                              R_TR_TE_FILTER_CONTROL_MATCH_INTERRUPT_MASK);
-            } else if (reg == A_TR_TE_FILTER0_MATCH_INST) {
+            if (reg == A_trTeFilter0Control) {
+                s->filter_control[i] = val & (R_trTeFilter0Control_Enable_MASK |
+                                              R_trTeFilter0Control_MatchPrivilege_MASK |
+                                              R_trTeFilter0Control_MatchEcause_MASK |
+                                              R_trTeFilter0Control_MatchInterrupt_MASK);
+            } else if (reg == A_trTeFilter0MatchInst) {
                 s->filter_match_inst[i] = val & (RVTRACE_PRIV_CHOICE_MASK |
-                    R_TR_TE_FILTER_MATCH_INST_VALUE_INTERRUPT_MASK);
-            } else if (reg == A_TR_TE_FILTER0_MATCH_ECAUSE_LOW) {
+                    R_trTeFilter0MatchInst_ValueInterrupt_MASK);
+            } else if (reg == A_trTeFilter0MatchEcauseLow) {
                 s->filter_ecause[i] = deposit64(s->filter_ecause[i], 0, 32, val);
-            } else if (reg == A_TR_TE_FILTER0_MATCH_ECAUSE_HIGH) {
+            } else if (reg == A_trTeFilter0MatchEcauseHigh) {
                 s->filter_ecause[i] = deposit64(s->filter_ecause[i], 32, 32, val);
             }
         }
@@ -1529,7 +1529,7 @@ static void enc_realize(DeviceState *dev, Error **errp)
     s->icnt_max = MAKE_64BIT_MASK(0, s->icnt_bits);
     s->env->trace_hist_full = 1u << (s->hist_bits - 1);
     memory_region_init_io(&s->mmio, OBJECT(dev), &enc_ops, s,
-                          TYPE_RVTRACE_ENCODER, RVTRACE_REG_SIZE);
+                          TYPE_RVTRACE_ENCODER, TCI_COMPONENT_SIZE);
     sysbus_init_mmio(SYS_BUS_DEVICE(dev), &s->mmio);
     qemu_add_vm_change_state_handler(enc_vm_state_change, s);
 }

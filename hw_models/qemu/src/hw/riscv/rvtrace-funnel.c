@@ -27,9 +27,9 @@ static uint32_t funnel_impl(void)
 {
     uint32_t v = 0;
 
-    v = FIELD_DP32(v, TR_IMPL, VER_MAJOR, 1);
-    v = FIELD_DP32(v, TR_IMPL, COMP_TYPE, RVTRACE_COMP_FUNNEL);
-    v = FIELD_DP32(v, TR_IMPL, VENDOR, RVTRACE_VENDOR_ID);
+    v = FIELD_DP32(v, trImpl, VerMajor, TCI_VERSION_MAJOR);
+    v = FIELD_DP32(v, trImpl, CompType, TCI_COMPTYPE_FUNNEL);
+    v = FIELD_DP32(v, trImpl, Vendor, RVTRACE_VENDOR_ID);
     return v;
 }
 
@@ -37,7 +37,7 @@ static uint32_t funnel_impl(void)
 static uint64_t funnel_ts(RVTraceFunnelState *s)
 {
     if (s->ts_shared) {
-        return (s->control & R_TR_FUNNEL_CONTROL_ACTIVE_MASK) ?
+        return (s->control & R_trFunnelControl_Active_MASK) ?
                rvtrace_sink_timestamp(s->output) : 0;
     }
     return rvtrace_ts_value(&s->ts);
@@ -50,30 +50,30 @@ static uint64_t funnel_read(void *opaque, hwaddr addr, unsigned size)
     uint32_t v = 0;
 
     switch (addr) {
-    case A_TR_FUNNEL_CONTROL:
-        v = s->control | R_TR_FUNNEL_CONTROL_EMPTY_MASK;
+    case A_trFunnelControl:
+        v = s->control | R_trFunnelControl_Empty_MASK;
         break;
-    case A_TR_IMPL:
+    case A_trFunnelImpl:
         v = funnel_impl();
         break;
-    case A_TR_FUNNEL_DIS_INPUT:
+    case A_trFunnelDisInput:
         v = s->dis_input;
         break;
-    case A_TR_TS_CONTROL:
+    case A_trTsControl:
         v = s->ts.control;
         break;
-    case A_TR_TS_COUNTER_LOW:
+    case A_trTsCounterLow:
         v = funnel_ts(s);
         break;
-    case A_TR_TS_COUNTER_HIGH:
+    case A_trTsCounterHigh:
         ts = funnel_ts(s);
         v = ts >> 32;
         break;
     default:
         break;
     }
-    if (!(s->control & R_TR_FUNNEL_CONTROL_ACTIVE_MASK) &&
-        addr != A_TR_FUNNEL_CONTROL) {
+    if (!(s->control & R_trFunnelControl_Active_MASK) &&
+        addr != A_trFunnelControl) {
         /* Held in reset: other registers are inaccessible (read 0). */
         v = 0;
     }
@@ -86,15 +86,15 @@ static void funnel_write(void *opaque, hwaddr addr, uint64_t val64,
 {
     RVTraceFunnelState *s = opaque;
     uint32_t val = val64;
-    bool active = s->control & R_TR_FUNNEL_CONTROL_ACTIVE_MASK;
+    bool active = s->control & R_trFunnelControl_Active_MASK;
 
     trace_rvtrace_funnel_write(addr, val);
-    if (!active && addr != A_TR_FUNNEL_CONTROL) {
+    if (!active && addr != A_trFunnelControl) {
         return;
     }
     switch (addr) {
-    case A_TR_FUNNEL_CONTROL:
-        if (!(val & R_TR_FUNNEL_CONTROL_ACTIVE_MASK)) {
+    case A_trFunnelControl:
+        if (!(val & R_trFunnelControl_Active_MASK)) {
             /* Reset: Enable follows Active to 0 (TCI "Reset and Discovery"). */
             s->control = 0;
             s->dis_input = 0;
@@ -106,14 +106,14 @@ static void funnel_write(void *opaque, hwaddr addr, uint64_t val64,
                 rvtrace_ts_write(&s->ts, 0, !s->ts_shared, s->ts_shared,
                                  false);
             }
-            s->control = val & (R_TR_FUNNEL_CONTROL_ACTIVE_MASK |
-                                R_TR_FUNNEL_CONTROL_ENABLE_MASK);
+            s->control = val & (R_trFunnelControl_Active_MASK |
+                                R_trFunnelControl_Enable_MASK);
         }
         break;
-    case A_TR_FUNNEL_DIS_INPUT:
+    case A_trFunnelDisInput:
         s->dis_input = val & MAKE_64BIT_MASK(0, s->num_inputs);
         break;
-    case A_TR_TS_CONTROL:
+    case A_trTsControl:
         rvtrace_ts_write(&s->ts, val, !s->ts_shared, s->ts_shared, false);
         break;
     default:
@@ -138,8 +138,8 @@ static unsigned funnel_push(RVTraceSinkIf *sif, unsigned port,
 {
     /* Unchecked cast: the interface pointer is the funnel (hot path). */
     RVTraceFunnelState *s = (RVTraceFunnelState *)sif;
-    uint32_t need = R_TR_FUNNEL_CONTROL_ACTIVE_MASK |
-                    R_TR_FUNNEL_CONTROL_ENABLE_MASK;
+    uint32_t need = R_trFunnelControl_Active_MASK |
+                    R_trFunnelControl_Enable_MASK;
 
     if ((qatomic_read(&s->control) & need) != need) {
         return 0;
@@ -182,7 +182,7 @@ static void funnel_realize(DeviceState *dev, Error **errp)
     s->out_if = RVTRACE_SINK_IF(s->output);
     s->out_k = RVTRACE_SINK_IF_GET_CLASS(s->output);
     memory_region_init_io(&s->mmio, OBJECT(dev), &funnel_ops, s,
-                          TYPE_RVTRACE_FUNNEL, RVTRACE_REG_SIZE);
+                          TYPE_RVTRACE_FUNNEL, TCI_COMPONENT_SIZE);
     sysbus_init_mmio(SYS_BUS_DEVICE(dev), &s->mmio);
 }
 

@@ -36,18 +36,18 @@
 
 static bool ramsink_is_smem(RVTraceRamSinkState *s)
 {
-    return FIELD_EX32(s->control, TR_RAM_CONTROL, MODE) == RVTRACE_RAM_MODE_SMEM;
+    return FIELD_EX32(s->control, trRamControl, Mode) == TCI_RAMMODE_SMEM;
 }
 
 static uint32_t ramsink_impl(void)
 {
     uint32_t v = 0;
 
-    v = FIELD_DP32(v, TR_IMPL, VER_MAJOR, 1);
-    v = FIELD_DP32(v, TR_IMPL, COMP_TYPE, RVTRACE_COMP_RAMSINK);
-    v = FIELD_DP32(v, TR_IMPL, RAM_HAS_SRAM, 1);
-    v = FIELD_DP32(v, TR_IMPL, RAM_HAS_SMEM, 1);
-    v = FIELD_DP32(v, TR_IMPL, VENDOR, RVTRACE_VENDOR_ID);
+    v = FIELD_DP32(v, trImpl, VerMajor, TCI_VERSION_MAJOR);
+    v = FIELD_DP32(v, trImpl, CompType, TCI_COMPTYPE_RAMSINK);
+    v = FIELD_DP32(v, trRamImpl, HasSRAM, 1);
+    v = FIELD_DP32(v, trRamImpl, HasSMEM, 1);
+    v = FIELD_DP32(v, trImpl, Vendor, RVTRACE_VENDOR_ID);
     return v;
 }
 
@@ -122,13 +122,13 @@ static void ramsink_commit_word(RVTraceRamSinkState *s)
     /* A WP programmed above Limit wraps after its first word, too. */
     if (wp >= s->limit) {
         ramsink_stage_flush(s);
-        s->wp = s->start | R_TR_RAM_WP_LOW_WRAP_MASK;
-        if (FIELD_EX32(s->control, TR_RAM_CONTROL, STOP_ON_WRAP)) {
-            s->control = FIELD_DP32(s->control, TR_RAM_CONTROL, ENABLE, 0);
+        s->wp = s->start | R_trRamWPLow_Wrap_MASK;
+        if (FIELD_EX32(s->control, trRamControl, StopOnWrap)) {
+            s->control = FIELD_DP32(s->control, trRamControl, Enable, 0);
             trace_rvtrace_ramsink_stop(s->wp);
         }
     } else {
-        s->wp = (wp + 4) | (s->wp & R_TR_RAM_WP_LOW_WRAP_MASK);
+        s->wp = (wp + 4) | (s->wp & R_trRamWPLow_Wrap_MASK);
     }
 }
 
@@ -160,7 +160,7 @@ static void ramsink_put_byte(RVTraceRamSinkState *s, uint8_t b)
  */
 static void ramsink_put(RVTraceRamSinkState *s, const uint8_t *p, unsigned len)
 {
-    while (len && (s->control & R_TR_RAM_CONTROL_ENABLE_MASK)) {
+    while (len && (s->control & R_trRamControl_Enable_MASK)) {
         uint64_t wp = s->wp & ~3ULL;
         uint64_t n;
 
@@ -193,7 +193,7 @@ static void ramsink_put(RVTraceRamSinkState *s, const uint8_t *p, unsigned len)
         } else {
             memcpy(s->sram + wp, p, n);
         }
-        s->wp = (wp + n) | (s->wp & R_TR_RAM_WP_LOW_WRAP_MASK);
+        s->wp = (wp + n) | (s->wp & R_trRamWPLow_Wrap_MASK);
         p += n;
         len -= n;
     }
@@ -221,7 +221,7 @@ static unsigned ramsink_push(RVTraceSinkIf *sif, unsigned port,
 {
     /* Unchecked cast: the interface pointer is the sink (hot path). */
     RVTraceRamSinkState *s = (RVTraceRamSinkState *)sif;
-    uint32_t need = R_TR_RAM_CONTROL_ACTIVE_MASK | R_TR_RAM_CONTROL_ENABLE_MASK;
+    uint32_t need = R_trRamControl_Active_MASK | R_trRamControl_Enable_MASK;
     unsigned take = len;
 
     qemu_mutex_lock(&s->lock);
@@ -229,7 +229,7 @@ static unsigned ramsink_push(RVTraceSinkIf *sif, unsigned port,
         qemu_mutex_unlock(&s->lock);
         return 0;
     }
-    if (FIELD_EX32(s->control, TR_RAM_CONTROL, STOP_ON_WRAP)) {
+    if (FIELD_EX32(s->control, trRamControl, StopOnWrap)) {
         uint64_t wp = s->wp & ~3ULL;
         uint64_t room = wp > s->limit ? 0 :
                         s->limit + 4 - wp - s->word_fill;
@@ -243,7 +243,7 @@ static unsigned ramsink_push(RVTraceSinkIf *sif, unsigned port,
              */
             take = ramsink_whole_messages(msg, len, room);
             ramsink_put(s, msg, take);
-            while (s->control & R_TR_RAM_CONTROL_ENABLE_MASK) {
+            while (s->control & R_trRamControl_Enable_MASK) {
                 ramsink_put_byte(s, RAMSINK_IDLE);
             }
             qemu_mutex_unlock(&s->lock);
@@ -266,41 +266,41 @@ static uint64_t ramsink_read(void *opaque, hwaddr addr, unsigned size)
     ramsink_stage_flush(s);
     smem = ramsink_is_smem(s);
     switch (addr) {
-    case A_TR_RAM_CONTROL:
+    case A_trRamControl:
         v = s->control;
         if (s->word_fill == 0) {
-            v |= R_TR_RAM_CONTROL_EMPTY_MASK;
+            v |= R_trRamControl_Empty_MASK;
         }
         break;
-    case A_TR_IMPL:
+    case A_trRamImpl:
         v = ramsink_impl();
         break;
-    case A_TR_RAM_START_LOW:
+    case A_trRamStartLow:
         v = s->start;
         break;
-    case A_TR_RAM_START_HIGH:
+    case A_trRamStartHigh:
         v = smem ? s->start >> 32 : 0;
         break;
-    case A_TR_RAM_LIMIT_LOW:
+    case A_trRamLimitLow:
         v = s->limit;
         break;
-    case A_TR_RAM_LIMIT_HIGH:
+    case A_trRamLimitHigh:
         v = smem ? s->limit >> 32 : 0;
         break;
-    case A_TR_RAM_WP_LOW:
+    case A_trRamWPLow:
         v = s->wp;
         break;
-    case A_TR_RAM_WP_HIGH:
+    case A_trRamWPHigh:
         v = smem ? s->wp >> 32 : 0;
         break;
-    case A_TR_RAM_RP_LOW:
+    case A_trRamRPLow:
         v = s->rp;
         break;
-    case A_TR_RAM_RP_HIGH:
+    case A_trRamRPHigh:
         v = smem ? s->rp >> 32 : 0;
         break;
-    case A_TR_RAM_DATA:
-        if (s->control & R_TR_RAM_CONTROL_ENABLE_MASK) {
+    case A_trRamData:
+        if (s->control & R_trRamControl_Enable_MASK) {
             /* Reading while trace is being stored is not supported. */
             break;
         }
@@ -310,8 +310,8 @@ static uint64_t ramsink_read(void *opaque, hwaddr addr, unsigned size)
     default:
         break;
     }
-    if (!(s->control & R_TR_RAM_CONTROL_ACTIVE_MASK) &&
-        addr != A_TR_RAM_CONTROL) {
+    if (!(s->control & R_trRamControl_Active_MASK) &&
+        addr != A_trRamControl) {
         v = 0;
     }
     qemu_mutex_unlock(&s->lock);
@@ -321,37 +321,37 @@ static uint64_t ramsink_read(void *opaque, hwaddr addr, unsigned size)
 
 static void ramsink_write_control(RVTraceRamSinkState *s, uint32_t val)
 {
-    bool was_active = s->control & R_TR_RAM_CONTROL_ACTIVE_MASK;
-    bool was_enabled = s->control & R_TR_RAM_CONTROL_ENABLE_MASK;
+    bool was_active = s->control & R_trRamControl_Active_MASK;
+    bool was_enabled = s->control & R_trRamControl_Enable_MASK;
     uint32_t nc;
 
-    if (!(val & R_TR_RAM_CONTROL_ACTIVE_MASK)) {
+    if (!(val & R_trRamControl_Active_MASK)) {
         s->control = 0;
         ramsink_defaults(s);
         return;
     }
     if (!was_active) {
         /* Leaving reset: every WARL field takes its default. */
-        s->control = R_TR_RAM_CONTROL_ACTIVE_MASK;
+        s->control = R_trRamControl_Active_MASK;
         ramsink_defaults(s);
         return;
     }
-    nc = R_TR_RAM_CONTROL_ACTIVE_MASK;
-    nc |= val & (R_TR_RAM_CONTROL_ENABLE_MASK |
-                 R_TR_RAM_CONTROL_STOP_ON_WRAP_MASK);
+    nc = R_trRamControl_Active_MASK;
+    nc |= val & (R_trRamControl_Enable_MASK |
+                 R_trRamControl_StopOnWrap_MASK);
     if (was_enabled) {
         /* The mode cannot change under a running capture. */
-        nc = FIELD_DP32(nc, TR_RAM_CONTROL, MODE,
-                        FIELD_EX32(s->control, TR_RAM_CONTROL, MODE));
+        nc = FIELD_DP32(nc, trRamControl, Mode,
+                        FIELD_EX32(s->control, trRamControl, Mode));
     } else {
-        nc = FIELD_DP32(nc, TR_RAM_CONTROL, MODE,
-                        FIELD_EX32(val, TR_RAM_CONTROL, MODE));
+        nc = FIELD_DP32(nc, trRamControl, Mode,
+                        FIELD_EX32(val, trRamControl, Mode));
     }
     /* MemFormat and AsyncFreq: only 0 (plain bytes, no alignment sync). */
-    if (FIELD_EX32(nc, TR_RAM_CONTROL, MODE) !=
-        FIELD_EX32(s->control, TR_RAM_CONTROL, MODE)) {
+    if (FIELD_EX32(nc, trRamControl, Mode) !=
+        FIELD_EX32(s->control, trRamControl, Mode)) {
         /* Registers behave differently per mode: re-legalise them. */
-        if (FIELD_EX32(nc, TR_RAM_CONTROL, MODE) == RVTRACE_RAM_MODE_SRAM) {
+        if (FIELD_EX32(nc, trRamControl, Mode) == TCI_RAMMODE_SRAM) {
             s->start = 0;
             s->limit = s->sram_size - 4;
             s->wp = 0;
@@ -359,7 +359,7 @@ static void ramsink_write_control(RVTraceRamSinkState *s, uint32_t val)
         }
     }
     s->control = nc;
-    if (was_enabled && !(nc & R_TR_RAM_CONTROL_ENABLE_MASK)) {
+    if (was_enabled && !(nc & R_trRamControl_Enable_MASK)) {
         ramsink_flush(s);
         trace_rvtrace_ramsink_stop(s->wp);
     }
@@ -376,63 +376,63 @@ static void ramsink_write(void *opaque, hwaddr addr, uint64_t val64,
     trace_rvtrace_ramsink_write(addr, val);
     qemu_mutex_lock(&s->lock);
     ramsink_stage_flush(s);
-    if (!(s->control & R_TR_RAM_CONTROL_ACTIVE_MASK) &&
-        addr != A_TR_RAM_CONTROL) {
+    if (!(s->control & R_trRamControl_Active_MASK) &&
+        addr != A_trRamControl) {
         goto out;
     }
     smem = ramsink_is_smem(s);
     /* Start/Limit/WP never change while Enable=1 or Empty=0. */
-    busy = (s->control & R_TR_RAM_CONTROL_ENABLE_MASK) || s->word_fill;
+    busy = (s->control & R_trRamControl_Enable_MASK) || s->word_fill;
     switch (addr) {
-    case A_TR_RAM_CONTROL:
+    case A_trRamControl:
         ramsink_write_control(s, val);
         break;
-    case A_TR_RAM_START_LOW:
+    case A_trRamStartLow:
         if (!busy && smem) {
             s->start = ramsink_legal_addr(s, deposit64(s->start, 0, 32, val));
         }
         break;
-    case A_TR_RAM_START_HIGH:
+    case A_trRamStartHigh:
         if (!busy && smem) {
             s->start = ramsink_legal_addr(s, deposit64(s->start, 32, 32, val));
         }
         break;
-    case A_TR_RAM_LIMIT_LOW:
+    case A_trRamLimitLow:
         if (!busy) {
             s->limit = ramsink_legal_addr(s, deposit64(s->limit, 0, 32, val));
         }
         break;
-    case A_TR_RAM_LIMIT_HIGH:
+    case A_trRamLimitHigh:
         if (!busy && smem) {
             s->limit = ramsink_legal_addr(s, deposit64(s->limit, 32, 32, val));
         }
         break;
-    case A_TR_RAM_WP_LOW:
+    case A_trRamWPLow:
         /* Writing WPLow is the only way to clear trRamWrap. */
         if (!busy) {
             s->wp = ramsink_legal_addr(s, deposit64(s->wp, 0, 32, val & ~3u)) |
-                    (val & R_TR_RAM_WP_LOW_WRAP_MASK);
+                    (val & R_trRamWPLow_Wrap_MASK);
         }
         break;
-    case A_TR_RAM_WP_HIGH:
+    case A_trRamWPHigh:
         if (!busy && smem) {
             s->wp = ramsink_legal_addr(s, deposit64(s->wp, 32, 32, val)) |
-                    (s->wp & R_TR_RAM_WP_LOW_WRAP_MASK);
+                    (s->wp & R_trRamWPLow_Wrap_MASK);
         }
         break;
-    case A_TR_RAM_RP_LOW:
-        if (!(s->control & R_TR_RAM_CONTROL_ENABLE_MASK)) {
+    case A_trRamRPLow:
+        if (!(s->control & R_trRamControl_Enable_MASK)) {
             s->rp = ramsink_legal_addr(s, deposit64(s->rp, 0, 32, val));
         }
         break;
-    case A_TR_RAM_RP_HIGH:
-        if (!(s->control & R_TR_RAM_CONTROL_ENABLE_MASK) && smem) {
+    case A_trRamRPHigh:
+        if (!(s->control & R_trRamControl_Enable_MASK) && smem) {
             s->rp = ramsink_legal_addr(s, deposit64(s->rp, 32, 32, val));
         }
         break;
-    case A_TR_RAM_DATA:
+    case A_trRamData:
         /* Test-only write path into trace memory at RP. */
-        if (!(s->control & R_TR_RAM_CONTROL_ENABLE_MASK)) {
+        if (!(s->control & R_trRamControl_Enable_MASK)) {
             ramsink_store_word(s, s->rp, val);
             s->rp = (s->rp == s->limit) ? s->start : s->rp + 4;
         }
@@ -476,7 +476,7 @@ static void ramsink_realize(DeviceState *dev, Error **errp)
     s->sram = g_malloc0(s->sram_size);
     qemu_mutex_init(&s->lock);
     memory_region_init_io(&s->mmio, OBJECT(dev), &ramsink_ops, s,
-                          TYPE_RVTRACE_RAMSINK, RVTRACE_REG_SIZE);
+                          TYPE_RVTRACE_RAMSINK, TCI_COMPONENT_SIZE);
     sysbus_init_mmio(SYS_BUS_DEVICE(dev), &s->mmio);
 }
 

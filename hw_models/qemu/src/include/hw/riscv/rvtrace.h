@@ -13,42 +13,25 @@
 #include "qemu/thread.h"
 #include "qom/object.h"
 
-/* Every component occupies one 4 KiB register block (TCI 1.0 "Trace Components"). */
-#define RVTRACE_REG_SIZE 0x1000
+/*
+ * The register map, written once for the firmware, this model, the test
+ * payloads and scripts (hw_models/trace/tci_regs.def, copied here by
+ * scripts/qemu10.sh): REG32/FIELD for every register and field by the
+ * specification's names (A_trTeControl, R_trTeControl_InstMode_MASK,
+ * FIELD_EX32(v, trTeControl, InstMode)), and from tci_regs.h the named field
+ * values (TCI_INSTMODE_HTM, TCI_TSMODE_SHARED, TCI_PRIV_M, ...), the
+ * component size TCI_COMPONENT_SIZE and the filter stride
+ * TCI_trTeFilter0Control_STRIDE.
+ */
+#include "hw/riscv/tci_regs.h"
+#define TCI_REG(comp, reg, offset) REG32(reg, offset)
+#define TCI_FIELD(reg, name, lsb, width) FIELD(reg, name, lsb, width)
+#include "hw/riscv/tci_regs.def"
 
-/* tr??Impl common fields (TCI 1.0 "Versioning of Components"). */
-REG32(TR_IMPL, 0x004)
-    FIELD(TR_IMPL, VER_MAJOR, 0, 4)
-    FIELD(TR_IMPL, VER_MINOR, 4, 4)
-    FIELD(TR_IMPL, COMP_TYPE, 8, 4)
-    FIELD(TR_IMPL, TE_PROTO_MAJOR, 16, 4)
-    FIELD(TR_IMPL, TE_PROTO_MINOR, 20, 4)
-    FIELD(TR_IMPL, RAM_HAS_SRAM, 12, 1)
-    FIELD(TR_IMPL, RAM_HAS_SMEM, 13, 1)
-    FIELD(TR_IMPL, VENDOR, 24, 8)
-
-#define RVTRACE_COMP_ENCODER 0x1
-#define RVTRACE_COMP_FUNNEL  0x8
-#define RVTRACE_COMP_RAMSINK 0x9
 /* Implementation/vendor byte: 'Q' for this QEMU model. */
 #define RVTRACE_VENDOR_ID    0x51
 
-/* Timestamp unit, shared by encoder and funnel at +0x040 (TCI 1.0 "Timestamp Unit"). */
-REG32(TR_TS_CONTROL, 0x040)
-    FIELD(TR_TS_CONTROL, ACTIVE, 0, 1)
-    FIELD(TR_TS_CONTROL, COUNT, 1, 1)
-    FIELD(TR_TS_CONTROL, RESET, 2, 1)
-    FIELD(TR_TS_CONTROL, RUN_IN_DEBUG, 3, 1)
-    FIELD(TR_TS_CONTROL, MODE, 4, 3)
-    FIELD(TR_TS_CONTROL, PRESCALE, 8, 2)
-    FIELD(TR_TS_CONTROL, ENABLE, 15, 1)
-    FIELD(TR_TS_CONTROL, WIDTH, 24, 6)
-REG32(TR_TS_COUNTER_LOW, 0x048)
-REG32(TR_TS_COUNTER_HIGH, 0x04C)
-
-#define RVTRACE_TS_MODE_NONE     0
-#define RVTRACE_TS_MODE_INTERNAL 2
-#define RVTRACE_TS_MODE_SHARED   4
+/* Timestamp counter width (trTsWidth) of the encoders and funnels. */
 #define RVTRACE_TS_WIDTH         48
 
 /* Timestamp unit state; the counter runs on QEMU_CLOCK_VIRTUAL (1 tick = 1 ns). */
@@ -89,12 +72,6 @@ void rvtrace_ts_reset(RVTraceTimestamp *ts);
 extern const VMStateDescription vmstate_rvtrace_ts;
 
 /* ---------------------------------------------------------------- funnel */
-REG32(TR_FUNNEL_CONTROL, 0x000)
-    FIELD(TR_FUNNEL_CONTROL, ACTIVE, 0, 1)
-    FIELD(TR_FUNNEL_CONTROL, ENABLE, 1, 1)
-    FIELD(TR_FUNNEL_CONTROL, EMPTY, 3, 1)
-REG32(TR_FUNNEL_DIS_INPUT, 0x008)
-
 #define TYPE_RVTRACE_FUNNEL "riscv.trace.funnel"
 OBJECT_DECLARE_SIMPLE_TYPE(RVTraceFunnelState, RVTRACE_FUNNEL)
 
@@ -113,30 +90,8 @@ struct RVTraceFunnelState {
 };
 
 /* -------------------------------------------------------------- RAM sink */
-REG32(TR_RAM_CONTROL, 0x000)
-    FIELD(TR_RAM_CONTROL, ACTIVE, 0, 1)
-    FIELD(TR_RAM_CONTROL, ENABLE, 1, 1)
-    FIELD(TR_RAM_CONTROL, EMPTY, 3, 1)
-    FIELD(TR_RAM_CONTROL, MODE, 4, 1)
-    FIELD(TR_RAM_CONTROL, STOP_ON_WRAP, 8, 1)
-    FIELD(TR_RAM_CONTROL, MEM_FORMAT, 9, 2)
-    FIELD(TR_RAM_CONTROL, ASYNC_FREQ, 12, 3)
-REG32(TR_RAM_START_LOW, 0x010)
-REG32(TR_RAM_START_HIGH, 0x014)
-REG32(TR_RAM_LIMIT_LOW, 0x018)
-REG32(TR_RAM_LIMIT_HIGH, 0x01C)
-REG32(TR_RAM_WP_LOW, 0x020)
-    FIELD(TR_RAM_WP_LOW, WRAP, 0, 1)
-REG32(TR_RAM_WP_HIGH, 0x024)
-REG32(TR_RAM_RP_LOW, 0x028)
-REG32(TR_RAM_RP_HIGH, 0x02C)
-REG32(TR_RAM_DATA, 0x040)
-
 /* SMEM writes are issued in bursts of up to this many bytes. */
 #define RVTRACE_SMEM_BURST 4096
-
-#define RVTRACE_RAM_MODE_SRAM 0
-#define RVTRACE_RAM_MODE_SMEM 1
 
 #define TYPE_RVTRACE_RAMSINK "riscv.trace.ramsink"
 OBJECT_DECLARE_SIMPLE_TYPE(RVTraceRamSinkState, RVTRACE_RAMSINK)
@@ -158,52 +113,6 @@ struct RVTraceRamSinkState {
 };
 
 /* ---------------------------------------------------------------- encoder */
-REG32(TR_TE_CONTROL, 0x000)
-    FIELD(TR_TE_CONTROL, ACTIVE, 0, 1)
-    FIELD(TR_TE_CONTROL, ENABLE, 1, 1)
-    FIELD(TR_TE_CONTROL, INST_TRACING, 2, 1)
-    FIELD(TR_TE_CONTROL, EMPTY, 3, 1)
-    FIELD(TR_TE_CONTROL, INST_MODE, 4, 3)
-    FIELD(TR_TE_CONTROL, CONTEXT, 9, 1)
-    FIELD(TR_TE_CONTROL, INST_TRIG_ENABLE, 11, 1)
-    FIELD(TR_TE_CONTROL, INST_STALL_OR_OVERFLOW, 12, 1)
-    FIELD(TR_TE_CONTROL, INST_STALL_ENA, 13, 1)
-    FIELD(TR_TE_CONTROL, INHIBIT_SRC, 15, 1)
-    FIELD(TR_TE_CONTROL, INST_SYNC_MODE, 16, 2)
-    FIELD(TR_TE_CONTROL, INST_SYNC_MAX, 20, 4)
-    FIELD(TR_TE_CONTROL, FORMAT, 24, 3)
-REG32(TR_TE_INST_FEATURES, 0x008)
-    FIELD(TR_TE_INST_FEATURES, NO_ADDR_DIFF, 0, 1)
-    FIELD(TR_TE_INST_FEATURES, NO_TRAP_ADDR, 1, 1)
-    FIELD(TR_TE_INST_FEATURES, EN_SEQUENTIAL_JUMP, 2, 1)
-    FIELD(TR_TE_INST_FEATURES, EN_IMPLICIT_RETURN, 3, 1)
-    FIELD(TR_TE_INST_FEATURES, EN_BRANCH_PREDICTION, 4, 1)
-    FIELD(TR_TE_INST_FEATURES, EN_JUMP_TARGET_CACHE, 5, 1)
-    FIELD(TR_TE_INST_FEATURES, IMPLICIT_RETURN_MODE, 6, 2)
-    FIELD(TR_TE_INST_FEATURES, EN_REPEATED_HISTORY, 8, 1)
-    FIELD(TR_TE_INST_FEATURES, EN_ALL_JUMPS, 9, 1)
-    FIELD(TR_TE_INST_FEATURES, EXTEND_ADDR_MSB, 10, 1)
-    FIELD(TR_TE_INST_FEATURES, SRC_ID, 16, 12)
-    FIELD(TR_TE_INST_FEATURES, SRC_BITS, 28, 4)
-REG32(TR_TE_INST_FILTERS, 0x00C)
-    FIELD(TR_TE_INST_FILTERS, FILTERS, 0, 16)
-REG32(TR_TE_DATA_CONTROL, 0x010)
-REG32(TR_TE_DATA_FILTERS, 0x01C)
-REG32(TR_TE_TRIG_DBG_CONTROL, 0x050)
-REG32(TR_TE_TRIG_EXT_IN_CONTROL, 0x054)
-REG32(TR_TE_TRIG_EXT_OUT_CONTROL, 0x058)
-/* Filter i at +0x400 + 0x20 * i (TCI 1.0 "Trace Encoder Filter Registers"). */
-REG32(TR_TE_FILTER0_CONTROL, 0x400)
-    FIELD(TR_TE_FILTER_CONTROL, ENABLE, 0, 1)
-    FIELD(TR_TE_FILTER_CONTROL, MATCH_PRIVILEGE, 1, 1)
-    FIELD(TR_TE_FILTER_CONTROL, MATCH_ECAUSE, 2, 1)
-    FIELD(TR_TE_FILTER_CONTROL, MATCH_INTERRUPT, 3, 1)
-REG32(TR_TE_FILTER0_MATCH_INST, 0x404)
-    FIELD(TR_TE_FILTER_MATCH_INST, CHOICE_PRIVILEGE, 0, 8)
-    FIELD(TR_TE_FILTER_MATCH_INST, VALUE_INTERRUPT, 8, 1)
-REG32(TR_TE_FILTER0_MATCH_ECAUSE_LOW, 0x408)
-REG32(TR_TE_FILTER0_MATCH_ECAUSE_HIGH, 0x40C)
-#define RVTRACE_FILTER_STRIDE 0x20
 /*
  * Filters the model implements: privilege, ecause and interrupt matching
  * (comparator, impdef and data matches read back 0, as do the comparators).
@@ -211,28 +120,10 @@ REG32(TR_TE_FILTER0_MATCH_ECAUSE_HIGH, 0x40C)
 #define RVTRACE_NUM_FILTERS 2
 /* Nested traps a trap-window filter counts before it saturates. */
 #define RVTRACE_FILTER_TRAP_DEPTH_MAX 255
-/* Ingress-port priv values (E-Trace 2.0 "priv" encoding): 2 and 7 reserved. */
-#define RVTRACE_PRIV_U  0
-#define RVTRACE_PRIV_S  1
-#define RVTRACE_PRIV_M  3
-#define RVTRACE_PRIV_D  4
-#define RVTRACE_PRIV_VU 5
-#define RVTRACE_PRIV_VS 6
+/* Ingress-port priv values (TCI_PRIV_*) that exist: 2 and 7 are reserved. */
 #define RVTRACE_PRIV_CHOICE_MASK \
-    ((1u << RVTRACE_PRIV_U) | (1u << RVTRACE_PRIV_S) | (1u << RVTRACE_PRIV_M) | \
-     (1u << RVTRACE_PRIV_D) | (1u << RVTRACE_PRIV_VU) | (1u << RVTRACE_PRIV_VS))
-
-#define RVTRACE_INST_MODE_OFF 0
-#define RVTRACE_INST_MODE_BTM 3
-#define RVTRACE_INST_MODE_HTM 6
-#define RVTRACE_FORMAT_NTRACE 1
-#define RVTRACE_SYNC_MODE_OFF      0
-#define RVTRACE_SYNC_MODE_MESSAGES 1
-#define RVTRACE_SYNC_MODE_CYCLES   2
-#define RVTRACE_SYNC_MODE_HALFWORDS 3
-#define RVTRACE_IRET_MODE_COUNT    1
-#define RVTRACE_IRET_MODE_PARTIAL  2
-#define RVTRACE_IRET_MODE_FULL     3
+    ((1u << TCI_PRIV_U) | (1u << TCI_PRIV_S) | (1u << TCI_PRIV_M) | \
+     (1u << TCI_PRIV_D) | (1u << TCI_PRIV_VU) | (1u << TCI_PRIV_VS))
 
 /* Implicit-return stack depth (N-Trace 1.0: never deeper than 32). */
 #define RVTRACE_CALL_STACK 32

@@ -1,0 +1,356 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// The firmware's SBI trace extension (firmware/trace/README.md): every
+// function and error case, then traced runs whose bytes go to the host
+// (QEMU semihosting) so tests/suites/55-trace-fw.sh decodes them and
+// compares them with the instructions the insnlog plugin saw executed:
+//   trace-htm.bin   HTM of S-mode on every hart, SMEM sink
+//   trace-btm.bin   BTM of S-mode on every hart, SMEM sink
+//   trace-sram.bin  HTM on the boot hart into the SRAM, read with READ_SRAM
+//   trace-hsm.bin   HTM of the last secondary across an HSM stop and start
+// On a machine without trace components the extension is absent: probe 0
+// and NOT_SUPPORTED.
+#include "payload.hpp"
+#include "trace/service.hpp"
+
+using namespace pl;
+
+PAYLOAD_NAME("trace");
+
+namespace {
+
+namespace cfg = trace::cfg;
+namespace caps = trace::caps;
+namespace sinkflag = trace::sinkflag;
+constexpr long EID = sbi::eid::tsbi_trace;
+enum : long { GET_CAPS, CONFIGURE, SET_SINK, START, STOP, GET_STATUS, READ_SRAM };
+constexpr long ERR_INVALID_STATE = code(sbi::Error::InvalidState);
+constexpr unsigned long HTM = 6, BTM = 3;
+constexpr unsigned long ALL = ~0ul; // hart_mask_base: every hart
+
+SbiRet call(long fid, unsigned long a0 = 0, unsigned long a1 = 0, unsigned long a2 = 0,
+            unsigned long a3 = 0) {
+    return sbi_call(EID, fid, a0, a1, a2, a3);
+}
+
+// The SMEM buffer: well above the payload image, inside the first RAM range.
+unsigned long smem_base() { return platform().ram_base + 0x4000000; }
+constexpr unsigned long kSmemSize = 0x800000;
+
+// ---- workload: calls, returns, indirect calls, a jump table, loops, an
+// SBI call (a trap to M-mode and back) and a timer interrupt.
+volatile unsigned long sink;
+__attribute__((noinline)) unsigned long fib(unsigned n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }
+__attribute__((noinline)) unsigned long op_a(unsigned long x) { return x * 3 + 1; }
+__attribute__((noinline)) unsigned long op_b(unsigned long x) { return x ^ (x >> 3); }
+unsigned long (*volatile ops[2])(unsigned long) = {op_a, op_b};
+__attribute__((noinline)) unsigned long dispatch(unsigned k, unsigned long x) {
+    switch (k & 7) {
+    case 0: return x + 1;
+    case 1: return x * 7;
+    case 2: return x - 9;
+    case 3: return x ^ 0x55;
+    case 4: return x << 1;
+    case 5: return x >> 2;
+    case 6: return ~x;
+    default: return x | 0x80;
+    }
+}
+
+void workload(unsigned rounds, bool timer = true) {
+    unsigned long h = hartid();
+    for (unsigned i = 0; i < rounds; i++) {
+        unsigned long x = fib(8 + (i & 1));
+        for (unsigned j = 0; j < 8; j++) x = dispatch(i + j, ops[j & 1](x));
+        sink = sink + x;
+        if ((i & 7) == 0) sbi_call(eid::base, fid::base::get_spec_version);
+    }
+    if (!timer) return;
+    // A timer interrupt taken in S-mode (with Sstc no M-mode is involved;
+    // without it the firmware's M-mode timer handler runs in between).
+    unsigned long before = irq_state(h).sti;
+    bool was = irq_enable(true);
+    sie_set(1ul << 5);
+    sbi_set_timer(rdtime() + us_to_ticks(200));
+    wait_until([&] { return irq_state(h).sti != before; }, 100000);
+    sie_clear(1ul << 5);
+    irq_enable(was);
+}
+
+void work_job(void *arg) { workload(static_cast<unsigned>(reinterpret_cast<unsigned long>(arg))); }
+
+unsigned long all_harts_mask() {
+    unsigned long m = 0;
+    for (unsigned i = 0; i < platform().nharts; i++) m |= 1ul << platform().hartids[i];
+    return m;
+}
+
+// Every started hart runs the workload (secondaries through the job loop).
+void work_everywhere(unsigned rounds) {
+    const Platform &p = platform();
+    for (unsigned i = 0; i + 1 < p.nharts; i++)
+        post_job(secondary_hartid(i), work_job, reinterpret_cast<void *>(static_cast<unsigned long>(rounds)));
+    workload(rounds);
+    for (unsigned i = 0; i + 1 < p.nharts; i++)
+        expect_true(wait_job(secondary_hartid(i), 20000000), "work/%lu/done", secondary_hartid(i));
+}
+
+// ---- semihosting (QEMU -semihosting): writes host files from S-mode.
+} // namespace
+// The RISC-V semihosting sequence (slli/ebreak/srai): uncompressed, in one
+// 16-byte aligned block so the three words share a page.
+asm(".pushsection .text\n.option push\n.option norvc\n.option norelax\n.balign 16\n"
+    ".globl trace_semihost\ntrace_semihost:\n"
+    "slli x0, x0, 0x1f\nebreak\nsrai x0, x0, 7\nret\n.option pop\n.popsection");
+extern "C" long trace_semihost(long op, void *arg);
+namespace {
+long semihost(long op, void *arg) { return trace_semihost(op, arg); }
+
+void write_host(const char *name, const void *p, unsigned long len) {
+    unsigned long open_args[3] = {reinterpret_cast<unsigned long>(name), 5 /* "wb" */, strlen(name)};
+    long fd = semihost(0x01, open_args);
+    unsigned long wargs[3] = {static_cast<unsigned long>(fd), reinterpret_cast<unsigned long>(p), len};
+    bool ok = fd >= 0 && semihost(0x05, wargs) == 0;
+    semihost(0x02, &fd);
+    expect_true(ok, "host_file/%s", name);
+    printf("TRACE-FILE: %s %lu\n", name, len);
+}
+
+trace::Status status() {
+    static trace::Status s;
+    SbiRet r = call(GET_STATUS, reinterpret_cast<unsigned long>(&s));
+    expect_err(r, SUCCESS, "status/%lu/error", static_cast<unsigned long>(passed_count() + failed_count()));
+    return s;
+}
+
+// ---- the function and error table ---------------------------------------------
+void errors(unsigned long caps0) {
+    const Platform &p = platform();
+    unsigned long self = hartid();
+    unsigned long ok_cfg = HTM | cfg::PRIV_S;
+
+    // GET_CAPS
+    expect_err(call(GET_CAPS, p.max_hartid + 1), ERR_INVALID_PARAM, "caps/invalid_hart");
+    expect_err(call(GET_CAPS, ~0ul), ERR_INVALID_PARAM, "caps/hart_all_ones");
+    for (unsigned i = 0; i < p.nharts; i++)
+        expect_eq(call(GET_CAPS, p.hartids[i]).value, caps0, "caps/hart%lu_same_as_boot", p.hartids[i]);
+
+    // CONFIGURE
+    expect_err(call(CONFIGURE, 1, self, ok_cfg | (1u << 22)), ERR_INVALID_PARAM, "configure/reserved_bit22");
+    expect_err(call(CONFIGURE, 1, self, ok_cfg | (1u << 31)), ERR_INVALID_PARAM, "configure/reserved_bit31");
+    static const unsigned long bad_modes[] = {0, 1, 2, 4, 5, 7};
+    for (unsigned long m : bad_modes)
+        expect_err(call(CONFIGURE, 1, self, m | cfg::PRIV_S), ERR_INVALID_PARAM, "configure/mode%lu", m);
+    expect_err(call(CONFIGURE, 1, self, HTM), ERR_INVALID_PARAM, "configure/no_privilege");
+    expect_err(call(CONFIGURE, 1, self, ok_cfg | (2u << cfg::IRET_MODE_SHIFT)), ERR_INVALID_PARAM,
+               "configure/iret_mode_without_enable");
+    expect_err(call(CONFIGURE, 1, self, ok_cfg | (5u << cfg::SYNC_MAX_SHIFT)), ERR_INVALID_PARAM,
+               "configure/sync_max_without_mode");
+    expect_err(call(CONFIGURE, 1, p.max_hartid + 1, ok_cfg), ERR_INVALID_PARAM, "configure/invalid_hart");
+    expect_err(call(CONFIGURE, 1ul << 63, 1, ok_cfg), ERR_INVALID_PARAM, "configure/mask_base_overflow");
+    // The configuration word is 32 bits: the upper half of a2 is ignored.
+    expect_err(call(CONFIGURE, 1, self, ok_cfg | (0xdeadul << 40)), SUCCESS, "configure/upper_bits_ignored");
+    expect_err(call(CONFIGURE, 0, 0, ok_cfg), SUCCESS, "configure/empty_mask");
+
+    // SET_SINK
+    unsigned long b = smem_base();
+    expect_err(call(SET_SINK, sinkflag::SMEM | 4), ERR_INVALID_PARAM, "sink/reserved_flag");
+    expect_err(call(SET_SINK, sinkflag::SMEM, b + 2, 0, 4096), ERR_INVALID_PARAM, "sink/misaligned_addr");
+    expect_err(call(SET_SINK, sinkflag::SMEM, b, 0, 4094), ERR_INVALID_PARAM, "sink/misaligned_size");
+    expect_err(call(SET_SINK, sinkflag::SMEM, b, 0, 0), ERR_INVALID_PARAM, "sink/size_zero");
+    expect_err(call(SET_SINK, sinkflag::SMEM, p.fw_base, 0, 4096), ERR_INVALID_ADDRESS, "sink/firmware");
+    expect_err(call(SET_SINK, sinkflag::SMEM, p.fw_base + p.fw_size - 4096, 0, 8192), ERR_INVALID_ADDRESS,
+               "sink/straddles_firmware_end");
+    expect_err(call(SET_SINK, sinkflag::SMEM, p.ram_base + p.ram_size - 4096, 0, 8192),
+               ERR_INVALID_ADDRESS, "sink/straddles_ram_end");
+    expect_err(call(SET_SINK, sinkflag::SMEM, 0x10000000, 0, 4096), ERR_INVALID_ADDRESS, "sink/mmio");
+    expect_err(call(SET_SINK, sinkflag::SMEM, ~0ul - 4095, 0, 8192), ERR_INVALID_ADDRESS, "sink/wraps");
+    expect_err(call(SET_SINK, sinkflag::SMEM, b, 1, 4096), ERR_INVALID_ADDRESS, "sink/addr_hi");
+    expect_err(call(SET_SINK, sinkflag::SMEM, b, 0, ~0ul & ~3ul), ERR_INVALID_ADDRESS, "sink/huge");
+    expect_err(call(SET_SINK, 0, b, 0, 0), ERR_INVALID_PARAM, "sink/sram_with_address");
+    expect_err(call(SET_SINK, 0, 0, 0, 4096), ERR_INVALID_PARAM, "sink/sram_with_size");
+
+    // START/STOP before a sink or a configuration
+    expect_err(call(START, 1, self), ERR_INVALID_STATE, "start/no_sink");
+    expect_err(call(SET_SINK, 0), SUCCESS, "sink/sram");
+    if (p.nharts > 1) {
+        unsigned long other = last_secondary();
+        // Not configured since boot: start refuses, nothing starts.
+        expect_err(call(START, 1, other), ERR_INVALID_STATE, "start/unconfigured");
+    }
+    expect_err(call(START, 1, p.max_hartid + 1), ERR_INVALID_PARAM, "start/invalid_hart");
+    expect_err(call(STOP, 1, self), ERR_ALREADY_STOPPED, "stop/not_started");
+    expect_err(call(STOP, 1, p.max_hartid + 1), ERR_INVALID_PARAM, "stop/invalid_hart");
+
+    // GET_STATUS and READ_SRAM addresses
+    expect_err(call(GET_STATUS, b + 4), ERR_INVALID_PARAM, "status/misaligned");
+    expect_err(call(GET_STATUS, p.fw_base), ERR_INVALID_ADDRESS, "status/firmware");
+    expect_err(call(GET_STATUS, b, 1), ERR_INVALID_ADDRESS, "status/addr_hi");
+    expect_err(call(GET_STATUS, p.ram_base + p.ram_size - 32), ERR_INVALID_ADDRESS, "status/straddles_ram_end");
+    expect_err(call(READ_SRAM, 0, p.fw_base, 0, 64), ERR_INVALID_ADDRESS, "read_sram/firmware");
+    expect_err(call(READ_SRAM, 0, b, 1, 64), ERR_INVALID_ADDRESS, "read_sram/addr_hi");
+    expect_ret(call(READ_SRAM, 0, 0, 0, 0), SUCCESS, 0, "read_sram/size_zero");
+
+    // A running trace refuses reconfiguration, a second start and SRAM reads.
+    expect_err(call(START, 1, self), SUCCESS, "start/self");
+    expect_err(call(START, 1, self), ERR_ALREADY_STARTED, "start/twice");
+    expect_err(call(CONFIGURE, 1, self, ok_cfg), ERR_ALREADY_STARTED, "configure/while_tracing");
+    expect_err(call(SET_SINK, 0), ERR_ALREADY_STARTED, "sink/while_tracing");
+    expect_err(call(READ_SRAM, 0, b, 0, 64), ERR_ALREADY_STARTED, "read_sram/while_tracing");
+    trace::Status s = status();
+    expect_true(s.flags & trace::STATUS_SINK_ENABLED, "status/running/sink_enabled");
+    expect_eq(s.harts, 1ul << self, "status/running/harts");
+    expect_err(call(STOP, 1, self), SUCCESS, "stop/self");
+    expect_err(call(STOP, 1, self), ERR_ALREADY_STOPPED, "stop/twice");
+    s = status();
+    expect_eq(s.flags & trace::STATUS_SINK_ENABLED, 0, "status/stopped/sink_disabled");
+    expect_eq(s.harts, 0, "status/stopped/harts");
+    expect_true(s.bytes > 0, "status/stopped/bytes");
+    expect_alive("errors");
+}
+
+// ---- traced runs -------------------------------------------------------------
+void traced_run(const char *file, unsigned long config, unsigned rounds) {
+    unsigned long all = all_harts_mask();
+    expect_err(call(CONFIGURE, 0, ALL, config), SUCCESS, "%s/configure", file);
+    expect_err(call(SET_SINK, sinkflag::SMEM, smem_base(), 0, kSmemSize), SUCCESS, "%s/sink", file);
+    expect_err(call(START, all, 0), SUCCESS, "%s/start", file);
+    work_everywhere(rounds);
+    expect_err(call(STOP, 0, ALL), SUCCESS, "%s/stop", file);
+    trace::Status s = status();
+    expect_eq(s.flags & (trace::STATUS_WRAPPED | trace::STATUS_LOST), 0, "%s/no_wrap_no_loss", file);
+    expect_eq(s.start, smem_base(), "%s/status_start", file);
+    expect_eq(s.limit, smem_base() + kSmemSize - 4, "%s/status_limit", file);
+    expect_eq(s.write_pointer, smem_base() + s.bytes, "%s/status_bytes", file);
+    expect_true(s.bytes > 0, "%s/captured", file);
+    write_host(file, reinterpret_cast<const void *>(smem_base()), s.bytes);
+}
+
+uint8_t sram_copy[0x10000];
+
+void sram_run() {
+    unsigned long self = hartid();
+    expect_err(call(CONFIGURE, 1, self, HTM | cfg::PRIV_S), SUCCESS, "sram/configure");
+    expect_err(call(SET_SINK, 0), SUCCESS, "sram/sink");
+    expect_err(call(START, 1, self), SUCCESS, "sram/start");
+    // No timer wait: a slow host (the plugin) makes the wait loop long,
+    // and the 64 KiB SRAM must not wrap.
+    workload(8, false);
+    expect_err(call(STOP, 1, self), SUCCESS, "sram/stop");
+    trace::Status s = status();
+    expect_eq(s.flags & (trace::STATUS_WRAPPED | trace::STATUS_SMEM), 0, "sram/status_flags");
+    // In two pieces, the second from an odd offset, to check the offsets.
+    unsigned long half = s.bytes / 2 + 1;
+    SbiRet r = call(READ_SRAM, 0, reinterpret_cast<unsigned long>(sram_copy), 0, half);
+    expect_ret(r, SUCCESS, half, "sram/read_first");
+    r = call(READ_SRAM, half, reinterpret_cast<unsigned long>(sram_copy + half), 0, sizeof sram_copy - half);
+    expect_ret(r, SUCCESS, s.bytes - half, "sram/read_rest");
+    expect_ret(call(READ_SRAM, s.bytes, reinterpret_cast<unsigned long>(sram_copy), 0, 16), SUCCESS, 0,
+               "sram/read_past_end");
+    expect_err(call(SET_SINK, sinkflag::SMEM, smem_base(), 0, kSmemSize), SUCCESS, "sram/smem_again");
+    expect_err(call(READ_SRAM, 0, reinterpret_cast<unsigned long>(sram_copy), 0, 16), ERR_INVALID_STATE,
+               "read_sram/smem_sink");
+    write_host("trace-sram.bin", sram_copy, s.bytes);
+}
+
+// A small SMEM buffer: wrapping, and with StopOnWrap a full buffer that
+// stops capturing, so the encoder loses data (TCI 1.0 trRamStopOnWrap,
+// trTeInstStallOrOverflow) and status says so.
+void wrap_run() {
+    unsigned long self = hartid();
+    expect_err(call(CONFIGURE, 1, self, HTM | cfg::PRIV_S), SUCCESS, "wrap/configure");
+    expect_err(call(SET_SINK, sinkflag::SMEM, smem_base(), 0, 1024), SUCCESS, "wrap/sink");
+    expect_err(call(START, 1, self), SUCCESS, "wrap/start");
+    workload(32, false);
+    expect_err(call(STOP, 1, self), SUCCESS, "wrap/stop");
+    trace::Status s = status();
+    expect_eq(s.flags & (trace::STATUS_WRAPPED | trace::STATUS_LOST), trace::STATUS_WRAPPED,
+              "wrap/wrapped_no_loss");
+    expect_eq(s.bytes, 1024, "wrap/bytes_whole_buffer");
+    expect_err(call(SET_SINK, sinkflag::SMEM | sinkflag::STOP_ON_WRAP, smem_base(), 0, 1024), SUCCESS,
+               "stop_on_wrap/sink");
+    expect_err(call(START, 1, self), SUCCESS, "stop_on_wrap/start");
+    workload(32, false);
+    s = status();
+    expect_eq(s.flags & trace::STATUS_SINK_ENABLED, 0, "stop_on_wrap/sink_stopped_itself");
+    expect_eq(s.lost_harts, 1ul << self, "stop_on_wrap/lost_reported");
+    expect_true(s.flags & trace::STATUS_LOST, "stop_on_wrap/lost_flag");
+    expect_err(call(STOP, 1, self), SUCCESS, "stop_on_wrap/stop");
+}
+
+// The last secondary traces, stops (HSM), is started again and traces on.
+void hsm_run() {
+    unsigned long h = last_secondary();
+    expect_err(call(CONFIGURE, 1, h, HTM | cfg::PRIV_S), SUCCESS, "hsm/configure");
+    expect_err(call(SET_SINK, sinkflag::SMEM, smem_base(), 0, kSmemSize), SUCCESS, "hsm/sink");
+    expect_err(call(START, 1, h), SUCCESS, "hsm/start");
+    expect_true(run_on(h, work_job, reinterpret_cast<void *>(16ul), 20000000), "hsm/work_before");
+    post_job(h, [](void *) { sbi_call(eid::hsm, fid::hsm::hart_stop); }, nullptr);
+    expect_true(wait_until([&] { return sbi_hart_get_status(h).value == hsm_state::stopped; }, 2000000),
+                "hsm/stopped");
+    trace::Status s = status();
+    expect_eq(s.harts, 1ul << h, "hsm/still_wanted_while_stopped");
+    reset_checkin(h);
+    expect_err(sbi_hart_start(h, secondary_entry(), secondary_opaque(h)), SUCCESS, "hsm/restart");
+    expect_true(wait_until([&] { return secondary_checked_in(h); }, 2000000), "hsm/back");
+    expect_true(run_on(h, work_job, reinterpret_cast<void *>(16ul), 20000000), "hsm/work_after");
+    expect_err(call(STOP, 1, h), SUCCESS, "hsm/stop");
+    s = status();
+    write_host("trace-hsm.bin", reinterpret_cast<const void *>(smem_base()), s.bytes);
+}
+
+// QEMU virt's trace components (hw_models/qemu/README.md).
+constexpr unsigned long kEncoder0 = 0x3020000, kSink = 0x6001000;
+
+// The device tree names trace components (a plain search of the blob).
+bool dt_has_trace() {
+    static const char want[] = "riscv,trace-component";
+    auto *b = reinterpret_cast<const char *>(platform().fdt);
+    auto *u = reinterpret_cast<const uint8_t *>(b) + 4; // totalsize, big-endian
+    unsigned long size = (unsigned long)u[0] << 24 | u[1] << 16 | u[2] << 8 | u[3];
+    for (unsigned long i = 0; i + sizeof want <= size; i++)
+        if (memcmp(b + i, want, sizeof want) == 0) return true;
+    return false;
+}
+
+void load_at(void *a) { (void)*reinterpret_cast<volatile uint32_t *>(reinterpret_cast<unsigned long>(a)); }
+void store_at(void *a) { *reinterpret_cast<volatile uint32_t *>(reinterpret_cast<unsigned long>(a)) = 0; }
+
+} // namespace
+
+void payload_main() {
+    SbiRet pr = sbi_probe(EID);
+    if (pr.value == 0) {
+        // No trace components (e.g. QEMU 7.2): every function is NOT_SUPPORTED.
+        for (long f = GET_CAPS; f <= READ_SRAM + 1; f++)
+            expect_err(call(f), ERR_NOT_SUPPORTED, "absent/fid%ld", f);
+        if (dt_has_trace()) {
+            // tsbi,trace-owner = "s-mode": the registers are S-mode's own.
+            unsigned long impl = 0;
+            auto rd = [](void *p) { *static_cast<unsigned long *>(p) = *reinterpret_cast<volatile uint32_t *>(kEncoder0 + 4); };
+            expect_eq(catch_exception(rd, &impl), ~0ul, "owner_smode/encoder_readable");
+            expect_eq((impl >> 8) & 0xf, 1, "owner_smode/encoder_comptype");
+            note("trace components handed to S-mode");
+        }
+        return;
+    }
+    // The components are M-mode's: PMP closes them to S-mode.
+    expect_eq(catch_exception(load_at, reinterpret_cast<void *>(kEncoder0)), 5, "pmp/encoder_load_faults");
+    expect_eq(catch_exception(store_at, reinterpret_cast<void *>(kEncoder0)), 7, "pmp/encoder_store_faults");
+    expect_eq(catch_exception(load_at, reinterpret_cast<void *>(kSink)), 5, "pmp/sink_load_faults");
+    expect_eq(pr.value, 1, "probe");
+    unsigned long c = call(GET_CAPS, hartid()).value;
+    expect_eq(c & (caps::BTM | caps::HTM), caps::BTM | caps::HTM, "caps/btm_htm");
+    expect_true(c & cfg::PRIV_S, "caps/s_mode_alone");
+    expect_eq(c & (caps::SINK_SRAM | caps::SINK_SMEM), caps::SINK_SRAM | caps::SINK_SMEM, "caps/sinks");
+    unsigned src_bits = (c >> caps::SRC_BITS_SHIFT) & 0xf;
+    expect_true(src_bits >= 1 && (1ul << src_bits) > platform().max_hartid, "caps/src_bits");
+    printf("TRACE-SRC-BITS: %u\n", src_bits);
+    expect_err(call(READ_SRAM + 1), ERR_NOT_SUPPORTED, "unknown_fid");
+    if (platform().nharts > 1 && !start_secondaries()) return;
+    errors(c);
+    sram_run();
+    wrap_run();
+    traced_run("trace-htm.bin", HTM | cfg::PRIV_S, 64);
+    traced_run("trace-btm.bin", BTM | cfg::PRIV_S, 16);
+    if (platform().nharts > 1) hsm_run();
+}

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
+# The firmware's trace service (firmware/trace, issue 11) on the project
+# QEMU 10: the trace payload (tests/payloads/trace.cpp) checks every SBI
+# trace function and error case and writes the traces of its runs to host
+# files; each hart's stream is decoded here and must equal the S-mode
+# instructions the insnlog plugin saw that hart execute, with no address of
+# the firmware in it. On 1, 4 and 18 harts (18: leaf funnels), and without
+# Sstc. Also: QEMU
+# 7.2 (no trace components: the extension is absent) and the components
+# handed to S-mode with /chosen/tsbi,trace-owner.
+set -uo pipefail
+. "$(dirname "$0")/../lib.sh"
+
+if ! q=$(scripts/qemu10.sh path); then
+  fail "trace-fw: scripts/qemu10.sh path failed (project QEMU 10 not built)"; exit 1
+fi
+build firmware payloads qemu-plugin trace
+DEC=$PWD/build/trace/tsbi-trace
+ELF=$PWD/build/payloads/trace.elf
+PLUGIN=$PWD/build/qemu-tests/libinsnlog.so
+COMPARE=$PWD/tests/qemu/compare.py
+RUN=$PWD/tests/payloads/run.py
+W=$PWD/build/test-logs/trace-fw
+SEMI=(--qemu-arg=-semihosting-config --qemu-arg=enable=on,target=native)
+rm -rf "$W"; mkdir -p "$W"
+
+# No trace components on Debian's QEMU 7.2: probe 0, NOT_SUPPORTED.
+"$RUN" --smp 1 --tag qemu72-smp1 trace
+[ $? -le 1 ] || fail "trace-fw: runner failed on QEMU 7.2"
+
+# Handed to S-mode: no SBI trace service, registers open to S-mode.
+"$q" -M virt,dumpdtb="$W/owner.dtb" -smp 2 -m 256M -nographic -bios none >/dev/null 2>&1 &&
+  fdtput -t s "$W/owner.dtb" /chosen tsbi,trace-owner s-mode ||
+  fail "trace-fw: cannot make the tsbi,trace-owner device tree"
+"$RUN" --qemu "$q" --smp 2 --tag qemu10-owner-smode --qemu-arg=-dtb --qemu-arg="$W/owner.dtb" trace
+[ $? -le 1 ] || fail "trace-fw: runner failed with tsbi,trace-owner"
+
+# decode_compare TAG FILE HART SRCBITS: one hart's stream of FILE vs its record.
+decode_compare() {
+  local tag=$1 f=$2 h=$3 sb=$4 out
+  out=$W/$tag/${f%.bin}.$h.pcs
+  if ! "$DEC" ntrace decode --elf "$ELF" --src-bits "$sb" --src "$h" "$W/$tag/$f" -o "$out" \
+      > "$out.err" 2>&1; then
+    fail "$tag/$f/hart$h/decodes ($(head -c 300 "$out.err"))"; return
+  fi
+  pass "$tag/$f/hart$h/decodes"
+  if python3 "$COMPARE" "$out" "$W/$tag/srec.$h" --priv 1 --min 1000 > "$out.cmp" 2>&1; then
+    pass "$tag/$f/hart$h/equals_executed ($(tail -1 "$out.cmp" | cut -d' ' -f1) instructions)"
+  else
+    fail "$tag/$f/hart$h/equals_executed ($(tail -2 "$out.cmp" | tr '\n' ' '))"
+  fi
+  # The firmware's region (the reserved mmode_resv node: 0x80000000, 512 KiB).
+  local fw
+  fw=$(python3 -c 'import sys
+n=0
+for l in open(sys.argv[1]):
+    a=int(l.split()[0],16)
+    n+=0x80000000<=a<0x80080000
+print(n)' "$out")
+  check "$tag/$f/hart$h/no_firmware_address" [ "$fw" = 0 ]
+}
+
+# SMP[:CPU]: without Sstc the timer interrupts go through the firmware's
+# M-mode handler, which must not show in the trace either.
+for run in 1 4 18 1:sstc=false; do
+  smp=${run%%:*}; cpu=; tag=qemu10-smp$smp
+  if [ "$run" != "$smp" ]; then cpu=${run#*:}; tag=$tag-${cpu%%=*}-off; fi
+  d=$W/$tag; mkdir -p "$d"
+  (cd "$d" && "$RUN" --qemu "$q" --smp "$smp" ${cpu:+--cpu "$cpu"} --timeout 600 --tag "$tag" --pass-through TRACE- \
+     --log "$d/console.log" "${SEMI[@]}" --qemu-arg=-plugin \
+     --qemu-arg="$PLUGIN,out=$d/rec,priv=on" trace) > "$d/run.out" 2>&1
+  rc=$?
+  grep -E '^(PASS|FAIL): ' "$d/run.out"
+  [ $rc -le 1 ] || { fail "$tag: runner failed ($rc)"; continue; }
+  sb=$(sed -n 's/^TRACE-SRC-BITS: //p' "$d/run.out" | head -1)
+  boot=$(sed -n 's/^TSBI-START .* hart=\([0-9]*\).*/\1/p' "$d/console.log" | head -1)
+  [ -n "$sb" ] && [ -n "$boot" ] || { fail "$tag: no TRACE-SRC-BITS/TSBI-START line"; continue; }
+  # Only S-mode lines: the trace is filtered to S-mode (compare.py --priv 1
+  # cuts the same), and the record of M-mode waiting is large.
+  for ((h = 0; h < smp; h++)); do
+    awk '$2 == 1' "$d/rec.$h" > "$d/srec.$h" && rm -f "$d/rec.$h"
+  done
+  for ((h = 0; h < smp; h++)); do
+    decode_compare "$tag" trace-htm.bin "$h" "$sb"
+    decode_compare "$tag" trace-btm.bin "$h" "$sb"
+  done
+  decode_compare "$tag" trace-sram.bin "$boot" "$sb"
+  if [ "$smp" -gt 1 ]; then
+    last=$((smp - 1)); [ "$last" = "$boot" ] && last=$((smp - 2))
+    decode_compare "$tag" trace-hsm.bin "$last" "$sb"
+  fi
+  rm -f "$d"/srec.* "$d"/*.pcs
+done
