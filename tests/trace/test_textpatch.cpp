@@ -51,7 +51,7 @@ struct Prog {
             info.push_back(trace::pcinfo_one(i < 5 ? pristine : patched, pcs[i], i + 1 < pcs.size(),
                                              i + 1 < pcs.size() ? pcs[i + 1] : 0));
         ntrace::EncoderConfig c;
-        c.trTeControl = ntrace::te_put(c.trTeControl, NT_TE(trTeControl, InstMode), NT_INSTMODE_HTM);
+        c.trTeControl = ntrace::te_put(c.trTeControl, NT_TE(trTeControl, InstMode), TCI_INSTMODE_HTM);
         ntrace::Encoder e(c);
         trace::encode_pcinfo(info, e, true);
         return e.out();
