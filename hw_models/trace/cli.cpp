@@ -11,14 +11,23 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include <algorithm>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "etrace_data.hpp"
+#include "kernel.hpp"
 #include "ntrace_dec.hpp"
 #include "ntrace_enc.hpp"
 #include "pcfmt.hpp"
 #include "progen.hpp"
+#include "runs.hpp"
 #include "tvtrace.hpp"
 
 namespace {
@@ -62,6 +71,22 @@ const char kUsageText[] =
     "  tv dump FILE                                  one item per line\n"
     "  tv compare FILE1 FILE2 [--partial]            first divergence, exit 1 if any\n"
     "\n"
+    "Traced Linux boot (the firmware's boot-time trace buffer in a guest RAM file):\n"
+    "  linux decode RAM.bin --image Image [--syms System.map] [-o PREFIX] [--top N]\n"
+    "               [--ram-base 0x80000000] [--load 0x80200000] [--virt 0xffffffff80000000]\n"
+    "               [--no-patches]\n"
+    "      finds the TSBITRCE buffer (2 MiB aligned) in RAM.bin, decodes every traced hart\n"
+    "      (boot hart first) against the raw Image seen at its load and link addresses,\n"
+    "      following the code the kernel rewrites (needs --syms: kernel.hpp), prints per\n"
+    "      hart instructions, bytes, bits/instruction and the top N functions; -o writes\n"
+    "      PREFIX.<hart> instruction-run files\n"
+    "\n"
+    "Instruction-run files (runs.hpp: the insnlog plugin's runs=S record, linux decode -o):\n"
+    "  runs compare DECODED RECORD [--max-tail N]   streaming comparison; exit 1 unless equal\n"
+    "                                               (N: record instructions allowed after the end)\n"
+    "  runs stat FILE                                instructions and runs\n"
+    "  runs dump FILE                                one \"0xADDR\" line per instruction\n"
+    "\n"
     "Exit status: 0 ok, 1 inconsistent data or traces differ, 2 usage, 3 I/O error.\n";
 
 int usage(const char *msg = nullptr) {
@@ -93,7 +118,8 @@ bool takes_value(const std::string &n) {
                                     "--sync-mode", "--sync-max", "--src-id", "--icnt-bits",
                                     "--hist-bits", "--stack-depth", "--te-control",
                                     "--te-inst-features", "--ts-control", "--count", "--seed", "--raw", "--max-steps",
-                                    "--data-width", "--daddress-width", "--lrid-width", "--csr-width", "--compress"};
+                                    "--data-width", "--daddress-width", "--lrid-width", "--csr-width", "--compress",
+                                    "--max-tail", "--image", "--syms", "--top", "--ram-base", "--virt"};
     for (const char *x : v)
         if (n == x) return true;
     return false;
@@ -104,7 +130,7 @@ bool is_flag(const std::string &n) {
                                     "--tstamp", "--extend-addr", "--zcmp", "--zcmt",
                                     "--repeated-history", "--all-jumps", "--seq-jump", "--context", "--itype3",
                                     "--partial", "--no-compress", "--help", "--icnt-sync", "--split",
-                                    "--unified-only", "--no-addr", "--no-data"};
+                                    "--unified-only", "--no-addr", "--no-data", "--no-patches"};
     for (const char *x : v)
         if (n == x) return true;
     return false;
@@ -547,6 +573,251 @@ int ntrace_main(const Args &a) {
     return usage(("unknown ntrace command " + cmd).c_str());
 }
 
+// ---- linux -----------------------------------------------------------------------------
+// The firmware's boot-time trace buffer (README "Traced Linux boot"): a 4096-byte
+// header at a 2 MiB aligned address, the SMEM trace bytes after it.
+struct TraceHeader {
+    uint64_t base, start, limit, wp, harts;
+    uint32_t version, state, flags, mode, src_bits, features, control;
+};
+constexpr uint64_t kTraceMagic = 0x4543525449425354ull; // "TSBITRCE"
+
+bool find_header(const uint8_t *ram, uint64_t size, uint64_t ram_base, TraceHeader &h) {
+    for (uint64_t off = (size - 1) & ~((2ull << 20) - 1); off + 4096 <= size; off -= 2ull << 20) {
+        uint64_t magic;
+        memcpy(&magic, ram + off, 8);
+        if (magic == kTraceMagic) {
+            auto u32 = [&](unsigned o) { uint32_t v; memcpy(&v, ram + off + o, 4); return v; };
+            auto u64 = [&](unsigned o) { uint64_t v; memcpy(&v, ram + off + o, 8); return v; };
+            h = {ram_base + off, u64(0x10), u64(0x18), u64(0x20), u64(0x40),
+                 u32(0x08), u32(0x28), u32(0x2C), u32(0x30), u32(0x34), u32(0x38), u32(0x3C)};
+            return true;
+        }
+        if (!off) break;
+    }
+    return false;
+}
+
+// Per hart: instructions (optionally to a run file) and, with symbols, a histogram
+// by function.
+struct LinuxSink : ntrace::DecodeSink {
+    const kernel::Symbols *syms;
+    uint64_t load, virt, size;
+    std::vector<uint64_t> hist;
+    uint64_t lo = 0, hi = 0; // current function's range (empty: look up)
+    long cur = -1;
+    uint64_t n = 0, errors = 0, stops = 0, syncs = 0;
+    std::unique_ptr<runs::Writer> w;
+    LinuxSink(const kernel::Symbols *s, uint64_t l, uint64_t v, uint64_t sz) : syms(s), load(l), virt(v), size(sz) {
+        if (syms) hist.assign(syms->syms.size(), 0);
+    }
+    void insns(const uint64_t *a, size_t k) override {
+        n += k;
+        if (w)
+            for (size_t i = 0; i < k; i++) w->add(a[i]);
+        if (!syms) return;
+        for (size_t i = 0; i < k; i++) {
+            uint64_t pc = a[i];
+            if (pc - load < size) pc = pc - load + virt; // before the MMU: the physical alias
+            if (pc - lo >= hi - lo) {
+                cur = syms->lookup(pc);
+                if (cur < 0) {
+                    lo = hi = 0;
+                    continue;
+                }
+                lo = syms->syms[size_t(cur)].addr;
+                hi = size_t(cur) + 1 < syms->syms.size() ? syms->syms[size_t(cur) + 1].addr : ~0ull;
+            }
+            hist[size_t(cur)]++;
+        }
+    }
+    void event(const ntrace::Event &e) override {
+        if (e.kind == ntrace::Event::Error || e.kind == ntrace::Event::Lost) {
+            if (errors++ < 10)
+                fprintf(stderr, "# hart error at offset %llu: addr=0x%llX %s\n", (unsigned long long)e.offset,
+                        (unsigned long long)e.addr, e.what);
+        }
+        if (e.kind == ntrace::Event::Stop) stops++;
+        if (e.kind == ntrace::Event::Sync) syncs++;
+    }
+};
+
+int linux_decode(const Args &a) {
+    std::string err;
+    if (a.pos.size() != 3) return usage("linux decode RAM.bin --image Image [options]");
+    const std::string *image = a.get("--image");
+    if (!image) return usage("linux decode needs --image Image");
+    uint64_t ram_base, load, virt, top;
+    if (!num(a, "--ram-base", ram_base, 0x80000000ull, err) || !num(a, "--load", load, 0x80200000ull, err) ||
+        !num(a, "--virt", virt, 0xffffffff80000000ull, err) || !num(a, "--top", top, 10, err))
+        return usage(err.c_str());
+    const int fd = open(a.pos[2].c_str(), O_RDONLY);
+    struct stat st {};
+    if (fd < 0 || fstat(fd, &st) || st.st_size < 4096)
+        return fprintf(stderr, "tsbi-trace: cannot read %s\n", a.pos[2].c_str()), kIo;
+    const uint64_t rsize = uint64_t(st.st_size);
+    auto *ram = static_cast<const uint8_t *>(mmap(nullptr, rsize, PROT_READ, MAP_SHARED, fd, 0));
+    close(fd);
+    if (ram == MAP_FAILED) return fprintf(stderr, "tsbi-trace: cannot map %s\n", a.pos[2].c_str()), kIo;
+    TraceHeader h;
+    if (!find_header(ram, rsize, ram_base, h))
+        return fprintf(stderr, "tsbi-trace: no TSBITRCE trace buffer in %s\n", a.pos[2].c_str()), kBadData;
+    printf("trace buffer at 0x%llx: version %u, state %u (%s), flags 0x%x%s%s, InstMode %u, SrcBits %u, harts 0x%llx\n",
+           (unsigned long long)h.base, h.version, h.state, h.state == 2 ? "stopped and flushed" : "NOT stopped",
+           h.flags, h.flags & 1 ? " wrapped" : "", h.flags & 2 ? " DATA LOST" : "", h.mode, h.src_bits,
+           (unsigned long long)h.harts);
+    if (h.version != 1 || h.state != 2 || h.start < ram_base || h.limit + 4 - ram_base > rsize || h.wp < h.start ||
+        h.wp > h.limit + 4 || h.start > h.limit)
+        return fprintf(stderr, "tsbi-trace: the buffer is not complete (state %u) or its header is invalid\n", h.state),
+               kBadData;
+    // Oldest bytes first: after a wrap they start at the write pointer.
+    std::vector<uint8_t> bytes;
+    const uint8_t *s = ram + (h.start - ram_base), *w = ram + (h.wp - ram_base), *e = ram + (h.limit + 4 - ram_base);
+    if (h.flags & 1) bytes.insert(bytes.end(), w, e);
+    bytes.insert(bytes.end(), s, w);
+    const bool mid = h.flags & 1;
+
+    // The image at its load (physical, before the MMU is on) and link addresses.
+    std::vector<uint8_t> img_bytes;
+    if (!read_input(*image, img_bytes) || img_bytes.empty())
+        return fprintf(stderr, "tsbi-trace: cannot read %s\n", image->c_str()), kIo;
+    trace::Image img;
+    img.add(load, img_bytes);
+    img.add(virt, img_bytes);
+    kernel::Symbols syms;
+    const std::string *sp = a.get("--syms");
+    if (sp && !syms.load(*sp, err)) return fprintf(stderr, "tsbi-trace: %s\n", err.c_str()), kIo;
+    trace::TextPatches tp;
+    if (!a.has("--no-patches")) {
+        if (!sp) return usage("following the kernel's code patching needs --syms (or --no-patches)");
+        kernel::PatchSummary ps;
+        tp.size = img_bytes.size();
+        tp.aliases = {load, virt};
+        // The text at the end of the run: RAM at the image's load address.
+        const uint8_t *fin = load >= ram_base && load - ram_base + img_bytes.size() <= rsize ? ram + (load - ram_base)
+                                                                                             : nullptr;
+        if (!kernel::riscv_patches(img_bytes, fin, virt, syms, img.opts, tp, ps, err))
+            return fprintf(stderr, "tsbi-trace: %s\n", err.c_str()), kBadData;
+        img.set_volatile(tp.volatile_halfwords());
+        printf("rewritten code: %zu ftrace sites (each applied at 0x%llx), %zu alternatives of %zu features (each "
+               "applied at 0x%llx), %zu alternatives and %zu static keys followed in the trace, %zu entries skipped\n",
+               ps.ftrace, (unsigned long long)ps.ftrace_trigger, ps.alternative, ps.features,
+               (unsigned long long)ps.alt_trigger, ps.alternative_free, ps.jump, ps.skipped);
+    }
+
+    ntrace::EncoderConfig ec;
+    ec.trTeControl = h.control, ec.trTeInstFeatures = h.features;
+    ntrace::DecoderConfig dc;
+    dc.fr = ec.framing();
+    dc.fr.src_bits = uint8_t(h.src_bits);
+    dc.fr.xlen = 64;
+    dc.implicit_return = ec.implicit_return() != 0;
+    dc.all_jumps = ec.all_jumps();
+    dc.seq_jump = ec.sequential_jump();
+    dc.max_steps = (uint64_t(bytes.size()) + 1) << 24;
+    if (!a.has("--no-patches")) dc.patches = &tp;
+
+    // Message bytes per trace source.
+    struct Count : ntrace::Callbacks {
+        std::vector<uint64_t> bytes = std::vector<uint64_t>(4096);
+        uint64_t errors = 0;
+        void on_msg(const ntrace::Msg &m) override {
+            bytes[m.has(ntrace::Fld::SRC) ? m.get(ntrace::Fld::SRC) & 0xFFF : 0] += m.length;
+        }
+        void on_error(uint64_t, ntrace::Err) override { errors++; }
+    } cnt;
+    ntrace::parse(dc.fr, bytes, cnt, mid);
+    printf("%zu trace bytes%s\n", bytes.size(), mid ? " (wrapped: decoding from the first synchronisation)" : "");
+
+    int rc = h.flags & 2 ? kBadData : kOk;
+    std::string table = "hart  instructions        bytes  bits/insn  errors\n", tops;
+    for (unsigned hart = 0; hart < 64; hart++) {
+        if (!(h.harts >> hart & 1)) continue;
+        LinuxSink sink(sp ? &syms : nullptr, load, virt, img_bytes.size());
+        FILE *f = nullptr;
+        if (const std::string *o = a.get("-o")) {
+            f = fopen((*o + "." + std::to_string(hart)).c_str(), "wb");
+            if (!f) return fprintf(stderr, "tsbi-trace: cannot write %s.%u\n", o->c_str(), hart), kIo;
+            setvbuf(f, nullptr, _IOFBF, 1 << 20);
+            sink.w = std::make_unique<runs::Writer>(f);
+        }
+        dc.src = int(hart);
+        ntrace::Decoder d(dc, img, sink);
+        d.run(bytes, mid);
+        sink.w.reset();
+        if (f && fclose(f)) return kIo;
+        if (d.errors() || !sink.n) rc = kBadData;
+        const uint64_t b = cnt.bytes[hart];
+        char line[160];
+        snprintf(line, sizeof line, "%4u  %12llu  %11llu  %9.3f  %6llu\n", hart, (unsigned long long)sink.n,
+                 (unsigned long long)b, sink.n ? 8.0 * double(b) / double(sink.n) : 0.0,
+                 (unsigned long long)d.errors());
+        table += line;
+        if (sp && top) {
+            std::vector<size_t> idx;
+            for (size_t i = 0; i < sink.hist.size(); i++)
+                if (sink.hist[i]) idx.push_back(i);
+            std::sort(idx.begin(), idx.end(), [&](size_t x, size_t y) { return sink.hist[x] > sink.hist[y]; });
+            snprintf(line, sizeof line, "hart %u: top functions (of %zu executed)\n", hart, idx.size());
+            tops += line;
+            for (size_t i = 0; i < idx.size() && i < top; i++) {
+                snprintf(line, sizeof line, "  %6.2f%%  %12llu  %s\n", 100.0 * double(sink.hist[idx[i]]) / double(sink.n),
+                         (unsigned long long)sink.hist[idx[i]], syms.syms[idx[i]].name.c_str());
+                tops += line;
+            }
+        }
+    }
+    if (!a.has("--no-patches"))
+        printf("rewritten code: %zu of %zu ftrace sites and %zu of %zu alternatives applied, %llu version switches "
+               "of free sites, %llu backtracks\n",
+               tp.cursor[0], tp.scheduled_count(0), tp.cursor[1], tp.scheduled_count(1),
+               (unsigned long long)tp.switches, (unsigned long long)tp.backtracks);
+    fputs(tops.c_str(), stdout);
+    fputs(table.c_str(), stdout);
+    munmap(const_cast<uint8_t *>(ram), rsize);
+    return rc;
+}
+
+// ---- runs ----------------------------------------------------------------------------
+int runs_main(const Args &a) {
+    std::string err;
+    const std::string &cmd = a.pos[1];
+    if (cmd == "compare") {
+        if (a.pos.size() != 4) return usage("runs compare DECODED RECORD");
+        uint64_t tail;
+        if (!num(a, "--max-tail", tail, 0, err)) return usage(err.c_str());
+        runs::Reader d(a.pos[2]), r(a.pos[3]);
+        if (!d.ok() || !r.ok())
+            return fprintf(stderr, "tsbi-trace: %s\n", (d.ok() ? r : d).error().c_str()), kIo;
+        const runs::CompareResult c = runs::compare(d, r, tail);
+        printf("%s\n", c.message.c_str());
+        return c.equal ? kOk : kBadData;
+    }
+    if (cmd == "stat" || cmd == "dump") {
+        if (a.pos.size() != 3) return usage(("runs " + cmd + " FILE").c_str());
+        runs::Reader r(a.pos[2]);
+        if (!r.ok()) return fprintf(stderr, "tsbi-trace: %s\n", r.error().c_str()), kIo;
+        uint64_t pc, n = 0, jumps = 0, last = 0;
+        std::string line;
+        while (r.next(pc)) {
+            if (n && pc - last != 2 && pc - last != 4) jumps++;
+            last = pc, n++;
+            if (cmd == "dump") {
+                char b[24];
+                snprintf(b, sizeof b, "0x%llX\n", (unsigned long long)pc);
+                line += b;
+                if (line.size() > 60000) fputs(line.c_str(), stdout), line.clear();
+            }
+        }
+        fputs(line.c_str(), stdout);
+        if (!r.error().empty()) return fprintf(stderr, "tsbi-trace: %s\n", r.error().c_str()), kBadData;
+        if (cmd == "stat")
+            printf("%llu instructions, %llu non-sequential steps\n", (unsigned long long)n, (unsigned long long)jumps);
+        return kOk;
+    }
+    return usage(("unknown runs command " + cmd).c_str());
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -566,5 +837,7 @@ int main(int argc, char **argv) {
     if (a.pos[0] == "ntrace") return ntrace_main(a);
     if (a.pos[0] == "etrace") return etrace::cli_main(a.pos, a.opts);
     if (a.pos[0] == "tv") return tv::cli_main(a.pos, a.opts);
+    if (a.pos[0] == "runs") return runs_main(a);
+    if (a.pos[0] == "linux" && a.pos[1] == "decode") return linux_decode(a);
     return usage(("unknown FORMAT " + a.pos[0]).c_str());
 }

@@ -42,6 +42,10 @@ const rv::Insn *Image::classify_at(const Seg &s, uint64_t off) const {
     memcpy(&bits, s.bytes.data() + off, avail >= 4 ? 4 : 2);
     rv::Insn in = rv::classify(bits, opts);
     if (in.size > avail) return nullptr;
+    if (!volatile_.empty() && volatile_.count(s.base + off)) {
+        scratch_ = in;
+        return &scratch_;
+    }
     s.cache[off >> 1] = in;
     return &s.cache[off >> 1];
 }

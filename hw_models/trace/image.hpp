@@ -5,6 +5,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "rvinsn.hpp"
@@ -30,6 +31,15 @@ class Image {
     const rv::Insn *at(uint64_t pc) const {
         if (last_ && pc - last_->base < last_->bytes.size()) return lookup(*last_, pc);
         return slow_at(pc);
+    }
+
+    // Addresses whose instruction must not be cached: code the program rewrites
+    // (TextPatches), whose classification depends on the decoder's state.
+    void set_volatile(const std::vector<uint64_t> &addrs) {
+        volatile_.insert(addrs.begin(), addrs.end());
+        for (Seg &s : segs_)
+            for (uint64_t a : addrs)
+                if (a - s.base < s.bytes.size() && s.cache.size() > (a - s.base) / 2) s.cache[(a - s.base) / 2] = {};
     }
 
     rv::Options opts;
@@ -61,6 +71,8 @@ class Image {
     const rv::Insn *slow_at(uint64_t pc) const;
     std::vector<Seg> segs_;
     mutable const Seg *last_ = nullptr;
+    std::unordered_set<uint64_t> volatile_;
+    mutable rv::Insn scratch_; // a volatile address's classification, not cached
 };
 
 } // namespace trace

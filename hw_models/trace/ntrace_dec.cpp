@@ -75,10 +75,39 @@ struct Bits {
 };
 } // namespace
 
+// Whether the instruction before addr is a call (jal/jalr/c.jalr linking ra).
+bool Decoder::after_call(uint64_t addr) const {
+    const rv::Insn *c4 = img_.at(addr - 4), *c2 = img_.at(addr - 2);
+    return (c4 && c4->size == 4 && c4->pushes()) || (c2 && c2->size == 2 && c2->pushes());
+}
+
+// The instruction at pc outside the backtracking walk: rewritten code in the version
+// believed live (or scheduled), and a trigger applies the next scheduled patch.
+const rv::Insn *Decoder::insn_at(uint64_t pc) {
+    trace::TextPatches *tp = cfg_.patches;
+    uint32_t site;
+    unsigned hw;
+    if (tp && tp->find(pc, site, hw)) {
+        const rv::Insn *in = &tp->site(site).insn[tp->version(site)][hw];
+        return in->size ? in : nullptr;
+    }
+    if (tp) tp->retire(pc);
+    return img_.at(pc);
+}
+
 // Executes instructions from pc_. In a HIST walk (hist_walk) it stops after the
 // instruction that consumes the last history bit; otherwise it runs until the I-CNT
 // budget is used up. `strict`: every direct branch needs a history bit (HTM).
-bool Decoder::walk(uint64_t add_icnt, uint64_t hist, bool hist_present, End end, uint64_t off) {
+// jump_end: the block ends at an uninferable jump (IndirectBranch with B-TYPE 0) to
+// target; a jump whose target the code still determines (the auipc/lui right before
+// it loaded the register) must go there.
+//
+// Rewritten code (cfg_.patches): a free site takes the version believed live; when
+// the block turns out inconsistent, the walk returns to the last site whose other
+// version it has not tried and takes that one (depth first, bounded), so a block is
+// only reported inconsistent when no choice of versions explains it.
+bool Decoder::walk(uint64_t add_icnt, uint64_t hist, bool hist_present, End end, uint64_t off, bool jump_end,
+                   uint64_t target) {
     if (add_icnt > kMaxIcnt) {
         fail(off, "I-CNT larger than NTRACE_MAX_ICNT");
         return false;
@@ -101,6 +130,7 @@ bool Decoder::walk(uint64_t add_icnt, uint64_t hist, bool hist_present, End end,
     Bits bits{hbits_, hpos_, hrep_};
     const uint64_t pcmask = img_.opts.xlen == 32 ? 0xFFFFFFFFull : ~0ull;
     const bool ir = cfg_.implicit_return;
+    trace::TextPatches *const tp = cfg_.patches;
     // The hot loop keeps pc, budget and the output buffer in locals (members would be
     // reloaded after every store through the buffer) and looks instructions up in the
     // current segment's cache directly.
@@ -110,37 +140,103 @@ bool Decoder::walk(uint64_t add_icnt, uint64_t hist, bool hist_present, End end,
     uint64_t steps = 0;
     const uint64_t step_limit = cfg_.max_steps ? (cfg_.max_steps > ninsns_ ? cfg_.max_steps - ninsns_ : 0) : ~0ull;
     const trace::Image::Seg *seg = nullptr;
+    choices_.clear();
+    unsigned retries = 0;
+    constexpr unsigned kMaxChoices = 16, kMaxRetries = 256;
     auto sync_back = [&] {
         pc_ = pc, prev_ = prev, budget_ = budget, nbuf_ = nb, ninsns_ += steps;
         steps = 0;
+        choices_.clear();
     };
     auto bail = [&](const char *what) {
         sync_back();
         fail(off, what);
         return false;
     };
+    // Back to the latest untried choice; false when every choice was tried.
+    auto retry = [&] {
+        while (!choices_.empty() && retries < kMaxRetries) {
+            Choice &c = choices_.back();
+            if (c.retried) {
+                choices_.pop_back();
+                continue;
+            }
+            c.retried = true, c.version ^= 1;
+            pc = c.pc, prev = c.prev, budget = c.budget, nb = c.nb, steps = c.steps;
+            hbits_ = c.hbits, hrep_ = c.hrep, hpos_ = c.hpos, sp_ = c.sp, depth_ = c.depth;
+            tp->cursor = c.cursor;
+            if (ir) stack_ = c.stack;
+            seg = nullptr;
+            retries++;
+            tp->backtracks++;
+            return true;
+        }
+        return false;
+    };
+#define RETRY_OR_BAIL(what)                                                                                  \
+    {                                                                                                        \
+        if (retry()) continue;                                                                               \
+        return bail(what);                                                                                   \
+    }
+    for (;;) {
     while (budget > 0) {
         if (steps >= step_limit) return bail("instruction limit reached");
         const rv::Insn *in;
+        uint32_t site;
+        unsigned hw;
         if (seg && pc - seg->base < seg->bytes.size() && !(pc & 1) && seg->cache[(pc - seg->base) >> 1].size) {
             in = &seg->cache[(pc - seg->base) >> 1];
+        } else if (tp && tp->find(pc, site, hw)) {
+            int v = -1;
+            if (tp->site(site).scheduled) {
+                v = tp->version(site);
+            } else {
+                for (const Choice &c : choices_)
+                    if (c.site == site) v = c.version;
+                if (v < 0) {
+                    v = tp->belief[site];
+                    if (choices_.size() < kMaxChoices)
+                        choices_.push_back({site, uint8_t(v), false, pc, prev, steps, hbits_, hrep_, budget, nb,
+                                            tp->cursor, hpos_, sp_, depth_, 0, stack_});
+                }
+            }
+            in = &tp->site(site).insn[v][hw];
+            seg = nullptr;
+            if (!in->size) RETRY_OR_BAIL("PC inside an instruction of rewritten code");
         } else {
             in = img_.at(pc);
-            if (!in) return bail("PC outside the program image");
+            if (!in) RETRY_OR_BAIL("PC outside the program image");
             seg = img_.segment_of(pc);
+            if (tp) tp->retire(pc);
         }
         buf_[nb++] = pc;
         if (nb == buf_.size()) {
-            nbuf_ = nb;
-            flush();
-            nb = 0;
+            if (choices_.empty()) {
+                nbuf_ = nb;
+                flush();
+                nb = 0;
+            } else {
+                buf_.resize(2 * nb); // keep the block until its choices are settled
+            }
         }
         steps++;
         budget -= in->size / 2;
-        if (budget < 0) return bail("I-CNT ends inside an instruction");
+        if (budget < 0) RETRY_OR_BAIL("I-CNT ends inside an instruction");
         const bool last = budget == 0;
         const uint64_t next = (pc + in->size) & pcmask;
         const uint64_t cur = pc;
+        if (last && jump_end) {
+            if (in->kind != rv::Kind::Indirect && in->kind != rv::Kind::TrapReturn)
+                RETRY_OR_BAIL("IndirectBranch block does not end at an uninferable jump");
+            uint64_t t;
+            if (in->kind == rv::Kind::Indirect && seq_target(prev, cur, *in, t) && t != target)
+                RETRY_OR_BAIL("the jump's target differs from the message's address");
+            // Choosing between versions of rewritten code: a return goes to just after
+            // a call. Not an error otherwise (code may return anywhere).
+            if (!choices_.empty() && in->pops() && !in->pushes() && !after_call(target)) {
+                if (retry()) continue;
+            }
+        }
         if (in->kind == rv::Kind::Linear) { // the common case first
             prev = cur;
             pc = next;
@@ -158,7 +254,7 @@ bool Decoder::walk(uint64_t add_icnt, uint64_t hist, bool hist_present, End end,
         // cm.jt/cm.jalt are direct jumps too (N-Trace 1.0 itype table, Zcmt note).
         const bool direct_jump = kind == rv::Kind::DirectJump || kind == rv::Kind::TableJump;
         if (last && end == End::Taken && kind != rv::Kind::Branch && !(cfg_.all_jumps && direct_jump))
-            return bail("DirectBranch block does not end with a branch");
+            RETRY_OR_BAIL("DirectBranch block does not end with a branch");
         switch (kind) {
         case rv::Kind::Branch:
         case rv::Kind::DirectJump: {
@@ -167,15 +263,15 @@ bool Decoder::walk(uint64_t add_icnt, uint64_t hist, bool hist_present, End end,
             if (is_branch || cfg_.all_jumps) {
                 if (bits.have()) {
                     taken = bits.take();
-                    if (!is_branch && !taken) return bail("HIST bit 0 for an unconditional jump");
+                    if (!is_branch && !taken) RETRY_OR_BAIL("HIST bit 0 for an unconditional jump");
                 } else if (strict) {
-                    return bail("direct branch without a HIST bit");
+                    RETRY_OR_BAIL("direct branch without a HIST bit");
                 } else if (is_branch) {
                     taken = last && end == End::Taken;
                 }
             }
             if (last && end == End::Taken && !taken)
-                return bail("DirectBranch block does not end with a taken branch");
+                RETRY_OR_BAIL("DirectBranch block does not end with a taken branch");
             if (!is_branch && ir && in->pushes()) push(next);
             if (in->kind == rv::Kind::Indirect) {
                 pc = seq; // sequentially inferred
@@ -187,12 +283,12 @@ bool Decoder::walk(uint64_t add_icnt, uint64_t hist, bool hist_present, End end,
         case rv::Kind::TableJump: {
             bool ok = img_.has_jvt;
             uint64_t t = ok ? img_.read_xlen(img_.jvt + in->table_index() * (img_.opts.xlen / 8), ok) : 0;
-            if (!ok) return bail("cm.jt/cm.jalt without a readable jump table (JVT)");
+            if (!ok) RETRY_OR_BAIL("cm.jt/cm.jalt without a readable jump table (JVT)");
             if (cfg_.all_jumps) { // reported as a taken branch (trTeInstEnAllJumps)
                 if (bits.have()) {
-                    if (!bits.take()) return bail("HIST bit 0 for an unconditional jump");
+                    if (!bits.take()) RETRY_OR_BAIL("HIST bit 0 for an unconditional jump");
                 } else if (strict) {
-                    return bail("direct branch without a HIST bit");
+                    RETRY_OR_BAIL("direct branch without a HIST bit");
                 }
             }
             if (ir && in->pushes()) push(next);
@@ -206,22 +302,27 @@ bool Decoder::walk(uint64_t add_icnt, uint64_t hist, bool hist_present, End end,
             if (popped && (!last || end != End::Addr)) {
                 pc = t; // implicit return (9.2)
             } else if (!last) {
-                return bail("uninferable jump inside an I-CNT block");
+                RETRY_OR_BAIL("uninferable jump inside an I-CNT block");
             }
             // Otherwise the message's address (or nothing, at a stop) gives the target.
             break;
         }
         case rv::Kind::TrapReturn:
-            if (!last) return bail("trap return inside an I-CNT block");
+            if (!last) RETRY_OR_BAIL("trap return inside an I-CNT block");
             break;
         default: pc = next; break;
         }
     }
-    sync_back();
-    if (bits.have()) {
-        fail(off, "HIST bits left after the I-CNT block");
-        return false;
+    if (bits.have()) RETRY_OR_BAIL("HIST bits left after the I-CNT block");
+    break;
     }
+#undef RETRY_OR_BAIL
+    // The versions that explained the block are the ones live now.
+    for (const Choice &c : choices_) {
+        if (tp->belief[c.site] != c.version) tp->switches++;
+        tp->belief[c.site] = c.version;
+    }
+    sync_back();
     return true;
 }
 
@@ -234,13 +335,55 @@ bool Decoder::walk_hist(uint64_t hist, uint64_t repeat, uint64_t off) {
     Bits bits{hbits_, hpos_, hrep_};
     const uint64_t pcmask = img_.opts.xlen == 32 ? 0xFFFFFFFFull : ~0ull;
     uint64_t gap = 0;
+    // Rewritten code: the same depth-first choice of versions as in walk().
+    trace::TextPatches *const tp = cfg_.patches;
+    choices_.clear();
+    unsigned retries = 0;
+    auto retry = [&] {
+        while (!choices_.empty() && retries < 256) {
+            Choice &c = choices_.back();
+            if (c.retried) {
+                choices_.pop_back();
+                continue;
+            }
+            c.retried = true, c.version ^= 1;
+            pc_ = c.pc, prev_ = c.prev, ninsns_ = c.steps, budget_ = c.budget, nbuf_ = c.nb, gap = c.gap;
+            hbits_ = c.hbits, hrep_ = c.hrep, hpos_ = c.hpos, sp_ = c.sp, depth_ = c.depth;
+            tp->cursor = c.cursor;
+            if (cfg_.implicit_return) stack_ = c.stack;
+            retries++;
+            tp->backtracks++;
+            return true;
+        }
+        choices_.clear();
+        return false;
+    };
     while (bits.have()) {
         if ((cfg_.max_steps && ninsns_ >= cfg_.max_steps) || ++gap > kMaxHistGap) {
+            if (gap > kMaxHistGap && retry()) continue;
             fail(off, gap > kMaxHistGap ? "no branch for HIST bits" : "instruction limit reached");
             return false;
         }
-        const rv::Insn *in = img_.at(pc_);
+        const rv::Insn *in;
+        uint32_t site;
+        unsigned hw;
+        if (tp && tp->find(pc_, site, hw) && !tp->site(site).scheduled) {
+            int v = -1;
+            for (const Choice &c : choices_)
+                if (c.site == site) v = c.version;
+            if (v < 0) {
+                v = tp->belief[site];
+                if (choices_.size() < 16)
+                    choices_.push_back({site, uint8_t(v), false, pc_, prev_, ninsns_, hbits_, hrep_, budget_, nbuf_,
+                                        tp->cursor, hpos_, sp_, depth_, gap, stack_});
+            }
+            in = &tp->site(site).insn[v][hw];
+            if (!in->size) in = nullptr;
+        } else {
+            in = insn_at(pc_);
+        }
         if (!in) {
+            if (retry()) continue;
             fail(off, "PC outside the program image");
             return false;
         }
@@ -263,6 +406,7 @@ bool Decoder::walk_hist(uint64_t hist, uint64_t repeat, uint64_t off) {
             if (cfg_.all_jumps) {
                 gap = 0;
                 if (!bits.take()) {
+                    if (retry()) continue;
                     fail(off, "HIST bit 0 for an unconditional jump");
                     return false;
                 }
@@ -274,12 +418,14 @@ bool Decoder::walk_hist(uint64_t hist, uint64_t repeat, uint64_t off) {
             bool ok = img_.has_jvt;
             uint64_t t = ok ? img_.read_xlen(img_.jvt + in->table_index() * (img_.opts.xlen / 8), ok) : 0;
             if (!ok) {
+                if (retry()) continue;
                 fail(off, "cm.jt/cm.jalt without a readable jump table (JVT)");
                 return false;
             }
             if (cfg_.all_jumps) {
                 gap = 0;
                 if (!bits.take()) {
+                    if (retry()) continue;
                     fail(off, "HIST bit 0 for an unconditional jump");
                     return false;
                 }
@@ -291,6 +437,7 @@ bool Decoder::walk_hist(uint64_t hist, uint64_t repeat, uint64_t off) {
         case rv::Kind::Indirect: {
             uint64_t t;
             if (!(cfg_.implicit_return && in->pops() && pop(t))) {
+                if (retry()) continue;
                 fail(off, "uninferable jump inside a HIST block");
                 return false;
             }
@@ -299,11 +446,17 @@ bool Decoder::walk_hist(uint64_t hist, uint64_t repeat, uint64_t off) {
             break;
         }
         case rv::Kind::TrapReturn:
+            if (retry()) continue;
             fail(off, "trap return inside a HIST block");
             return false;
         default: pc_ = next; break;
         }
     }
+    for (const Choice &c : choices_) {
+        if (tp->belief[c.site] != c.version) tp->switches++;
+        tp->belief[c.site] = c.version;
+    }
+    choices_.clear();
     return true;
 }
 
@@ -326,6 +479,7 @@ void Decoder::on_msg(const Msg &m) {
         if (synced_) {
             End end = m.tcode == NT_TCODE_DirectBranchSync ? End::Taken : End::Addr;
             if (m.tcode == NT_TCODE_DirectBranchSync && m.get(Fld::ICNT) == 0) end = End::None;
+            // A synchronising message may end its block anywhere (I-CNT full, periodic).
             walk(m.get(Fld::ICNT), hist, m.has(Fld::HIST), end, off);
         }
         // Every synchronising message fully resets the state (ratified 8.5).
@@ -355,13 +509,15 @@ void Decoder::on_msg(const Msg &m) {
     switch (m.tcode) {
     case NT_TCODE_DirectBranch:
         if (walk(m.get(Fld::ICNT), 1, false, End::Taken, off))
-            last_ = {true, true, m.get(Fld::ICNT), 1, pc_, false};
+            last_ = {true, true, false, m.get(Fld::ICNT), 1, pc_, false};
         break;
     case NT_TCODE_IndirectBranch:
     case NT_TCODE_IndirectBranchHist: {
-        if (!walk(m.get(Fld::ICNT), hist, m.has(Fld::HIST), End::Addr, off)) break;
-        pc_ = ref_ = (ref_ ^ (m.get(Fld::UADDR) << 1)) & pcmask;
-        last_ = {true, false, m.get(Fld::ICNT), hist, pc_, m.has(Fld::HIST)};
+        const bool jump_end = m.get(Fld::BTYPE) == NT_BTYPE_INDIRECT;
+        const uint64_t target = (ref_ ^ (m.get(Fld::UADDR) << 1)) & pcmask;
+        if (!walk(m.get(Fld::ICNT), hist, m.has(Fld::HIST), End::Addr, off, jump_end, target)) break;
+        pc_ = ref_ = target;
+        last_ = {true, false, jump_end, m.get(Fld::ICNT), hist, pc_, m.has(Fld::HIST)};
         if (m.get(Fld::BTYPE) != NT_BTYPE_INDIRECT) event(Event::Trap, off, pc_, m.get(Fld::BTYPE));
         break;
     }
@@ -388,7 +544,8 @@ void Decoder::on_msg(const Msg &m) {
         }
         const auto l = last_;
         for (uint64_t i = 0; i < n; i++) {
-            if (!walk(l.icnt, l.hist, l.hist_present, l.direct ? End::Taken : End::Addr, off)) break;
+            if (!walk(l.icnt, l.hist, l.hist_present, l.direct ? End::Taken : End::Addr, off, l.jump_end, l.target))
+                break;
             pc_ = l.target;
             if (!l.direct) ref_ = l.target;
         }

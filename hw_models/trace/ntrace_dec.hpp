@@ -10,6 +10,9 @@
 
 #include "image.hpp"
 #include "ntrace.hpp"
+#include "textpatch.hpp"
+
+#include <vector>
 
 namespace ntrace {
 
@@ -20,6 +23,9 @@ struct DecoderConfig {
     bool seq_jump = false;        // trTeInstEnSequentialJump on the encoder
     int src = -1;                 // only messages with this SRC (-1: all)
     uint64_t max_steps = 0;       // stop after this many instructions (0: no limit)
+    // Code the program rewrites while it runs (textpatch.hpp); its addresses must be
+    // volatile in the image (Image::set_volatile). Shared state: see TextPatches.
+    trace::TextPatches *patches = nullptr;
 };
 
 struct Event {
@@ -54,14 +60,20 @@ class Decoder : public Callbacks {
 
   private:
     enum class End : uint8_t { None, Taken, Addr };
-    bool walk(uint64_t add_icnt, uint64_t hist, bool hist_present, End end, uint64_t off);
+    bool walk(uint64_t add_icnt, uint64_t hist, bool hist_present, End end, uint64_t off, bool jump_end = false,
+              uint64_t target = 0);
+    const rv::Insn *insn_at(uint64_t pc);
+    bool after_call(uint64_t addr) const;
     bool walk_hist(uint64_t hist, uint64_t repeat, uint64_t off);
     bool step(bool more_follow, bool &branch_taken_needed, uint64_t off);
     bool seq_target(uint64_t prev, uint64_t pc, const rv::Insn &jump, uint64_t &target) const;
     void fail(uint64_t off, const char *what);
     void out(uint64_t a) {
         buf_[nbuf_++] = a;
-        if (nbuf_ == buf_.size()) flush();
+        if (nbuf_ == buf_.size()) {
+            if (choices_.empty()) flush();
+            else buf_.resize(2 * nbuf_); // keep the block until its choices are settled
+        }
     }
     void flush() {
         if (nbuf_) sink_.insns(buf_.data(), nbuf_);
@@ -84,7 +96,23 @@ class Decoder : public Callbacks {
     DecoderConfig cfg_;
     const trace::Image &img_;
     DecodeSink &sink_;
-    std::array<uint64_t, 1024> buf_;
+    std::vector<uint64_t> buf_ = std::vector<uint64_t>(1024);
+    // A free patch site met in the current I-CNT block: the version taken and the
+    // walk's state before it, to take the other version when the block fails.
+    struct Choice {
+        uint32_t site;
+        uint8_t version;
+        bool retried;
+        uint64_t pc, prev, steps, hbits, hrep;
+        int64_t budget;
+        size_t nb;
+        std::array<size_t, trace::TextPatches::kMaxTriggers> cursor;
+        int hpos;
+        unsigned sp, depth;
+        uint64_t gap; // HIST walk: instructions since the last branch
+        std::array<uint64_t, NT_LIMIT_MAX_CALL_STACK> stack;
+    };
+    std::vector<Choice> choices_;
     size_t nbuf_ = 0;
 
     bool synced_ = false;
@@ -106,6 +134,7 @@ class Decoder : public Callbacks {
     struct {
         bool valid;
         bool direct;
+        bool jump_end;
         uint64_t icnt, hist, target;
         bool hist_present;
     } last_{};

@@ -37,6 +37,9 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 static FILE *out[MAX_VCPUS];
 static char *path;
 static bool with_priv;
+/* runs=S mode (the only privilege it supports: the trap check knows S-mode's
+ * way in, stvec, and M-mode's) */
+static bool with_runs;
 static struct qemu_plugin_register *priv_reg[MAX_VCPUS];
 static GByteArray *priv_buf[MAX_VCPUS];
 
@@ -105,9 +108,244 @@ static bool is_trap_return(struct qemu_plugin_insn *insn)
            (op == INSN_MRET || op == INSN_SRET || op == INSN_MNRET);
 }
 
+
+/* ---- runs= mode ---------------------------------------------------------- */
+
+/* One translated block of the recorded privilege. */
+typedef struct RunTb {
+    uint64_t *addr;       /* instruction addresses */
+    uint8_t *steps;       /* bit i: instruction i + 1 is 4 bytes after i */
+    uint32_t n;
+    uint64_t may_trap;    /* bit per instruction, for the first 64 */
+    bool tail_may_trap;   /* an instruction at index >= 64 may trap */
+} RunTb;
+
+/* Per-vCPU scoreboard: index + 1 of the last started recorded instruction;
+ * 1 while a block waits for its trap check (the M-mode callback's
+ * condition). */
+typedef struct RunScore {
+    uint64_t started;
+    uint64_t pending;
+} RunScore;
+
+static struct qemu_plugin_scoreboard *run_score;
+static qemu_plugin_u64 run_started, run_pending;
+static const RunTb *run_open[MAX_VCPUS];  /* block whose record is not written */
+static uint64_t run_prev[MAX_VCPUS];      /* last instruction of the previous run */
+static struct qemu_plugin_register *reg_priv, *reg_stvec, *reg_scause,
+    *reg_sepc, *reg_mcause, *reg_mepc;
+static GByteArray *reg_buf[MAX_VCPUS];
+
+static void put_varint(FILE *f, uint64_t v)
+{
+    while (v >= 0x80) {
+        putc_unlocked((int)(v & 0x7f) | 0x80, f);
+        v >>= 7;
+    }
+    putc_unlocked((int)v, f);
+}
+
+static uint64_t read_reg_buf(GByteArray *b, struct qemu_plugin_register *r,
+                             bool *ok)
+{
+    uint64_t v = 0;
+
+    g_byte_array_set_size(b, 0);
+    int n = r ? qemu_plugin_read_register(r, b) : -1;
+    if (n <= 0) {
+        *ok = false;
+        return 0;
+    }
+    memcpy(&v, b->data, n < 8 ? n : 8);
+    return v;
+}
+
+static uint64_t read_reg(unsigned vcpu, struct qemu_plugin_register *r,
+                         bool *ok)
+{
+    return read_reg_buf(reg_buf[vcpu], r, ok);
+}
+
+/* Writes the first k instructions of tb as one run. */
+static void run_write(unsigned vcpu, const RunTb *tb, uint32_t k)
+{
+    FILE *f = out[vcpu];
+    int64_t d;
+
+    if (!k || !f) {
+        return;
+    }
+    d = (int64_t)(tb->addr[0] - run_prev[vcpu]);
+    put_varint(f, ((uint64_t)d << 1) ^ (uint64_t)(d >> 63));
+    put_varint(f, k);
+    for (uint32_t i = 0; i + 1 < k; i += 8) {
+        uint32_t bits = k - 1 - i < 8 ? k - 1 - i : 8;
+        putc_unlocked(tb->steps[i / 8] & ((1u << bits) - 1), f);
+    }
+    run_prev[vcpu] = tb->addr[k - 1];
+}
+
+static bool run_may_trap(const RunTb *tb, uint32_t i)
+{
+    return i < 64 ? (tb->may_trap >> i & 1) : tb->tail_may_trap;
+}
+
+/*
+ * Closes the open block of vcpu and writes its retired instructions. mode:
+ * the privilege now running ('S': at is the block starting, a trap into
+ * S-mode starts at stvec; 'M': the first M-mode block, only reached by a
+ * trap), whose trap registers tell whether the last started instruction
+ * raised an exception.
+ */
+static void run_close(unsigned vcpu, char mode, uint64_t at)
+{
+    const RunTb *tb = run_open[vcpu];
+    uint64_t started = qemu_plugin_u64_get(run_started, vcpu);
+    uint32_t k = started > tb->n ? tb->n : (uint32_t)started;
+    bool ok = true;
+
+    run_open[vcpu] = NULL;
+    qemu_plugin_u64_set(run_pending, vcpu, 0);
+    if (!k) {
+        return;
+    }
+    if (k < tb->n || run_may_trap(tb, k - 1)) {
+        uint64_t pc = tb->addr[k - 1], cause = 0, epc = 1;
+
+        if (mode == 'S') {
+            uint64_t tvec = read_reg(vcpu, reg_stvec, &ok);
+            if (ok && (tvec & ~3ull) == at) {
+                cause = read_reg(vcpu, reg_scause, &ok);
+                epc = read_reg(vcpu, reg_sepc, &ok);
+            }
+        } else if (mode == 'M') {
+            cause = read_reg(vcpu, reg_mcause, &ok);
+            epc = read_reg(vcpu, reg_mepc, &ok);
+        }
+        if (!ok) {
+            fprintf(stderr, "insnlog: cannot read the trap registers\n");
+            exit(1);
+        }
+        if (!(cause >> 63) && epc == pc) {
+            k--; /* the instruction raised an exception: not retired */
+        }
+    }
+    run_write(vcpu, tb, k);
+}
+
+static void run_tb_exec(unsigned int vcpu, void *udata)
+{
+    const RunTb *tb = udata;
+
+    if (vcpu >= MAX_VCPUS) {
+        return;
+    }
+    if (run_open[vcpu]) {
+        run_close(vcpu, 'S', tb->addr[0]);
+    }
+    qemu_plugin_u64_set(run_started, vcpu, 0);
+    qemu_plugin_u64_set(run_pending, vcpu, 1);
+    run_open[vcpu] = tb;
+}
+
+/* First block of another privilege after a recorded one (only M-mode can be
+ * entered by a trap from S-mode; U-mode only by sret, which retires). */
+static void run_other_exec(unsigned int vcpu, void *udata)
+{
+    if (vcpu < MAX_VCPUS && run_open[vcpu]) {
+        run_close(vcpu, (char)(uintptr_t)udata, 0);
+    }
+}
+
+/* Instructions that can raise an exception (or stop a block): memory
+ * accesses, SYSTEM, FENCE, floating point; plain ALU, branches and jumps
+ * cannot. */
+static bool insn_may_trap(struct qemu_plugin_insn *insn)
+{
+    uint32_t op = insn_word(insn);
+
+    if (qemu_plugin_insn_size(insn) == 2) {
+        unsigned q = op & 3, f3 = op >> 13 & 7;
+        if (op == 0) {
+            return true;
+        }
+            switch (q) {
+        case 0: return true;   /* loads/stores (c.addi4spn is rare enough) */
+        case 1: return false;  /* ALU, c.j, c.beqz/c.bnez */
+        default:               /* c.slli; c.jr/c.mv/c.jalr/c.add; c.ebreak */
+            return f3 == 0 ? false : f3 == 4 ? op == INSN_CEBREAK : true;
+        }
+    }
+    switch (op & 0x7f) {
+    case 0x13: case 0x1b: case 0x33: case 0x3b: case 0x37: case 0x17:
+    case 0x63: case 0x6f: case 0x67:
+        return false;
+    default:
+        return true;
+    }
+}
+
+static void run_tb_trans(struct qemu_plugin_tb *tb)
+{
+    size_t n = qemu_plugin_tb_n_insns(tb);
+    static __thread GByteArray *buf;
+    uint64_t priv;
+    bool ok = true;
+
+    /* Translation runs on the vCPU that executes the block next, in its
+     * privilege, which a RISC-V block keeps (a block flag). vCPUs translate
+     * in parallel: a buffer per thread. */
+    if (!buf) {
+        buf = g_byte_array_new();
+    }
+    priv = read_reg_buf(buf, reg_priv, &ok) & 0xff;
+    if (!ok) {
+        fprintf(stderr, "insnlog: cannot read the privilege\n");
+        exit(1);
+    }
+    if (priv != 1) {
+        /* Only a trap leaves S-mode for M-mode: check the open block there.
+         * U-mode is entered by sret, which retires, and gets no callback. */
+        if (priv == 3) {
+            qemu_plugin_register_vcpu_tb_exec_cond_cb(
+                tb, run_other_exec, QEMU_PLUGIN_CB_R_REGS, QEMU_PLUGIN_COND_NE,
+                run_pending, 0, (void *)(uintptr_t)'M');
+        }
+        return;
+    }
+    /* never freed: blocks are retranslated rarely */
+    RunTb *r = g_new0(RunTb, 1);
+    r->n = n;
+    r->addr = g_new(uint64_t, n);
+    r->steps = g_new0(uint8_t, (n + 7) / 8);
+    for (size_t i = 0; i < n; i++) {
+        struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
+
+        r->addr[i] = qemu_plugin_insn_vaddr(insn);
+        if (qemu_plugin_insn_size(insn) == 4) {
+            r->steps[i / 8] |= 1u << (i % 8);
+        }
+        if (insn_may_trap(insn)) {
+            if (i < 64) {
+                r->may_trap |= 1ull << i;
+            } else {
+                r->tail_may_trap = true;
+            }
+        }
+        qemu_plugin_register_vcpu_insn_exec_inline_per_vcpu(
+            insn, QEMU_PLUGIN_INLINE_STORE_U64, run_started, i + 1);
+    }
+    qemu_plugin_register_vcpu_tb_exec_cb(tb, run_tb_exec, QEMU_PLUGIN_CB_R_REGS, r);
+}
+
 static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
     size_t n = qemu_plugin_tb_n_insns(tb);
+
+    if (with_runs) {
+        run_tb_trans(tb);
+        return;
+    }
 
     for (size_t i = 0; i < n; i++) {
         struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
@@ -136,11 +374,43 @@ static void vcpu_init(qemu_plugin_id_t id, unsigned int vcpu)
     if (vcpu < MAX_VCPUS) {
         char *name = g_strdup_printf("%s.%u", path, vcpu);
 
-        out[vcpu] = fopen(name, "w");
+        out[vcpu] = fopen(name, "wb");
         if (out[vcpu]) {
             setvbuf(out[vcpu], NULL, _IOFBF, 1 << 20);
         }
         g_free(name);
+        if (with_runs) {
+            g_autoptr(GArray) regs = qemu_plugin_get_registers();
+            static const struct {
+                const char *name;
+                struct qemu_plugin_register **reg;
+            } want[] = {
+                {"priv", &reg_priv}, {"stvec", &reg_stvec},
+                {"scause", &reg_scause}, {"sepc", &reg_sepc},
+                {"mcause", &reg_mcause}, {"mepc", &reg_mepc},
+            };
+
+            for (guint i = 0; i < regs->len; i++) {
+                qemu_plugin_reg_descriptor *r =
+                    &g_array_index(regs, qemu_plugin_reg_descriptor, i);
+
+                for (size_t j = 0; j < G_N_ELEMENTS(want); j++) {
+                    if (!strcmp(r->name, want[j].name)) {
+                        *want[j].reg = r->handle;
+                    }
+                }
+            }
+            reg_buf[vcpu] = g_byte_array_new();
+            if (out[vcpu]) {
+                fputs("TSBIRUN1", out[vcpu]);
+            }
+            for (size_t j = 0; j < G_N_ELEMENTS(want); j++) {
+                if (!*want[j].reg) {
+                    fprintf(stderr, "insnlog: no %s register\n", want[j].name);
+                    exit(1);
+                }
+            }
+        }
         if (with_priv) {
             g_autoptr(GArray) regs = qemu_plugin_get_registers();
 
@@ -163,6 +433,13 @@ static void vcpu_init(qemu_plugin_id_t id, unsigned int vcpu)
 static void plugin_exit(qemu_plugin_id_t id, void *p)
 {
     for (int i = 0; i < MAX_VCPUS; i++) {
+        /* A block still open at exit ran up to its last started instruction
+         * (the machine stopped; nothing trapped after it). */
+        if (with_runs && run_open[i]) {
+            uint64_t k = qemu_plugin_u64_get(run_started, i);
+            run_write(i, run_open[i], k > run_open[i]->n ? run_open[i]->n : (uint32_t)k);
+            run_open[i] = NULL;
+        }
         if (out[i]) {
             fclose(out[i]);
             out[i] = NULL;
@@ -179,11 +456,26 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
             path = g_strdup(argv[i] + 4);
         } else if (!strcmp(argv[i], "priv=on")) {
             with_priv = true;
+        } else if (g_str_has_prefix(argv[i], "runs=")) {
+            with_runs = true;
+            if (strcmp(argv[i] + 5, "S")) {
+                fprintf(stderr, "insnlog: runs= supports S (S-mode) only\n");
+                return -1;
+            }
         }
     }
     if (!path) {
         fprintf(stderr, "insnlog: out=PATH is required\n");
         return -1;
+    }
+    if (with_runs && with_priv) {
+        fprintf(stderr, "insnlog: runs= and priv=on exclude each other\n");
+        return -1;
+    }
+    if (with_runs) {
+        run_score = qemu_plugin_scoreboard_new(sizeof(RunScore));
+        run_started = qemu_plugin_scoreboard_u64_in_struct(run_score, RunScore, started);
+        run_pending = qemu_plugin_scoreboard_u64_in_struct(run_score, RunScore, pending);
     }
     qemu_plugin_register_vcpu_init_cb(id, vcpu_init);
     qemu_plugin_register_vcpu_tb_trans_cb(id, tb_trans);

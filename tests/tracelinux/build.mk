@@ -1,0 +1,13 @@
+# SPDX-License-Identifier: BSD-2-Clause
+# A traced Linux boot decoded end to end (tests/tracelinux/run.sh):
+#   make trace-linux            boot Linux 6.12 on 2 harts of the project QEMU with
+#                               the firmware's boot-time HTM trace, power off, decode
+#                               every hart, print the per-hart table
+#   make trace-linux VERIFY=1   also record the run's S-mode instructions (insnlog
+#                               runs=S) and require every decoded hart to equal them
+# The project QEMU is built (or reused) by run.sh under /tmp/tsbi-qemu10.lock.
+.PHONY: trace-linux trace-linux-deps
+trace-linux-deps: firmware trace linux-initrd-boot $(if $(filter 1,$(VERIFY)),qemu-plugin)
+
+trace-linux: trace-linux-deps
+	tests/tracelinux/run.sh $(if $(filter 1,$(VERIFY)),--verify)
