@@ -502,7 +502,7 @@ static uint64_t enc_hart_cycles(void)
  * trTeInstSyncMode/trTeInstSyncMax (TCI 1.0): after 2^(max+4) messages,
  * hart cycles or halfwords the next message is a synchronizing one.
  */
-static void enc_check_periodic(RVTraceEncoderState *s)
+static inline void enc_check_periodic(RVTraceEncoderState *s)
 {
     unsigned max = FIELD_EX32(s->control, trTeControl, InstSyncMax);
     uint64_t n;
@@ -921,17 +921,85 @@ static void enc_filter_resume(RVTraceEncoderState *s, CPURISCVState *env,
     enc_sync_start(s, env, pc, NT_SYNC_TRACE_ENABLE);
 }
 
-void riscv_trace_cf(CPURISCVState *env, target_ulong pc, target_ulong next,
-                    uint32_t info)
+/*
+ * BTM sends one DirectBranch per taken branch, almost every message of a
+ * BTM trace. Its usual form (TCODE, optional SRC and I-CNT, no gap, no
+ * synchronizing form due, no TSTAMP) is packed here in a register, MDO
+ * groups and MSEO bits included, and stored to the FIFO at once; the bytes
+ * and the encoder state afterwards are those enc_direct gives. False, with
+ * nothing changed, when another case applies: enc_direct handles it.
+ */
+static inline bool enc_direct_fast(RVTraceEncoderState *s, uint64_t succ,
+                                   uint64_t next)
 {
-    RVTraceEncoderState *s = env->trace_encoder;
-    unsigned itype = info & RISCV_TRACE_INFO_ITYPE_MASK;
-    uint64_t succ = pc + 2 * (info >> RISCV_TRACE_INFO_LEN_SHIFT);
+    uint64_t icnt = (s->env->trace_icnt_k + succ) >> 1;
+    unsigned srcbits = FIELD_EX32(s->inst_features, trTeInstFeatures, SrcBits);
+    bool repeatable = enc_feature(s, R_trTeInstFeatures_EnRepeatedHistory_MASK);
+    uint64_t mdo = NT_TCODE_DirectBranch, w = 0;
+    unsigned nbits = 6, len, i;
+
+    /*
+     * Pending repeat counts go out before any branch message (enc_send),
+     * a repeated one included.
+     */
+    if (unlikely(icnt > s->icnt_max || s->need_sync || s->lost ||
+                 s->bcnt || s->hrepeat || enc_htm(s) ||
+                 FIELD_EX32(s->ts.control, trTsControl, Enable) ||
+                 s->fifo_len + sizeof(w) > RVTRACE_FIFO_SIZE)) {
+        return false;
+    }
+    if (srcbits && !FIELD_EX32(s->control, trTeControl, InhibitSrc)) {
+        mdo |= (uint64_t)FIELD_EX32(s->inst_features, trTeInstFeatures,
+                                    SrcID) << nbits;
+        nbits += srcbits;
+    }
+    /* I-CNT (at most NT_LIMIT_MAX_ICNT bits) ends the message. */
+    mdo |= icnt << nbits;
+    nbits += icnt ? 64 - clz64(icnt) : 1;
+    len = DIV_ROUND_UP(nbits, NT_MDO_BITS);
+    for (i = 0; i < len; i++) {
+        w |= ((mdo >> (NT_MDO_BITS * i)) & MAKE_64BIT_MASK(0, NT_MDO_BITS))
+             << (8 * i + 2);
+    }
+    w |= (uint64_t)NT_MSEO_END_FIELD << (8 * (len - 1));
+
+    if (repeatable) {
+        /* RepeatBranch: the same bytes and target as the last branch. */
+        if (s->bcnt_valid && len == s->last_len && next == s->last_target &&
+            ((ldq_le_p(s->last_msg) ^ w) & MAKE_64BIT_MASK(0, 8 * len)) == 0) {
+            s->bcnt = 1;
+            goto done;
+        }
+        stq_le_p(s->last_msg, w);
+        s->last_len = len;
+        s->last_target = next;
+        s->bcnt_valid = true;
+    } else {
+        s->bcnt_valid = false;
+    }
+    w |= (uint64_t)NT_MSEO_END_MSG << (8 * (len - 1));
+    trace_rvtrace_encoder_msg(s->port, NT_TCODE_DirectBranch, len);
+    stq_le_p(s->fifo + s->fifo_len, w);
+    qatomic_set(&s->fifo_len, s->fifo_len + len);
+    if (FIELD_EX32(s->control, trTeControl, InstSyncMode) ==
+        TCI_SYNCMODE_MESSAGES) {
+        s->sync_count++;
+    }
+done:
+    s->msg_target = next;
+    s->icnt = icnt;
+    enc_take_icnt(s);
+    enc_check_periodic(s);
+    enc_leave(s, next);
+    return true;
+}
+
+static __attribute__((noinline)) void enc_cf(RVTraceEncoderState *s,
+                                             CPURISCVState *env, uint64_t succ,
+                                             uint64_t next, unsigned itype)
+{
     bool all_jumps;
 
-    if (!s || !s->tracing) {
-        return;
-    }
     if (unlikely(s->filtered)) {
         if (itype == NT_ITYPE_TRAP_RETURN) {
             enc_filter_trap_return(s);
@@ -1007,6 +1075,27 @@ void riscv_trace_cf(CPURISCVState *env, target_ulong pc, target_ulong next,
     }
     enc_check_periodic(s);
     enc_leave(s, next);
+}
+
+/*
+ * Kept small, so that the common BTM report (enc_direct_fast) pays for no
+ * more than it uses; everything else is enc_cf.
+ */
+void riscv_trace_cf(CPURISCVState *env, target_ulong pc, target_ulong next,
+                    uint32_t info)
+{
+    RVTraceEncoderState *s = env->trace_encoder;
+    unsigned itype = info & RISCV_TRACE_INFO_ITYPE_MASK;
+    uint64_t succ = pc + 2 * (info >> RISCV_TRACE_INFO_LEN_SHIFT);
+
+    if (!s || !s->tracing) {
+        return;
+    }
+    if (likely(itype == NT_ITYPE_BRANCH_TAKEN && !s->filtered) &&
+        enc_direct_fast(s, succ, next)) {
+        return;
+    }
+    enc_cf(s, env, succ, next, itype);
 }
 
 void riscv_trace_trap(CPURISCVState *env, target_ulong epc,
