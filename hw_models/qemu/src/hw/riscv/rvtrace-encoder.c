@@ -20,6 +20,7 @@
 #include "qemu/log.h"
 #include "qemu/module.h"
 #include "qemu/host-utils.h"
+#include "qemu/bswap.h"
 #include "qemu/main-loop.h"
 #include "hw/qdev-properties.h"
 #include "hw/core/cpu.h"
