@@ -923,21 +923,33 @@ static void enc_filter_resume(RVTraceEncoderState *s, CPURISCVState *env,
 }
 
 /*
+ * MDO groups to bytes: the 6-bit groups of @mdo (at most 8) in bits 7:2
+ * of consecutive bytes, MSEO bits 0.
+ */
+static inline uint64_t nt_mdo_spread(uint64_t mdo)
+{
+    mdo = (mdo & 0xffffffULL) | ((mdo & 0xffffff000000ULL) << 8);
+    mdo = (mdo & 0x00000fff00000fffULL) | ((mdo & 0x00fff00000fff000ULL) << 4);
+    mdo = (mdo & 0x003f003f003f003fULL) | ((mdo & 0x0fc00fc00fc00fc0ULL) << 2);
+    return mdo << 2;
+}
+
+/*
  * BTM sends one DirectBranch per taken branch, almost every message of a
  * BTM trace. Its usual form (TCODE, optional SRC and I-CNT, no gap, no
- * synchronizing form due, no TSTAMP) is packed here in a register, MDO
- * groups and MSEO bits included, and stored to the FIFO at once; the bytes
- * and the encoder state afterwards are those enc_direct gives. False, with
- * nothing changed, when another case applies: enc_direct handles it.
+ * synchronizing form due, no pending repeat count, no TSTAMP) is packed
+ * here in a register and stored to the FIFO at once; the bytes and the
+ * encoder state afterwards are those enc_direct gives. False, with nothing
+ * changed, when another case applies: enc_cf handles it.
  */
 static inline bool enc_direct_fast(RVTraceEncoderState *s, uint64_t succ,
                                    uint64_t next)
 {
     uint64_t icnt = (s->env->trace_icnt_k + succ) >> 1;
-    unsigned srcbits = FIELD_EX32(s->inst_features, trTeInstFeatures, SrcBits);
-    bool repeatable = enc_feature(s, R_trTeInstFeatures_EnRepeatedHistory_MASK);
-    uint64_t mdo = NT_TCODE_DirectBranch, w = 0;
-    unsigned nbits = 6, len, i;
+    uint32_t features = s->inst_features;
+    unsigned srcbits = FIELD_EX32(features, trTeInstFeatures, SrcBits);
+    uint64_t mdo = NT_TCODE_DirectBranch, w, last;
+    unsigned nbits = 6, len, sync_mode;
 
     /*
      * Pending repeat counts go out before any branch message (enc_send),
@@ -950,24 +962,20 @@ static inline bool enc_direct_fast(RVTraceEncoderState *s, uint64_t succ,
         return false;
     }
     if (srcbits && !FIELD_EX32(s->control, trTeControl, InhibitSrc)) {
-        mdo |= (uint64_t)FIELD_EX32(s->inst_features, trTeInstFeatures,
-                                    SrcID) << nbits;
+        mdo |= (uint64_t)FIELD_EX32(features, trTeInstFeatures, SrcID) << 6;
         nbits += srcbits;
     }
-    /* I-CNT (at most NT_LIMIT_MAX_ICNT bits) ends the message. */
+    /* I-CNT (at most NT_LIMIT_MAX_ICNT bits) is the last field. */
     mdo |= icnt << nbits;
-    nbits += icnt ? 64 - clz64(icnt) : 1;
+    nbits += 64 - clz64(icnt | 1);
     len = DIV_ROUND_UP(nbits, NT_MDO_BITS);
-    for (i = 0; i < len; i++) {
-        w |= ((mdo >> (NT_MDO_BITS * i)) & MAKE_64BIT_MASK(0, NT_MDO_BITS))
-             << (8 * i + 2);
-    }
-    w |= (uint64_t)NT_MSEO_END_FIELD << (8 * (len - 1));
+    last = 8 * (len - 1);
+    w = nt_mdo_spread(mdo) | (uint64_t)NT_MSEO_END_FIELD << last;
 
-    if (repeatable) {
+    if (features & R_trTeInstFeatures_EnRepeatedHistory_MASK) {
         /* RepeatBranch: the same bytes and target as the last branch. */
         if (s->bcnt_valid && len == s->last_len && next == s->last_target &&
-            ((ldq_le_p(s->last_msg) ^ w) & MAKE_64BIT_MASK(0, 8 * len)) == 0) {
+            !((ldq_le_p(s->last_msg) ^ w) & MAKE_64BIT_MASK(0, last + 8))) {
             s->bcnt = 1;
             goto done;
         }
@@ -978,19 +986,22 @@ static inline bool enc_direct_fast(RVTraceEncoderState *s, uint64_t succ,
     } else {
         s->bcnt_valid = false;
     }
-    w |= (uint64_t)NT_MSEO_END_MSG << (8 * (len - 1));
     trace_rvtrace_encoder_msg(s->port, NT_TCODE_DirectBranch, len);
-    stq_le_p(s->fifo + s->fifo_len, w);
+    stq_le_p(s->fifo + s->fifo_len, w | (uint64_t)NT_MSEO_END_MSG << last);
     qatomic_set(&s->fifo_len, s->fifo_len + len);
-    if (FIELD_EX32(s->control, trTeControl, InstSyncMode) ==
-        TCI_SYNCMODE_MESSAGES) {
-        s->sync_count++;
-    }
 done:
     s->msg_target = next;
-    s->icnt = icnt;
-    enc_take_icnt(s);
-    enc_check_periodic(s);
+    sync_mode = FIELD_EX32(s->control, trTeControl, InstSyncMode);
+    if (unlikely(sync_mode != TCI_SYNCMODE_OFF)) {
+        /* As enc_take_icnt and enc_send count them. */
+        if (sync_mode == TCI_SYNCMODE_HALFWORDS) {
+            s->sync_count += icnt;
+        } else if (sync_mode == TCI_SYNCMODE_MESSAGES && !s->bcnt) {
+            s->sync_count++;
+        }
+        enc_check_periodic(s);
+    }
+    s->icnt = 0;
     enc_leave(s, next);
     return true;
 }
