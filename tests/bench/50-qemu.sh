@@ -5,7 +5,8 @@
 # sink, and HTM into a system-memory buffer), and on the same QEMU built
 # without the ingress hook (-DTSBI_NO_INGRESS).
 #  - kernel: insertion sort + bitwise CRC loops (tests/qemu/payload/trace.c
-#    kernel()), the CPU-bound payload the 1.5x HTM target applies to;
+#    kernel()), the CPU-bound payload the 1.5x HTM and 3x BTM targets
+#    apply to;
 #  - mixed: the validation workload, deliberately dense in indirect calls,
 #    jump tables, returns, traps and privilege changes (one message per
 #    ~20 instructions), reported for information.
@@ -56,6 +57,11 @@ for spec in kernel:1:${TSBI_BENCH_KERNEL_ITER:-100000} mixed:0:${TSBI_BENCH_MIXE
       pass "bench kernel: HTM within 1.5x of untraced ($(ratio "$htm" "$base")x)"
     else
       fail "bench kernel: HTM $(ratio "$htm" "$base")x of untraced (target 1.5x)"
+    fi
+    if awk -v t="$btm" -v o="$base" 'BEGIN { exit !(t <= 3 * o) }'; then
+      pass "bench kernel: BTM within 3x of untraced ($(ratio "$btm" "$base")x)"
+    else
+      fail "bench kernel: BTM $(ratio "$btm" "$base")x of untraced (target 3x)"
     fi
     if awk -v a="$off" -v b="$base" 'BEGIN { exit !(a <= 1.10 * b) }'; then
       pass "bench kernel: tracing off costs nothing measurable ($(ratio "$off" "$base")x)"

@@ -20,6 +20,7 @@
 #include "qemu/log.h"
 #include "qemu/module.h"
 #include "qemu/host-utils.h"
+#include "qemu/bswap.h"
 #include "qemu/main-loop.h"
 #include "hw/qdev-properties.h"
 #include "hw/core/cpu.h"
@@ -502,7 +503,7 @@ static uint64_t enc_hart_cycles(void)
  * trTeInstSyncMode/trTeInstSyncMax (TCI 1.0): after 2^(max+4) messages,
  * hart cycles or halfwords the next message is a synchronizing one.
  */
-static void enc_check_periodic(RVTraceEncoderState *s)
+static inline void enc_check_periodic(RVTraceEncoderState *s)
 {
     unsigned max = FIELD_EX32(s->control, trTeControl, InstSyncMax);
     uint64_t n;
@@ -921,17 +922,96 @@ static void enc_filter_resume(RVTraceEncoderState *s, CPURISCVState *env,
     enc_sync_start(s, env, pc, NT_SYNC_TRACE_ENABLE);
 }
 
-void riscv_trace_cf(CPURISCVState *env, target_ulong pc, target_ulong next,
-                    uint32_t info)
+/*
+ * MDO groups to bytes: the 6-bit groups of @mdo (at most 8) in bits 7:2
+ * of consecutive bytes, MSEO bits 0.
+ */
+static inline uint64_t nt_mdo_spread(uint64_t mdo)
 {
-    RVTraceEncoderState *s = env->trace_encoder;
-    unsigned itype = info & RISCV_TRACE_INFO_ITYPE_MASK;
-    uint64_t succ = pc + 2 * (info >> RISCV_TRACE_INFO_LEN_SHIFT);
+    mdo = (mdo & 0xffffffULL) | ((mdo & 0xffffff000000ULL) << 8);
+    mdo = (mdo & 0x00000fff00000fffULL) | ((mdo & 0x00fff00000fff000ULL) << 4);
+    mdo = (mdo & 0x003f003f003f003fULL) | ((mdo & 0x0fc00fc00fc00fc0ULL) << 2);
+    return mdo << 2;
+}
+
+/*
+ * BTM sends one DirectBranch per taken branch, almost every message of a
+ * BTM trace. Its usual form (TCODE, optional SRC and I-CNT, no gap, no
+ * synchronizing form due, no pending repeat count, no TSTAMP) is packed
+ * here in a register and stored to the FIFO at once; the bytes and the
+ * encoder state afterwards are those enc_direct gives. False, with nothing
+ * changed, when another case applies: enc_cf handles it.
+ */
+static inline bool enc_direct_fast(RVTraceEncoderState *s, uint64_t succ,
+                                   uint64_t next)
+{
+    uint64_t icnt = (s->env->trace_icnt_k + succ) >> 1;
+    uint32_t features = s->inst_features;
+    unsigned srcbits = FIELD_EX32(features, trTeInstFeatures, SrcBits);
+    uint64_t mdo = NT_TCODE_DirectBranch, w, last;
+    unsigned nbits = 6, len, sync_mode;
+
+    /*
+     * Pending repeat counts go out before any branch message (enc_send),
+     * a repeated one included.
+     */
+    if (unlikely(icnt > s->icnt_max || s->need_sync || s->lost ||
+                 s->bcnt || s->hrepeat || enc_htm(s) ||
+                 FIELD_EX32(s->ts.control, trTsControl, Enable) ||
+                 s->fifo_len + sizeof(w) > RVTRACE_FIFO_SIZE)) {
+        return false;
+    }
+    if (srcbits && !FIELD_EX32(s->control, trTeControl, InhibitSrc)) {
+        mdo |= (uint64_t)FIELD_EX32(features, trTeInstFeatures, SrcID) << 6;
+        nbits += srcbits;
+    }
+    /* I-CNT (at most NT_LIMIT_MAX_ICNT bits) is the last field. */
+    mdo |= icnt << nbits;
+    nbits += 64 - clz64(icnt | 1);
+    len = DIV_ROUND_UP(nbits, NT_MDO_BITS);
+    last = 8 * (len - 1);
+    w = nt_mdo_spread(mdo) | (uint64_t)NT_MSEO_END_FIELD << last;
+
+    if (features & R_trTeInstFeatures_EnRepeatedHistory_MASK) {
+        /* RepeatBranch: the same bytes and target as the last branch. */
+        if (s->bcnt_valid && len == s->last_len && next == s->last_target &&
+            !((ldq_le_p(s->last_msg) ^ w) & MAKE_64BIT_MASK(0, last + 8))) {
+            s->bcnt = 1;
+            goto done;
+        }
+        stq_le_p(s->last_msg, w);
+        s->last_len = len;
+        s->last_target = next;
+        s->bcnt_valid = true;
+    } else {
+        s->bcnt_valid = false;
+    }
+    trace_rvtrace_encoder_msg(s->port, NT_TCODE_DirectBranch, len);
+    stq_le_p(s->fifo + s->fifo_len, w | (uint64_t)NT_MSEO_END_MSG << last);
+    qatomic_set(&s->fifo_len, s->fifo_len + len);
+done:
+    s->msg_target = next;
+    sync_mode = FIELD_EX32(s->control, trTeControl, InstSyncMode);
+    if (unlikely(sync_mode != TCI_SYNCMODE_OFF)) {
+        /* As enc_take_icnt and enc_send count them. */
+        if (sync_mode == TCI_SYNCMODE_HALFWORDS) {
+            s->sync_count += icnt;
+        } else if (sync_mode == TCI_SYNCMODE_MESSAGES && !s->bcnt) {
+            s->sync_count++;
+        }
+        enc_check_periodic(s);
+    }
+    s->icnt = 0;
+    enc_leave(s, next);
+    return true;
+}
+
+static __attribute__((noinline)) void enc_cf(RVTraceEncoderState *s,
+                                             CPURISCVState *env, uint64_t succ,
+                                             uint64_t next, unsigned itype)
+{
     bool all_jumps;
 
-    if (!s || !s->tracing) {
-        return;
-    }
     if (unlikely(s->filtered)) {
         if (itype == NT_ITYPE_TRAP_RETURN) {
             enc_filter_trap_return(s);
@@ -1007,6 +1087,27 @@ void riscv_trace_cf(CPURISCVState *env, target_ulong pc, target_ulong next,
     }
     enc_check_periodic(s);
     enc_leave(s, next);
+}
+
+/*
+ * Kept small, so that the common BTM report (enc_direct_fast) pays for no
+ * more than it uses; everything else is enc_cf.
+ */
+void riscv_trace_cf(CPURISCVState *env, target_ulong pc, target_ulong next,
+                    uint32_t info)
+{
+    RVTraceEncoderState *s = env->trace_encoder;
+    unsigned itype = info & RISCV_TRACE_INFO_ITYPE_MASK;
+    uint64_t succ = pc + 2 * (info >> RISCV_TRACE_INFO_LEN_SHIFT);
+
+    if (!s || !s->tracing) {
+        return;
+    }
+    if (likely(itype == NT_ITYPE_BRANCH_TAKEN && !s->filtered) &&
+        enc_direct_fast(s, succ, next)) {
+        return;
+    }
+    enc_cf(s, env, succ, next, itype);
 }
 
 void riscv_trace_trap(CPURISCVState *env, target_ulong epc,
