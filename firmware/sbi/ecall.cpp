@@ -9,8 +9,8 @@
 namespace sbi {
 namespace {
 
-// The one list of (non-legacy) extensions, as a direct-mapped table indexed
-// by a hash of the EID: lookup is one load and one compare. The
+// The one list of (non-legacy) extensions, kExtensions, made into a
+// direct-mapped table indexed by a hash of the EID: lookup is one load and one compare. The
 // static_assert keeps the slots distinct, so an extension whose slot
 // collides fails to compile (then widen or change ext_slot()). The low bits
 // alone collide (SRST and FWFT both end in 'T'); this hash keeps every
@@ -19,14 +19,21 @@ struct ExtSlot {
     long eid;
     const Extension *ext;
 };
+// Adding an extension: its file, its descriptor's declaration in
+// ecall_list.hpp and one line here. A descriptor that is not linked in
+// (weak: PMU, trace) leaves a null entry, which lookup treats as absent.
+constexpr ExtSlot kExtensions[] = {
+    {eid::base, &sbi_ext_base},   {eid::time, &sbi_ext_time}, {eid::ipi, &sbi_ext_ipi},
+    {eid::rfence, &sbi_ext_rfence}, {eid::hsm, &sbi_ext_hsm}, {eid::srst, &sbi_ext_srst},
+    {eid::pmu, &sbi_ext_pmu},     {eid::dbcn, &sbi_ext_dbcn}, {eid::fwft, &sbi_ext_fwft},
+    {eid::tsbi_trace, &sbi_ext_trace},
+};
 constexpr unsigned kExtSlots = 64;
 constexpr unsigned ext_slot(unsigned long eid) { return (eid ^ (eid >> 11)) & (kExtSlots - 1); }
-constexpr long kEids[] = {eid::base, eid::time, eid::ipi,  eid::rfence, eid::hsm,
-                          eid::srst, eid::pmu,  eid::dbcn, eid::fwft,   eid::tsbi_trace};
 constexpr bool slots_distinct() {
-    for (unsigned i = 0; i < sizeof kEids / sizeof kEids[0]; i++)
-        for (unsigned j = i + 1; j < sizeof kEids / sizeof kEids[0]; j++)
-            if (ext_slot(kEids[i]) == ext_slot(kEids[j])) return false;
+    for (const ExtSlot &a : kExtensions)
+        for (const ExtSlot &b : kExtensions)
+            if (&a != &b && ext_slot(a.eid) == ext_slot(b.eid)) return false;
     return true;
 }
 static_assert(slots_distinct(), "two SBI extensions share a lookup slot");
@@ -38,17 +45,7 @@ constexpr ExtTable make_table() {
     ExtTable t{};
     // Unused slots hold EID -1, which no call matches (EIDs are 32-bit).
     for (auto &e : t.s) e = {-1, nullptr};
-    auto put = [&t](long e, const Extension *x) { t.s[ext_slot(e)] = {e, x}; };
-    put(eid::base, &sbi_ext_base);
-    put(eid::time, &sbi_ext_time);
-    put(eid::ipi, &sbi_ext_ipi);
-    put(eid::rfence, &sbi_ext_rfence);
-    put(eid::hsm, &sbi_ext_hsm);
-    put(eid::srst, &sbi_ext_srst);
-    put(eid::pmu, &sbi_ext_pmu); // nullptr when the PMU is not linked in
-    put(eid::dbcn, &sbi_ext_dbcn);
-    put(eid::fwft, &sbi_ext_fwft);
-    put(eid::tsbi_trace, &sbi_ext_trace); // nullptr when trace is not linked in
+    for (const ExtSlot &x : kExtensions) t.s[ext_slot(x.eid)] = x;
     return t;
 }
 constexpr ExtTable kTable = make_table();
