@@ -79,7 +79,8 @@ void setup_pmp() {
     constexpr unsigned kPerCfg = sizeof(long);
     unsigned long addr[kEntries];
     unsigned n = 0;
-    if (!napot(region_start, region_end - region_start, addr[n])) return;
+    if (!napot(region_start, region_end - region_start, addr[n]))
+        fatal("the firmware region is not a naturally aligned power of two (PMP)");
     n++;
     platform::MmioRegion mm[kEntries - 2];
     unsigned nm = platform::mmode_only_regions(mm, kEntries - 2);
@@ -97,7 +98,8 @@ void setup_pmp() {
     if (csr::csr_write_safe_num(csr::pmpaddr0 + n, ~0ul).trapped) {
         // Fewer entries than we need (or no PMP at all): protect the
         // firmware alone if there are two.
-        if (csr::csr_write_safe_num(csr::pmpaddr0 + 1, ~0ul).trapped) return;
+        if (csr::csr_write_safe_num(csr::pmpaddr0 + 1, ~0ul).trapped)
+            fatal("fewer than two PMP entries: the firmware cannot be protected from S-mode");
         n = 1;
     }
     unsigned long cfg[2] = {0, 0};
@@ -235,7 +237,7 @@ void cold_boot(unsigned long hartid, unsigned long fdt, const FwDynamicInfo *di)
     region_start = reinterpret_cast<uintptr_t>(_fw_start);
     region_end = region_start + napot_size(reinterpret_cast<uintptr_t>(_fw_end) - region_start);
     auto *blob = reinterpret_cast<void *>(fdt);
-    platform::cold_init(blob);
+    if (!platform::cold_init(blob)) fatal("platform initialisation failed");
 
     dt::HartDesc descs[kMaxHarts];
     unsigned n = dt::scan_harts(blob, descs, kMaxHarts);
@@ -252,7 +254,8 @@ void cold_boot(unsigned long hartid, unsigned long fdt, const FwDynamicInfo *di)
         harts[hartid].present = true;
         served++;
     }
-    dt::scan_memory(blob, memory);
+    // Every S-mode address is checked against these ranges.
+    if (!dt::scan_memory(blob, memory) || !memory.count) fatal("no /memory in the device tree");
 
     boot.fdt = fdt;
     boot.next_mode = FW_DYNAMIC_NEXT_MODE_S;
@@ -278,6 +281,11 @@ void cold_boot(unsigned long hartid, unsigned long fdt, const FwDynamicInfo *di)
 [[noreturn]] void stopped_loop(HartState &h, unsigned long hartid);
 
 } // namespace
+
+void fatal(const char *why) {
+    printf("tsbi: fatal: %s\n", why);
+    for (;;) asm volatile("wfi");
+}
 
 uintptr_t fw_region_start() { return region_start; }
 uintptr_t fw_region_end() { return region_end; }

@@ -34,6 +34,10 @@ uintptr_t fw_region_end();
 // Console output from M-mode (boot banner, diagnostics).
 void puts(const char *s);
 void printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+// A failure the firmware must not boot past (S-mode could reach M-mode
+// memory, or nothing S-mode passes could be checked): prints why and parks
+// this hart for good.
+[[noreturn]] void fatal(const char *why);
 // Raw bytes to the console under the same lock as printf (DBCN, legacy
 // putchar), so firmware messages and S-mode output never interleave mid-line.
 void console_write(const volatile char *buf, unsigned long n);
