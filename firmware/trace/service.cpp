@@ -280,7 +280,9 @@ Error get_caps(unsigned long hartid, unsigned long &value) {
 
 Error configure(HartMask harts, uint32_t config) {
     Guard g;
-    EncoderConfig c[fw::kMaxHarts];
+    // Under the lock, so one scratch table serves every caller (a kMaxHarts
+    // array would take a quarter of an M-mode stack).
+    static EncoderConfig c[fw::kMaxHarts];
     Error e = Error::Success;
     // All or nothing: validate every hart before changing any.
     for_each(harts, [&](unsigned h) {

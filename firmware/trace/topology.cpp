@@ -62,8 +62,10 @@ bool get_base(const void *fdt, const Node &n, uint64_t &base) {
 
 unsigned scan_topology(const void *fdt, Topology &t) {
     t = Topology{};
-    Node nodes[kMaxComponents];
-    Cpu cpus[fw::kMaxHarts];
+    // Not on the stack: these tables are about 4 KiB, an M-mode stack's size
+    // (the scan runs once, on the boot hart, before any other hart runs).
+    static Node nodes[kMaxComponents];
+    static Cpu cpus[fw::kMaxHarts];
     unsigned n = 0, ncpus = 0;
     int stack[kMaxDepth + 1] = {-1};
     int cpus_node = fdt_path_offset(fdt, "/cpus");
@@ -89,7 +91,7 @@ unsigned scan_topology(const void *fdt, Topology &t) {
         nodes[n++] = c;
     }
     // Input endpoints of funnels and sinks.
-    Input inputs[kMaxInputs];
+    static Input inputs[kMaxInputs];
     unsigned ninputs = 0;
     for (unsigned i = 0; i < n; i++) {
         int ports = fdt_subnode_offset(fdt, nodes[i].offset, "in-ports");
@@ -125,7 +127,7 @@ unsigned scan_topology(const void *fdt, Topology &t) {
             t.sink = {true, nodes[i].base};
         }
     if (sink < 0) return 0;
-    int funnel_of[kMaxComponents]; // node index -> funnel index, or -1
+    static int funnel_of[kMaxComponents]; // node index -> funnel index, or -1
     for (unsigned i = 0; i < n; i++) {
         funnel_of[i] = -1;
         if (nodes[i].type == TCI_COMPTYPE_FUNNEL && t.funnels < kMaxFunnels) {
