@@ -54,7 +54,7 @@ $(FW_BUILD)/%.cpp.o: %.cpp | $(LIBFDT_DIR)/libfdt.h $(FW_COMPAT)
 	$(CROSS)g++ $(FW_CXXFLAGS) -MMD -MP -c $< -o $@
 $(FW_BUILD)/%.S.o: %.S
 	@mkdir -p $(dir $@)
-	$(CROSS)gcc $(FW_ARCH) -Ifirmware/core -MMD -MP -c $< -o $@
+	$(CROSS)gcc $(FW_ARCH) -Ifirmware/core -Ifirmware/include -MMD -MP -c $< -o $@
 $(FW_BUILD)/libfdt/%.c.o: $(LIBFDT_DIR)/libfdt.h | $(FW_COMPAT)
 	@mkdir -p $(dir $@)
 	$(CROSS)gcc $(FW_CFLAGS) -c $(LIBFDT_DIR)/$*.c -o $@

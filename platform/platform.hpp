@@ -6,6 +6,7 @@
 // firmware/drivers, which other ports may reuse.
 #pragma once
 #include <stdint.h>
+#include "sbi/sbi.hpp" // SRST reset types
 
 namespace platform {
 

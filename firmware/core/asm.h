@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* XLEN-generic assembler helpers. */
 #pragma once
+#include "fw_limits.h"
 #if __riscv_xlen == 64
 #define REG_S sd
 #define REG_L ld
@@ -11,10 +12,14 @@
 #define REGBYTES 4
 #endif
 /* Trap frame (firmware/core/trap.hpp): x0..x31 by register number (the x0
- * slot is unused), then mepc and mstatus. Keep in sync with TrapFrame. */
+ * slot is unused), then mepc and mstatus; trap.cpp checks these against
+ * TrapFrame with static_asserts. */
 #define FRAME_REG(n) ((n) * REGBYTES)
 #define FRAME_MEPC (32 * REGBYTES)
 #define FRAME_MSTATUS (33 * REGBYTES)
 #define FRAME_SIZE (34 * REGBYTES)
-#define STACK_SIZE 4096
-#define MAX_HARTS 64
+/* SBI binary encoding: error codes run from 0 down to the lowest one the
+ * spec defines (sbi::kLowestError, checked in trap.cpp); the legacy
+ * extensions are EIDs 0 .. LEGACY_EID_LAST and return their own a0. */
+#define SBI_LOWEST_ERROR (-14)
+#define LEGACY_EID_LAST 8

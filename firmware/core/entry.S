@@ -18,11 +18,11 @@ _start:
     la      t0, trap_entry
     csrw    mtvec, t0
     csrr    t0, mhartid
-    li      t1, MAX_HARTS
+    li      t1, FW_MAX_HARTS
     bgeu    t0, t1, hart_park
-    /* sp = hart_stacks + (hartid + 1) * STACK_SIZE */
+    /* sp = hart_stacks + (hartid + 1) * FW_STACK_SIZE */
     addi    t1, t0, 1
-    slli    t1, t1, 12
+    slli    t1, t1, FW_STACK_SHIFT
     la      sp, hart_stacks
     add     sp, sp, t1
     /* fw_entry(hartid = mhartid, fdt = a1, info = a2) */
@@ -61,13 +61,13 @@ trap_entry:
     REG_S   t5, FRAME_REG(30)(sp)
     REG_S   t6, FRAME_REG(31)(sp)
     call    sbi_ecall_dispatch
-    /* Only the spec's error codes (0..-14) leave the firmware: anything else
-     * becomes SBI_ERR_FAILED. Legacy EIDs (0..8) return their own a0. */
-    addi    t0, a0, 14
-    sltiu   t0, t0, 15
+    /* Only the spec's error codes (0..SBI_LOWEST_ERROR) leave the firmware:
+     * anything else becomes SBI_ERR_FAILED. Legacy EIDs return their own a0. */
+    addi    t0, a0, -SBI_LOWEST_ERROR
+    sltiu   t0, t0, 1 - SBI_LOWEST_ERROR
     bnez    t0, 1f
     REG_L   t0, FRAME_REG(17)(sp)
-    sltiu   t0, t0, 9
+    sltiu   t0, t0, LEGACY_EID_LAST + 1
     bnez    t0, 1f
     li      a0, -1
 1:  csrr    t0, mepc
@@ -190,7 +190,7 @@ smode_enter:
     csrw    mepc, a2
     csrr    t0, mhartid
     addi    t0, t0, 1
-    slli    t0, t0, 12
+    slli    t0, t0, FW_STACK_SHIFT
     la      t1, hart_stacks
     add     t0, t0, t1
     csrw    mscratch, t0

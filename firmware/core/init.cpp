@@ -16,7 +16,7 @@ extern "C" char _fw_start[], _fw_end[], _bss_start[], _bss_end[];
 extern "C" [[noreturn]] void smode_enter(unsigned long a0, unsigned long a1, unsigned long pc);
 
 // Per-hart M-mode stacks (entry.S computes sp from the hart ID).
-alignas(4096) char hart_stacks[fw::kMaxHarts][4096] __attribute__((section(".stacks")));
+alignas(4096) char hart_stacks[fw::kMaxHarts][fw::kStackSize] __attribute__((section(".stacks")));
 
 namespace fw {
 
@@ -170,26 +170,16 @@ void probe_extensions(HartState &h) {
     else h.isa |= 1ull << EXT_SMSTATEEN;
     if (csr_exists(csr::scountovf)) h.isa |= 1ull << EXT_SSCOFPMF;
     // Implemented ASID/VMID bits: write all-ones, read back (WARL), restore.
-    constexpr unsigned hgatp = 0x680;
-#if __riscv_xlen == 64
-    constexpr unsigned long kModeSv39 = 8ul << 60, kAsidMask = 0xffff, kVmidMask = 0x3fff;
-    constexpr unsigned kAsidShift = 44, kVmidShift = 44;
-    constexpr unsigned long kGModeSv39x4 = 8ul << 60;
-#else
-    constexpr unsigned long kModeSv39 = 1ul << 31, kAsidMask = 0x1ff, kVmidMask = 0x7f;
-    constexpr unsigned kAsidShift = 22, kVmidShift = 22;
-    constexpr unsigned long kGModeSv39x4 = 1ul << 31;
-#endif
     unsigned long old = csr_read(csr::satp);
-    csr_write(csr::satp, kModeSv39 | (kAsidMask << kAsidShift));
-    h.asid_max = (csr_read(csr::satp) >> kAsidShift) & kAsidMask;
+    csr_write(csr::satp, csr::atp::MODE_PAGED | (csr::atp::ASID_MASK << csr::atp::ASID_SHIFT));
+    h.asid_max = (csr_read(csr::satp) >> csr::atp::ASID_SHIFT) & csr::atp::ASID_MASK;
     csr_write(csr::satp, old);
     h.vmid_max = 0;
     if (h.isa & (1ull << EXT_H)) {
-        old = csr_read(hgatp);
-        csr_write(hgatp, kGModeSv39x4 | (kVmidMask << kVmidShift));
-        h.vmid_max = (csr_read(hgatp) >> kVmidShift) & kVmidMask;
-        csr_write(hgatp, old);
+        old = csr_read(csr::hgatp);
+        csr_write(csr::hgatp, csr::atp::MODE_PAGED | (csr::atp::VMID_MASK << csr::atp::VMID_SHIFT));
+        h.vmid_max = (csr_read(csr::hgatp) >> csr::atp::VMID_SHIFT) & csr::atp::VMID_MASK;
+        csr_write(csr::hgatp, old);
     }
 }
 

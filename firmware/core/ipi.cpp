@@ -102,11 +102,9 @@ void execute_fence(const FenceRequest &r) {
                                  : FwEvent::hfence_vvma_received);
         // hfence.vvma applies to the VMID in hgatp: use the caller's VMID
         // (SBI RFENCE: "the current VMID of the calling hart").
-        constexpr unsigned hgatp = 0x680;
-        constexpr unsigned kVmidShift = sizeof(long) == 8 ? 44 : 22;
-        constexpr unsigned long kVmidMask = sizeof(long) == 8 ? 0x3fff : 0x7f;
-        unsigned long saved = csr_read(hgatp);
-        csr_write(hgatp, (saved & ~(kVmidMask << kVmidShift)) | (r.vmid << kVmidShift));
+        constexpr unsigned long kVmid = csr::atp::VMID_MASK << csr::atp::VMID_SHIFT;
+        unsigned long saved = csr_read(csr::hgatp);
+        csr_write(csr::hgatp, (saved & ~kVmid) | (r.vmid << csr::atp::VMID_SHIFT));
         if (all) {
             if (asid)
                 asm volatile(".insn r 0x73, 0, 0x11, x0, x0, %0" ::"r"(r.id) : "memory");
@@ -120,7 +118,7 @@ void execute_fence(const FenceRequest &r) {
                     asm volatile(".insn r 0x73, 0, 0x11, x0, %0, x0" ::"r"(a) : "memory");
             }
         }
-        csr_write(hgatp, saved);
+        csr_write(csr::hgatp, saved);
         break;
     }
     }

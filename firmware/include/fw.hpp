@@ -3,11 +3,13 @@
 #pragma once
 #include <stdint.h>
 #include <stddef.h>
+#include "fw_limits.h"
 
 namespace fw {
 
 // Harts are indexed by hart ID; IDs at or above kMaxHarts are parked at boot.
-constexpr unsigned kMaxHarts = 64;
+constexpr unsigned kMaxHarts = FW_MAX_HARTS;
+constexpr unsigned long kStackSize = FW_STACK_SIZE; // per hart, M-mode
 
 #ifdef __riscv
 inline unsigned long current_hartid() {

@@ -11,6 +11,7 @@
 #pragma once
 #include <stdint.h>
 
+#include "../include/fw.hpp"
 #include "../include/sbi/sbi.hpp"
 #include "dt.hpp"
 #include "hw.hpp"
@@ -18,7 +19,7 @@
 
 namespace pmu {
 
-constexpr unsigned kMaxHarts = 64;     // == fw::kMaxHarts
+constexpr unsigned kMaxHarts = fw::kMaxHarts;
 constexpr unsigned kMaxFwCounters = 16;
 constexpr unsigned kMaxCounters = 64;  // snapshot area and Linux's limit
 

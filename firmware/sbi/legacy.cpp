@@ -61,7 +61,7 @@ SbiRet handle(unsigned long a0, unsigned long a1, unsigned long a2, unsigned lon
         return legacy_ret(was ? 1 : 0, a1);
     }
     case eid::legacy_shutdown:
-        system_reset_and_wait(0, 0);
+        system_reset_and_wait(srst::TYPE_SHUTDOWN, srst::REASON_NONE);
         return legacy_ret(kFailed, a1);
     default: break;
     }

@@ -34,10 +34,7 @@ SbiRet rfence(FenceKind kind, const HartBitmap &targets, unsigned long start, un
     if (!all && size && start + (size - 1) < start) return err(Error::InvalidAddress);
     fw::FenceRequest req{kind, start, size, id, 0};
     if (kind == FenceKind::hfence_vvma || kind == FenceKind::hfence_vvma_asid) {
-        constexpr unsigned hgatp = 0x680;
-        constexpr unsigned kVmidShift = sizeof(long) == 8 ? 44 : 22;
-        constexpr unsigned long kVmidMask = sizeof(long) == 8 ? 0x3fff : 0x7f;
-        req.vmid = (csr_read(hgatp) >> kVmidShift) & kVmidMask;
+        req.vmid = (csr_read(csr::hgatp) >> csr::atp::VMID_SHIFT) & csr::atp::VMID_MASK;
     }
     // One "sent" firmware event per target hart, as for IPIs.
     for (unsigned w = 0; w < kMaskWords; w++)

@@ -24,8 +24,7 @@ void system_reset_and_wait(uint32_t type, uint32_t reason) {
 namespace {
 
 constexpr unsigned long SYSTEM_RESET = 0;
-constexpr uint32_t TYPE_SHUTDOWN = 0, TYPE_COLD_REBOOT = 1, TYPE_WARM_REBOOT = 2;
-constexpr uint32_t REASON_SYSTEM_FAILURE = 1;
+using namespace sbi::srst;
 
 long probe() {
     return platform::system_reset_supported(TYPE_SHUTDOWN) ||

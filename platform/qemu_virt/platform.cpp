@@ -6,8 +6,7 @@
 
 namespace platform {
 
-// SRST reset types (ext-sys-reset.adoc).
-constexpr uint32_t SHUTDOWN = 0, COLD_REBOOT = 1, WARM_REBOOT = 2;
+using namespace sbi::srst;
 
 bool cold_init(const void *fdt) {
     drivers::ns16550_init_from_fdt(fdt);
@@ -38,17 +37,17 @@ unsigned mmode_only_regions(MmioRegion *out, unsigned max) {
 
 bool system_reset_supported(uint32_t type) {
     switch (type) {
-    case SHUTDOWN: return drivers::syscon_poweroff_present();
+    case TYPE_SHUTDOWN: return drivers::syscon_poweroff_present();
     // QEMU's test device resets the whole machine; a warm reboot is served
     // by the same full reset (what OpenSBI does on virt as well).
-    case COLD_REBOOT:
-    case WARM_REBOOT: return drivers::syscon_reboot_present();
+    case TYPE_COLD_REBOOT:
+    case TYPE_WARM_REBOOT: return drivers::syscon_reboot_present();
     default: return false;
     }
 }
 
 void system_reset(uint32_t type, uint32_t) {
-    if (type == SHUTDOWN)
+    if (type == TYPE_SHUTDOWN)
         drivers::syscon_poweroff();
     else
         drivers::syscon_reboot();

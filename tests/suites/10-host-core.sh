@@ -3,4 +3,4 @@
 # Host unit tests of the firmware core (hart masks, memory ranges, DT).
 . "$(dirname "$0")/../lib.sh"
 build host-tests
-tests/host/run_doctest.sh core build/host/test_core
+python3 tests/host/doctest_lines.py core build/host/test_core

@@ -5,4 +5,4 @@
 set -uo pipefail
 . "$(dirname "$0")/../lib.sh"
 build pmu-host-tests
-python3 tests/pmu/doctest_lines.py pmu-host build/pmu/host/pmu_tests
+python3 tests/host/doctest_lines.py pmu-host build/pmu/host/pmu_tests

@@ -5,4 +5,4 @@
 # model (hw_models/ctr), and the Linux driver's sequence.
 . "$(dirname "$0")/../lib.sh"
 build ctr-host-tests
-tests/host/run_doctest.sh ctr build/ctr/ctr_tests
+python3 tests/host/doctest_lines.py ctr build/ctr/ctr_tests

@@ -5,4 +5,4 @@
 # register-level TCI fake (hw_models/tci).
 . "$(dirname "$0")/../lib.sh"
 build trace-fw-host-tests
-tests/host/run_doctest.sh trace-fw build/trace_fw/trace_fw_tests
+python3 tests/host/doctest_lines.py trace-fw build/trace_fw/trace_fw_tests

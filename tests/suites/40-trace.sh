@@ -9,22 +9,7 @@ W=build/trace/suite-work
 rm -rf "$W" && mkdir -p "$W"
 
 # --- doctest: one PASS/FAIL line per test case -----------------------------------------
-build/trace/trace-tests -r=junit >"$W/junit.xml" 2>"$W/doctest.err"
-python3 - "$W/junit.xml" <<'PY' || fail "doctest junit report unreadable"
-import sys, xml.etree.ElementTree as ET
-root = ET.parse(sys.argv[1]).getroot()
-n = 0
-for tc in root.iter("testcase"):
-    n += 1
-    bad = tc.find("failure") is not None or tc.find("error") is not None
-    name = "trace unit: " + tc.get("name")
-    if bad:
-        msg = (tc.find("failure") if tc.find("failure") is not None else tc.find("error")).get("message", "")
-        print("FAIL: %s [%s]" % (name, msg.replace("\n", " ")[:200]))
-    else:
-        print("PASS: " + name)
-sys.exit(0 if n else 1)
-PY
+python3 tests/host/doctest_lines.py "trace unit" build/trace/trace-tests
 
 # --- the .def table from C (shared with the QEMU model) ----------------------------------
 check "ntrace_msgs.def compiles as C11 (-pedantic -Werror) and lists every message" bash -c "

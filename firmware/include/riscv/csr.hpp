@@ -13,7 +13,7 @@ constexpr unsigned sstatus = 0x100, sie = 0x104, stvec = 0x105, scounteren = 0x1
                    stval = 0x143, sip = 0x144, stimecmp = 0x14D, satp = 0x180,
                    scountovf = 0xDA0;
 constexpr unsigned hstatus = 0x600, hedeleg = 0x602, hideleg = 0x603, hcounteren = 0x606,
-                   henvcfg = 0x60A, hstateen0 = 0x60C, htval = 0x643, htinst = 0x64A,
+                   henvcfg = 0x60A, hstateen0 = 0x60C, htval = 0x643, htinst = 0x64A, hgatp = 0x680,
                    vsstatus = 0x200, vstvec = 0x205, vsepc = 0x241, vscause = 0x242,
                    vstval = 0x243;
 constexpr unsigned mvendorid = 0xF11, marchid = 0xF12, mimpid = 0xF13, mhartid = 0xF14;
@@ -58,6 +58,21 @@ constexpr unsigned long insn_misaligned = 0, insn_access = 1, illegal_insn = 2, 
                         virtual_insn = 22, store_guest_page_fault = 23;
 constexpr unsigned long interrupt_bit = 1ul << (sizeof(long) * 8 - 1);
 } // namespace cause
+
+// --- address translation (Privileged Architecture 10.1.11 satp, 18.2.10 hgatp)
+namespace atp {
+#if __riscv_xlen == 32 || (!defined(__riscv_xlen) && __SIZEOF_LONG__ == 4)
+// MODE_PAGED: a paged mode every hart with the extension has (Sv32 / Sv32x4).
+constexpr unsigned long MODE_PAGED = 1ul << 31;
+constexpr unsigned ASID_SHIFT = 22, VMID_SHIFT = 22;
+constexpr unsigned long ASID_MASK = 0x1ff, VMID_MASK = 0x7f;
+#else
+// MODE_PAGED: a paged mode every hart with the extension has (Sv39 / Sv39x4).
+constexpr unsigned long MODE_PAGED = 8ul << 60;
+constexpr unsigned ASID_SHIFT = 44, VMID_SHIFT = 44;
+constexpr unsigned long ASID_MASK = 0xffff, VMID_MASK = 0x3fff;
+#endif
+} // namespace atp
 
 // --- counters / envcfg / stateen -------------------------------------------
 namespace menvcfg_bits {

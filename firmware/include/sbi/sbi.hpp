@@ -24,7 +24,7 @@ enum class Error : long {
     Io = -13,
     DeniedLocked = -14,
 };
-constexpr long kLowestError = -14;
+constexpr long kLowestError = static_cast<long>(Error::DeniedLocked);
 
 // struct sbiret: returned in a0 (error) and a1 (value).
 struct SbiRet {
@@ -57,6 +57,13 @@ constexpr long dbcn = 0x4442434E;   // "DBCN"
 constexpr long susp = 0x53555350;   // "SUSP"
 constexpr long fwft = 0x46574654;   // "FWFT"
 } // namespace eid
+
+// System Reset (ext-sys-reset.adoc, tables "SBI System Reset Types" and
+// "SBI System Reset Reasons"); both are 32-bit parameters.
+namespace srst {
+constexpr uint32_t TYPE_SHUTDOWN = 0, TYPE_COLD_REBOOT = 1, TYPE_WARM_REBOOT = 2;
+constexpr uint32_t REASON_NONE = 0, REASON_SYSTEM_FAILURE = 1;
+} // namespace srst
 
 // This implementation: "tsbi". The registered IDs (ext-base.adoc, "SBI
 // Implementation IDs") run 0..11 and are handed out in order; we take a value
