@@ -24,4 +24,8 @@ bench: bootstrap
 clean:
 	rm -rf $(BUILD)
 
-include $(sort $(wildcard firmware/build.mk platform/*/build.mk hw_models/*/build.mk tests/*/build.mk))
+# firmware/build.mk sets PLATFORM; only the selected platform's build.mk (if it
+# has one) is read.
+include firmware/build.mk
+-include platform/$(PLATFORM)/build.mk
+include $(sort $(wildcard hw_models/*/build.mk tests/*/build.mk))

@@ -1,8 +1,16 @@
 # SPDX-License-Identifier: BSD-2-Clause
-# The firmware images: build/fw/tsbi_{dynamic,jump}.{elf,bin}.
+# The firmware images: build/fw/tsbi_{dynamic,jump}.{elf,bin} for the default
+# configuration (PLATFORM=qemu_virt FW_XLEN=64 FW_SUBSYSTEMS=1), and
+# build/fw-<platform>-rv<xlen>[-core]/ for any other, so switching a knob never
+# links objects built for another configuration. Within a directory,
+# $(FW_BUILD)/config records the flags; a change of flags rebuilds everything.
 PLATFORM   ?= qemu_virt
 FW_XLEN    ?= 64
-FW_BUILD   := $(BUILD)/fw
+# Subsystems (PMU, CTR, trace) are linked by default; FW_SUBSYSTEMS=0 builds the
+# core alone (their hooks fall back to the weak defaults; suite 21 boots it).
+FW_SUBSYSTEMS ?= 1
+FW_KEY     := $(PLATFORM)-rv$(FW_XLEN)$(if $(filter 1,$(FW_SUBSYSTEMS)),,-core)
+FW_BUILD   ?= $(BUILD)/fw$(if $(filter qemu_virt-rv64,$(FW_KEY)),,-$(FW_KEY))
 LIBFDT_VER := 1.7.2
 LIBFDT_DIR := $(TSBI_CACHE)/src/dtc-$(LIBFDT_VER)/libfdt
 
@@ -25,9 +33,6 @@ FW_CXXFLAGS = -std=c++20 $(FW_OPT) -fno-exceptions -fno-rtti -fno-threadsafe-sta
 FW_CFLAGS   := -std=gnu11 -Os $(FW_COMMON) -Wno-sign-compare -Wno-unused-parameter
 FW_LDFLAGS  := $(FW_ARCH) -nostdlib -static -Wl,--gc-sections -Wl,--build-id=none -Wl,-T,linker/firmware.ld
 
-# Subsystems (PMU, CTR) are linked when their sources exist; FW_SUBSYSTEMS=0
-# builds the core alone (their hooks fall back to the weak defaults).
-FW_SUBSYSTEMS ?= 1
 FW_CORE_SRCS := $(filter-out firmware/core/image_%.cpp,$(wildcard firmware/core/*.cpp)) \
 	$(wildcard firmware/core/*.S) $(wildcard firmware/drivers/*.cpp) \
 	$(filter-out firmware/sbi/pmu%.cpp firmware/sbi/trace.cpp,$(wildcard firmware/sbi/*.cpp)) \
@@ -40,6 +45,12 @@ LIBFDT_SRCS := fdt.c fdt_ro.c fdt_rw.c fdt_wip.c fdt_sw.c fdt_strerror.c fdt_add
 FW_OBJS := $(patsubst %,$(FW_BUILD)/%.o,$(FW_CORE_SRCS)) \
 	$(patsubst %,$(FW_BUILD)/libfdt/%.o,$(LIBFDT_SRCS))
 
+FW_CONFIG := $(CROSS) $(FW_KEY) $(FW_OPT) $(FW_CXXFLAGS) $(FW_CFLAGS) $(FW_LDFLAGS)
+FW_STAMP  := $(FW_BUILD)/config
+ifneq ($(FW_CONFIG),$(shell cat $(FW_STAMP) 2>/dev/null))
+$(shell mkdir -p $(FW_BUILD) && echo '$(FW_CONFIG)' > $(FW_STAMP))
+endif
+
 $(LIBFDT_DIR)/libfdt.h:
 	@scripts/fetch_libfdt.sh >/dev/null
 
@@ -49,13 +60,13 @@ FW_COMPAT := $(FW_BUILD)/compat/gnu/stubs-lp64.h $(FW_BUILD)/compat/gnu/stubs-il
 $(FW_COMPAT):
 	@mkdir -p $(dir $@) && touch $@
 
-$(FW_BUILD)/%.cpp.o: %.cpp | $(LIBFDT_DIR)/libfdt.h $(FW_COMPAT)
+$(FW_BUILD)/%.cpp.o: %.cpp $(FW_STAMP) | $(LIBFDT_DIR)/libfdt.h $(FW_COMPAT)
 	@mkdir -p $(dir $@)
 	$(CROSS)g++ $(FW_CXXFLAGS) -MMD -MP -c $< -o $@
-$(FW_BUILD)/%.S.o: %.S
+$(FW_BUILD)/%.S.o: %.S $(FW_STAMP)
 	@mkdir -p $(dir $@)
 	$(CROSS)gcc $(FW_ARCH) -Ifirmware/core -Ifirmware/include -MMD -MP -c $< -o $@
-$(FW_BUILD)/libfdt/%.c.o: $(LIBFDT_DIR)/libfdt.h | $(FW_COMPAT)
+$(FW_BUILD)/libfdt/%.c.o: $(LIBFDT_DIR)/libfdt.h $(FW_STAMP) | $(FW_COMPAT)
 	@mkdir -p $(dir $@)
 	$(CROSS)gcc $(FW_CFLAGS) -c $(LIBFDT_DIR)/$*.c -o $@
 

@@ -19,3 +19,10 @@ rc=$?
 check "fatal/no_memory/says_why" grep -q "tsbi: fatal: no /memory in the device tree" "$d/nomem.log"
 check "fatal/no_memory/stops" [ "$rc" = 124 ]
 check "fatal/no_memory/no_payload_ran" bash -c '! grep -q TSBI-START "$1"' _ "$d/nomem.log"
+
+# The core alone (FW_SUBSYSTEMS=0: no PMU, CTR or trace; their hooks fall back
+# to the weak defaults) is a configuration of its own: it builds into its own
+# directory and serves the core extensions' payloads on 2 harts.
+build firmware FW_SUBSYSTEMS=0 payloads
+python3 tests/payloads/run.py --fw build/fw-qemu_virt-rv64-core/tsbi_dynamic.bin --smp 2 \
+  --tag core-only build/payloads/{base,dbcn,fwft,hsm,ipi,legacy,rfence,time}.elf
