@@ -17,7 +17,8 @@
 #define FRAME_REG(n) ((n) * REGBYTES)
 #define FRAME_MEPC (32 * REGBYTES)
 #define FRAME_MSTATUS (33 * REGBYTES)
-#define FRAME_SIZE (34 * REGBYTES)
+/* Rounded up to the psABI's 16-byte stack alignment (136 bytes on RV32). */
+#define FRAME_SIZE ((34 * REGBYTES + 15) & ~15)
 /* SBI binary encoding: error codes run from 0 down to the lowest one the
  * spec defines (sbi::kLowestError, checked in trap.cpp); the legacy
  * extensions are EIDs 0 .. LEGACY_EID_LAST and return their own a0. */

@@ -4,18 +4,18 @@
 // harts do not interleave.
 #include "fw.hpp"
 #include "platform.hpp"
-#include <atomic>
+#include "atomic.hpp"
 #include <stdarg.h>
 
 namespace fw {
 namespace {
-std::atomic<unsigned> console_lock; // word-sized: no libatomic needed
+fw::atomic<unsigned> console_lock; // word-sized: no libatomic needed
 
 void lock() {
-    while (console_lock.exchange(1, std::memory_order_acquire)) {
+    while (console_lock.exchange(1, fw::memory_order_acquire)) {
     }
 }
-void unlock() { console_lock.store(0, std::memory_order_release); }
+void unlock() { console_lock.store(0, fw::memory_order_release); }
 
 void putc_raw(char c) {
     if (c == '\n') platform::console_putc('\r');

@@ -3,7 +3,7 @@
 // outgoing remote-fence request. Indexed by hart ID (< fw::kMaxHarts).
 #pragma once
 #include "fw.hpp"
-#include <atomic>
+#include "atomic.hpp"
 
 namespace fw {
 
@@ -42,17 +42,17 @@ struct FenceRequest {
 };
 
 struct alignas(64) HartState {
-    std::atomic<unsigned> hsm_state;
+    fw::atomic<unsigned> hsm_state;
     bool present;                  // enabled in the DT and served by us
     uint64_t isa;                  // ISA extension bits (fw::Ext)
     unsigned long next_addr, next_arg1, next_mode; // for HSM start / resume
     unsigned long suspend_type;
     unsigned long asid_max, vmid_max; // largest ASID / VMID the hart implements
-    std::atomic<unsigned> start_ready;    // next_* written for a pending HSM start
-    std::atomic<unsigned long> ipi_pending;
-    std::atomic<unsigned long> fence_from[kMaxHarts / kXlen]; // senders with a request for us
+    fw::atomic<unsigned> start_ready;    // next_* written for a pending HSM start
+    fw::atomic<unsigned long> ipi_pending;
+    fw::atomic<unsigned long> fence_from[kMaxHarts / kXlen]; // senders with a request for us
     FenceRequest fence_req;                // our outgoing request
-    std::atomic<unsigned> fence_waiting;   // targets still to process fence_req
+    fw::atomic<unsigned> fence_waiting;   // targets still to process fence_req
 };
 
 extern HartState harts[kMaxHarts];

@@ -40,8 +40,8 @@ constexpr unsigned long kJumpOffset = sizeof(long) == 8 ? 0x200000 : 0x400000;
 constexpr unsigned kFdtExtra = 4096;
 
 // These two are used before .bss is cleared, so they must live in .data.
-__attribute__((section(".data"))) std::atomic<unsigned long> boot_lottery;
-__attribute__((section(".data"))) std::atomic<unsigned long> cold_boot_done;
+__attribute__((section(".data"))) fw::atomic<unsigned long> boot_lottery;
+__attribute__((section(".data"))) fw::atomic<unsigned long> cold_boot_done;
 
 struct BootInfo {
     unsigned long next_addr, next_mode, fdt;
@@ -237,7 +237,7 @@ void cold_boot(unsigned long hartid, unsigned long fdt, const FwDynamicInfo *di)
         HartState &h = harts[descs[i].hartid];
         h.present = true;
         h.isa = descs[i].isa;
-        h.hsm_state.store(HSM_STOPPED, std::memory_order_relaxed);
+        h.hsm_state.store(HSM_STOPPED, fw::memory_order_relaxed);
         served++;
     }
     if (!harts[hartid].present) { // a DT without /cpus: serve at least ourselves
@@ -301,22 +301,22 @@ namespace {
     // hart_stop leaves STOP_PENDING; a hart arriving from boot is already
     // STOPPED and may even be START_PENDING by now, which must not be undone.
     unsigned expected = HSM_STOP_PENDING;
-    h.hsm_state.compare_exchange_strong(expected, HSM_STOPPED, std::memory_order_acq_rel);
+    h.hsm_state.compare_exchange_strong(expected, HSM_STOPPED, fw::memory_order_acq_rel);
     // Look before sleeping: a start may have arrived before this hart got
     // here (its IPI is then pending, or already consumed).
     for (;;) {
         if (csr_read(csr::mip) & (1ul << csr::irq::MSI)) process_ipis();
-        if (h.start_ready.load(std::memory_order_acquire)) break;
+        if (h.start_ready.load(fw::memory_order_acquire)) break;
         asm volatile("wfi");
     }
-    h.start_ready.store(0, std::memory_order_relaxed);
+    h.start_ready.store(0, fw::memory_order_relaxed);
     // A restarted hart's CTR state starts afresh (the PMU reset on stop),
     // its SBI FWFT features too.
     hooks::ctr_hart_init();
     sbi::fwft_hart_reset();
     hooks::trace_hart_start();
     unsigned long pc = h.next_addr, arg1 = h.next_arg1, mode = h.next_mode;
-    h.hsm_state.store(HSM_STARTED, std::memory_order_release);
+    h.hsm_state.store(HSM_STARTED, fw::memory_order_release);
     enter_next_stage(hartid, pc, arg1, mode);
 }
 } // namespace
@@ -335,11 +335,11 @@ extern "C" [[noreturn]] void fw_entry(unsigned long hartid, unsigned long fdt, u
     if (di && di->version >= 2 && di->boot_hart != ~0ul)
         is_boot = hartid == di->boot_hart;
     else
-        is_boot = boot_lottery.exchange(1, std::memory_order_acq_rel) == 0;
+        is_boot = boot_lottery.exchange(1, fw::memory_order_acq_rel) == 0;
 
     if (is_boot) {
         cold_boot(hartid, fdt, di);
-        cold_boot_done.store(1, std::memory_order_release);
+        cold_boot_done.store(1, fw::memory_order_release);
         // Wake the harts waiting below (a hart not yet there sees the flag).
         for (unsigned long h = 0; h < kMaxHarts; h++)
             if (harts[h].present && h != hartid) platform::ipi_send(h);
@@ -350,7 +350,7 @@ extern "C" [[noreturn]] void fw_entry(unsigned long hartid, unsigned long fdt, u
         csr_write(csr::mie, 1ul << csr::irq::MSI);
         // The waking IPI stays pending: stopped_loop consumes it with
         // process_ipis(), which cannot lose an HSM start sent meanwhile.
-        while (!cold_boot_done.load(std::memory_order_acquire)) asm volatile("wfi");
+        while (!cold_boot_done.load(fw::memory_order_acquire)) asm volatile("wfi");
     }
 
     HartState &h = harts[hartid];
@@ -369,7 +369,7 @@ extern "C" [[noreturn]] void fw_entry(unsigned long hartid, unsigned long fdt, u
 
     if (is_boot) {
         hooks::trace_hart_start();
-        h.hsm_state.store(HSM_STARTED, std::memory_order_release);
+        h.hsm_state.store(HSM_STARTED, fw::memory_order_release);
         enter_next_stage(hartid, boot.next_addr, boot.fdt, boot.next_mode);
     }
     stopped_loop(h, hartid);

@@ -13,7 +13,7 @@
 namespace fw {
 
 void send_ipi(unsigned long hartid, unsigned long why) {
-    harts[hartid].ipi_pending.fetch_or(why, std::memory_order_release);
+    harts[hartid].ipi_pending.fetch_or(why, fw::memory_order_release);
     platform::ipi_send(hartid);
 }
 
@@ -126,13 +126,13 @@ void execute_fence(const FenceRequest &r) {
 
 void process_fences(HartState &self) {
     for (unsigned w = 0; w < kMaxHarts / kXlen; w++) {
-        unsigned long from = self.fence_from[w].exchange(0, std::memory_order_acquire);
+        unsigned long from = self.fence_from[w].exchange(0, fw::memory_order_acquire);
         while (from) {
             unsigned bit = __builtin_ctzl(from);
             from &= from - 1;
             HartState &sender = harts[w * kXlen + bit];
             execute_fence(sender.fence_req);
-            sender.fence_waiting.fetch_sub(1, std::memory_order_release);
+            sender.fence_waiting.fetch_sub(1, fw::memory_order_release);
         }
     }
 }
@@ -143,7 +143,7 @@ void process_ipis() {
     unsigned long hartid = current_hartid();
     HartState &self = harts[hartid];
     platform::ipi_clear(hartid);
-    unsigned long why = self.ipi_pending.exchange(0, std::memory_order_acquire);
+    unsigned long why = self.ipi_pending.exchange(0, fw::memory_order_acquire);
     if (why & IPI_FENCE) process_fences(self);
     if (why & IPI_SMODE) {
         hooks::pmu_fw_event(hooks::FwEvent::ipi_received);
@@ -173,20 +173,20 @@ void remote_fence(const FenceRequest &req, const unsigned long *targets) {
         return;
     }
     self.fence_req = req;
-    self.fence_waiting.store(count, std::memory_order_relaxed);
+    self.fence_waiting.store(count, fw::memory_order_relaxed);
     for (unsigned w = 0; w < kMaxHarts / kXlen; w++) {
         for (unsigned long m = targets[w]; m; m &= m - 1) {
             unsigned long h = w * kXlen + __builtin_ctzl(m);
             if (h == self_id) continue;
             harts[h].fence_from[self_id / kXlen].fetch_or(1ul << (self_id % kXlen),
-                                                           std::memory_order_release);
+                                                           fw::memory_order_release);
             send_ipi(h, IPI_FENCE);
         }
     }
     if (local) execute_fence(req);
-    while (self.fence_waiting.load(std::memory_order_acquire)) {
-        if (self.ipi_pending.load(std::memory_order_relaxed) & IPI_FENCE) {
-            self.ipi_pending.fetch_and(~IPI_FENCE, std::memory_order_acquire);
+    while (self.fence_waiting.load(fw::memory_order_acquire)) {
+        if (self.ipi_pending.load(fw::memory_order_relaxed) & IPI_FENCE) {
+            self.ipi_pending.fetch_and(~IPI_FENCE, fw::memory_order_acquire);
             process_fences(self);
         }
     }

@@ -41,12 +41,12 @@ SbiRet hart_start(unsigned long hartid, unsigned long start_addr, unsigned long 
     HartState &h = harts[hartid];
     unsigned expected = HSM_STOPPED;
     if (!h.hsm_state.compare_exchange_strong(expected, HSM_START_PENDING,
-                                             std::memory_order_acq_rel))
+                                             fw::memory_order_acq_rel))
         return err(Error::AlreadyAvailable);
     h.next_addr = start_addr;
     h.next_arg1 = opaque;
     h.next_mode = NEXT_MODE_S;
-    h.start_ready.store(1, std::memory_order_release);
+    h.start_ready.store(1, fw::memory_order_release);
     send_ipi(hartid, IPI_WAKE);
     return ok();
 }
@@ -82,7 +82,7 @@ SbiRet hart_suspend(uint32_t type, unsigned long resume_addr, unsigned long opaq
     if (non_retentive && !smode_entry_ok(resume_addr)) return err(Error::InvalidAddress);
     unsigned long hartid = current_hartid();
     HartState &h = harts[hartid];
-    h.hsm_state.store(HSM_SUSPENDED, std::memory_order_release);
+    h.hsm_state.store(HSM_SUSPENDED, fw::memory_order_release);
     hooks::trace_hart_stop();
     if (non_retentive) hooks::pmu_hart_suspend();
     wait_for_wakeup();
@@ -91,7 +91,7 @@ SbiRet hart_suspend(uint32_t type, unsigned long resume_addr, unsigned long opaq
         hooks::ctr_hart_resume();
     }
     hooks::trace_hart_start();
-    h.hsm_state.store(HSM_STARTED, std::memory_order_release);
+    h.hsm_state.store(HSM_STARTED, fw::memory_order_release);
     if (non_retentive) resume_next_stage(hartid, resume_addr, opaque);
     return ok();
 }
@@ -101,13 +101,13 @@ SbiRet handle(unsigned long a0, unsigned long a1, unsigned long a2, unsigned lon
     switch (fid) {
     case HART_START: return hart_start(a0, a1, a2);
     case HART_STOP:
-        harts[current_hartid()].hsm_state.store(HSM_STOP_PENDING, std::memory_order_release);
+        harts[current_hartid()].hsm_state.store(HSM_STOP_PENDING, fw::memory_order_release);
         hooks::pmu_hart_stop();
         hooks::trace_hart_stop();
         hart_stop_and_wait();
     case HART_GET_STATUS:
         if (!hart_valid(a0)) return err(Error::InvalidParam);
-        return ok(harts[a0].hsm_state.load(std::memory_order_acquire));
+        return ok(harts[a0].hsm_state.load(fw::memory_order_acquire));
     // suspend_type is uint32_t: only its low 32 bits count (binary-encoding.adoc,
     // "higher privilege software must ensure that it only uses 32 bit data").
     case HART_SUSPEND: return hart_suspend(static_cast<uint32_t>(a0), a1, a2);

@@ -20,7 +20,7 @@ namespace trace {
 
 bool hart_is_stopped(unsigned long hartid) {
     // Anything but STARTED: the hart enters S-mode through trace_hart_start.
-    return fw::harts[hartid].hsm_state.load(std::memory_order_acquire) != fw::HSM_STARTED;
+    return fw::harts[hartid].hsm_state.load(fw::memory_order_acquire) != fw::HSM_STARTED;
 }
 
 bool s_mode_range_ok(uint64_t addr, uint64_t size) {
@@ -122,7 +122,8 @@ void trace_fdt_fixup(void *fdt) {
     // The trace is flushed at SBI SRST: the next stage must power off and
     // reboot through it, not by writing the syscon itself (Linux prefers
     // the syscon-poweroff/-reboot drivers to SRST when both exist).
-    for (const char *compat : {"syscon-poweroff", "syscon-reboot"})
+    static constexpr const char *kSyscons[] = {"syscon-poweroff", "syscon-reboot"};
+    for (const char *compat : kSyscons)
         for (int n = fdt_node_offset_by_compatible(fdt, -1, compat); !err && n >= 0;
              n = fdt_node_offset_by_compatible(fdt, n, compat))
             err = fdt_setprop_string(fdt, n, "status", "disabled");

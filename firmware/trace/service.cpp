@@ -2,7 +2,7 @@
 #include "service.hpp"
 #include "driver.hpp"
 #include "tci.hpp"
-#include <atomic>
+#include "atomic.hpp"
 
 namespace trace {
 namespace {
@@ -33,13 +33,13 @@ struct State {
 State st;
 
 // One lock for the service: SBI calls from any hart and the HSM hooks.
-std::atomic<unsigned> lock_word; // word-sized: RV has no byte-wide AMO
+fw::atomic<unsigned> lock_word; // word-sized: RV has no byte-wide AMO
 struct Guard {
     Guard() {
-        while (lock_word.exchange(1, std::memory_order_acquire)) {
+        while (lock_word.exchange(1, fw::memory_order_acquire)) {
         }
     }
-    ~Guard() { lock_word.store(0, std::memory_order_release); }
+    ~Guard() { lock_word.store(0, fw::memory_order_release); }
 };
 
 unsigned bits_for(unsigned long max_id) {
