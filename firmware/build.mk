@@ -19,10 +19,16 @@ LIBFDT_DIR := $(TSBI_CACHE)/src/dtc-$(LIBFDT_VER)/libfdt
 FW_OPT ?= -Os
 FW_HOT := firmware/sbi/%.cpp firmware/core/ipi.cpp firmware/core/trap.cpp \
 	firmware/pmu/service.cpp firmware/pmu/hw_csr.cpp
+FW_LIBGCC_RV32 = $(shell riscv64-unknown-elf-gcc -march=rv32imac -mabi=ilp32 -print-libgcc-file-name)
 ifeq ($(FW_XLEN),64)
 FW_ARCH := -march=rv64imac_zicsr_zifencei -mabi=lp64
+FW_LIBGCC :=
 else
 FW_ARCH := -march=rv32imac_zicsr_zifencei -mabi=ilp32
+# 64-bit shifts, division and popcount on RV32 come from libgcc; Debian's
+# Linux cross compiler ships only the RV64 one, the bare-metal toolchain
+# (gcc-riscv64-unknown-elf) has the rv32imac/ilp32 multilib.
+FW_LIBGCC = $(FW_LIBGCC_RV32)
 endif
 FW_COMMON := $(FW_ARCH) -mcmodel=medany -ffreestanding -nostdlib -fno-pic -fno-stack-protector \
 	-fno-tree-loop-distribute-patterns -fno-asynchronous-unwind-tables -fno-unwind-tables \
@@ -71,7 +77,7 @@ $(FW_BUILD)/libfdt/%.c.o: $(LIBFDT_DIR)/libfdt.h $(FW_STAMP) | $(FW_COMPAT)
 	$(CROSS)gcc $(FW_CFLAGS) -c $(LIBFDT_DIR)/$*.c -o $@
 
 $(FW_BUILD)/tsbi_%.elf: $(FW_OBJS) $(FW_BUILD)/firmware/core/image_%.cpp.o linker/firmware.ld
-	$(CROSS)g++ $(FW_LDFLAGS) -o $@ $(FW_OBJS) $(FW_BUILD)/firmware/core/image_$*.cpp.o
+	$(CROSS)g++ $(FW_LDFLAGS) -o $@ $(FW_OBJS) $(FW_BUILD)/firmware/core/image_$*.cpp.o $(FW_LIBGCC)
 $(FW_BUILD)/tsbi_%.bin: $(FW_BUILD)/tsbi_%.elf
 	$(CROSS)objcopy -O binary $< $@
 

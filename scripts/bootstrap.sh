@@ -5,6 +5,7 @@
 set -euo pipefail
 pkgs=(
   g++-riscv64-linux-gnu   # firmware and S-mode payloads
+  gcc-riscv64-unknown-elf # its rv32imac/ilp32 libgcc for the RV32 images
   qemu-system-misc        # QEMU 7.2 (qemu-system-riscv64)
   opensbi                 # Debian's OpenSBI 1.1: the peer in tests and benchmarks
   doctest-dev             # host unit tests
