@@ -25,6 +25,7 @@
 #include "kernel.hpp"
 #include "ntrace_dec.hpp"
 #include "ntrace_enc.hpp"
+#include "ntrace_refenc.hpp"
 #include "pcfmt.hpp"
 #include "progen.hpp"
 #include "runs.hpp"
@@ -44,6 +45,9 @@ const char kUsageText[] =
     "  ntrace dump [--fields] [--mid-stream]        messages, one field per line\n"
     "  ntrace decode IMAGE [--pcinfo] [--events]    retired PCs (\"0xADDR\" lines)\n"
     "  ntrace encode [IMAGE] [--pc] ENCODER         PC-info (or --pc: PC-only) text -> bytes\n"
+    "  ntrace encode --compat refcode [--nobhm|--norbm] [--cs N] [--rpt N] [IMAGE] [--pc]\n"
+    "                                               the N-Trace reference code's choices (NexRv -enco),\n"
+    "                                               byte for byte; input may be its PC-sequence file\n"
     "  ntrace selftest [--count N] [--seed N] ENCODER   generate, encode, decode, compare\n"
     "  ntrace gen --elf OUT.elf [--raw OUT.bin] -o OUT.pcinfo [--count N] [--seed N] [--xlen N]\n"
     "                                               a generated program and its PC-info\n"
@@ -119,7 +123,8 @@ bool takes_value(const std::string &n) {
                                     "--hist-bits", "--stack-depth", "--te-control",
                                     "--te-inst-features", "--ts-control", "--count", "--seed", "--raw", "--max-steps",
                                     "--data-width", "--daddress-width", "--lrid-width", "--csr-width", "--compress",
-                                    "--max-tail", "--image", "--syms", "--top", "--ram-base", "--virt"};
+                                    "--max-tail", "--image", "--syms", "--top", "--ram-base", "--virt",
+                                    "--compat", "--cs", "--rpt"};
     for (const char *x : v)
         if (n == x) return true;
     return false;
@@ -130,7 +135,8 @@ bool is_flag(const std::string &n) {
                                     "--tstamp", "--extend-addr", "--zcmp", "--zcmt",
                                     "--repeated-history", "--all-jumps", "--seq-jump", "--context", "--itype3",
                                     "--partial", "--no-compress", "--help", "--icnt-sync", "--split",
-                                    "--unified-only", "--no-addr", "--no-data", "--no-patches"};
+                                    "--unified-only", "--no-addr", "--no-data", "--no-patches", "--nobhm",
+                                    "--norbm"};
     for (const char *x : v)
         if (n == x) return true;
     return false;
@@ -478,6 +484,26 @@ int ntrace_encode(const Args &a) {
         info = trace::pcinfo_from_pcs(img, pcs);
     } else if (!trace::parse_pcinfo(text, info, line)) {
         return fprintf(stderr, "tsbi-trace: bad PC-info at line %zu\n", line), kBadData;
+    }
+    if (const std::string *compat = a.get("--compat")) {
+        if (*compat != "refcode") return usage("--compat takes refcode");
+        ntrace::RefcodeOptions ro;
+        ro.level = a.has("--nobhm") ? 10 : a.has("--norbm") ? 20 : 21;
+        for (auto [name, dst] : {std::pair{"--cs", &ro.call_stack}, std::pair{"--rpt", &ro.repeat}}) {
+            if (const std::string *v = a.get(name)) {
+                char *end = nullptr;
+                long x = strtol(v->c_str(), &end, 0);
+                if (*end || x < -long(ntrace::RefcodeEncoder::kMaxCallStack) ||
+                    x > long(ntrace::RefcodeEncoder::kMaxCallStack))
+                    return usage("--cs/--rpt value out of range");
+                *dst = int(x);
+            }
+        }
+        if (ro.repeat < 0 || ro.repeat > 3) return usage("--rpt takes 0..3");
+        const std::vector<uint8_t> bytes = ntrace::encode_refcode(info, ro);
+        Output o;
+        if (!o.open(a) || !o.write(bytes.data(), bytes.size()) || !o.close()) return kIo;
+        return kOk;
     }
     ntrace::Encoder e(c);
     trace::encode_pcinfo(info, e, !a.has("--itype3"));

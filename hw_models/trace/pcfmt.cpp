@@ -69,6 +69,11 @@ bool parse_pcinfo(std::string_view text, std::vector<PcInfo> &out, size_t &err_l
         p.size = uint8_t(l.front() - '0');
         l.remove_prefix(1);
         static const char *const known[] = {"L", "BN", "BD", "JD", "JI", "CD", "CI", "R"};
+        // The reference code's PC-sequence spelling (NexRv -conv ... -pcseq): B, J and C
+        // without D are the taken direct branch, direct jump and direct call.
+        static const char *const pcseq[][2] = {{"B", "BD"}, {"J", "JD"}, {"C", "CD"}};
+        for (const auto &a : pcseq)
+            if (strcmp(a[0], p.type) == 0) strcpy(p.type, a[1]);
         bool ok = false;
         for (const char *k : known) ok |= strcmp(k, p.type) == 0;
         if (!ok) return false;

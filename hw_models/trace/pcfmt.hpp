@@ -4,6 +4,9 @@
 //   PC-info:  "0xADDR,TYPE[,0xDEST]" with TYPE = L, BN, BD, JD, JI, CD, CI or R followed by
 //             the instruction size in bytes (2 or 4), DEST only for direct taken flow
 //             changes (BD, JD, CD). A discontinuity the type does not explain is a trap.
+//             The reference code's PC-sequence files (one line per retired instruction,
+//             types L, B, BN, J, JI, C, CI, R without DEST) parse as the same records.
+//   Both accept CRLF line endings, as in the reference's published files.
 #pragma once
 #include <cstdint>
 #include <string>

@@ -59,6 +59,28 @@ check "etrace encode then dump reproduces the records" bash -c "
   $T etrace encode tests/trace/data/etrace.txt -o $W/e.bin &&
   $T etrace dump $W/e.bin | diff -u <(grep -v '^#' tests/trace/data/etrace.txt) -"
 
+# --- the N-Trace reference code's t1 example (tests/trace/data/refcode-t1) --------------
+R=tests/trace/data/refcode-t1
+xz -dc $R/test-PCSEQ.txt.xz >$W/t1.pcseq
+check "refcode t1: its PC-sequence file has CRLF line endings (parsed as published)" \
+  bash -c "test \$(grep -c \$'\\r\$' $W/t1.pcseq) = 164959"
+check "refcode t1: --compat refcode --cs 8 --rpt 2 gives its test-NEX.bin byte for byte" bash -c "
+  $T ntrace encode --compat refcode --cs 8 --rpt 2 $W/t1.pcseq -o $W/t1.bin && cmp $W/t1.bin $R/test-NEX.bin"
+# Its other four option sets: the byte counts its makelog.txt reports.
+while read -r bytes opts; do
+  check "refcode t1: --compat refcode $opts gives its $bytes bytes" bash -c "
+    $T ntrace encode --compat refcode $opts $W/t1.pcseq -o $W/t1o.bin && test \$(stat -c %s $W/t1o.bin) = $bytes"
+done <<'SETS'
+12978 --nobhm
+3393 --cs 0 --rpt 0
+2628 --cs 0 --rpt 2
+3374 --cs 8 --rpt 0
+SETS
+check "refcode t1: its per-address PC-info file parses (CRLF)" bash -c "
+  $T ntrace encode --compat refcode $R/test-PCINFO.txt -o $W/t1i.bin && test -s $W/t1i.bin"
+$T ntrace encode --compat refcode --cs 33 $W/t1.pcseq -o $W/t1x.bin >/dev/null 2>&1; rc=$?
+check "refcode: a call stack deeper than the reference's 32 is a usage error (exit 2)" test "$rc" = 2
+
 # --- fuzz smoke runs (longer: make trace-fuzz-long FUZZ_SECONDS=N) -----------------------
 if ! command -v clang++ >/dev/null || ! make -s -j2 trace-fuzz >"$W/fuzz-build.log" 2>&1; then
   cat "$W/fuzz-build.log" 2>/dev/null | tail -20
