@@ -50,6 +50,7 @@ const char kUsageText[] =
     "                                               byte for byte; input may be its PC-sequence file\n"
     "  ntrace selftest [--count N] [--seed N] ENCODER   generate, encode, decode, compare\n"
     "  ntrace gen --elf OUT.elf [--raw OUT.bin] -o OUT.pcinfo [--count N] [--seed N] [--xlen N]\n"
+    "             [--traps N]                      (traps per 10^6 instructions, default 500)\n"
     "                                               a generated program and its PC-info\n"
     "    framing:  --src-bits N  --tstamp  --extend-addr  --xlen 32|64\n"
     "    IMAGE:    --elf FILE | --bin FILE --load ADDR (repeatable)  [--jvt ADDR] [--zcmp] [--zcmt]\n"
@@ -124,7 +125,7 @@ bool takes_value(const std::string &n) {
                                     "--te-inst-features", "--ts-control", "--count", "--seed", "--raw", "--max-steps",
                                     "--data-width", "--daddress-width", "--lrid-width", "--csr-width", "--compress",
                                     "--max-tail", "--image", "--syms", "--top", "--ram-base", "--virt",
-                                    "--compat", "--cs", "--rpt"};
+                                    "--compat", "--cs", "--rpt", "--traps"};
     for (const char *x : v)
         if (n == x) return true;
     return false;
@@ -559,13 +560,14 @@ int ntrace_selftest(const Args &a) {
 // for encode/decode through files.
 int ntrace_gen(const Args &a) {
     std::string err;
-    uint64_t n, seed, xl;
-    if (!num(a, "--count", n, 10000, err) || !num(a, "--seed", seed, 1, err) || !num(a, "--xlen", xl, 64, err))
-        return usage(err.c_str());
+    uint64_t n, seed, xl, traps;
+    trace::GenConfig g;
+    if (!num(a, "--count", n, 10000, err) || !num(a, "--seed", seed, 1, err) || !num(a, "--xlen", xl, 64, err) ||
+        !num(a, "--traps", traps, g.trap_per_million, err) || traps > 1000000)
+        return usage(err.empty() ? "--traps takes 0..1000000" : err.c_str());
     const std::string *elf = a.get("--elf");
     if (!elf) return usage("ntrace gen needs --elf FILE (written) and -o FILE (PC-info)");
-    trace::GenConfig g;
-    g.seed = seed, g.xlen = unsigned(xl);
+    g.seed = seed, g.xlen = unsigned(xl), g.trap_per_million = unsigned(traps);
     g.bad_return_per_mille = 0;
     trace::Program p(g);
     trace::Image img = p.image();

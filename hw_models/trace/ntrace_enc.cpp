@@ -4,6 +4,25 @@
 
 namespace ntrace {
 
+namespace {
+// Repeated history of a periodic pattern that does not fill the HIST register (e.g. a
+// loop with 3 or 7 branches in a 31-bit register): given two consecutive full
+// registers of n history bits each (oldest bit highest, stop bit at n), finds a period
+// L = n-3 or n-1 (for n = 31 these are 28 and 30, whose divisors cover every period
+// 1..7) such that the first 2L bits are the same L bits twice. Returns k = n - L, or 0.
+unsigned periodic_trim(uint64_t prev, uint64_t cur, unsigned n) {
+    const uint64_t mask_n = (1ull << n) - 1;
+    const uint64_t seq = (prev & mask_n) << n | (cur & mask_n); // 2n bits, oldest highest
+    for (unsigned k : {3u, 1u}) {
+        if (n < 2 * k) continue;
+        const unsigned l = n - k;
+        const uint64_t two = seq >> 2 * k; // the first 2L bits
+        if (two >> l == (two & ((1ull << l) - 1))) return k;
+    }
+    return 0;
+}
+} // namespace
+
 Encoder::Encoder(const EncoderConfig &c) : cfg_(c), fr_(c.framing()), htm_(c.htm()) {
     icnt_limit_ = 1ull << (cfg_.icnt_bits - 1);
     hist_full_bit_ = 1ull << (cfg_.hist_bits - 1);
@@ -44,7 +63,7 @@ void Encoder::flush_repeats() {
         r.set(Fld::RCODE, rep_count_ > 1 ? NT_RCODE_HIST_REPEAT : NT_RCODE_HIST_FULL);
         r.set(Fld::RDATA, rep_hist_);
         if (rep_count_ > 1) r.set(Fld::HREPEAT, rep_count_);
-        rep_count_ = 0;
+        rep_count_ = 0, rep_shift_ = 0;
         emit(r);
     }
 }
@@ -54,7 +73,7 @@ void Encoder::reset_state(uint64_t addr) {
     sp_ = depth_ = 0;
     since_sync_ = 0, sync_due_ = false;
     last_sig_valid_ = false;
-    bcnt_ = rep_count_ = 0;
+    bcnt_ = rep_count_ = 0, rep_shift_ = 0;
     if (cfg_.context()) {
         // 7.1: Ownership follows every synchronising message.
         Msg o;
@@ -67,7 +86,7 @@ void Encoder::reset_state(uint64_t addr) {
 void Encoder::start(uint64_t pc, unsigned sync) {
     tracing_ = true;
     pending_ = Pending::None;
-    bcnt_ = rep_count_ = 0;
+    bcnt_ = rep_count_ = 0, rep_shift_ = 0;
     force_sync_ = 0;
     Msg m;
     m.tcode = NT_TCODE_ProgTraceSync;
@@ -112,10 +131,23 @@ void Encoder::hist_full() {
     hist_ = 1;
     last_sig_valid_ = false;
     if (cfg_.repeated_history()) {
-        // 9.3: count identical full HIST registers instead of sending each one.
-        if (rep_count_ && h == rep_hist_ && rep_count_ < (1ull << cfg_.hrepeat_bits) - 1) {
+        // 9.3: count identical full HIST registers instead of sending each one; with a
+        // shorter pattern its low rep_shift_ bits start the next repetition.
+        const uint64_t keep = (1ull << rep_shift_) - 1;
+        if (rep_count_ && h >> rep_shift_ == rep_hist_ && rep_count_ < (1ull << cfg_.hrepeat_bits) - 1) {
             rep_count_++;
+            hist_ = (keep + 1) | (h & keep);
             return;
+        }
+        if (rep_count_ == 1 && rep_shift_ == 0) {
+            if (unsigned k = periodic_trim(rep_hist_, h, cfg_.hist_bits - 1)) {
+                // The second register held the rest of a second repetition and 2k bits
+                // of the third.
+                rep_shift_ = k, rep_hist_ >>= k, rep_count_ = 2;
+                const uint64_t left = (1ull << 2 * k) - 1;
+                hist_ = (left + 1) | (h & left);
+                return;
+            }
         }
         flush_repeats();
         rep_hist_ = h, rep_count_ = 1;
@@ -146,8 +178,11 @@ void Encoder::branch_msg(bool direct, unsigned btype, uint64_t target) {
         reset_state(target);
         return;
     }
+    // N-Trace 1.0, Rules of Generating Messages (HTM): "Should the HIST field be empty, an IndirectBranch message may
+    // optionally be generated instead" -- one byte shorter.
+    const bool with_hist = htm_ && hist_ != 1;
     const uint8_t tcode = direct ? NT_TCODE_DirectBranch
-                                 : htm_ ? NT_TCODE_IndirectBranchHist : NT_TCODE_IndirectBranch;
+                                 : with_hist ? NT_TCODE_IndirectBranchHist : NT_TCODE_IndirectBranch;
     const Sig s{tcode, uint8_t(btype), icnt_, direct ? 0 : hist_, target};
     if (cfg_.repeated_history() && last_sig_valid_ && s == last_sig_ && !rep_count_ &&
         bcnt_ < (1ull << cfg_.bcnt_bits) - 1) {
@@ -162,7 +197,7 @@ void Encoder::branch_msg(bool direct, unsigned btype, uint64_t target) {
     if (!direct) {
         const uint64_t w = fr_.xlen - 1;
         m.set(Fld::BTYPE, btype).set(Fld::UADDR, ((ref_ ^ target) >> 1) & ((1ull << w) - 1));
-        if (htm_) m.set(Fld::HIST, hist_);
+        if (with_hist) m.set(Fld::HIST, hist_);
     }
     emit(m);
     last_sig_ = s, last_sig_valid_ = true;

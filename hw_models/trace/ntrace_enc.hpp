@@ -130,6 +130,9 @@ class Encoder {
     unsigned sp_ = 0, depth_ = 0;
     // Repeated history (HTM) and RepeatBranch (BTM).
     uint64_t rep_hist_ = 0, rep_count_ = 0;
+    // A periodic pattern shorter than the HIST register (9.3 allows any RDATA length):
+    // how many bits shorter, 0 for whole registers.
+    unsigned rep_shift_ = 0;
     struct Sig {
         uint8_t tcode, btype;
         uint64_t icnt, hist, target;

@@ -168,7 +168,13 @@ void encode_pcinfo(const std::vector<PcInfo> &v, ntrace::Encoder &e, bool itype4
         e.retire(p.addr, p.size, itype4 ? it : rv::itype3(it));
         if (i + 1 == v.size()) break;
         const uint64_t next = v[i + 1].addr;
-        const uint64_t expect = p.has_dest && it != NT_ITYPE_BRANCH_NOT_TAKEN ? p.dest : p.addr + p.size;
+        // Direct taken transfers go to DEST; a PC-sequence line (no DEST) names the kind
+        // only, and the next line is its target.
+        const bool taken_direct = it == NT_ITYPE_BRANCH_TAKEN || it == NT_ITYPE_DIRECT_JUMP_NOLINK ||
+                                  it == NT_ITYPE_DIRECT_CALL;
+        const uint64_t expect = p.has_dest && it != NT_ITYPE_BRANCH_NOT_TAKEN ? p.dest
+                                : !p.has_dest && taken_direct                ? next
+                                                                             : p.addr + p.size;
         // A discontinuity the instruction does not explain is an exception or interrupt
         // taken before the next instruction retired.
         if (!indirect && next != expect) e.trap(expect, next, false);

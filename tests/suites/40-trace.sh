@@ -76,6 +76,18 @@ done <<'SETS'
 2628 --cs 0 --rpt 2
 3374 --cs 8 --rpt 0
 SETS
+# Our own encoder's default choices are never larger than the reference's, in each of
+# its option sets (the same settings in our terms).
+while IFS='|' read -r bytes ours; do
+  check "refcode t1: ours ($ours) is no larger than its $bytes bytes" bash -c "
+    $T ntrace encode $ours $W/t1.pcseq -o $W/t1our.bin && test \$(stat -c %s $W/t1our.bin) -le $bytes"
+done <<'SETS'
+12978|--mode btm
+3393|--mode htm
+2628|--mode htm --repeated-history
+3374|--mode htm --implicit-return 3 --stack-depth 8
+2604|--mode htm --implicit-return 3 --stack-depth 8 --repeated-history
+SETS
 check "refcode t1: its per-address PC-info file parses (CRLF)" bash -c "
   $T ntrace encode --compat refcode $R/test-PCINFO.txt -o $W/t1i.bin && test -s $W/t1i.bin"
 $T ntrace encode --compat refcode --cs 33 $W/t1.pcseq -o $W/t1x.bin >/dev/null 2>&1; rc=$?

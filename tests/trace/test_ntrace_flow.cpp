@@ -248,8 +248,14 @@ TEST_CASE("ntrace 8.3: HIST field examples") {
         e.retire(0x2000, 4, 0);
         auto m = messages({}, e.out());
         REQUIRE(m.size() == 2);
-        CHECK(m[1].tcode == NT_TCODE_IndirectBranchHist);
-        CHECK(m[1].get(Fld::HIST) == h.hist);
+        if (h.hist == 1) {
+            // Empty history: IndirectBranch instead ("Rules of Generating Messages").
+            CHECK(m[1].tcode == NT_TCODE_IndirectBranch);
+            CHECK(!m[1].has(Fld::HIST));
+        } else {
+            CHECK(m[1].tcode == NT_TCODE_IndirectBranchHist);
+            CHECK(m[1].get(Fld::HIST) == h.hist);
+        }
         CHECK(m[1].get(Fld::ICNT) == 2 * (h.outcomes.size() + 1));
         CHECK((m[1].get(Fld::UADDR) << 1) == (0x1000 ^ 0x2000));
     }
@@ -380,4 +386,27 @@ TEST_CASE("ntrace round trip: every option combination") {
                         if (c.xlen == 32) c.base &= 0xFFFFFFFF;
                         round_trip(c, seed, 8000, seed % 7 == 0 ? 3000 : 0);
                     }
+}
+
+TEST_CASE("ntrace 9.3: repeated history of a pattern shorter than HIST (period 3 in 30 bits)") {
+    // A loop whose three branches go taken, taken, not taken: 31-bit HIST registers never
+    // repeat, but 30 bits (ten periods) do. 300 branches = 10 repetitions of 30 bits.
+    EncoderConfig c = mode(TCI_INSTMODE_HTM);
+    c.trTeInstFeatures = te_put(c.trTeInstFeatures, NT_TE(trTeInstFeatures, EnRepeatedHistory), 1);
+    Encoder e(c);
+    e.start(0x1000);
+    for (int i = 0; i < 300; i++) e.retire(0x1000, 4, i % 3 == 2 ? 4 : 5);
+    e.retire(0x1004, 4, NT_ITYPE_INDIRECT_JUMP);
+    e.retire(0x2000, 4, 0);
+    auto m = messages({}, e.out());
+    REQUIRE(m.size() == 3);
+    CHECK(m[1].tcode == NT_TCODE_ResourceFull);
+    CHECK(m[1].get(Fld::RCODE) == NT_RCODE_HIST_REPEAT);
+    uint64_t unit = 1;
+    for (int i = 0; i < 30; i++) unit = unit << 1 | (i % 3 == 2 ? 0 : 1);
+    CHECK(m[1].get(Fld::RDATA) == unit);
+    // The rest of the history ends in the indirect branch's HIST.
+    REQUIRE(m[2].tcode == NT_TCODE_IndirectBranchHist);
+    unsigned rest = 63 - unsigned(__builtin_clzll(m[2].get(Fld::HIST)));
+    CHECK(30 * m[1].get(Fld::HREPEAT) + rest == 300);
 }
