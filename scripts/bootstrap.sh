@@ -16,6 +16,7 @@ pkgs=(
   curl                    # locked Debian packages (scripts/linux.lock)
   debian-archive-keyring  # private apt state for trixie riscv64 packages
   python3                 # test runners
+  time                    # /usr/bin/time: CPU seconds and peak memory in make bench
   libglib2.0-dev ninja-build python3-venv libpixman-1-dev  # project QEMU 10 build
   dpkg-dev pkg-config     # apt-get source unpacking (dpkg-source); QEMU plugin cflags
   clang libclang-rt-14-dev  # libFuzzer targets for the trace decoders

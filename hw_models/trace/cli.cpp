@@ -12,6 +12,7 @@
 #include <iostream>
 #include <iterator>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -465,33 +466,19 @@ int ntrace_decode(const Args &a) {
     return d.errors() ? kBadData : kOk;
 }
 
+// Streams the input text through the encoder and the bytes to the output, so memory
+// stays bounded (a chunk of input, one record, the unwritten output) whatever the size.
 int ntrace_encode(const Args &a) {
     std::string err;
     ntrace::EncoderConfig c;
     if (!encoder_config(a, c, err)) return usage(err.c_str());
-    std::vector<uint8_t> in;
-    if (!read_input(a.pos.size() > 2 ? a.pos[2] : "", in)) return fprintf(stderr, "tsbi-trace: cannot read input\n"), kIo;
-    std::string_view text(reinterpret_cast<const char *>(in.data()), in.size());
-    std::vector<trace::PcInfo> info;
-    size_t line = 0;
-    if (a.has("--pc")) {
-        trace::Image img;
-        int li = load_image(a, img, err);
-        if (li <= 0) return li < 0 ? (fprintf(stderr, "tsbi-trace: %s\n", err.c_str()), kIo)
-                                   : usage("--pc input needs --elf or --bin to classify instructions");
-        std::vector<uint64_t> pcs;
-        if (!trace::parse_pc_list(text, pcs, line))
-            return fprintf(stderr, "tsbi-trace: bad PC list at line %zu\n", line), kBadData;
-        info = trace::pcinfo_from_pcs(img, pcs);
-    } else if (!trace::parse_pcinfo(text, info, line)) {
-        return fprintf(stderr, "tsbi-trace: bad PC-info at line %zu\n", line), kBadData;
-    }
-    if (const std::string *compat = a.get("--compat")) {
-        if (*compat != "refcode") return usage("--compat takes refcode");
+    std::optional<ntrace::RefcodeOptions> compat;
+    if (const std::string *name = a.get("--compat")) {
+        if (*name != "refcode") return usage("--compat takes refcode");
         ntrace::RefcodeOptions ro;
         ro.level = a.has("--nobhm") ? 10 : a.has("--norbm") ? 20 : 21;
-        for (auto [name, dst] : {std::pair{"--cs", &ro.call_stack}, std::pair{"--rpt", &ro.repeat}}) {
-            if (const std::string *v = a.get(name)) {
+        for (auto [opt, dst] : {std::pair{"--cs", &ro.call_stack}, std::pair{"--rpt", &ro.repeat}}) {
+            if (const std::string *v = a.get(opt)) {
                 char *end = nullptr;
                 long x = strtol(v->c_str(), &end, 0);
                 if (*end || x < -long(ntrace::RefcodeEncoder::kMaxCallStack) ||
@@ -501,16 +488,59 @@ int ntrace_encode(const Args &a) {
             }
         }
         if (ro.repeat < 0 || ro.repeat > 3) return usage("--rpt takes 0..3");
-        const std::vector<uint8_t> bytes = ntrace::encode_refcode(info, ro);
-        Output o;
-        if (!o.open(a) || !o.write(bytes.data(), bytes.size()) || !o.close()) return kIo;
-        return kOk;
+        compat = ro;
     }
-    ntrace::Encoder e(c);
-    trace::encode_pcinfo(info, e, !a.has("--itype3"));
+    trace::Image img;
+    const bool pcs = a.has("--pc");
+    if (pcs) {
+        int li = load_image(a, img, err);
+        if (li <= 0) return li < 0 ? (fprintf(stderr, "tsbi-trace: %s\n", err.c_str()), kIo)
+                                   : usage("--pc input needs --elf or --bin to classify instructions");
+    }
+    const std::string path = a.pos.size() > 2 ? a.pos[2] : "";
+    FILE *in = path.empty() || path == "-" ? stdin : fopen(path.c_str(), "rb");
+    if (!in) return fprintf(stderr, "tsbi-trace: cannot read input\n"), kIo;
     Output o;
-    if (!o.open(a) || !o.write(e.out().data(), e.out().size()) || !o.close()) return kIo;
-    return kOk;
+    if (!o.open(a)) return kIo;
+
+    ntrace::Encoder enc(c);
+    std::optional<ntrace::RefcodeEncoder> ref;
+    if (compat) ref.emplace(*compat);
+    trace::PcInfoFeeder feeder(enc, !a.has("--itype3"));
+    std::vector<uint8_t> &bytes = ref ? ref->out() : enc.out();
+    bool ok = true;
+    auto feed = [&](const trace::PcInfo &p) {
+        if (ref) ref->retire(p);
+        else feeder.feed(p);
+        if (bytes.size() >= 1 << 20) ok &= o.write(bytes.data(), bytes.size()), bytes.clear();
+    };
+    trace::LineReader lines(in);
+    std::string_view l;
+    bool have_prev = false;
+    uint64_t prev = 0;
+    int rc = kOk;
+    while (rc == kOk && lines.next(l)) {
+        if (pcs) {
+            // A PC-only line is classified once the next PC tells taken from not.
+            uint64_t pc;
+            if (!trace::parse_pc_line(l, pc)) rc = kBadData;
+            else if (have_prev) feed(trace::pcinfo_one(img, prev, true, pc));
+            prev = pc, have_prev = true;
+        } else {
+            trace::PcInfo p;
+            if (!trace::parse_pcinfo_line(l, p)) rc = kBadData;
+            else feed(p);
+        }
+    }
+    if (rc != kOk) fprintf(stderr, "tsbi-trace: bad %s at line %zu\n", pcs ? "PC list" : "PC-info", lines.line());
+    if (lines.error()) rc = kIo;
+    if (in != stdin) fclose(in);
+    if (rc != kOk) return o.close(), rc;
+    if (have_prev) feed(trace::pcinfo_one(img, prev, false, 0));
+    if (ref) ref->finish();
+    else feeder.finish();
+    ok &= o.write(bytes.data(), bytes.size());
+    return ok && o.close() ? kOk : kIo;
 }
 
 int ntrace_selftest(const Args &a) {

@@ -75,7 +75,9 @@ void RefcodeEncoder::retire(const trace::PcInfo &p) {
     step(p.addr, info_of(p));
 }
 
-void RefcodeEncoder::finish() { step(last_addr_, 0); }
+void RefcodeEncoder::finish() {
+    if (started_) step(last_addr_, 0);
+}
 
 void RefcodeEncoder::step(uint64_t addr, unsigned info) {
     if (!started_) {
@@ -195,13 +197,6 @@ void RefcodeEncoder::step(uint64_t addr, unsigned info) {
         next_ = o_.level >= 20 ? NT_TCODE_IndirectBranchHist : NT_TCODE_IndirectBranch;
     }
     if (o_.call_stack != 0 && (info & Call)) push(addr + (info & Size4 ? 4 : 2));
-}
-
-std::vector<uint8_t> encode_refcode(const std::vector<trace::PcInfo> &v, const RefcodeOptions &o) {
-    RefcodeEncoder e(o);
-    for (const trace::PcInfo &p : v) e.retire(p);
-    if (!v.empty()) e.finish();
-    return e.out();
 }
 
 } // namespace ntrace

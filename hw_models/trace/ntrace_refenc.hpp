@@ -38,7 +38,7 @@ class RefcodeEncoder {
     void retire(const trace::PcInfo &p);
     // End of the input: flushes what is pending (ProgTraceCorrelation).
     void finish();
-    const std::vector<uint8_t> &out() const { return out_; }
+    std::vector<uint8_t> &out() { return out_; } // the caller may drain it
     uint64_t messages() const { return nmsgs_; }
 
     static constexpr unsigned kMaxCallStack = 32;
@@ -69,8 +69,5 @@ class RefcodeEncoder {
     unsigned top_ = 0, count_ = 0;
     uint64_t last_addr_ = 0;
 };
-
-// Encodes a whole PC-info / PC-sequence stream with the reference's choices.
-std::vector<uint8_t> encode_refcode(const std::vector<trace::PcInfo> &v, const RefcodeOptions &o);
 
 } // namespace ntrace

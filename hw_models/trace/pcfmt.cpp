@@ -45,10 +45,43 @@ template <typename F> bool for_lines(std::string_view text, size_t &err_line, F 
 }
 } // namespace
 
+bool parse_pc_line(std::string_view l, uint64_t &v) { return parse_hex(l, v) && l.empty(); }
+
+bool parse_pcinfo_line(std::string_view l, PcInfo &p) {
+    p = PcInfo{};
+    if (!parse_hex(l, p.addr) || l.empty() || l.front() != ',') return false;
+    l.remove_prefix(1);
+    size_t n = 0;
+    while (n < l.size() && n < 2 && l[n] >= 'A' && l[n] <= 'Z') n++;
+    if (n == 0) return false;
+    memcpy(p.type, l.data(), n);
+    p.type[n] = 0;
+    l.remove_prefix(n);
+    if (l.empty() || (l.front() != '2' && l.front() != '4')) return false;
+    p.size = uint8_t(l.front() - '0');
+    l.remove_prefix(1);
+    static const char *const known[] = {"L", "BN", "BD", "JD", "JI", "CD", "CI", "R"};
+    // The reference code's PC-sequence spelling (NexRv -conv ... -pcseq): B, J and C
+    // without D are the taken direct branch, direct jump and direct call.
+    static const char *const pcseq[][2] = {{"B", "BD"}, {"J", "JD"}, {"C", "CD"}};
+    for (const auto &a : pcseq)
+        if (strcmp(a[0], p.type) == 0) strcpy(p.type, a[1]);
+    bool ok = false;
+    for (const char *k : known) ok |= strcmp(k, p.type) == 0;
+    if (!ok) return false;
+    if (!l.empty()) {
+        if (l.front() != ',') return false;
+        l.remove_prefix(1);
+        if (!parse_hex(l, p.dest) || !l.empty()) return false;
+        p.has_dest = true;
+    }
+    return true;
+}
+
 bool parse_pc_list(std::string_view text, std::vector<uint64_t> &out, size_t &err_line) {
     return for_lines(text, err_line, [&](std::string_view l) {
         uint64_t v;
-        if (!parse_hex(l, v) || !l.empty()) return false;
+        if (!parse_pc_line(l, v)) return false;
         out.push_back(v);
         return true;
     });
@@ -57,35 +90,35 @@ bool parse_pc_list(std::string_view text, std::vector<uint64_t> &out, size_t &er
 bool parse_pcinfo(std::string_view text, std::vector<PcInfo> &out, size_t &err_line) {
     return for_lines(text, err_line, [&](std::string_view l) {
         PcInfo p;
-        if (!parse_hex(l, p.addr) || l.empty() || l.front() != ',') return false;
-        l.remove_prefix(1);
-        size_t n = 0;
-        while (n < l.size() && n < 2 && l[n] >= 'A' && l[n] <= 'Z') n++;
-        if (n == 0) return false;
-        memcpy(p.type, l.data(), n);
-        p.type[n] = 0;
-        l.remove_prefix(n);
-        if (l.empty() || (l.front() != '2' && l.front() != '4')) return false;
-        p.size = uint8_t(l.front() - '0');
-        l.remove_prefix(1);
-        static const char *const known[] = {"L", "BN", "BD", "JD", "JI", "CD", "CI", "R"};
-        // The reference code's PC-sequence spelling (NexRv -conv ... -pcseq): B, J and C
-        // without D are the taken direct branch, direct jump and direct call.
-        static const char *const pcseq[][2] = {{"B", "BD"}, {"J", "JD"}, {"C", "CD"}};
-        for (const auto &a : pcseq)
-            if (strcmp(a[0], p.type) == 0) strcpy(p.type, a[1]);
-        bool ok = false;
-        for (const char *k : known) ok |= strcmp(k, p.type) == 0;
-        if (!ok) return false;
-        if (!l.empty()) {
-            if (l.front() != ',') return false;
-            l.remove_prefix(1);
-            if (!parse_hex(l, p.dest) || !l.empty()) return false;
-            p.has_dest = true;
-        }
+        if (!parse_pcinfo_line(l, p)) return false;
         out.push_back(p);
         return true;
     });
+}
+
+bool LineReader::next(std::string_view &l) {
+    for (;;) {
+        size_t e = buf_.find('\n', pos_);
+        if (e == std::string::npos && !eof_) {
+            // Refill: keep the partial line, read the next chunk after it.
+            buf_.erase(0, pos_);
+            pos_ = 0;
+            const size_t have = buf_.size();
+            buf_.resize(have + kChunk);
+            const size_t got = fread(buf_.data() + have, 1, kChunk, f_);
+            buf_.resize(have + got);
+            if (got < kChunk) eof_ = true, error_ = ferror(f_) != 0;
+            continue;
+        }
+        if (e == std::string::npos && pos_ >= buf_.size()) return false;
+        const size_t end = e == std::string::npos ? buf_.size() : e;
+        l = std::string_view(buf_).substr(pos_, end - pos_);
+        pos_ = end + 1;
+        line_++;
+        while (!l.empty() && (l.back() == '\r' || l.back() == ' ')) l.remove_suffix(1);
+        if (l.empty() || l.front() == '#') continue;
+        return true;
+    }
 }
 
 std::string format_pc_list(const std::vector<uint64_t> &pcs) {
@@ -157,30 +190,46 @@ uint8_t pcinfo_itype(const PcInfo &p) {
     return NT_ITYPE_NONE;
 }
 
-void encode_pcinfo(const std::vector<PcInfo> &v, ntrace::Encoder &e, bool itype4) {
-    if (v.empty()) return;
-    e.start(v.front().addr);
-    for (size_t i = 0; i < v.size(); i++) {
-        const PcInfo &p = v[i];
-        uint8_t it = pcinfo_itype(p);
-        const bool indirect = it == NT_ITYPE_INDIRECT_JUMP_NOLINK || it == NT_ITYPE_INDIRECT_CALL ||
-                              it == NT_ITYPE_RETURN;
-        e.retire(p.addr, p.size, itype4 ? it : rv::itype3(it));
-        if (i + 1 == v.size()) break;
-        const uint64_t next = v[i + 1].addr;
-        // Direct taken transfers go to DEST; a PC-sequence line (no DEST) names the kind
-        // only, and the next line is its target.
-        const bool taken_direct = it == NT_ITYPE_BRANCH_TAKEN || it == NT_ITYPE_DIRECT_JUMP_NOLINK ||
-                                  it == NT_ITYPE_DIRECT_CALL;
-        const uint64_t expect = p.has_dest && it != NT_ITYPE_BRANCH_NOT_TAKEN ? p.dest
-                                : !p.has_dest && taken_direct                ? next
-                                                                             : p.addr + p.size;
-        // A discontinuity the instruction does not explain is an exception or interrupt
-        // taken before the next instruction retired.
-        if (!indirect && next != expect) e.trap(expect, next, false);
+void PcInfoFeeder::feed(const PcInfo &next) {
+    if (!have_) {
+        e_.start(next.addr);
+    } else {
+        step(next.addr);
     }
-    const PcInfo &l = v.back();
-    e.stop(l.has_dest ? l.dest : l.addr + l.size);
+    pend_ = next, have_ = true;
+}
+
+void PcInfoFeeder::step(uint64_t next) {
+    const PcInfo &p = pend_;
+    const uint8_t it = pcinfo_itype(p);
+    const bool indirect = it == NT_ITYPE_INDIRECT_JUMP_NOLINK || it == NT_ITYPE_INDIRECT_CALL ||
+                          it == NT_ITYPE_RETURN;
+    e_.retire(p.addr, p.size, itype4_ ? it : rv::itype3(it));
+    // Direct taken transfers go to DEST; a PC-sequence line (no DEST) names the kind
+    // only, and the next line is its target.
+    const bool taken_direct = it == NT_ITYPE_BRANCH_TAKEN || it == NT_ITYPE_DIRECT_JUMP_NOLINK ||
+                              it == NT_ITYPE_DIRECT_CALL;
+    const uint64_t expect = p.has_dest && it != NT_ITYPE_BRANCH_NOT_TAKEN ? p.dest
+                            : !p.has_dest && taken_direct                ? next
+                                                                         : p.addr + p.size;
+    // A discontinuity the instruction does not explain is an exception or interrupt
+    // taken before the next instruction retired.
+    if (!indirect && next != expect) e_.trap(expect, next, false);
+}
+
+void PcInfoFeeder::finish() {
+    if (!have_) return;
+    const PcInfo &l = pend_;
+    const uint8_t it = pcinfo_itype(l);
+    e_.retire(l.addr, l.size, itype4_ ? it : rv::itype3(it));
+    e_.stop(l.has_dest ? l.dest : l.addr + l.size);
+    have_ = false;
+}
+
+void encode_pcinfo(const std::vector<PcInfo> &v, ntrace::Encoder &e, bool itype4) {
+    PcInfoFeeder f(e, itype4);
+    for (const PcInfo &p : v) f.feed(p);
+    f.finish();
 }
 
 } // namespace trace

@@ -9,6 +9,7 @@
 //   Both accept CRLF line endings, as in the reference's published files.
 #pragma once
 #include <cstdint>
+#include <cstdio>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,6 +27,28 @@ struct PcInfo {
     bool has_dest = false;
 };
 
+// One line (without its end), as the whole-text parsers below read it.
+bool parse_pc_line(std::string_view l, uint64_t &v);
+bool parse_pcinfo_line(std::string_view l, PcInfo &p);
+
+// Lines of a text file in bounded memory (a chunk at a time): without CR/LF and
+// trailing blanks, empty and '#' lines skipped. line() is the 1-based number of the
+// line last returned.
+class LineReader {
+  public:
+    explicit LineReader(FILE *f) : f_(f) {}
+    bool next(std::string_view &l);
+    size_t line() const { return line_; }
+    bool error() const { return error_; }
+
+  private:
+    static constexpr size_t kChunk = 1 << 20;
+    FILE *f_;
+    std::string buf_;
+    size_t pos_ = 0, line_ = 0;
+    bool eof_ = false, error_ = false;
+};
+
 // Parse; on error returns false and sets the 1-based line number in err_line.
 bool parse_pc_list(std::string_view text, std::vector<uint64_t> &out, size_t &err_line);
 bool parse_pcinfo(std::string_view text, std::vector<PcInfo> &out, size_t &err_line);
@@ -39,8 +62,23 @@ PcInfo pcinfo_one(const Image &img, uint64_t pc, bool have_next, uint64_t next);
 // 4-bit itype of a PC-info line (branches 4/5).
 uint8_t pcinfo_itype(const PcInfo &p);
 
-// Feeds a PC-info stream to an encoder: start, retire (with traps where the next address
-// is not the one the type implies), stop. itype4=false uses the 3-bit itype encoding.
+// Feeds a PC-info stream to an encoder one record at a time (one behind, to see the
+// next address): start, retire (with traps where the next address is not the one the
+// type implies), stop at finish(). itype4=false uses the 3-bit itype encoding.
+class PcInfoFeeder {
+  public:
+    PcInfoFeeder(ntrace::Encoder &e, bool itype4) : e_(e), itype4_(itype4) {}
+    void feed(const PcInfo &p);
+    void finish();
+
+  private:
+    void step(uint64_t next);
+    ntrace::Encoder &e_;
+    bool itype4_;
+    PcInfo pend_;
+    bool have_ = false;
+};
+// The same for a whole stream in memory.
 void encode_pcinfo(const std::vector<PcInfo> &v, ntrace::Encoder &e, bool itype4);
 
 } // namespace trace

@@ -6,3 +6,40 @@
 . "$(dirname "$0")/../lib.sh"
 build trace-bench
 check "ntrace bench (10^7 instructions, decode verified)" build/trace/trace-bench "${TSBI_TRACE_BENCH_N:-10000000}"
+
+# The reference code's workflow, file to file (tsbi-trace as a user runs it): a PC-info
+# text of 10^7 instructions (no traps, which the reference's encoder cannot express)
+# encoded and decoded in each of the reference's five option sets; CPU seconds,
+# instructions per second, peak memory and bits per instruction. Also the same with
+# --compat refcode (the reference's own choices).
+T=build/trace/tsbi-trace
+W=build/trace/bench-work; mkdir -p "$W"
+N=${TSBI_TRACE_BENCH_N:-10000000}
+$T ntrace gen --elf "$W/g.elf" -o "$W/g.pcinfo" --count "$N" --seed 7 --xlen 32 --traps 0 >/dev/null ||
+  fail "bench: ntrace gen"
+cut -d, -f1 "$W/g.pcinfo" >"$W/g.pcs"
+measure() { # OUT CMD... -> "cpu_seconds max_rss_kib" in $W/m
+  /usr/bin/time -f "%U %S %M" -o "$W/time" "$@" || return 1
+  awk '{ print $1 + $2, $3 }' "$W/time" >"$W/m"
+}
+while IFS='|' read -r set ours ref; do
+  for who in ours compat; do
+    if [ $who = ours ]; then opts=$ours; else opts="--compat refcode $ref"; fi
+    measure $T ntrace encode $opts "$W/g.pcinfo" -o "$W/t.bin" || { fail "bench: encode $set $who"; continue; }
+    read -r ecpu emem <"$W/m"
+    dflags=""; case "$opts" in *implicit-return*|*"--cs 8"*) dflags=--implicit-return;; esac
+    measure bash -c "$T ntrace decode --elf $W/g.elf $dflags $W/t.bin >$W/d.pcs" || { fail "bench: decode $set $who"; continue; }
+    read -r dcpu dmem <"$W/m"
+    bytes=$(stat -c %s "$W/t.bin")
+    awk -v s="$set" -v w="$who" -v n="$N" -v b="$bytes" -v ec="$ecpu" -v em="$emem" -v dc="$dcpu" -v dm="$dmem" 'BEGIN {
+      printf "BENCH: ntrace file %-13s %-6s %9d bytes %.3f bits/insn  encode %6.1f M insn/s %6d KiB  decode %6.1f M insn/s %6d KiB\n",
+        s, w, b, b * 8 / n, n / (ec > 0 ? ec : 0.001) / 1e6, em, n / (dc > 0 ? dc : 0.001) / 1e6, dm }'
+    check "bench: ntrace file $set $who decodes to the executed PCs" cmp -s "$W/d.pcs" "$W/g.pcs"
+  done
+done <<'SETS'
+-nobhm|--mode btm|--nobhm
+-cs 0 -rpt 0|--mode htm|--cs 0 --rpt 0
+-cs 0 -rpt 2|--mode htm --repeated-history|--cs 0 --rpt 2
+-cs 8 -rpt 0|--mode htm --implicit-return 3 --stack-depth 8|--cs 8 --rpt 0
+-cs 8 -rpt 2|--mode htm --implicit-return 3 --stack-depth 8 --repeated-history|--cs 8 --rpt 2
+SETS
