@@ -89,9 +89,28 @@ unsigned scan_harts(const void *fdt, HartDesc *out, unsigned max) {
             isa = parse_isa_string(s, len);
         }
         out[n].isa = isa;
+        out[n].smode = fdt_getprop(fdt, node, "mmu-type", &len) != nullptr;
         n++;
     }
     return n;
+}
+
+int fixup_disable_harts(void *fdt, const uint64_t *off) {
+    int cpus = fdt_path_offset(fdt, "/cpus");
+    if (cpus < 0) return 0;
+    int ac = fdt_address_cells(fdt, cpus);
+    int node;
+    fdt_for_each_subnode(node, fdt, cpus) {
+        int len;
+        auto *dt = static_cast<const char *>(fdt_getprop(fdt, node, "device_type", &len));
+        auto *reg = static_cast<const fdt32_t *>(fdt_getprop(fdt, node, "reg", &len));
+        if (!dt || strcmp(dt, "cpu") || !reg || ac < 1 || ac > 2 || len < ac * 4) continue;
+        uint64_t id = read_cells(reg, ac);
+        if (id >= fw::kMaxHarts || !(off[id / 64] >> (id % 64) & 1) || !node_enabled(fdt, node)) continue;
+        // Same length as "okay": the property is rewritten in place.
+        if (int err = fdt_setprop_string(fdt, node, "status", "disabled")) return err;
+    }
+    return 0;
 }
 
 bool scan_memory(const void *fdt, Memory &m) {

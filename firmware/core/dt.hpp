@@ -18,7 +18,14 @@ struct Memory {
 struct HartDesc {
     unsigned long hartid;
     uint64_t isa; // bits of fw::Ext
+    // The node has "mmu-type": a hart an S-mode kernel can run on (Linux's
+    // riscv_early_of_processor_hartid skips the others, e.g. the FU540's E51).
+    bool smode;
 };
+
+// Marks the /cpus node of every hart in `off` (bit per hart ID, kMaxHarts
+// bits) status = "disabled", so the next stage does not try to use it.
+int fixup_disable_harts(void *fdt, const uint64_t *off);
 
 // ISA extension bits from a `riscv,isa` string ("rv64imafdch_zicsr_sstc...").
 uint64_t parse_isa_string(const char *s, int len);

@@ -232,18 +232,27 @@ void cold_boot(unsigned long hartid, unsigned long fdt, const FwDynamicInfo *di)
     dt::HartDesc descs[kMaxHarts];
     unsigned n = dt::scan_harts(blob, descs, kMaxHarts);
     unsigned served = 0;
+    uint64_t unserved[kMaxHarts / 64] = {};
     for (unsigned i = 0; i < n; i++) {
         if (descs[i].hartid >= kMaxHarts) continue;
+        // A hart without S-mode (no mmu-type, e.g. the FU540's E51 monitor
+        // core) is never offered to S-mode: HSM reports it absent, and the
+        // device tree the next stage gets says it is disabled.
+        if (!descs[i].smode) {
+            unserved[descs[i].hartid / 64] |= 1ull << (descs[i].hartid % 64);
+            continue;
+        }
         HartState &h = harts[descs[i].hartid];
         h.present = true;
         h.isa = descs[i].isa;
         h.hsm_state.store(HSM_STOPPED, fw::memory_order_relaxed);
         served++;
     }
-    if (!harts[hartid].present) { // a DT without /cpus: serve at least ourselves
+    if (!n) { // a DT without /cpus: serve at least ourselves
         harts[hartid].present = true;
         served++;
     }
+    if (!served) fatal("no hart in the device tree can run S-mode");
     // Every S-mode address is checked against these ranges.
     if (!dt::scan_memory(blob, memory) || !memory.count) fatal("no /memory in the device tree");
 
@@ -261,6 +270,7 @@ void cold_boot(unsigned long hartid, unsigned long fdt, const FwDynamicInfo *di)
 
     int err = dt::open_for_fixup(blob, kFdtExtra);
     if (!err) err = dt::fixup_reserve(blob, region_start, region_end - region_start);
+    if (!err) err = dt::fixup_disable_harts(blob, unserved);
     if (!err) hooks::pmu_fdt_fixup(blob);
     if (!err) hooks::ctr_fdt_fixup(blob);
     if (!err) hooks::trace_fdt_fixup(blob);
@@ -271,6 +281,23 @@ void cold_boot(unsigned long hartid, unsigned long fdt, const FwDynamicInfo *di)
 [[noreturn]] void stopped_loop(HartState &h, unsigned long hartid);
 
 } // namespace
+
+// The boot hart cannot run the next stage: start it on the lowest hart that
+// can, through the HSM start path (that hart waits in stopped_loop).
+void hand_off_next_stage() {
+    for (unsigned long t = 0; t < kMaxHarts; t++) {
+        HartState &h = harts[t];
+        if (!h.present) continue;
+        h.hsm_state.store(HSM_START_PENDING, fw::memory_order_relaxed);
+        h.next_addr = boot.next_addr;
+        h.next_arg1 = boot.fdt;
+        h.next_mode = boot.next_mode;
+        h.start_ready.store(1, fw::memory_order_release);
+        platform::ipi_send(t);
+        return;
+    }
+    fatal("no hart can run the next stage");
+}
 
 void fatal(const char *why) {
     printf("tsbi: fatal: %s\n", why);
@@ -354,7 +381,12 @@ extern "C" [[noreturn]] void fw_entry(unsigned long hartid, unsigned long fdt, u
     }
 
     HartState &h = harts[hartid];
-    if (!h.present) { // disabled in the DT: never used
+    if (!h.present) { // disabled in the DT, or no S-mode: never used
+        // The boot hart may be one of those (QEMU's fw_dynamic_info names hart
+        // 0, the E51 on sifive_u): the next stage then starts on the lowest
+        // hart that can run it, as an HSM start would.
+        if (is_boot) hand_off_next_stage();
+        csr_write(csr::mie, 0);
         for (;;) asm volatile("wfi");
     }
     probe_extensions(h);

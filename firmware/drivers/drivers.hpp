@@ -5,11 +5,35 @@
 
 namespace drivers {
 
-// ns16550 UART from /chosen/stdout-path (reg, reg-shift, reg-io-width).
-bool ns16550_init_from_fdt(const void *fdt);
-bool ns16550_present();
+// The console: the /chosen/stdout-path UART, by its compatible string
+// (console.cpp: ns16550, SiFive UART, HTIF).
+bool console_init_from_fdt(const void *fdt);
+bool console_present();
+void console_putc(char c);
+int console_getc();
+
+// The console drivers, each set up from its device-tree node.
+// ns16550 (reg, reg-shift, reg-io-width).
+bool ns16550_init(const void *fdt, int node);
 void ns16550_putc(char c);
 int ns16550_getc();
+// SiFive UART ("sifive,uart0").
+bool sifive_uart_init(const void *fdt, int node);
+void sifive_uart_putc(char c);
+int sifive_uart_getc();
+// HTIF ("ucb,htif0"): console and power-off.
+bool htif_init(const void *fdt, int node);
+bool htif_present();
+void htif_putc(char c);
+int htif_getc();
+void htif_poweroff();
+
+// Power-off and reboot from whatever the device tree has (reset.cpp).
+bool reset_init_from_fdt(const void *fdt);
+bool poweroff_present();
+bool reboot_present();
+void poweroff();
+void reboot();
 
 // SiFive CLINT ("riscv,clint0"/"sifive,clint0") or ACLINT MSWI/MTIMER
 // ("riscv,aclint-mswi", "riscv,aclint-mtimer"): hart contexts from
@@ -31,6 +55,10 @@ bool syscon_poweroff_present();
 bool syscon_reboot_present();
 void syscon_poweroff();
 void syscon_reboot();
+// gpio-restart on a SiFive GPIO controller.
+bool gpio_restart_init_from_fdt(const void *fdt);
+bool gpio_restart_present();
+void gpio_restart();
 
 // Helpers shared by the drivers (firmware/drivers/fdt_helpers.cpp).
 // Returns the CPU hart ID whose interrupt-controller node has `phandle`, or -1.

@@ -2,7 +2,6 @@
 // 16550-compatible UART, polled. Registers per the 16550 data sheet.
 #include "drivers.hpp"
 #include <libfdt.h>
-#include <string.h>
 
 namespace drivers {
 namespace {
@@ -25,26 +24,8 @@ void wr(unsigned r, uint8_t v) {
 }
 } // namespace
 
-bool ns16550_init_from_fdt(const void *fdt) {
-    int chosen = fdt_path_offset(fdt, "/chosen");
-    if (chosen < 0) return false;
+bool ns16550_init(const void *fdt, int node) {
     int len;
-    auto *path = static_cast<const char *>(fdt_getprop(fdt, chosen, "stdout-path", &len));
-    if (!path) return false;
-    // "stdout-path" may carry ":<options>" after the path (DT spec 3.6).
-    char buf[128];
-    int n = 0;
-    while (n < len && n < (int)sizeof(buf) - 1 && path[n] && path[n] != ':') {
-        buf[n] = path[n];
-        n++;
-    }
-    buf[n] = 0;
-    int node = buf[0] == '/' ? fdt_path_offset(fdt, buf)
-                             : fdt_path_offset(fdt, fdt_get_alias(fdt, buf) ?: "");
-    if (node < 0) return false;
-    if (fdt_node_check_compatible(fdt, node, "ns16550a") &&
-        fdt_node_check_compatible(fdt, node, "ns16550"))
-        return false;
     uint64_t addr, size;
     if (!fdt_get_reg(fdt, node, 0, addr, size)) return false;
     auto *p = static_cast<const fdt32_t *>(fdt_getprop(fdt, node, "reg-shift", &len));
@@ -57,7 +38,6 @@ bool ns16550_init_from_fdt(const void *fdt) {
     return true;
 }
 
-bool ns16550_present() { return base != nullptr; }
 
 void ns16550_putc(char c) {
     if (!base) return;

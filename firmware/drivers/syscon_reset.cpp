@@ -10,7 +10,7 @@ struct SysconAction {
     volatile uint32_t *reg;
     uint32_t value, mask;
 };
-SysconAction poweroff, reboot;
+SysconAction off_action, reboot_action;
 
 bool parse(const void *fdt, const char *compat, SysconAction &a) {
     int node = fdt_node_offset_by_compatible(fdt, -1, compat);
@@ -40,13 +40,13 @@ void fire(const SysconAction &a) {
 } // namespace
 
 bool syscon_reset_init_from_fdt(const void *fdt) {
-    bool p = parse(fdt, "syscon-poweroff", poweroff);
-    bool r = parse(fdt, "syscon-reboot", reboot);
+    bool p = parse(fdt, "syscon-poweroff", off_action);
+    bool r = parse(fdt, "syscon-reboot", reboot_action);
     return p || r;
 }
-bool syscon_poweroff_present() { return poweroff.reg != nullptr; }
-bool syscon_reboot_present() { return reboot.reg != nullptr; }
-void syscon_poweroff() { fire(poweroff); }
-void syscon_reboot() { fire(reboot); }
+bool syscon_poweroff_present() { return off_action.reg != nullptr; }
+bool syscon_reboot_present() { return reboot_action.reg != nullptr; }
+void syscon_poweroff() { fire(off_action); }
+void syscon_reboot() { fire(reboot_action); }
 
 } // namespace drivers

@@ -9,16 +9,16 @@ namespace platform {
 using namespace sbi::srst;
 
 bool cold_init(const void *fdt) {
-    drivers::ns16550_init_from_fdt(fdt);
-    drivers::syscon_reset_init_from_fdt(fdt);
+    drivers::console_init_from_fdt(fdt);
+    drivers::reset_init_from_fdt(fdt);
     return drivers::aclint_init_from_fdt(fdt);
 }
 
 void hart_init(unsigned long) {}
 
-bool console_present() { return drivers::ns16550_present(); }
-void console_putc(char c) { drivers::ns16550_putc(c); }
-int console_getc() { return drivers::ns16550_getc(); }
+bool console_present() { return drivers::console_present(); }
+void console_putc(char c) { drivers::console_putc(c); }
+int console_getc() { return drivers::console_getc(); }
 
 void ipi_send(unsigned long hartid) { drivers::aclint_ipi_send(hartid); }
 void ipi_clear(unsigned long hartid) { drivers::aclint_ipi_clear(hartid); }
@@ -37,20 +37,20 @@ unsigned mmode_only_regions(MmioRegion *out, unsigned max) {
 
 bool system_reset_supported(uint32_t type) {
     switch (type) {
-    case TYPE_SHUTDOWN: return drivers::syscon_poweroff_present();
+    case TYPE_SHUTDOWN: return drivers::poweroff_present();
     // QEMU's test device resets the whole machine; a warm reboot is served
     // by the same full reset (what OpenSBI does on virt as well).
     case TYPE_COLD_REBOOT:
-    case TYPE_WARM_REBOOT: return drivers::syscon_reboot_present();
+    case TYPE_WARM_REBOOT: return drivers::reboot_present();
     default: return false;
     }
 }
 
 void system_reset(uint32_t type, uint32_t) {
     if (type == TYPE_SHUTDOWN)
-        drivers::syscon_poweroff();
+        drivers::poweroff();
     else
-        drivers::syscon_reboot();
+        drivers::reboot();
 }
 
 } // namespace platform

@@ -229,8 +229,10 @@ def run_one(args, fw, qemu, payload, rep, log):
     extras = [x for x in (PAYLOAD_CPU.get(name), args.cpu) if x]
     if extras:
         cpu += "," + ",".join(extras)
-    cmd = [qemu, "-M", "virt", "-m", args.mem, "-nographic", "-bios", fw, "-kernel", elf,
-           "-smp", str(args.smp), "-cpu", cpu]
+    cmd = [qemu, "-M", args.machine, "-m", args.mem, "-nographic", "-bios", fw, "-kernel", elf,
+           "-smp", str(args.smp)]
+    if args.machine != "sifive_u":  # its harts are the SoC's own E51 and U54 cores
+        cmd += ["-cpu", cpu]
     if args.icount:
         cmd += ["-icount", "shift=0"]
     workdir = monitor_path = None
@@ -389,6 +391,7 @@ def main():
     ap.add_argument("--qemu", default=os.environ.get("QEMU", "qemu-system-riscv64"),
                     help="QEMU binary (default $QEMU or qemu-system-riscv64, i.e. Debian 7.2)")
     ap.add_argument("--smp", type=int, default=1)
+    ap.add_argument("--machine", default="virt", help="QEMU machine: virt (default), spike, sifive_u")
     ap.add_argument("--mem", default="256M")
     ap.add_argument("--cpu", default="", help="extra -cpu rv64 properties, e.g. sstc=false")
     ap.add_argument("--qemu-arg", action="append", default=[], help="extra QEMU argument (repeatable)")

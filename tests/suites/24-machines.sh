@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
+# The default image on machines other than QEMU virt (issue 17): drivers come
+# from the device tree by compatible string. QEMU 7.2's spike (HTIF console and
+# power-off, CLINT) on 1 and 4 harts, and sifive_u (HiFive Unleashed: an E51
+# monitor core without S-mode as hart 0, SiFive UART, gpio-restart, no
+# power-off) on 2 and 5 harts. What those machines answer differently is in
+# tests/payloads/known-differences/qemu-{spike,sifive_u}.txt.
+. "$(dirname "$0")/../lib.sh"
+build firmware payloads
+P=build/payloads
+for n in 1 4; do
+  python3 tests/payloads/run.py --machine spike --smp $n --cpu sstc=false --tag spike-smp$n \
+    --known tests/payloads/known-differences/qemu-spike.txt \
+    $P/base.elf $P/hsm.elf $P/ipi.elf $P/time.elf $P/rfence.elf $P/fwft.elf $P/srst.elf
+done
+for n in 2 5; do
+  python3 tests/payloads/run.py --machine sifive_u --smp $n --qemu-arg=-no-reboot --tag sifive_u-smp$n \
+    --known tests/payloads/known-differences/qemu-sifive_u.txt \
+    $P/base.elf $P/hsm.elf $P/ipi.elf $P/time.elf $P/rfence.elf $P/legacy.elf $P/dbcn.elf $P/fwft.elf $P/srst.elf
+done
+
+# The E51 (hart 0) is never offered: disabled in the device tree S-mode gets,
+# and the next stage starts on the first U54 although QEMU names hart 0 as the
+# boot hart.
+d=build/test-logs/machines; mkdir -p "$d"
+timeout 20 qemu-system-riscv64 -M sifive_u -smp 5 -nographic -no-reboot -bios build/fw/tsbi_dynamic.bin \
+  -kernel $P/base.elf >"$d/sifive_u.log" 2>&1
+check "sifive_u/serves_4_of_5_harts" grep -q "tsbi: SBI firmware .*, 4 hart(s)" "$d/sifive_u.log"
+check "sifive_u/payload_ran" grep -q "TSBI-DONE" "$d/sifive_u.log"
+check "sifive_u/no_M_mode_trap" bash -c '! grep -q "unexpected M-mode trap" "$1"' _ "$d/sifive_u.log"
+timeout 20 qemu-system-riscv64 -M spike -smp 1 -nographic -bios build/fw/tsbi_dynamic.bin \
+  -kernel $P/srst.elf >"$d/spike.log" 2>&1; rc=$?
+check "spike/htif_console_and_power_off" bash -c "test $rc = 0 && grep -q TSBI-DONE $d/spike.log"
