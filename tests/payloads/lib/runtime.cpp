@@ -13,7 +13,7 @@ volatile unsigned long pl_bad_entry_a0;
 volatile unsigned long pl_bad_resume_a0, pl_bad_resume_a1;
 alignas(16) uint8_t pl_stacks[PL_MAX_HARTS][PL_STACK_SIZE];
 alignas(RCTX_SIZE) unsigned long pl_resume_ctx[PL_MAX_HARTS][RCTX_SIZE / 8];
-long pl_suspend_nonret(unsigned long type, void *ctx, unsigned long resume_addr);
+long pl_suspend_nonret(unsigned long type, void *ctx, unsigned long resume_addr, long eid, long fid);
 void pl_secondary_entry();
 void pl_resume_entry();
 void pl_boot(unsigned long hartid, unsigned long fdt);
@@ -191,12 +191,17 @@ long suspend_non_retentive(unsigned long type, EntryState *seen) {
 }
 
 long suspend_non_retentive_at(unsigned long type, unsigned long resume_addr, EntryState *seen) {
+    return suspend_call(eid::hsm, fid::hsm::hart_suspend, type, resume_addr, seen);
+}
+
+long suspend_call(long ext, long func, unsigned long type, unsigned long resume_addr,
+                  EntryState *seen) {
     unsigned long *ctx = pl_resume_ctx[hartid()];
     for (unsigned off = RCTX_SEEN_A0; off <= RCTX_SEEN_SSTATUS; off += 8) ctx[off / 8] = ~0ul;
     unsigned long stvec = csr_read(csr::stvec), sie = csr_read(csr::sie),
                   sscratch = csr_read(csr::sscratch);
     bool was_on = irq_enable(false);
-    long r = pl_suspend_nonret(type, ctx, resume_addr);
+    long r = pl_suspend_nonret(type, ctx, resume_addr, ext, func);
     csr_write(csr::stvec, stvec);
     csr_write(csr::sscratch, sscratch);
     csr_write(csr::sie, sie);
