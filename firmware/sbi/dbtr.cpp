@@ -10,10 +10,13 @@
 #include "ecall_list.hpp"
 #include "fw.hpp"
 #include "riscv/csr.hpp"
+#include "dbtr_logic.hpp"
 #include "services.hpp"
 
 namespace sbi {
 namespace {
+
+using namespace dbtr;
 
 enum : unsigned long {
     NUM_TRIGGERS = 0,
@@ -30,54 +33,11 @@ enum : unsigned long {
 constexpr unsigned kTselect = 0x7A0, kTdata1 = 0x7A1, kTdata2 = 0x7A2, kTdata3 = 0x7A3,
                    kTinfo = 0x7A4;
 constexpr unsigned kTdataCsr[3] = {kTdata1, kTdata2, kTdata3};
-constexpr unsigned kXlen = sizeof(unsigned long) * 8;
-// tdata1: type in the top 4 bits, dmode below it (all trigger types).
-constexpr unsigned kTypeShift = kXlen - 4;
-constexpr unsigned long DMODE = 1ul << (kXlen - 5);
-// Trigger types (tdata1.type).
-enum : unsigned {
-    TYPE_NONE = 0,
-    TYPE_LEGACY = 1,
-    TYPE_MCONTROL = 2,
-    TYPE_ICOUNT = 3,
-    TYPE_ITRIGGER = 4,
-    TYPE_ETRIGGER = 5,
-    TYPE_MCONTROL6 = 6,
-    TYPE_TMEXTTRIGGER = 7,
-    TYPE_CUSTOM_FIRST = 12,
-    TYPE_CUSTOM_LAST = 14,
-    TYPE_DISABLED = 15,
-};
-// The types this firmware installs (as OpenSBI): address/data match.
-constexpr unsigned kInstallable = (1u << TYPE_MCONTROL) | (1u << TYPE_MCONTROL6);
-// Types the Debug Specification defines for use (the others are reserved,
-// "none", "disabled" or the legacy SiFive type): a valid value that we do
-// not install is NOT_SUPPORTED, anything else INVALID_PARAM.
-constexpr unsigned kDefinedTypes = (1u << TYPE_MCONTROL) | (1u << TYPE_ICOUNT) |
-                                   (1u << TYPE_ITRIGGER) | (1u << TYPE_ETRIGGER) |
-                                   (1u << TYPE_MCONTROL6) | (1u << TYPE_TMEXTTRIGGER) |
-                                   (7u << TYPE_CUSTOM_FIRST);
-// mcontrol and mcontrol6 fields (the same positions in both where shared).
-constexpr unsigned long LOAD = 1ul << 0, STORE = 1ul << 1, EXECUTE = 1ul << 2, U = 1ul << 3,
-                        S = 1ul << 4, M = 1ul << 6, CHAIN = 1ul << 11;
-constexpr unsigned long MC_HIT = 1ul << 20;                       // mcontrol
-constexpr unsigned long MC6_HIT0 = 1ul << 22, MC6_VU = 1ul << 23, // mcontrol6
-    MC6_VS = 1ul << 24, MC6_HIT1 = 1ul << 25;
-// tinfo.info: bit n set when the trigger supports type n; 1 = no trigger.
-constexpr unsigned long kTinfoInfo = 0xFFFF;
-constexpr unsigned long kTinfoNoTrigger = 1;
-
-// Table "Debug Trigger State Fields".
-constexpr unsigned long TS_MAPPED = 1ul << 0, TS_U = 1ul << 1, TS_S = 1ul << 2, TS_VU = 1ul << 3,
-                        TS_VS = 1ul << 4;
 // The shared-memory entry: four XLEN-bit words per trigger (XLEN / 2 bytes).
 constexpr unsigned kEntryWords = 4;
 constexpr unsigned long kEntrySize = kEntryWords * sizeof(unsigned long);
 constexpr unsigned long kShmemAlign = sizeof(unsigned long);
 constexpr unsigned long kShmemDisable = ~0ul;
-
-// Triggers served per hart (QEMU has 2; OpenSBI serves up to 32).
-constexpr unsigned kMaxTriggers = 16;
 
 struct HartTriggers {
     bool probed;
@@ -88,26 +48,6 @@ struct HartTriggers {
     unsigned long shmem;
 };
 HartTriggers hart_triggers[fw::kMaxHarts];
-
-unsigned type_of(unsigned long tdata1) { return static_cast<unsigned>(tdata1 >> kTypeShift); }
-
-// The mode bits of an installable type and their trig_state copies.
-unsigned long mode_bits(unsigned type) {
-    return type == TYPE_MCONTROL6 ? U | S | MC6_VU | MC6_VS : U | S;
-}
-unsigned long hit_bits(unsigned type) {
-    return type == TYPE_MCONTROL6 ? MC6_HIT0 | MC6_HIT1 : MC_HIT;
-}
-unsigned long state_from_tdata1(unsigned long t1) {
-    return ((t1 & U) ? TS_U : 0) | ((t1 & S) ? TS_S : 0) |
-           (type_of(t1) == TYPE_MCONTROL6 && (t1 & MC6_VU) ? TS_VU : 0) |
-           (type_of(t1) == TYPE_MCONTROL6 && (t1 & MC6_VS) ? TS_VS : 0);
-}
-unsigned long tdata1_modes_from_state(unsigned type, unsigned long st) {
-    unsigned long v = ((st & TS_U) ? U : 0) | ((st & TS_S) ? S : 0);
-    if (type == TYPE_MCONTROL6) v |= ((st & TS_VU) ? MC6_VU : 0) | ((st & TS_VS) ? MC6_VS : 0);
-    return v;
-}
 
 // Probes the trigger module with trap-safe CSR accesses (a hart without
 // Sdtrig raises illegal instruction): tselect counts the triggers, tinfo
@@ -181,23 +121,10 @@ volatile unsigned long *entry(const HartTriggers &h, unsigned long i) {
     return reinterpret_cast<volatile unsigned long *>(h.shmem + i * kEntrySize);
 }
 
-// INVALID_PARAM or NOT_SUPPORTED for a configuration no trigger could take,
-// SUCCESS otherwise (trig_tdata1.dmode and .m must be zero).
-Error check_config(const Tdata &t, bool last) {
-    unsigned type = type_of(t.d[0]);
-    if (!((kDefinedTypes >> type) & 1) || (t.d[0] & DMODE)) return Error::InvalidParam;
-    if (!((kInstallable >> type) & 1)) return Error::NotSupported;
-    if (t.d[0] & M) return Error::InvalidParam;
-    // "The last trigger configuration ... MUST not have trig_tdata1.chain == 1".
-    if (last && (t.d[0] & CHAIN)) return Error::InvalidParam;
-    return Error::Success;
-}
-
 SbiRet num_triggers(unsigned long tdata1) {
     HartTriggers &h = self();
     if (tdata1 == 0) return ok(h.count);
-    Tdata t{{tdata1, 0, 0}};
-    if (check_config(t, false) != Error::Success) return ok(0);
+    if (check_config(tdata1, false) != Error::Success) return ok(0);
     unsigned long n = 0;
     for (unsigned i = 0; i < h.count; i++) n += (h.types[i] >> type_of(tdata1)) & 1;
     return ok(n);
@@ -219,16 +146,10 @@ SbiRet set_shmem(unsigned long lo, unsigned long hi, unsigned long flags) {
     return ok();
 }
 
-// [base, base + count) must lie within the triggers (README: the spec's
-// ">= trig_max" would make the last trigger unreadable).
-bool range_ok(const HartTriggers &h, unsigned long base, unsigned long count) {
-    return base < h.count && count <= h.count - base;
-}
-
 SbiRet read_triggers(unsigned long base, unsigned long count) {
     HartTriggers &h = self();
     if (!h.shmem_on) return err(Error::NoShmem);
-    if (!range_ok(h, base, count)) return err(Error::BadRange);
+    if (!range_ok(h.count, base, count)) return err(Error::BadRange);
     for (unsigned long i = 0; i < count; i++) {
         unsigned idx = static_cast<unsigned>(base + i);
         Tdata t = read_hw(idx);
@@ -243,32 +164,18 @@ SbiRet read_triggers(unsigned long base, unsigned long count) {
 // memory once, so S-mode cannot change them between check and use.
 struct Batch {
     unsigned long idx[kMaxTriggers];
-    Tdata t[kMaxTriggers];
+    unsigned long tdata[3][kMaxTriggers]; // tdata1 of every entry, then tdata2, tdata3
+    Tdata at(unsigned long i) const { return {{tdata[0][i], tdata[1][i], tdata[2][i]}}; }
 };
 void load_batch(const HartTriggers &h, unsigned long count, Batch &b) {
     for (unsigned long i = 0; i < count; i++) {
         volatile unsigned long *e = entry(h, i);
         b.idx[i] = e[0];
-        for (unsigned w = 0; w < 3; w++) b.t[i].d[w] = e[1 + w];
+        for (unsigned w = 0; w < 3; w++) b.tdata[w][i] = e[1 + w];
     }
 }
 
 SbiRet fail_at(Error e, unsigned long i) { return {static_cast<long>(e), i}; }
-
-// Lowest free run of `len` triggers that take the types of b.t[first..].
-long find_run(const HartTriggers &h, const Batch &b, unsigned long first, unsigned long len,
-              uint32_t taken) {
-    for (unsigned long s = 0; s + len <= h.count; s++) {
-        bool fits = true;
-        for (unsigned long k = 0; k < len && fits; k++) {
-            unsigned idx = static_cast<unsigned>(s + k);
-            fits = !(h.state[idx] & TS_MAPPED) && !((taken >> idx) & 1) &&
-                   ((h.types[idx] >> type_of(b.t[first + k].d[0])) & 1);
-        }
-        if (fits) return static_cast<long>(s);
-    }
-    return -1;
-}
 
 // Installs all or nothing (README): a failure at configuration i uninstalls
 // what this call installed before it.
@@ -279,7 +186,7 @@ SbiRet install_triggers(unsigned long count) {
     Batch b;
     load_batch(h, count, b);
     for (unsigned long i = 0; i < count; i++) {
-        Error e = check_config(b.t[i], i + 1 == count);
+        Error e = check_config(b.tdata[0][i], i + 1 == count);
         if (e != Error::Success) return fail_at(e, i);
     }
     uint32_t taken = 0;
@@ -287,8 +194,8 @@ SbiRet install_triggers(unsigned long count) {
     unsigned long i = 0;
     while (i < count && e == Error::Success) {
         unsigned long len = 1;
-        while (b.t[i + len - 1].d[0] & CHAIN) len++;
-        long s = find_run(h, b, i, len, taken);
+        while (b.tdata[0][i + len - 1] & CHAIN) len++;
+        long s = find_run(h.count, h.state, h.types, &b.tdata[0][i], len, taken);
         if (s < 0) {
             e = Error::Failed;
             break;
@@ -297,7 +204,7 @@ SbiRet install_triggers(unsigned long count) {
             unsigned idx = static_cast<unsigned>(s + static_cast<long>(k));
             taken |= 1u << idx;
             b.idx[i] = idx;
-            if (!program_hw(idx, b.t[i])) {
+            if (!program_hw(idx, b.at(i))) {
                 e = Error::NotSupported;
                 break;
             }
@@ -310,7 +217,7 @@ SbiRet install_triggers(unsigned long count) {
     }
     for (unsigned long k = 0; k < count; k++) {
         unsigned idx = static_cast<unsigned>(b.idx[k]);
-        h.state[idx] = static_cast<uint8_t>(TS_MAPPED | state_from_tdata1(b.t[k].d[0]));
+        h.state[idx] = static_cast<uint8_t>(TS_MAPPED | state_from_tdata1(b.tdata[0][k]));
         entry(h, k)[0] = idx;
     }
     return ok();
@@ -327,22 +234,22 @@ SbiRet update_triggers(unsigned long count) {
     load_batch(h, count, b);
     for (unsigned long i = 0; i < count; i++) {
         if (b.idx[i] >= h.count) return fail_at(Error::InvalidParam, i);
-        Error e = check_config(b.t[i], false);
+        Error e = check_config(b.tdata[0][i], false);
         if (e != Error::Success) return fail_at(e, i);
         unsigned idx = static_cast<unsigned>(b.idx[i]);
         if (!(h.state[idx] & TS_MAPPED)) return fail_at(Error::Failed, i);
         unsigned long cur = read_hw(idx).d[0];
-        if (type_of(cur) != type_of(b.t[i].d[0]) || ((cur ^ b.t[i].d[0]) & CHAIN))
+        if (type_of(cur) != type_of(b.tdata[0][i]) || ((cur ^ b.tdata[0][i]) & CHAIN))
             return fail_at(Error::InvalidParam, i);
     }
     for (unsigned long i = 0; i < count; i++) {
         unsigned idx = static_cast<unsigned>(b.idx[i]);
         Tdata old = read_hw(idx);
-        if (!program_hw(idx, b.t[i])) {
+        if (!program_hw(idx, b.at(i))) {
             program_hw(idx, old);
             return fail_at(Error::NotSupported, i);
         }
-        h.state[idx] = static_cast<uint8_t>(TS_MAPPED | state_from_tdata1(b.t[i].d[0]));
+        h.state[idx] = static_cast<uint8_t>(TS_MAPPED | state_from_tdata1(b.tdata[0][i]));
     }
     return ok();
 }
@@ -353,10 +260,7 @@ enum class MaskOp { Uninstall, Enable, Disable };
 // mapped triggers before any is changed.
 SbiRet mask_op(unsigned long base, unsigned long mask, MaskOp op) {
     HartTriggers &h = self();
-    for (unsigned n = 0; n < kXlen; n++)
-        if (((mask >> n) & 1) && (base >= h.count || n >= h.count - base ||
-                                  !(h.state[base + n] & TS_MAPPED)))
-            return err(Error::InvalidParam);
+    if (!mask_ok(h.count, h.state, base, mask)) return err(Error::InvalidParam);
     for (unsigned n = 0; n < kXlen; n++) {
         if (!((mask >> n) & 1)) continue;
         unsigned idx = static_cast<unsigned>(base + n);

@@ -6,6 +6,7 @@
 // of a hart that HSM stops and starts again.
 #include "payload.hpp"
 #include "riscv/csr.hpp"
+#include "sbi/dbtr_logic.hpp"
 
 using namespace pl;
 
@@ -14,17 +15,8 @@ PAYLOAD_NAME("dbtr");
 namespace {
 
 namespace F = fid::dbtr;
-constexpr unsigned kXlen = sizeof(unsigned long) * 8;
-constexpr unsigned kTypeShift = kXlen - 4;
-constexpr unsigned long DMODE = 1ul << (kXlen - 5);
-constexpr unsigned long TYPE_MCONTROL = 2, TYPE_ICOUNT = 3, TYPE_ITRIGGER = 4,
-                        TYPE_MCONTROL6 = 6, TYPE_DISABLED = 15;
-// mcontrol/mcontrol6 fields (Debug Specification 1.0, Sdtrig).
-constexpr unsigned long LOAD = 1, STORE = 2, EXECUTE = 4, U = 1ul << 3, S = 1ul << 4,
-                        M = 1ul << 6, CHAIN = 1ul << 11;
-constexpr unsigned long MC6_VU = 1ul << 23, MC6_VS = 1ul << 24;
-// Table "Debug Trigger State Fields".
-constexpr unsigned long TS_MAPPED = 1, TS_U = 2, TS_S = 4, TS_VU = 8, TS_VS = 16;
+// tdata1 fields, trigger types and trig_state, shared with the firmware.
+using namespace sbi::dbtr;
 constexpr unsigned long kBreakpoint = csr::cause::breakpoint;
 constexpr unsigned kMaxEntries = 32;
 

@@ -4,3 +4,4 @@
 . "$(dirname "$0")/../lib.sh"
 build host-tests
 tests/host/run_doctest.sh core build/host/test_core
+tests/host/run_doctest.sh dbtr build/host/test_dbtr
