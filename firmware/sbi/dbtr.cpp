@@ -167,12 +167,17 @@ struct Batch {
     unsigned long tdata[3][kMaxTriggers]; // tdata1 of every entry, then tdata2, tdata3
     Tdata at(unsigned long i) const { return {{tdata[0][i], tdata[1][i], tdata[2][i]}}; }
 };
-void load_batch(const HartTriggers &h, unsigned long count, Batch &b) {
+// install/update: "trig_count" configurations "in the shared memory at
+// offset 0x0", read once (NO_SHMEM and BAD_RANGE first).
+Error load_batch(const HartTriggers &h, unsigned long count, Batch &b) {
+    if (!h.shmem_on) return Error::NoShmem;
+    if (count > h.count) return Error::BadRange;
     for (unsigned long i = 0; i < count; i++) {
         volatile unsigned long *e = entry(h, i);
         b.idx[i] = e[0];
         for (unsigned w = 0; w < 3; w++) b.tdata[w][i] = e[1 + w];
     }
+    return Error::Success;
 }
 
 SbiRet fail_at(Error e, unsigned long i) { return {static_cast<long>(e), i}; }
@@ -181,10 +186,8 @@ SbiRet fail_at(Error e, unsigned long i) { return {static_cast<long>(e), i}; }
 // what this call installed before it.
 SbiRet install_triggers(unsigned long count) {
     HartTriggers &h = self();
-    if (!h.shmem_on) return err(Error::NoShmem);
-    if (count > h.count) return err(Error::BadRange);
     Batch b;
-    load_batch(h, count, b);
+    if (Error e = load_batch(h, count, b); e != Error::Success) return err(e);
     for (unsigned long i = 0; i < count; i++) {
         Error e = check_config(b.tdata[0][i], i + 1 == count);
         if (e != Error::Success) return fail_at(e, i);
@@ -228,10 +231,8 @@ SbiRet install_triggers(unsigned long count) {
 // previous configuration (the ones before it are updated).
 SbiRet update_triggers(unsigned long count) {
     HartTriggers &h = self();
-    if (!h.shmem_on) return err(Error::NoShmem);
-    if (count > h.count) return err(Error::BadRange);
     Batch b;
-    load_batch(h, count, b);
+    if (Error e = load_batch(h, count, b); e != Error::Success) return err(e);
     for (unsigned long i = 0; i < count; i++) {
         if (b.idx[i] >= h.count) return fail_at(Error::InvalidParam, i);
         Error e = check_config(b.tdata[0][i], false);

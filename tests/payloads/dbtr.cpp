@@ -393,10 +393,6 @@ void reset_check(void *) {
     expect_true(!fires(do_store, (void *)&target_b, "restart"), "restart/does_not_fire");
     expect_err(dbtr(F::set_shmem, ~0ul, ~0ul, 0), SUCCESS, "restart/disable_shmem");
 }
-void stop_job(void *) {
-    irq_enable(false);
-    sbi_call(eid::hsm, fid::hsm::hart_stop);
-}
 
 void smp() {
     if (platform().nharts < 2 || !start_secondaries()) return;
@@ -408,11 +404,7 @@ void smp() {
     expect_true(fires(do_store, (void *)&target_a, "smp"), "smp/boot_still_fires");
     expect_true(!fires(do_store, (void *)&target_b, "smp"), "smp/other_hart_trigger_not_here");
     expect_err(dbtr(F::uninstall_triggers, idx, 1), SUCCESS, "smp/boot_uninstall");
-    post_job(h, stop_job, nullptr);
-    bool stopped = wait_until(
-        [&] { return sbi_hart_get_status(h).value == hsm_state::stopped; }, 1000000);
-    if (!expect_true(stopped, "smp/stopped")) return;
-    reset_checkin(h);
+    if (!expect_true(stop_secondary(h), "smp/stopped")) return;
     if (!expect_true(start_secondaries(), "smp/restarted")) return;
     expect_true(run_on(h, reset_check, nullptr), "smp/reset_check_ran");
 }

@@ -63,27 +63,11 @@ void invalid_types() {
     expect_alive("invalid_types");
 }
 
-struct StopJob {
-    volatile bool returned;
-};
-void stop_job(void *arg) {
-    irq_enable(false);
-    sbi_call(eid::hsm, fid::hsm::hart_stop);
-    static_cast<StopJob *>(arg)->returned = true;
-}
 bool stop_secondaries(const char *when) {
     const Platform &p = platform();
-    StopJob jobs[kMaxHarts]{};
     bool ok = true;
     for (unsigned i = 0; i < p.nharts; i++)
-        if (p.hartids[i] != hartid()) post_job(p.hartids[i], stop_job, &jobs[i]);
-    for (unsigned i = 0; i < p.nharts; i++) {
-        unsigned long h = p.hartids[i];
-        if (h == hartid()) continue;
-        ok &= wait_until([&] { return sbi_hart_get_status(h).value == hsm_state::stopped; },
-                         kWait);
-        reset_checkin(h);
-    }
+        if (p.hartids[i] != hartid()) ok &= stop_secondary(p.hartids[i]);
     return expect_true(ok, "%s/secondaries_stopped", when);
 }
 
@@ -111,15 +95,9 @@ void suspended_job(void *) {
 // One secondary left running (the last), the others stopped.
 void denied_one_running() {
     const Platform &p = platform();
-    StopJob jobs[kMaxHarts]{};
     unsigned long keep = last_secondary();
-    for (unsigned i = 0; i < p.nharts; i++) {
-        unsigned long h = p.hartids[i];
-        if (h == hartid() || h == keep) continue;
-        post_job(h, stop_job, &jobs[i]);
-        wait_until([&] { return sbi_hart_get_status(h).value == hsm_state::stopped; }, kWait);
-        reset_checkin(h);
-    }
+    for (unsigned i = 0; i < p.nharts; i++)
+        if (p.hartids[i] != hartid() && p.hartids[i] != keep) stop_secondary(p.hartids[i]);
     expect_refused(SUSPEND_TO_RAM, resume_entry(), ERR_DENIED, "denied/one_running");
     // A suspended hart is not STOPPED either ("all but the calling hart be
     // in the HSM STOPPED state").
@@ -144,15 +122,8 @@ void suspend_resume(const char *name, unsigned long type) {
     long r = system_suspend_at(type, resume_entry(), &seen);
     unsigned long now = rdtime();
     irq_enable(was);
-    char why[96];
-    snprintf(why, sizeof why, "returned %ld (1 = resumed at resume_addr)", r);
-    if (r == 1) pass("%s/resumed_at_resume_addr", name);
-    else fail(why, "%s/resumed_at_resume_addr", name);
-    if (r == 1) {
-        expect_eq(seen.a0, hartid(), "%s/a0_is_hartid", name);
-        expect_eq(seen.a1, resume_opaque(), "%s/a1_is_opaque", name);
-        expect_eq(seen.satp, 0, "%s/satp_zero", name);
-        expect_eq(seen.sstatus & kSie, 0, "%s/sstatus_sie_zero", name);
+    if (expect_resume_contract(r, seen, name)) {
+        char why[96];
         snprintf(why, sizeof why, "resumed at %lu, timer due %lu", now, deadline);
         if (now >= deadline) pass("%s/slept_until_interrupt", name);
         else fail(why, "%s/slept_until_interrupt", name);

@@ -284,6 +284,12 @@ void post_job(unsigned long hartid, JobFn fn, void *arg);
 bool wait_job(unsigned long hartid, unsigned long timeout_us = 2000000);
 bool job_done(unsigned long hartid);
 
+// Stops started secondary `hartid` with HSM hart_stop (from a job, S-mode
+// interrupts off) and waits up to timeout_us for STOPPED. True when it
+// stopped and the call did not return; the hart is then ready for
+// start_secondaries() again.
+bool stop_secondary(unsigned long hartid, unsigned long timeout_us = 1000000);
+
 // --- time and interrupts ---------------------------------------------------------
 inline unsigned long rdtime() {
     unsigned long t;
@@ -327,6 +333,11 @@ unsigned long catch_exception(void (*fn)(void *), void *arg, unsigned long *tval
 // returns the sbiret error of the call (<= 0). `seen` gets what the resume
 // entry observed (a0, a1, satp, sstatus).
 long suspend_non_retentive(unsigned long type, EntryState *seen);
+// Checks what the resume entry saw after a non-retentive suspend that
+// returned r: r == 1 (resumed there), a0 = hartid, a1 = the opaque,
+// satp = 0, sstatus.SIE = 0 (cases "<name>/resumed_at_resume_addr" etc.).
+// Returns r == 1.
+bool expect_resume_contract(long r, const EntryState &seen, const char *name);
 // The same with another resume address (hostile cases: the call must fail).
 long suspend_non_retentive_at(unsigned long type, unsigned long resume_addr, EntryState *seen);
 // The same through any call with the signature (type, resume_addr, opaque):
