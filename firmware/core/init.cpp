@@ -341,6 +341,7 @@ namespace {
     // its SBI FWFT features too.
     hooks::ctr_hart_init();
     sbi::fwft_hart_reset();
+    sbi::dbtr_hart_reset();
     hooks::trace_hart_start();
     unsigned long pc = h.next_addr, arg1 = h.next_arg1, mode = h.next_mode;
     h.hsm_state.store(HSM_STARTED, fw::memory_order_release);

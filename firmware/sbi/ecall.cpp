@@ -26,6 +26,7 @@ constexpr ExtSlot kExtensions[] = {
     {eid::base, &sbi_ext_base},   {eid::time, &sbi_ext_time}, {eid::ipi, &sbi_ext_ipi},
     {eid::rfence, &sbi_ext_rfence}, {eid::hsm, &sbi_ext_hsm}, {eid::srst, &sbi_ext_srst},
     {eid::pmu, &sbi_ext_pmu},     {eid::dbcn, &sbi_ext_dbcn}, {eid::fwft, &sbi_ext_fwft},
+    {eid::susp, &sbi_ext_susp},     {eid::dbtr, &sbi_ext_dbtr},
     {eid::tsbi_trace, &sbi_ext_trace},
 };
 constexpr unsigned kExtSlots = 64;

@@ -25,14 +25,6 @@ constexpr uint32_t SUSPEND_DEFAULT_RETENTIVE = 0x00000000;
 constexpr uint32_t SUSPEND_DEFAULT_NON_RETENTIVE = 0x80000000;
 constexpr unsigned long NEXT_MODE_S = 1;
 
-// An address S-mode can start executing at: memory S-mode may access (a DT
-// memory range outside the firmware) and aligned to IALIGN (2 bytes with
-// the C extension, else 4).
-bool smode_entry_ok(unsigned long addr) {
-    unsigned long ialign_mask = (csr_read(csr::misa) & (1ul << ('c' - 'a'))) ? 1 : 3;
-    return !(addr & ialign_mask) && s_mode_range_ok(addr, 0, 4);
-}
-
 SbiRet hart_start(unsigned long hartid, unsigned long start_addr, unsigned long opaque) {
     if (!hart_valid(hartid)) return err(Error::InvalidParam);
     // The start address must be memory S-mode may execute: a DT memory range
@@ -80,20 +72,7 @@ SbiRet hart_suspend(uint32_t type, unsigned long resume_addr, unsigned long opaq
     // both INVALID_PARAM (ext-hsm.adoc, hart_suspend errors).
     if (kind != 0) return err(Error::InvalidParam);
     if (non_retentive && !smode_entry_ok(resume_addr)) return err(Error::InvalidAddress);
-    unsigned long hartid = current_hartid();
-    HartState &h = harts[hartid];
-    h.hsm_state.store(HSM_SUSPENDED, fw::memory_order_release);
-    hooks::trace_hart_stop();
-    if (non_retentive) hooks::pmu_hart_suspend();
-    wait_for_wakeup();
-    if (non_retentive) {
-        hooks::pmu_hart_resume();
-        hooks::ctr_hart_resume();
-    }
-    hooks::trace_hart_start();
-    h.hsm_state.store(HSM_STARTED, fw::memory_order_release);
-    if (non_retentive) resume_next_stage(hartid, resume_addr, opaque);
-    return ok();
+    return suspend_current_hart(non_retentive, resume_addr, opaque);
 }
 
 SbiRet handle(unsigned long a0, unsigned long a1, unsigned long a2, unsigned long, unsigned long,
@@ -115,6 +94,29 @@ SbiRet handle(unsigned long a0, unsigned long a1, unsigned long a2, unsigned lon
     }
 }
 } // namespace
+
+bool smode_entry_ok(unsigned long addr) {
+    unsigned long ialign_mask = (csr_read(csr::misa) & (1ul << ('c' - 'a'))) ? 1 : 3;
+    return !(addr & ialign_mask) && fw::s_mode_range_ok(addr, 0, 4);
+}
+
+SbiRet suspend_current_hart(bool non_retentive, unsigned long resume_addr, unsigned long opaque) {
+    using namespace fw;
+    unsigned long hartid = current_hartid();
+    HartState &h = harts[hartid];
+    h.hsm_state.store(HSM_SUSPENDED, fw::memory_order_release);
+    hooks::trace_hart_stop();
+    if (non_retentive) hooks::pmu_hart_suspend();
+    wait_for_wakeup();
+    if (non_retentive) {
+        hooks::pmu_hart_resume();
+        hooks::ctr_hart_resume();
+    }
+    hooks::trace_hart_start();
+    h.hsm_state.store(HSM_STARTED, fw::memory_order_release);
+    if (non_retentive) resume_next_stage(hartid, resume_addr, opaque);
+    return ok();
+}
 
 extern const Extension sbi_ext_hsm = {eid::hsm, eid::hsm, nullptr, handle};
 } // namespace sbi

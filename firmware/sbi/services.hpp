@@ -24,6 +24,18 @@ void system_reset_and_wait(uint32_t type, uint32_t reason);
 // FWFT: this hart's features back to their reset values, unlocked (a hart
 // that starts is reset, ext-firmware-features.adoc).
 void fwft_hart_reset();
+// DBTR: this hart's triggers uninstalled and its shared memory disabled (a
+// hart that starts begins without S-mode triggers).
+void dbtr_hart_reset();
+// An address S-mode can start executing at: memory S-mode may access (a DT
+// memory range outside the firmware) aligned to IALIGN (2 bytes with the C
+// extension, else 4). HSM start/resume and SUSP resume addresses.
+bool smode_entry_ok(unsigned long addr);
+// Suspends the calling hart (HSM SUSPENDED) until an enabled S-level
+// interrupt is pending. Retentive: returns SUCCESS. Non-retentive: resumes
+// S-mode at resume_addr with a0 = hart ID, a1 = opaque, satp = 0, SIE = 0
+// (HSM "Resume Register State", SUSP "System Resume Register State").
+SbiRet suspend_current_hart(bool non_retentive, unsigned long resume_addr, unsigned long opaque);
 // Remote fence with the range checks of ext-rfence.adoc.
 SbiRet rfence(fw::FenceKind kind, const HartBitmap &targets, unsigned long start,
               unsigned long size, unsigned long id);

@@ -64,7 +64,8 @@ linux_expected_impl_id() {
 
 # linux_boot LOG TIMEOUT_S SMP BIOS APPEND [QEMU ARGS...]: one run; the console
 # (console=ttyS0 unless APPEND names one) goes to LOG. Returns QEMU's status
-# (124 when the timeout killed it).
+# (124 when the timeout killed it). QEMU's standard input is $LINUX_STDIN
+# (default /dev/null).
 linux_boot() {
   local log=$1 t=$2 smp=$3 bios=$4 append=$5; shift 5
   t=$(awk "BEGIN { print int($t * ${LINUX_TIMEOUT_SCALE:-1}) }")
@@ -73,7 +74,7 @@ linux_boot() {
   echo "linux: boot $(basename "$log" .log): -smp $smp -bios $bios -append '$append' $*"
   timeout -k 5 "$t" "$QEMU" -M virt -cpu rv64,sscofpmf=true -smp "$smp" -m 512M \
     -nographic -bios "$bios" -kernel "$LINUX_IMAGE" -initrd "$LINUX_INITRD" \
-    -append "$append" "$@" </dev/null >"$log" 2>&1
+    -append "$append" "$@" <"${LINUX_STDIN:-/dev/null}" >"$log" 2>&1
   rc=$?
   echo "linux: $(basename "$log" .log) ended with status $rc after $((SECONDS - start)) s"
   return $rc
@@ -134,7 +135,7 @@ linux_check_sbi() {
   if [ "$id" = "$want" ]; then pass "$n: SBI implementation ID $want"
   else fail "$n: SBI implementation ID $want [got ${id:-nothing}]"; fi
   local ext
-  for ext in TIME IPI RFENCE SRST HSM DBCN; do
+  for ext in TIME IPI RFENCE SRST HSM DBCN SUSP; do
     linux_check_grep "$n: SBI $ext extension detected" "$log" "SBI $ext extension detected"
   done
   linux_check_grep "$n: all $smp CPUs online" "$log" "smp: Brought up 1 node, $smp CPUs?\b"

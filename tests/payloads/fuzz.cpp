@@ -44,12 +44,12 @@ constexpr unsigned long kDefaultCalls = 100000;
 
 // --- extension and function IDs -------------------------------------------------------------
 namespace F = fid;
-constexpr long kSse = 0x535345, kDbtr = 0x44425452, kCppc = 0x43505043,
+constexpr long kSse = 0x535345, kCppc = 0x43505043,
                kNacl = 0x4E41434C, kSta = 0x535441, kMpxy = 0x4D505859, kVendor = 0x09000000,
                kFirmware = 0x0A000000;
 // EIDs this firmware does not implement today (probed at start: one that
 // answers the probe is treated as implemented, with only generic checks).
-constexpr long kOtherEids[] = {eid::susp, kSse, kDbtr, kCppc, kNacl, kSta, kMpxy,
+constexpr long kOtherEids[] = {kSse, kCppc, kNacl, kSta, kMpxy,
                                0x09, 0x0F, kVendor, kFirmware};
 // Number of functions of each implemented extension (their "Function Listing").
 struct Ext {
@@ -59,7 +59,8 @@ struct Ext {
 };
 const Ext kExts[] = {{"base", eid::base, 7},    {"time", eid::time, 1}, {"ipi", eid::ipi, 1},
                      {"rfence", eid::rfence, 7}, {"hsm", eid::hsm, 4},   {"srst", eid::srst, 1},
-                     {"pmu", eid::pmu, 9},       {"dbcn", eid::dbcn, 3}, {"fwft", eid::fwft, 2}};
+                     {"pmu", eid::pmu, 9},       {"dbcn", eid::dbcn, 3}, {"fwft", eid::fwft, 2},
+                     {"susp", eid::susp, 1},     {"dbtr", eid::dbtr, 8}};
 constexpr unsigned kNumExts = sizeof kExts / sizeof kExts[0];
 // Statistics rows: the extensions, then legacy 0x00-0x08, then "other".
 constexpr unsigned kRowLegacy = kNumExts, kRowOther = kNumExts + 1, kRows = kNumExts + 2;
@@ -81,11 +82,13 @@ struct Rng {
 // --- per-hart state ----------------------------------------------------------------------------
 constexpr unsigned kDotBuf = 16;
 constexpr unsigned kInfoEntries = 64;
+constexpr unsigned kDbtrEntries = 32; // at least trig_max (firmware: at most 16)
 struct alignas(4096) HartBuffers {
     unsigned char snapshot[4096];             // PMU snapshot shared memory
     unsigned long info[kInfoEntries * 2];     // PMU event_get_info entries (16 bytes each)
     char read_buf[64];                        // DBCN read target
     unsigned long mask_word[2];               // legacy hart-mask target (+1 byte: misaligned)
+    unsigned long dbtr[kDbtrEntries * 4];     // DBTR shared memory (4 words per trigger)
 };
 HartBuffers bufs[kMaxHarts];
 const char kDots[kDotBuf + 1] = "................";
@@ -490,6 +493,79 @@ void gen_fwft(Rng &r, Gen &g, HartFuzz &st) {
                          : bit(ERR_NOT_SUPPORTED) | bit(ERR_DENIED) | bit(ERR_FAILED) | 1);
 }
 
+// SUSP: every sleep type class with garbage above bit 31. Restricted to
+// calls that must fail: every other hart runs (DENIED); on one hart a
+// SUSPEND_TO_RAM gets a resume address that is no S-mode memory (or odd).
+void gen_susp(Rng &r, Gen &g, HartFuzz &st) {
+    long f = r.one_in(8) ? 1 + r.below(100) : 0;
+    set_eid(g, eid::susp, f);
+    if (f) return expect_exact(g, ERR_NOT_SUPPORTED);
+    unsigned long low = r.one_in(2) ? 0 : r.next() & 0xffffffffu;
+    Addr a = pick_addr(r);
+    unsigned long addr = a.v;
+    bool alone = platform().nharts == 1;
+    if (low == 0 && alone && !never_s_memory(a)) {
+        st.restricted++;
+        addr = s_memory(a) ? a.v | 1 : platform().fw_base + r.below(platform().fw_size);
+    }
+    g.in[0] = garbage_hi(r, low), g.in[1] = addr, g.in[2] = r.next();
+    if (low) return expect_exact(g, ERR_INVALID_PARAM);
+    expect_exact(g, alone ? ERR_INVALID_ADDRESS : ERR_DENIED);
+}
+
+// DBTR: every function with hostile indexes, masks, counts and shared
+// memory (this hart's own buffer or addresses that are never S memory).
+// Trigger configurations never enable S or U (or VS/VU): a trigger that
+// fires would trap this payload (restricted).
+constexpr unsigned long kDbtrModes = (1ul << 3) | (1ul << 4) | (1ul << 23) | (1ul << 24);
+void gen_dbtr(Rng &r, Gen &g, HartFuzz &st, HartBuffers &b) {
+    long f = r.one_in(12) ? 8 + r.below(100) : r.below(8);
+    set_eid(g, eid::dbtr, f);
+    if (f >= 8) return expect_exact(g, ERR_NOT_SUPPORTED);
+    const unsigned long inv = bit(ERR_INVALID_PARAM), ok = 1;
+    switch (f) {
+    case F::dbtr::num_triggers:
+        g.in[0] = r.one_in(4) ? 0 : r.one_in(2) ? (r.below(16) << 60) | r.below(1ul << 20) : r.next();
+        return expect_exact(g, SUCCESS);
+    case F::dbtr::set_shmem: {
+        Addr a = pick_addr(r);
+        unsigned long lo = a.v, hi = r.one_in(6) ? r.next() : 0;
+        if (r.one_in(3)) {
+            lo = reinterpret_cast<uintptr_t>(b.dbtr) + (r.one_in(8) ? 4 : 0);
+        } else if (!never_s_memory(a)) {
+            st.restricted++;
+            lo = platform().fw_base + (r.below(platform().fw_size) & ~7ul);
+        }
+        if (r.one_in(6)) lo = ~0ul, hi = ~0ul; // disable
+        g.in[0] = lo, g.in[1] = hi, g.in[2] = r.one_in(2) ? 0 : r.next();
+        return expect_set(g, ok | inv | bit(ERR_INVALID_ADDRESS));
+    }
+    case F::dbtr::read_triggers:
+        g.in[0] = r.one_in(2) ? r.below(4) : r.next(), g.in[1] = r.one_in(2) ? r.below(4) : r.next();
+        return expect_set(g, ok | bit(ERR_NO_SHMEM) | bit(ERR_BAD_RANGE));
+    case F::dbtr::install_triggers:
+    case F::dbtr::update_triggers: {
+        bool modes = false;
+        for (unsigned i = 0; i < kDbtrEntries; i++) {
+            unsigned long *e = &b.dbtr[4 * i];
+            e[0] = r.one_in(2) ? r.below(4) : r.next();
+            e[1] = (r.one_in(2) ? (r.one_in(2) ? 2ul : 6ul) : r.below(16)) << 60 |
+                   (r.one_in(2) ? r.below(1ul << 27) : r.next() >> 4);
+            modes |= (e[1] & kDbtrModes) != 0;
+            e[1] &= ~kDbtrModes;
+            e[2] = r.next(), e[3] = r.one_in(2) ? 0 : r.next();
+        }
+        st.restricted += modes;
+        g.in[0] = r.one_in(2) ? r.below(4) : r.next();
+        return expect_set(g, ok | inv | bit(ERR_NO_SHMEM) | bit(ERR_BAD_RANGE) | bit(ERR_FAILED) |
+                                 bit(ERR_NOT_SUPPORTED));
+    }
+    default:
+        g.in[0] = r.one_in(2) ? r.below(4) : r.next(), g.in[1] = r.one_in(2) ? r.below(8) : r.next();
+        return expect_set(g, ok | inv);
+    }
+}
+
 void gen_legacy(Rng &r, Gen &g, HartFuzz &st, HartBuffers &b) {
     long e = r.below(9);
     if (e == eid::legacy_shutdown) {
@@ -577,7 +653,7 @@ void generate(Rng &r, Gen &g, HartFuzz &st, HartBuffers &b, unsigned long spec_v
     g = Gen{};
     for (unsigned i = 0; i < 6; i++) g.in[i] = r.one_in(2) ? r.next() : r.below(64);
     expect_set(g, kAnySpec);
-    switch (r.below(13)) {
+    switch (r.below(15)) {
     case 0: gen_base(r, g, spec_version); break;
     case 1:
         set_eid(g, eid::time, r.one_in(8) ? 1 + r.below(100) : 0);
@@ -601,6 +677,8 @@ void generate(Rng &r, Gen &g, HartFuzz &st, HartBuffers &b, unsigned long spec_v
     case 9:
     case 10: gen_legacy(r, g, st, b); break;
     case 11: gen_fwft(r, g, st); break;
+    case 12: gen_susp(r, g, st); break;
+    case 13: gen_dbtr(r, g, st, b); break;
     default: gen_other(r, g); break;
     }
     g.row = row_of(static_cast<long>(g.in[7]));
@@ -694,6 +772,10 @@ void fuzz_hart(void *arg) {
     unsigned long counters = sbi_call(eid::pmu, F::pmu::num_counters).value;
     for (unsigned long c = 0; c < counters && c < 64; c++)
         sbi_call(eid::pmu, F::pmu::counter_stop, c, 1, 0);
+    unsigned long triggers = sbi_call(eid::dbtr, F::dbtr::num_triggers, 0).value;
+    for (unsigned long t = 0; t < triggers && t < 64; t++)
+        sbi_call(eid::dbtr, F::dbtr::uninstall_triggers, t, 1);
+    sbi_call(eid::dbtr, F::dbtr::set_shmem, ~0ul, ~0ul, 0);
     csr_clear(csr::sip, 1ul << csr::irq::SSI);
     __atomic_store_n(&st.finished, true, __ATOMIC_RELEASE);
 }
@@ -821,8 +903,10 @@ void payload_main() {
             if (!skipped && rows[r][f] == 0) fail("never called", "coverage/%s/fid%ld", name, f);
         }
     }
-    printf("FUZZ: errors 0=%lu -1=%lu -2=%lu -3=%lu -4=%lu -5=%lu -6=%lu -9=%lu legacy=%lu\n",
-           errs[0], errs[1], errs[2], errs[3], errs[4], errs[5], errs[6], errs[9], errs[15]);
+    printf("FUZZ: errors 0=%lu -1=%lu -2=%lu -3=%lu -4=%lu -5=%lu -6=%lu -9=%lu -11=%lu "
+           "legacy=%lu\n",
+           errs[0], errs[1], errs[2], errs[3], errs[4], errs[5], errs[6], errs[9], errs[11],
+           errs[15]);
     unsigned long ms = ticks / (p.timebase_hz / 1000 ? p.timebase_hz / 1000 : 1);
     printf("FUZZ: seed 0x%lx harts %u calling %u calls %lu restricted %lu time %lu ms\n", g_seed,
            p.nharts, n, calls, restricted, ms);

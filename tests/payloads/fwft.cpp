@@ -130,14 +130,6 @@ void check_lock(const LockJob &j, const char *where) {
     expect_err(j.set_lock_again, ERR_DENIED_LOCKED, "%s/%s/lock_again_denied_locked", n, where);
 }
 
-struct StopJob {
-    volatile bool returned;
-};
-void stop_job(void *arg) {
-    irq_enable(false);
-    sbi_call(eid::hsm, fid::hsm::hart_stop);
-    static_cast<StopJob *>(arg)->returned = true;
-}
 
 // Locks every supported feature (enabled where allowed) on the last
 // secondary, then stops and restarts it: a started hart is reset, so the
@@ -154,12 +146,7 @@ void lock_and_reset() {
         }
         check_lock(j, "secondary");
     }
-    StopJob s{false};
-    post_job(h, stop_job, &s);
-    bool stopped = wait_until([&] { return sbi_hart_get_status(h).value == hsm_state::stopped; },
-                              1000000);
-    if (!expect_true(stopped && !s.returned, "reset/hart%lu/stopped", h)) return;
-    reset_checkin(h);
+    if (!expect_true(stop_secondary(h), "reset/hart%lu/stopped", h)) return;
     expect_err(sbi_hart_start(h, secondary_entry(), secondary_opaque(h)), SUCCESS,
                "reset/hart%lu/started", h);
     if (!expect_true(wait_until([&] { return secondary_checked_in(h); }, 1000000),

@@ -230,17 +230,8 @@ void non_retentive_on_boot_hart(const char *name, unsigned long type) {
     long r = suspend_non_retentive(type, &seen);
     unsigned long now = rdtime();
     irq_enable(was);
-    char why[96];
-    snprintf(why, sizeof why, "returned %ld (1 = resumed at resume_addr)", r);
-    if (r == 1) pass("%s/resumed_at_resume_addr", name);
-    else fail(why, "%s/resumed_at_resume_addr", name);
-    if (r == 1) {
-        expect_eq(seen.a0, hartid(), "%s/a0_is_hartid", name);
-        expect_eq(seen.a1, resume_opaque(), "%s/a1_is_opaque", name);
-        expect_eq(seen.satp, 0, "%s/satp_zero", name);
-        expect_eq(seen.sstatus & kSie, 0, "%s/sstatus_sie_zero", name);
+    if (expect_resume_contract(r, seen, name))
         expect_true(now >= deadline, "%s/slept_until_interrupt", name);
-    }
     expect_true(wait_until([&] { return irq.sti != before; }, kWait), "%s/interrupt_taken_after",
                 name);
     sbi_set_timer(~0ull);

@@ -4,3 +4,4 @@
 . "$(dirname "$0")/../lib.sh"
 build host-tests
 python3 tests/host/doctest_lines.py core build/host/test_core
+python3 tests/host/doctest_lines.py dbtr build/host/test_dbtr

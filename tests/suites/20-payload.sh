@@ -9,7 +9,7 @@
 # (scripts/qemu10.sh, built on first use).
 . "$(dirname "$0")/../lib.sh"
 build firmware payloads
-ALL="base time ipi rfence hsm dbcn legacy srst fwft reboot"
+ALL="base time ipi rfence hsm dbcn legacy srst fwft susp dbtr reboot"
 KNOWN=tests/payloads/known-differences/opensbi-1.1.txt
 run() {
   tests/payloads/run.py --timeout "${TSBI_PAYLOAD_TIMEOUT:-15}" "$@"

@@ -65,6 +65,48 @@ if [ "$c" = 2 ]; then pass "$n: later kernel log through both DBCN and ttyS0"
 else fail "$n: later kernel log through both DBCN and ttyS0 [line seen $c times, want 2]"; fi
 boot_checks "$n" "$log" 2
 
+# Suspend to RAM through SBI SUSP and back: the guest enables the UART as
+# wake-up source and writes "mem" to /sys/power/state. 3 s after the kernel's
+# last line before it sleeps ("Suspending console(s)") the host types a key,
+# whose interrupt wakes the suspended hart (the other harts went through HSM
+# stop and start); again every 3 s until the kernel says it resumed, in case
+# a loaded host delayed the suspend past the first key.
+suspend_boot() {
+  local log=$1 smp=$2 fifo=$LINUX_LOGS/suspend.fifo rc
+  rm -f "$fifo"; mkfifo "$fifo"; : >"$log"
+  (
+    exec 3>"$fifo"
+    for _ in $(seq 600); do grep -aq 'printk: Suspending console' "$log" && break; sleep 0.2; done
+    for _ in $(seq 20); do
+      sleep 3; grep -aq 'PM: suspend exit' "$log" && break
+      printf 'x' >&3
+    done
+    sleep 120
+  ) &
+  local typist=$!
+  LINUX_STDIN=$fifo linux_boot "$log" 120 "$smp" "$FW_DYN" "tsbi.test=suspend"; rc=$?
+  kill "$typist" 2>/dev/null; wait "$typist" 2>/dev/null
+  rm -f "$fifo"
+  return $rc
+}
+for smp in 1 4; do
+  n="linux suspend smp$smp"
+  log=$LINUX_LOGS/suspend-smp$smp.log
+  suspend_boot "$log" "$smp"; rc=$?
+  linux_check_ended "$n" "$log" "$rc"
+  linux_check_grep "$n: SBI SUSP extension detected" "$log" "SBI SUSP extension detected"
+  linux_check_grep "$n: suspend entry (deep)" "$log" "PM: suspend entry \(deep\)"
+  linux_check_grep "$n: suspend exit" "$log" "PM: suspend exit"
+  v=$(linux_result "$log" suspend)
+  if [ "$v" = ok ]; then pass "$n: suspended, resumed, all CPUs online and running tasks"
+  else fail "$n: suspended, resumed, all CPUs online and running tasks [${v:-no result}]"; fi
+  # Asleep until the key: the realtime clock (the RTC's sleep time is added
+  # on resume) moved on by at least the 3 s the host waited.
+  v=$(linux_result "$log" slept)
+  if [ -n "$v" ] && [ "$v" -ge 2 ]; then pass "$n: asleep until the wake-up key (${v} s)"
+  else fail "$n: asleep until the wake-up key [slept '${v}' s, want >= 2]"; fi
+done
+
 # SRST cold reboot; -no-reboot turns the reset into QEMU exiting.
 n="linux reboot smp2"
 log=$LINUX_LOGS/reboot-smp2.log

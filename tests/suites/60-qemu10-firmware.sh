@@ -13,13 +13,17 @@ if ! q=$(scripts/qemu10.sh path); then
 fi
 build firmware payloads pmu-payloads
 CTR_CPU=smctr=true,ssctr=true,smcsrind=true,smstateen=true,sscofpmf=true
-PAYLOADS="base time ipi rfence hsm dbcn legacy srst fwft"
+PAYLOADS="base time ipi rfence hsm dbcn legacy srst fwft susp dbtr"
 for cfg in "ctr:$CTR_CPU" "noctr:sscofpmf=true,smctr=false,ssctr=false"; do
   tag=${cfg%%:*}; cpu=${cfg#*:}
   tests/payloads/run.py --qemu "$q" --timeout 30 --fw ours --smp 4 --cpu "$cpu" \
     --tag "qemu10-$tag-smp4" $PAYLOADS
   [ $? -le 1 ] || fail "qemu10-$tag: payload runner failed"
 done
+
+# SUSP and DBTR (QEMU 10's trigger module) on one hart too.
+tests/payloads/run.py --qemu "$q" --timeout 30 --fw ours --smp 1 --tag qemu10-smp1 susp dbtr
+[ $? -le 1 ] || fail "qemu10-smp1: payload runner failed"
 
 # FWFT with every feature QEMU 10 can back (misaligned delegation, Zicfilp,
 # Zicfiss, Ssdbltrp, Svadu, Smnpm pointer masking) and with the default CPU,

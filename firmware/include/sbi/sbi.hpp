@@ -56,6 +56,7 @@ constexpr long pmu = 0x504D55;      // "PMU"
 constexpr long dbcn = 0x4442434E;   // "DBCN"
 constexpr long susp = 0x53555350;   // "SUSP"
 constexpr long fwft = 0x46574654;   // "FWFT"
+constexpr long dbtr = 0x44425452;   // "DBTR"
 } // namespace eid
 
 // System Reset (ext-sys-reset.adoc, tables "SBI System Reset Types" and

@@ -74,9 +74,10 @@ pl_secondary_entry:
     j       pl_park
 
 /* Non-retentive suspend: long pl_suspend_nonret(unsigned long type,
- * ResumeCtx *ctx, unsigned long resume_addr). Saves the callee-saved state in
- * ctx and calls hart_suspend(type, resume_addr, ctx). Returns the sbiret error if the
- * call returns, 1 when the hart comes back through pl_resume_entry. */
+ * ResumeCtx *ctx, unsigned long resume_addr, long eid, long fid). Saves the
+ * callee-saved state in ctx and calls eid/fid(type, resume_addr, ctx): HSM
+ * hart_suspend or SUSP system_suspend. Returns the sbiret error if the call
+ * returns, 1 when the hart comes back through pl_resume_entry. */
     .globl pl_suspend_nonret
 pl_suspend_nonret:
     sd      ra, RCTX_RA(a1)
@@ -98,8 +99,8 @@ pl_suspend_nonret:
     mv      t0, a1
     mv      a1, a2
     mv      a2, t0
-    li      a6, 3                /* hart_suspend */
-    li      a7, 0x48534D         /* HSM */
+    mv      a7, a3
+    mv      a6, a4
     ecall
     ret
 

@@ -52,6 +52,14 @@ constexpr long num_counters = 0, counter_get_info = 1, counter_config_matching =
 namespace dbcn {
 constexpr long write = 0, read = 1, write_byte = 2;
 }
+namespace susp {
+constexpr long system_suspend = 0;
+}
+namespace dbtr {
+constexpr long num_triggers = 0, set_shmem = 1, read_triggers = 2, install_triggers = 3,
+               update_triggers = 4, uninstall_triggers = 5, enable_triggers = 6,
+               disable_triggers = 7;
+}
 } // namespace fid
 
 // HSM states (ext-hsm "HSM Hart States") and suspend types.
@@ -81,6 +89,7 @@ constexpr long ERR_ALREADY_AVAILABLE = code(sbi::Error::AlreadyAvailable);
 constexpr long ERR_ALREADY_STARTED = code(sbi::Error::AlreadyStarted);
 constexpr long ERR_ALREADY_STOPPED = code(sbi::Error::AlreadyStopped);
 constexpr long ERR_NO_SHMEM = code(sbi::Error::NoShmem);
+constexpr long ERR_BAD_RANGE = code(sbi::Error::BadRange);
 const char *error_name(long e);
 
 // --- the ecall ---------------------------------------------------------------
@@ -275,6 +284,12 @@ void post_job(unsigned long hartid, JobFn fn, void *arg);
 bool wait_job(unsigned long hartid, unsigned long timeout_us = 2000000);
 bool job_done(unsigned long hartid);
 
+// Stops started secondary `hartid` with HSM hart_stop (from a job, S-mode
+// interrupts off) and waits up to timeout_us for STOPPED. True when it
+// stopped and the call did not return; the hart is then ready for
+// start_secondaries() again.
+bool stop_secondary(unsigned long hartid, unsigned long timeout_us = 1000000);
+
 // --- time and interrupts ---------------------------------------------------------
 inline unsigned long rdtime() {
     unsigned long t;
@@ -318,8 +333,17 @@ unsigned long catch_exception(void (*fn)(void *), void *arg, unsigned long *tval
 // returns the sbiret error of the call (<= 0). `seen` gets what the resume
 // entry observed (a0, a1, satp, sstatus).
 long suspend_non_retentive(unsigned long type, EntryState *seen);
+// Checks what the resume entry saw after a non-retentive suspend that
+// returned r: r == 1 (resumed there), a0 = hartid, a1 = the opaque,
+// satp = 0, sstatus.SIE = 0 (cases "<name>/resumed_at_resume_addr" etc.).
+// Returns r == 1.
+bool expect_resume_contract(long r, const EntryState &seen, const char *name);
 // The same with another resume address (hostile cases: the call must fail).
 long suspend_non_retentive_at(unsigned long type, unsigned long resume_addr, EntryState *seen);
+// The same through any call with the signature (type, resume_addr, opaque):
+// SUSP system_suspend(sleep_type, resume_addr, opaque).
+long suspend_call(long ext, long func, unsigned long type, unsigned long resume_addr,
+                  EntryState *seen);
 // The resume entry and the opaque it expects for this hart (for hostile
 // variants that pass other addresses).
 unsigned long resume_entry();

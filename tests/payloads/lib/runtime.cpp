@@ -13,7 +13,7 @@ volatile unsigned long pl_bad_entry_a0;
 volatile unsigned long pl_bad_resume_a0, pl_bad_resume_a1;
 alignas(16) uint8_t pl_stacks[PL_MAX_HARTS][PL_STACK_SIZE];
 alignas(RCTX_SIZE) unsigned long pl_resume_ctx[PL_MAX_HARTS][RCTX_SIZE / 8];
-long pl_suspend_nonret(unsigned long type, void *ctx, unsigned long resume_addr);
+long pl_suspend_nonret(unsigned long type, void *ctx, unsigned long resume_addr, long eid, long fid);
 void pl_secondary_entry();
 void pl_resume_entry();
 void pl_boot(unsigned long hartid, unsigned long fdt);
@@ -182,21 +182,60 @@ bool run_on(unsigned long id, JobFn fn, void *arg, unsigned long timeout_us) {
     return wait_job(id, timeout_us);
 }
 
+namespace {
+struct StopJob {
+    volatile bool returned;
+};
+void stop_job(void *arg) {
+    irq_enable(false);
+    sbi_call(eid::hsm, fid::hsm::hart_stop);
+    static_cast<StopJob *>(arg)->returned = true;
+}
+} // namespace
+
+bool stop_secondary(unsigned long id, unsigned long timeout_us) {
+    static StopJob jobs[kMaxHarts];
+    StopJob &j = jobs[hart_index(id)];
+    j.returned = false;
+    post_job(id, stop_job, &j);
+    bool stopped = wait_until(
+        [&] { return sbi_hart_get_status(id).value == hsm_state::stopped; }, timeout_us);
+    if (stopped) reset_checkin(id);
+    return stopped && !j.returned;
+}
+
 // --- non-retentive suspend ------------------------------------------------------
 unsigned long resume_entry() { return reinterpret_cast<uintptr_t>(pl_resume_entry); }
 unsigned long resume_opaque() { return reinterpret_cast<uintptr_t>(pl_resume_ctx[hartid()]); }
+
+bool expect_resume_contract(long r, const EntryState &seen, const char *name) {
+    char why[64];
+    snprintf(why, sizeof why, "returned %ld (1 = resumed at resume_addr)", r);
+    if (r != 1) return fail(why, "%s/resumed_at_resume_addr", name);
+    pass("%s/resumed_at_resume_addr", name);
+    expect_eq(seen.a0, hartid(), "%s/a0_is_hartid", name);
+    expect_eq(seen.a1, resume_opaque(), "%s/a1_is_opaque", name);
+    expect_eq(seen.satp, 0, "%s/satp_zero", name);
+    expect_eq(seen.sstatus & csr::mstatus_bits::SIE, 0, "%s/sstatus_sie_zero", name);
+    return true;
+}
 
 long suspend_non_retentive(unsigned long type, EntryState *seen) {
     return suspend_non_retentive_at(type, resume_entry(), seen);
 }
 
 long suspend_non_retentive_at(unsigned long type, unsigned long resume_addr, EntryState *seen) {
+    return suspend_call(eid::hsm, fid::hsm::hart_suspend, type, resume_addr, seen);
+}
+
+long suspend_call(long ext, long func, unsigned long type, unsigned long resume_addr,
+                  EntryState *seen) {
     unsigned long *ctx = pl_resume_ctx[hartid()];
     for (unsigned off = RCTX_SEEN_A0; off <= RCTX_SEEN_SSTATUS; off += 8) ctx[off / 8] = ~0ul;
     unsigned long stvec = csr_read(csr::stvec), sie = csr_read(csr::sie),
                   sscratch = csr_read(csr::sscratch);
     bool was_on = irq_enable(false);
-    long r = pl_suspend_nonret(type, ctx, resume_addr);
+    long r = pl_suspend_nonret(type, ctx, resume_addr, ext, func);
     csr_write(csr::stvec, stvec);
     csr_write(csr::sscratch, sscratch);
     csr_write(csr::sie, sie);
