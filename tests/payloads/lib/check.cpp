@@ -12,13 +12,92 @@ SbiRet startup_spec_version;
 
 void vname(char *buf, size_t size, const char *fmt, va_list ap) { vsnprintf(buf, size, fmt, ap); }
 
+// The clause each hart is checking (clause()); hart IDs < kMaxHarts.
+char clauses[kMaxHarts][72];
+
+// " @<id>" when the calling hart has a clause, else "".
+struct ClauseTag {
+    char text[96];
+    ClauseTag() {
+        const char *c = current_clause();
+        if (c) snprintf(text, sizeof text, " @%s", c);
+        else text[0] = 0;
+    }
+};
+
 bool emit(bool ok, const char *name, const char *details) {
     __atomic_fetch_add(ok ? &n_passed : &n_failed, 1, __ATOMIC_RELAXED);
-    if (ok) printf("PASS: %s/%s\n", pl_payload_name, name);
-    else printf("FAIL: %s/%s %s\n", pl_payload_name, name, details);
+    ClauseTag tag;
+    if (ok) printf("PASS: %s/%s%s\n", pl_payload_name, name, tag.text);
+    else printf("FAIL: %s/%s%s %s\n", pl_payload_name, name, tag.text, details);
     return ok;
 }
 } // namespace
+
+void clause(const char *fmt, ...) {
+    unsigned long h = hartid();
+    if (h >= kMaxHarts) return;
+    if (!fmt) {
+        clauses[h][0] = 0;
+        return;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    vname(clauses[h], sizeof clauses[h], fmt, ap);
+    va_end(ap);
+    printf("CHECK-BEGIN: %s %s\n", pl_payload_name, clauses[h]);
+}
+
+const char *current_clause() {
+    unsigned long h = hartid();
+    return h < kMaxHarts && clauses[h][0] ? clauses[h] : nullptr;
+}
+
+bool conformance_mode() { return bootarg("conformance", 0) != 0; }
+
+bool expect_err_or(SbiRet r, long error, long alt, const char *fmt, ...) {
+    char name[160], why[200];
+    va_list ap;
+    va_start(ap, fmt);
+    vname(name, sizeof name, fmt, ap);
+    va_end(ap);
+    bool ok = r.error == error || (conformance_mode() && r.error == alt);
+    snprintf(why, sizeof why, "got error=%ld (%s) value=0x%lx expected error=%ld (%s)%s%s",
+             r.error, error_name(r.error), r.value, error, error_name(error),
+             conformance_mode() ? " or " : "", conformance_mode() ? error_name(alt) : "");
+    return emit(ok, name, why);
+}
+
+void not_applicable(const char *why, const char *fmt, ...) {
+    char name[160];
+    va_list ap;
+    va_start(ap, fmt);
+    vname(name, sizeof name, fmt, ap);
+    va_end(ap);
+    ClauseTag tag;
+    printf("N/A: %s/%s%s %s\n", pl_payload_name, name, tag.text, why);
+}
+
+void info(const char *name, const char *fmt, ...) {
+    char text[200];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    ClauseTag tag;
+    printf("INFO: %s/%s%s %s\n", pl_payload_name, name, tag.text, text);
+}
+
+bool extension_present(long ext, const char *case_name) {
+    if (!conformance_mode()) return true;
+    SbiRet r = sbi_probe(ext);
+    if (r.error == SUCCESS && r.value != 0) return true;
+    char why[96];
+    snprintf(why, sizeof why, "extension 0x%lx not present (probe error=%ld value=%lu)",
+             static_cast<unsigned long>(ext), r.error, r.value);
+    not_applicable(why, "%s", case_name);
+    return false;
+}
 
 const char *error_name(long e) {
     static const char *const names[] = {"SUCCESS",           "ERR_FAILED",

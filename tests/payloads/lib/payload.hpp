@@ -183,6 +183,39 @@ bool expect_ret(SbiRet r, long error, unsigned long value, const char *name_fmt,
 // value it gave at start-up and still prints. Prints "<case>/alive".
 bool expect_alive(const char *name_fmt, ...) __attribute__((format(printf, 1, 2)));
 
+// --- spec clauses and conformance mode (tests/payloads/conformance/) ---------
+// clause(id) names the spec clause the following checks on this hart test,
+// until the next clause() on this hart. `id` is "<ext>/<function>/<topic>" and
+// must be a line of conformance/clauses.txt (spec file, section, sentence).
+// It prints "CHECK-BEGIN: <payload> <id>" before the calls (so the runner
+// knows which clause was running when a firmware hangs, resets or traps the
+// payload) and tags every result line with " @<id>". Checks without a clause
+// still work and are reported as "no clause". clause(nullptr) clears it.
+// `id` is a printf format (e.g. "rfence/%s/INVALID_PARAM"); it is copied.
+void clause(const char *id_fmt, ...) __attribute__((format(printf, 1, 2)));
+const char *current_clause();
+// True when the runner asked for a conformance run of any firmware
+// (bootarg conformance=1, run.py --conformance): checks of this project's
+// own choices then accept every answer the spec allows. Default: the exact
+// expectations of tsbi's own tests (make conformance STRICT_TSBI=1 too).
+bool conformance_mode();
+// sbiret.error must be `error`; in conformance mode `alt` is accepted too
+// (the spec allows both; tsbi's choice is `error`).
+bool expect_err_or(SbiRet r, long error, long alt, const char *name_fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+// "N/A: <payload>/<case> [@clause] <why>": a check that does not apply to
+// this firmware or machine (extension not present, hart lacks H, ...). Not
+// counted as passed or failed.
+void not_applicable(const char *why, const char *name_fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+// "INFO: <payload>/<case> [@clause] <text>": an implementation-specific fact
+// (IDs, versions, choices the spec leaves open). Never a failure.
+void info(const char *name, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+// In conformance mode: when the firmware does not probe `ext` as present,
+// reports N/A "<case>" and returns false (the caller skips its checks).
+// Otherwise (and always in strict mode) returns true.
+bool extension_present(long ext, const char *case_name);
+
 unsigned passed_count();
 unsigned failed_count();
 
