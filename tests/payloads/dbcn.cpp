@@ -116,10 +116,15 @@ void hostile() {
         {"high_address", 8, 0xFFFFFFFFFFFFF000ul, 0},
     };
     for (const Bad &c : cases) {
+        // binary-encoding.adoc, shared memory: an implementation "may return a
+        // generic SBI_ERR_FAILED" for memory outside its own stricter limits;
+        // a conformance run accepts it (tsbi: INVALID_PARAM, the DBCN table).
         clause("dbcn/console_write/INVALID_PARAM");
-        expect_err(dbcn_write(c.n, c.lo, c.hi), ERR_INVALID_PARAM, "write/invalid/%s", c.name);
+        expect_err_or(dbcn_write(c.n, c.lo, c.hi), ERR_INVALID_PARAM, ERR_FAILED,
+                      "write/invalid/%s", c.name);
         clause("dbcn/console_read/INVALID_PARAM");
-        expect_err(dbcn_read(c.n, c.lo, c.hi), ERR_INVALID_PARAM, "read/invalid/%s", c.name);
+        expect_err_or(dbcn_read(c.n, c.lo, c.hi), ERR_INVALID_PARAM, ERR_FAILED,
+                      "read/invalid/%s", c.name);
         expect_alive("invalid/%s", c.name);
     }
     // A rejected read with input waiting must neither write the firmware

@@ -450,7 +450,7 @@ void suspend_secondary(unsigned long h, bool non_retentive) {
 } // namespace
 
 void payload_main() {
-    if (!extension_present(eid::hsm, "hsm/present")) return;
+    if (!extension_present(eid::hsm, "present")) return;
     collect_bad_addresses();
     const Platform &p = platform();
     note("firmware region 0x%lx+0x%lx, RAM 0x%lx+0x%lx", p.fw_base, p.fw_size, p.ram_base,

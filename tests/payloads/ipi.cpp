@@ -182,7 +182,7 @@ void storm() {
 } // namespace
 
 void payload_main() {
-    if (!extension_present(eid::ipi, "ipi/present")) return;
+    if (!extension_present(eid::ipi, "present")) return;
     sie_set(kSsip);
     if (platform().nharts > 1) start_secondaries();
     valid_targets();

@@ -316,7 +316,7 @@ void storm() {
 } // namespace
 
 void payload_main() {
-    if (!extension_present(eid::rfence, "rfence/present")) return;
+    if (!extension_present(eid::rfence, "present")) return;
     if (platform().nharts > 1) start_secondaries();
     build_tables();
     detect_id_widths();

@@ -200,16 +200,25 @@ class Reporter:
         self.passed = 0
         self.known_hits = 0
         self.results = results  # file of JSON lines (--results), or None
+        self.seen = None        # cases of this payload so far, while it is rerun
 
     def record(self, status, case, details="", clause=None, origin="payload"):
-        """One line of the --results file: every check with its clause."""
+        """One line of the --results file: every check with its clause.
+        Returns False for a case a rerun of the payload repeats (recorded as
+        "dup": the first run's result stands)."""
+        dup = self.seen is not None and case in self.seen
+        if self.seen is not None:
+            self.seen.add(case)
         if self.results:
             self.results.write(json.dumps({
-                "tag": self.tag, "smp": self.smp, "case": case, "status": status,
+                "tag": self.tag, "smp": self.smp, "case": case,
+                "status": "dup" if dup else status, "dup_of": status if dup else None,
                 "clause": clause, "details": details, "origin": origin}) + "\n")
+        return not dup
 
     def result(self, ok, case, details="", clause=None, origin="payload"):
-        self.record("pass" if ok else "fail", case, details, clause, origin)
+        if not self.record("pass" if ok else "fail", case, details, clause, origin):
+            return
         name = "%s/%s" % (self.tag, case)
         if ok:
             why = match_known(self.known, case, self.smp)
@@ -223,7 +232,7 @@ class Reporter:
             print("INFO: %s known difference: %s [%s]" % (name, why, details))
             self.known_hits += 1
             return
-        print("FAIL: %s %s" % (name, details))
+        print("FAIL: %s %s%s" % (name, "@%s " % clause if clause else "", details))
         self.failed += 1
 
 
@@ -234,11 +243,32 @@ def resolve_payload(p):
     return path, p
 
 
+# Reruns of one payload after the firmware hung or reset the machine in a
+# clause (conformance mode): each skips one more clause (bootarg skip=).
+MAX_RERUNS = 3
+
+
 def run_one(args, fw, qemu, payload, rep, log):
+    """Runs a payload; in conformance mode, reruns it skipping the clause
+    that hung or reset the machine, so the checks after it still run."""
+    skip = []
+    rep.seen = set() if args.conformance else None
+    while True:
+        stuck = run_attempt(args, fw, qemu, payload, rep, log, skip)
+        if not args.conformance or stuck is None or stuck in skip or len(skip) >= MAX_RERUNS:
+            break
+        skip.append(stuck)
+        log.write("(runner: rerun skipping %s)\n" % ",".join(skip))
+    rep.seen = None
+
+
+def run_attempt(args, fw, qemu, payload, rep, log, skip):
+    """One QEMU run of a payload. Returns the clause that was running when
+    the firmware hung or reset the machine before TSBI-DONE, else None."""
     elf, name = resolve_payload(payload)
     if not os.path.exists(elf):
         rep.result(False, "%s/build" % name, "missing %s (run make payloads)" % elf)
-        return
+        return None
     cpu = "rv64"
     extras = [x for x in (PAYLOAD_CPU.get(name), args.cpu) if x]
     if extras:
@@ -248,7 +278,7 @@ def run_one(args, fw, qemu, payload, rep, log):
     if args.icount:
         cmd += ["-icount", "shift=0"]
     if args.conformance:
-        cmd += ["-append", "conformance=1"]
+        cmd += ["-append", "conformance=1" + (" skip=" + ",".join(skip) if skip else "")]
     workdir = monitor_path = None
     if name in PAYLOAD_FWTEXT:
         workdir = tempfile.mkdtemp(prefix="tsbi-run-")
@@ -434,6 +464,7 @@ def run_one(args, fw, qemu, payload, rep, log):
     if want is not None:
         rep.result(boots == want, "%s/boots" % name, "started %d times, expected %d" % (boots, want),
                    origin="runner")
+    return running[0] if done is None and (timed_out or reset is not None) else None
 
 
 def main():

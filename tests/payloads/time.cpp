@@ -189,7 +189,7 @@ void smp() {
 } // namespace
 
 void payload_main() {
-    if (!extension_present(eid::time, "time/present")) return;
+    if (!extension_present(eid::time, "present")) return;
     note("timebase %lu Hz, isa %s", platform().timebase_hz, platform().isa);
     basic();
     legacy();
