@@ -115,14 +115,18 @@ def sha256(path):
     return h.hexdigest()
 
 
+def hart_counts(args):
+    return [args.smp] if args.only_smp else sorted({1, args.smp})
+
+
 def run(args, fw, out):
     """Runs the payloads on every hart count; returns the records."""
     results = os.path.join(out, "results.jsonl")
     if os.path.exists(results):
         os.remove(results)
     payloads = args.payloads or default_payloads()
-    runs = [("smp%d" % smp, smp, args.cpu, payloads) for smp in sorted({1, args.smp})]
-    if not args.cpu:
+    runs = [("smp%d" % smp, smp, args.cpu, payloads) for smp in hart_counts(args)]
+    if not args.cpu and not args.no_variants:
         runs += [("%s-smp%d" % (v, args.smp), args.smp, cpu, [p for p in ps if p in payloads])
                  for v, cpu, ps in VARIANTS]
     for label, smp, cpu, pls in runs:
@@ -210,7 +214,7 @@ def build_report(args, fw, records, clauses, spec_errors):
     summary = {
         "name": args.name, "firmware": fw, "sha256": sha256(fw),
         "mode": "strict-tsbi" if args.strict_tsbi else "conformance",
-        "smp": sorted({1, args.smp}), "cpu": args.cpu or "",
+        "smp": hart_counts(args), "cpu": args.cpu or "",
         "qemu": args.qemu or os.environ.get("QEMU") or "qemu-system-riscv64",
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "totals": {k: totals[k] for k in STATUSES + ("no_clause",)},
@@ -389,7 +393,10 @@ def main():
     ap.add_argument("--name", help="report name (default from --fw)")
     ap.add_argument("--qemu", default=os.environ.get("QEMU"))
     ap.add_argument("--smp", type=int, default=4, help="hart count besides 1 (default 4)")
-    ap.add_argument("--cpu", default="", help="extra -cpu rv64 properties")
+    ap.add_argument("--cpu", default="", help="extra -cpu rv64 properties (no variant runs then)")
+    ap.add_argument("--only-smp", action="store_true", help="run on --smp harts only, not also on 1")
+    ap.add_argument("--no-variants", action="store_true",
+                    help="skip the extra runs on other harts (rfence without H)")
     ap.add_argument("--strict-tsbi", action="store_true",
                     help="tsbi's own exact expectations (implementation choices are failures)")
     ap.add_argument("--timeout", type=float, default=float(os.environ.get("TSBI_PAYLOAD_TIMEOUT", 20)))

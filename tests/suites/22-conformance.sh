@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-2-Clause
 # SBI conformance mode (make conformance, tests/payloads/conformance.py) on
-# this firmware and on Debian's OpenSBI 1.1, 1 and 4 harts: the report is
+# this firmware (1 and 4 harts) and on Debian's OpenSBI 1.1 (4 harts): the report is
 # written (Markdown, JUnit XML, summary), its counts agree with the payloads'
 # console lines, every clause a check names is in conformance/clauses.txt,
 # this firmware has no failure and OpenSBI 1.1 has the failures checked by
-# hand in the README. Then the robustness of the runner: a payload killed by
-# the timeout and a machine reset under a payload are recorded against the
-# clause that was running, and the next payload still runs.
+# hand in the README. Then the robustness of the runner: a firmware hang and
+# a machine reset under a payload are recorded against the clause that was
+# running, the payload is rerun without it, and the next payload still runs.
 . "$(dirname "$0")/../lib.sh"
 build firmware payloads
 OUT=build/conformance/suite
@@ -87,7 +87,10 @@ cov=$(sed -n 's/^covered //p' "$OUT/ours/suite-check.txt")
 [ "${cov:-0}" -ge 27 ] && pass "conformance/ours/error_cases_covered ($cov)" \
   || fail "conformance/ours/error_cases_covered ($cov, expected >= 27)"
 
-tests/payloads/conformance.py --fw opensbi-1.1 --name opensbi-1.1 --smp 4 --out "$OUT/opensbi-1.1" \
+# OpenSBI 1.1 on 4 harts only, without the no-H variant and with a shorter
+# timeout (its one-hart hsm run loses the boot hart): the suite's budget.
+tests/payloads/conformance.py --fw opensbi-1.1 --name opensbi-1.1 --smp 4 --only-smp --no-variants \
+  --timeout 10 --out "$OUT/opensbi-1.1" \
   && pass "conformance/opensbi-1.1/run" || fail "conformance/opensbi-1.1/run (exit $?)"
 check_report opensbi-1.1 "$OUT/opensbi-1.1"
 # Failures checked by hand against the spec (README "SBI conformance"): the
@@ -102,22 +105,30 @@ grep -q '^failure base/impl_id' "$OUT/opensbi-1.1/suite-check.txt" \
   && fail "conformance/opensbi-1.1/impl_id_is_information" \
   || pass "conformance/opensbi-1.1/impl_id_is_information"
 
-# Robustness: hsm with a 1 s timeout is killed mid-run; the hang is
-# recorded against the clause that was running and ipi still runs (and
-# reports its checks until its own timeout).
+# Robustness: on one hart OpenSBI 1.1 accepts a resume address past RAM and
+# loses the boot hart (hsm/hart_suspend/INVALID_ADDRESS): the hang is
+# recorded against that clause, the payload is rerun without it (its later
+# checks still report) and the next payload runs.
 R=$OUT/robust; mkdir -p "$R"; rm -f "$R/results.jsonl"
-tests/payloads/run.py --conformance --smp 4 --timeout 1 --results "$R/results.jsonl" \
+tests/payloads/run.py --fw opensbi --conformance --smp 1 --timeout 5 --results "$R/results.jsonl" \
   --tag robust hsm ipi > "$R/run.log" 2>&1
 python3 - "$R/results.jsonl" <<'EOF' > "$R/check.txt"
 import json, sys
 recs = [json.loads(l) for l in open(sys.argv[1])]
 hang = [r for r in recs if r["case"] == "hsm/hang"]
 print("hang_clause", hang[0]["clause"] if hang and hang[0]["clause"] else "none")
-print("ipi_ran", sum(r["case"].startswith("ipi/") and r["status"] == "pass" for r in recs) >= 10)
+print("skipped", sum(r["status"] == "na" and "skipped" in r["details"] for r in recs) > 0)
+print("rerun_finished", any(r["case"] == "hsm/power_off" and r["status"] == "pass" for r in recs))
+print("ipi_done", any(r["case"] == "ipi/done" and r["status"] == "pass" for r in recs))
 EOF
-grep -q '^hang_clause hsm/' "$R/check.txt" && pass "conformance/robust/hang_recorded_against_clause" \
+grep -q '^hang_clause hsm/hart_suspend/INVALID_ADDRESS' "$R/check.txt" \
+  && pass "conformance/robust/hang_recorded_against_clause" \
   || fail "conformance/robust/hang_recorded_against_clause ($(head -1 "$R/check.txt"))"
-grep -q '^ipi_ran True' "$R/check.txt" && pass "conformance/robust/next_payload_runs" \
+grep -q '^skipped True' "$R/check.txt" && pass "conformance/robust/rerun_skips_the_clause" \
+  || fail "conformance/robust/rerun_skips_the_clause"
+grep -q '^rerun_finished True' "$R/check.txt" && pass "conformance/robust/rerun_reaches_the_end" \
+  || fail "conformance/robust/rerun_reaches_the_end"
+grep -q '^ipi_done True' "$R/check.txt" && pass "conformance/robust/next_payload_runs" \
   || fail "conformance/robust/next_payload_runs"
 # A reset the runner does not expect (the reboot payload under another
 # name): recorded as <payload>/reset against the clause, the run goes on.

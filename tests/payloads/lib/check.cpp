@@ -229,15 +229,25 @@ bool expect_alive(const char *fmt, ...) {
 }
 
 void report_anomalies() {
-    if (pl_extra_entries)
-        fail("a second hart entered the payload's boot entry", "boot/single_entry (hart %lu)",
-             pl_extra_entry_hartid);
-    if (pl_bad_entry_a0)
-        fail("a hart entered the secondary entry with an out-of-range a0",
-             "hsm/secondary_entry_a0 (a0=0x%lx)", pl_bad_entry_a0);
-    if (pl_bad_resume_a1)
-        fail("a hart resumed with an unknown opaque", "hsm/resume_opaque (a0=0x%lx a1=0x%lx)",
-             pl_bad_resume_a0, pl_bad_resume_a1);
+    // Found at the end, not while one clause ran: no clause (and never
+    // skipped).
+    clause(nullptr);
+    char why[96];
+    if (pl_extra_entries) {
+        snprintf(why, sizeof why, "a second hart (%lu) entered the payload's boot entry",
+                 pl_extra_entry_hartid);
+        fail(why, "boot/single_entry");
+    }
+    if (pl_bad_entry_a0) {
+        snprintf(why, sizeof why, "a hart entered the secondary entry with an out-of-range a0 0x%lx",
+                 pl_bad_entry_a0);
+        fail(why, "hsm/secondary_entry_a0");
+    }
+    if (pl_bad_resume_a1) {
+        snprintf(why, sizeof why, "a hart resumed with an unknown opaque (a0=0x%lx a1=0x%lx)",
+                 pl_bad_resume_a0, pl_bad_resume_a1);
+        fail(why, "hsm/resume_opaque");
+    }
 }
 
 // "This is a synchronous call and does not return if it succeeds": a return
