@@ -109,7 +109,9 @@ void probes() {
     for (const Ext &e : kRequired) {
         SbiRet r = sbi_probe(e.eid);
         if (conformance_mode()) {
-            info("probe", "%s = error %ld value %lu", e.name, r.error, r.value);
+            char name[48];
+            snprintf(name, sizeof name, "probe/%s", e.name);
+            info(name, "error %ld value %lu", r.error, r.value);
             continue;
         }
         expect_err(r, SUCCESS, "probe/%s/error", e.name);

@@ -3,7 +3,8 @@
 """SBI conformance report for any firmware (make conformance, issue 19).
 
     conformance.py --fw IMAGE [--name NAME] [--qemu QEMU] [--smp N] [--cpu PROPS]
-                   [--strict-tsbi] [--out DIR] [PAYLOAD...]
+                   [--strict-tsbi] [--only-smp] [--no-variants] [--timeout S]
+                   [--out DIR] [PAYLOAD...]
     conformance.py --compare DIR... > table.md
 
 Runs every S-mode payload (tests/payloads, default: all but the fuzzer,

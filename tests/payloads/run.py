@@ -20,7 +20,11 @@ guest memory (monitor pmemsave) with the firmware ELF, report case
 is exactly <text> (PASS/FAIL <payload>/<case>): output written by the
 firmware on the payload's behalf (DBCN write, putchar) is checked this way. With --known FILE, FAIL lines whose case matches a pattern in FILE
 are printed as "INFO: ... known difference" and not counted (for comparison
-runs against other firmware). Exit status 0 when nothing FAILed.
+runs against other firmware). With --conformance (conformance.py) the
+payloads get bootarg conformance=1, and a payload the firmware hangs or
+resets before TSBI-DONE is rerun with bootarg skip=<clause> (the clause of
+the last CHECK-BEGIN line; up to MAX_RERUNS times); --results appends every
+check with its clause as a JSON line. Exit status 0 when nothing FAILed.
 See tests/payloads/README.md.
 """
 import argparse
@@ -200,15 +204,15 @@ class Reporter:
         self.passed = 0
         self.known_hits = 0
         self.results = results  # file of JSON lines (--results), or None
-        self.seen = None        # cases of this payload so far, while it is rerun
+        self.seen = None        # cases of earlier runs of this payload, while it is rerun
+        self.current = set()    # cases of this run
 
     def record(self, status, case, details="", clause=None, origin="payload"):
         """One line of the --results file: every check with its clause.
         Returns False for a case a rerun of the payload repeats (recorded as
         "dup": the first run's result stands)."""
         dup = self.seen is not None and case in self.seen
-        if self.seen is not None:
-            self.seen.add(case)
+        self.current.add(case)
         if self.results:
             self.results.write(json.dumps({
                 "tag": self.tag, "smp": self.smp, "case": case,
@@ -254,7 +258,10 @@ def run_one(args, fw, qemu, payload, rep, log):
     skip = []
     rep.seen = set() if args.conformance else None
     while True:
+        rep.current = set()
         stuck = run_attempt(args, fw, qemu, payload, rep, log, skip)
+        if rep.seen is not None:
+            rep.seen |= rep.current
         if not args.conformance or stuck is None or stuck in skip or len(skip) >= MAX_RERUNS:
             break
         skip.append(stuck)

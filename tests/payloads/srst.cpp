@@ -59,7 +59,9 @@ constexpr unsigned long kUpper32 = 0xdead0001ul << 32;
     clause("encoding/32bit_args/system_reset");
     SbiRet r = sbi_system_reset(kUpper32 | reset_type::shutdown,
                                 kUpper32 | reset_reason::system_failure);
-    printf("FAIL: srst/%s @%s returned error=%ld\n", case_name, current_clause(), r.error);
+    printf("FAIL: srst/%s @%s returned error=%ld; expected no return (the low 32 bits are "
+           "shutdown, system failure)\n",
+           case_name, current_clause(), r.error);
     power_off(Shutdown::srst, reset_reason::system_failure);
 }
 
