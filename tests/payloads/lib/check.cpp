@@ -99,14 +99,19 @@ bool expect_err_or(SbiRet r, long error, long alt, const char *fmt, ...) {
     return emit(ok, name, why);
 }
 
+// "<kind>: <payload>/<case>[ @<clause>] <text>", not counted by DONE.
+static void uncounted(const char *kind, const char *name, const char *text) {
+    ClauseTag tag;
+    printf("%s: %s/%s%s %s\n", kind, pl_payload_name, name, tag.text, text);
+}
+
 void not_applicable(const char *why, const char *fmt, ...) {
     char name[160];
     va_list ap;
     va_start(ap, fmt);
     vname(name, sizeof name, fmt, ap);
     va_end(ap);
-    ClauseTag tag;
-    printf("N/A: %s/%s%s %s\n", pl_payload_name, name, tag.text, why);
+    uncounted("N/A", name, why);
 }
 
 void info(const char *name, const char *fmt, ...) {
@@ -115,8 +120,7 @@ void info(const char *name, const char *fmt, ...) {
     va_start(ap, fmt);
     vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
-    ClauseTag tag;
-    printf("INFO: %s/%s%s %s\n", pl_payload_name, name, tag.text, text);
+    uncounted("INFO", name, text);
 }
 
 bool extension_present(long ext, const char *case_name) {
