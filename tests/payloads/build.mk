@@ -37,3 +37,21 @@ $(PL_OUT)/bench.elf: $(PL_BENCH_OBJS) $(PL_LIB_OBJS) $(PL_DIR)/lib/link.ld
 payloads: $(PL_ELFS)
 
 -include $(wildcard $(PL_OUT)/obj/*.d $(PL_OUT)/obj/*/*.d)
+
+# SBI conformance report for any firmware (tests/payloads/conformance.py):
+#   make conformance FW=<image>|ours|opensbi-1.1|opensbi-1.6 [QEMU=<binary>] [SMP=<n>]
+#                    [CPU=<props>] [STRICT_TSBI=1] [NAME=<report name>]
+# writes build/conformance/<name>/{report.md,junit.xml,summary.json}.
+# make conformance-peers: ours, OpenSBI 1.1 and 1.6, and the side-by-side
+# table build/conformance/peers.md (README "SBI conformance").
+.PHONY: conformance conformance-peers
+conformance: firmware payloads
+	@test -n "$(FW)" || { echo "usage: make conformance FW=<image>|ours|opensbi-1.1|opensbi-1.6 [QEMU=..] [SMP=..] [CPU=..] [STRICT_TSBI=1]" >&2; exit 2; }
+	$(PL_DIR)/conformance.py --fw $(FW) $(if $(QEMU),--qemu $(QEMU)) $(if $(SMP),--smp $(SMP)) \
+	  $(if $(CPU),--cpu $(CPU)) $(if $(STRICT_TSBI),--strict-tsbi) $(if $(NAME),--name $(NAME))
+conformance-peers: firmware payloads
+	for fw in ours opensbi-1.1 opensbi-1.6; do \
+	  $(PL_DIR)/conformance.py --fw $$fw $(if $(QEMU),--qemu $(QEMU)) || exit 1; done
+	$(PL_DIR)/conformance.py --compare $(BUILD)/conformance/ours $(BUILD)/conformance/opensbi-1.1 \
+	  $(BUILD)/conformance/opensbi-1.6 > $(BUILD)/conformance/peers.md
+	@cat $(BUILD)/conformance/peers.md

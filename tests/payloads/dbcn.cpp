@@ -29,6 +29,7 @@ char rx[64];
 void write_cases() {
     static const char text[] = "dbcn-write-ok\n";
     const unsigned long len = sizeof text - 1;
+    clause("dbcn/console_write/writes");
     expect_console_line("write/console_text", "dbcn-write-ok");
     unsigned long done = 0;
     bool ok = true;
@@ -48,6 +49,7 @@ void write_cases() {
 }
 
 void write_byte_cases() {
+    clause("dbcn/console_write_byte/writes");
     expect_console_line("write_byte/console_text", "dbcn-byte-ok!");
     bool ok = true;
     for (const char *s = "dbcn-byte-ok"; *s; s++) {
@@ -59,10 +61,12 @@ void write_byte_cases() {
     SbiRet hi = dbcn_write_byte(0xABCD00ul | '!');
     dbcn_write_byte('\n');
     expect_true(ok, "write_byte/success_value_zero");
+    clause("encoding/32bit_args/write_byte");
     expect_ret(hi, SUCCESS, 0, "write_byte/upper_bits_ignored");
 }
 
 void read_cases() {
+    clause("dbcn/console_read/reads");
     memset(rx, 0xEE, sizeof rx);
     SbiRet r = dbcn_read(sizeof rx, addr(rx));
     expect_ret(r, SUCCESS, 0, "read/no_input_returns_zero");
@@ -112,12 +116,20 @@ void hostile() {
         {"high_address", 8, 0xFFFFFFFFFFFFF000ul, 0},
     };
     for (const Bad &c : cases) {
-        expect_err(dbcn_write(c.n, c.lo, c.hi), ERR_INVALID_PARAM, "write/invalid/%s", c.name);
-        expect_err(dbcn_read(c.n, c.lo, c.hi), ERR_INVALID_PARAM, "read/invalid/%s", c.name);
+        // binary-encoding.adoc, shared memory: an implementation "may return a
+        // generic SBI_ERR_FAILED" for memory outside its own stricter limits;
+        // a conformance run accepts it (tsbi: INVALID_PARAM, the DBCN table).
+        clause("dbcn/console_write/INVALID_PARAM");
+        expect_err_or(dbcn_write(c.n, c.lo, c.hi), ERR_INVALID_PARAM, ERR_FAILED,
+                      "write/invalid/%s", c.name);
+        clause("dbcn/console_read/INVALID_PARAM");
+        expect_err_or(dbcn_read(c.n, c.lo, c.hi), ERR_INVALID_PARAM, ERR_FAILED,
+                      "read/invalid/%s", c.name);
         expect_alive("invalid/%s", c.name);
     }
     // A rejected read with input waiting must neither write the firmware
     // nor swallow the input.
+    clause("dbcn/console_read/INVALID_PARAM");
     request_input("Q");
     delay_us(200000);
     expect_err(dbcn_read(1, p.fw_base), ERR_INVALID_PARAM, "read/invalid_with_input/fw_region");
@@ -144,6 +156,7 @@ void smp_write_job(void *arg) {
 void smp() {
     const Platform &p = platform();
     if (p.nharts < 2 || !start_secondaries()) return;
+    clause("dbcn/console_write/writes");
     for (unsigned i = 0; i < p.nharts; i++) {
         unsigned long h = p.hartids[i];
         if (h == hartid()) continue;
@@ -164,6 +177,8 @@ void smp() {
 } // namespace
 
 void payload_main() {
+    if (!extension_present(eid::dbcn, "present")) return;
+    clause("base/probe_extension/tsbi_required");
     if (sbi_probe(eid::dbcn).value == 0) {
         fail("DBCN not available", "probe");
         return;

@@ -63,11 +63,14 @@ void valid_targets() {
     const Platform &p = platform();
     const unsigned long me = hartid();
     const unsigned long my_idx = 1ul << hart_index(me);
+    clause("ipi/send_ipi/delivery");
     send_and_check(1ul << me, 0, my_idx, "self_mask_base0", 0);
     send_and_check(1, me, my_idx, "self_base_self", 0);
     if (me >= 1) send_and_check(2, me - 1, my_idx, "self_base_minus1", 0);
+    clause("ipi/send_ipi/base_minus_one");
     send_and_check(0, ~0ul, all_index_mask(), "all_base_minus_one", 0);
     send_and_check(0x5a5a, ~0ul, all_index_mask(), "all_base_minus_one_mask_ignored", 0);
+    clause("ipi/send_ipi/delivery");
     unsigned long every = 0;
     for (unsigned i = 0; i < p.nharts; i++) every |= 1ul << p.hartids[i];
     send_and_check(every, 0, all_index_mask(), "every_hart_mask", 0);
@@ -80,11 +83,14 @@ void valid_targets() {
     // Mask 0 names no hart, so no hart ID is constructed and even an
     // invalid base is fine ("hart_mask_base does not need to be an enabled
     // hartid unless the zeroth bit of hart_mask is set").
+    clause("ipi/send_ipi/mask_zero");
     Snapshot s = snap();
     expect_err(sbi_send_ipi(0, 0), SUCCESS, "mask_zero/error");
     expect_err(sbi_send_ipi(0, p.max_hartid + 100), SUCCESS, "mask_zero_invalid_base/error");
+    clause("ipi/send_ipi/INVALID_PARAM");
     expect_err(sbi_send_ipi(2, p.max_hartid + 100 - 1), ERR_INVALID_PARAM,
                "bit1_names_invalid_hart/error");
+    clause("ipi/send_ipi/mask_zero");
     expect_delivery(s, 0, "mask_zero");
 }
 
@@ -105,11 +111,13 @@ void invalid_masks() {
         {"base_wraps_to_hart0", 4, ~0ul - 1},
         {"base_minus_two", 2, ~0ul - 1},
     };
+    clause("ipi/send_ipi/INVALID_PARAM");
     for (const Case &c : cases) {
         expect_err(sbi_send_ipi(c.mask, c.base), ERR_INVALID_PARAM, "invalid/%s", c.name);
     }
     expect_alive("invalid");
     // Pending while masked: SIE off, the bit still appears in sip.
+    clause("ipi/send_ipi/manifest_ssi");
     bool was = irq_enable(false);
     unsigned long before = irq_state(hartid()).ssi;
     sbi_send_ipi(1, hartid());
@@ -130,6 +138,7 @@ void send_job(void *arg) {
 
 void from_secondaries() {
     const Platform &p = platform();
+    clause("ipi/send_ipi/delivery");
     for (unsigned i = 0; i < p.nharts; i++) {
         unsigned long h = p.hartids[i];
         if (h == hartid()) continue;
@@ -157,6 +166,7 @@ void storm_job(void *) {
 void storm() {
     const Platform &p = platform();
     if (p.nharts < 2) return;
+    clause("ipi/send_ipi/delivery");
     Snapshot s = snap();
     for (unsigned i = 0; i < p.nharts; i++)
         if (p.hartids[i] != hartid()) post_job(p.hartids[i], storm_job, nullptr);
@@ -172,6 +182,7 @@ void storm() {
 } // namespace
 
 void payload_main() {
+    if (!extension_present(eid::ipi, "present")) return;
     sie_set(kSsip);
     if (platform().nharts > 1) start_secondaries();
     valid_targets();

@@ -21,12 +21,16 @@ constexpr unsigned long kWait = 500000;
 bool present(long e) { return sbi_probe(e).value != 0; }
 
 void console() {
+    clause("legacy/console_putchar/writes");
+    if (!extension_present(eid::legacy_console_putchar, "putchar/present")) return;
     expect_console_line("putchar/console_text", "legacy-putchar-ok");
     bool zero = true;
     for (const char *s = "legacy-putchar-ok\n"; *s; s++)
         zero &= sbi_legacy(eid::legacy_console_putchar, static_cast<unsigned char>(*s)) == 0;
     expect_true(zero, "putchar/returns_0");
 
+    clause("legacy/console_getchar/reads");
+    if (!extension_present(eid::legacy_console_getchar, "getchar/present")) return;
     bool empty = true;
     for (int i = 0; i < 5; i++) empty &= sbi_legacy(eid::legacy_console_getchar) == -1;
     expect_true(empty, "getchar/no_input_returns_minus_1");
@@ -40,6 +44,7 @@ void console() {
     expect_eq(sbi_legacy(eid::legacy_console_getchar), (unsigned long)-1,
               "getchar/drained_returns_minus_1");
 
+    clause("legacy/encoding/a1_preserved");
     unsigned long m = pl_ecall_clobbers(eid::legacy_console_getchar, 0, 1, 2, 3, 4, 5, 6);
     expect_eq(m, 0, "getchar/registers_preserved_incl_a1");
 }
@@ -48,6 +53,7 @@ unsigned long mask_word;
 
 void ipi() {
     const unsigned long me = hartid();
+    clause("legacy/send_ipi/sends");
     if (!present(eid::legacy_send_ipi)) {
         mask_word = 1ul << me;
         expect_eq(sbi_legacy(eid::legacy_send_ipi, reinterpret_cast<uintptr_t>(&mask_word)), ERR_NOT_SUPPORTED,
@@ -72,8 +78,10 @@ void ipi() {
         mask_word = 1ul << me;
         unsigned long m = pl_ecall_clobbers(eid::legacy_send_ipi, 0,
                                             reinterpret_cast<uintptr_t>(&mask_word), 2, 3, 4, 5, 6);
+        clause("legacy/encoding/a1_preserved");
         expect_eq(m, 0, "send_ipi/registers_preserved_incl_a1");
     }
+    clause("legacy/clear_ipi/clears");
     if (!present(eid::legacy_clear_ipi)) {
         expect_eq(sbi_legacy(eid::legacy_clear_ipi), ERR_NOT_SUPPORTED,
                   "clear_ipi/absent_not_supported");
@@ -103,6 +111,7 @@ void fences() {
     unsigned long all = 0;
     for (unsigned i = 0; i < platform().nharts; i++) all |= 1ul << platform().hartids[i];
     for (const FenceEid &f : kFences) {
+        clause("legacy/%s/returns", f.name);
         mask_word = all;
         unsigned long p = reinterpret_cast<uintptr_t>(&mask_word);
         if (!present(f.eid)) {
@@ -138,6 +147,7 @@ void bad_pointers() {
                         {"misaligned", reinterpret_cast<uintptr_t>(&mask_word) + 1}};
     const long eids[] = {eid::legacy_send_ipi, eid::legacy_remote_fence_i,
                          eid::legacy_remote_sfence_vma, eid::legacy_remote_sfence_vma_asid};
+    clause("legacy/hart_mask/bad_pointer");
     for (long e : eids) {
         if (!present(e)) continue;
         for (const Ptr &q : ptrs) {
@@ -171,6 +181,7 @@ void firmware_pointers() {
     const Platform &p = platform();
     const long eids[] = {eid::legacy_send_ipi, eid::legacy_remote_fence_i,
                          eid::legacy_remote_sfence_vma, eid::legacy_remote_sfence_vma_asid};
+    clause("isolation/firmware_memory/legacy_hart_mask");
     for (long e : eids) {
         if (!present(e)) continue;
         unsigned long bad = 0, first_ptr = 0, first_cause = 0, first_tval = 0;

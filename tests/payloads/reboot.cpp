@@ -58,6 +58,8 @@ void secondaries_stopped(const char *when) {
 } // namespace
 
 void payload_main() {
+    clause("srst/system_reset/reboot");
+    if (!extension_present(eid::srst, "present")) return;
     Marker *m = marker();
     volatile Marker *vm = m;
     unsigned long stage = vm->magic == kMagic ? vm->stage : 0;

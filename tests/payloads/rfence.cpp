@@ -155,6 +155,7 @@ void observe(unsigned long target, const FenceKind &k) {
 
 void effects() {
     const Platform &p = platform();
+    clause("rfence/remote_sfence_vma/effect");
     for (const FenceKind &k : kFences)
         for (unsigned i = 0; i < p.nharts; i++) observe(p.hartids[i], k);
 }
@@ -190,20 +191,26 @@ void return_codes() {
         if (f.hyp && !h) {
             // "NOT_SUPPORTED: ... one of the target harts doesn't support
             // hypervisor extension".
+            clause("rfence/%s/NOT_SUPPORTED", f.name);
             expect_err(call(f, 1, me), ERR_NOT_SUPPORTED, "%s/self/no_h", f.name);
             expect_err(call(f, 0, ~0ul), ERR_NOT_SUPPORTED, "%s/all/no_h", f.name);
             continue;
         }
+        clause("rfence/%s/success", f.name);
         expect_err(call(f, 1, me), SUCCESS, "%s/self", f.name);
         expect_err(call(f, 1ul << me, 0), SUCCESS, "%s/self_mask", f.name);
+        clause("rfence/%s/base_minus_one", f.name);
         expect_err(call(f, 0, ~0ul), SUCCESS, "%s/all_base_minus_one", f.name);
         expect_err(call(f, 0x5a5a, ~0ul), SUCCESS, "%s/all_mask_ignored", f.name);
+        clause("rfence/%s/success", f.name);
         for (unsigned i = 0; i < p.nharts; i++)
             if (p.hartids[i] != me)
                 expect_err(call(f, 1, p.hartids[i]), SUCCESS, "%s/hart%lu", f.name,
                            p.hartids[i]);
+        clause("rfence/%s/mask_zero", f.name);
         expect_err(call(f, 0, 0), SUCCESS, "%s/mask_zero", f.name);
         expect_err(call(f, 0, beyond + 64), SUCCESS, "%s/mask_zero_invalid_base", f.name);
+        clause("rfence/%s/INVALID_PARAM", f.name);
         expect_err(call(f, 1ul << beyond, 0), ERR_INVALID_PARAM, "%s/bit_beyond_last_hart",
                    f.name);
         expect_err(call(f, 3, p.max_hartid), ERR_INVALID_PARAM,
@@ -214,6 +221,7 @@ void return_codes() {
         if (f.has_id) {
             unsigned long bits = f.is_vmid ? vmid_bits : asid_bits;
             const char *what = f.is_vmid ? "vmid" : "asid";
+            clause("rfence/%s/INVALID_PARAM_%s", f.name, what);
             expect_err(call(f, 1, me, 0, 0, (1ul << bits) - 1), SUCCESS, "%s/%s_max", f.name,
                        what);
             expect_err(call(f, 1, me, 0, 0, 1ul << bits), ERR_INVALID_PARAM,
@@ -237,6 +245,7 @@ void hostile_ranges() {
                         {"huge", 0x1000, 1ul << 62},
                         {"max_minus_one", 0, ~0ul - 1},
                         {"odd_start", 0x1001, 3}};
+    clause("rfence/remote_sfence_vma/huge_ranges");
     for (const R &r : ranges) {
         const long fids[] = {F::remote_sfence_vma, F::remote_sfence_vma_asid};
         for (long fid : fids) {
@@ -264,6 +273,7 @@ void top_of_address_space() {
                         {"last_byte", ~0ul, 1}};
     const bool h = has_isa_ext('h');
     for (const R &r : ranges) {
+        clause("rfence/remote_sfence_vma/top_of_address_space");
         for (long fid = F::remote_sfence_vma; fid <= F::remote_hfence_vvma; fid++) {
             bool hyp = fid >= F::remote_hfence_gvma_vmid;
             SbiRet ret = sbi_call(eid::rfence, fid, 0, ~0ul, r.start, r.size, 1);
@@ -271,6 +281,7 @@ void top_of_address_space() {
                        fid);
         }
         // Legacy remote fences: a NULL hart mask names every hart.
+        clause("legacy/remote_sfence_vma/top_of_address_space");
         if (sbi_probe(eid::legacy_remote_sfence_vma).value)
             expect_eq(sbi_legacy(eid::legacy_remote_sfence_vma, 0, r.start, r.size), 0,
                       "top/%s/legacy_sfence_vma", r.name);
@@ -293,6 +304,7 @@ void storm_job(void *) {
 void storm() {
     const Platform &p = platform();
     if (p.nharts < 2) return;
+    clause("rfence/remote_sfence_vma/concurrent");
     for (unsigned i = 0; i + 1 < p.nharts; i++) post_job(secondary_hartid(i), storm_job, nullptr);
     storm_job(nullptr);
     bool done = true;
@@ -304,6 +316,7 @@ void storm() {
 } // namespace
 
 void payload_main() {
+    if (!extension_present(eid::rfence, "present")) return;
     if (platform().nharts > 1) start_secondaries();
     build_tables();
     detect_id_widths();

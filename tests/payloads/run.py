@@ -20,11 +20,16 @@ guest memory (monitor pmemsave) with the firmware ELF, report case
 is exactly <text> (PASS/FAIL <payload>/<case>): output written by the
 firmware on the payload's behalf (DBCN write, putchar) is checked this way. With --known FILE, FAIL lines whose case matches a pattern in FILE
 are printed as "INFO: ... known difference" and not counted (for comparison
-runs against other firmware). Exit status 0 when nothing FAILed.
+runs against other firmware). With --conformance (conformance.py) the
+payloads get bootarg conformance=1, and a payload the firmware hangs or
+resets before TSBI-DONE is rerun with bootarg skip=<clause> (the clause of
+the last CHECK-BEGIN line; up to MAX_RERUNS times); --results appends every
+check with its clause as a JSON line. Exit status 0 when nothing FAILed.
 See tests/payloads/README.md.
 """
 import argparse
 import fnmatch
+import json
 import os
 import re
 import select
@@ -159,7 +164,11 @@ def check_fw_text(monitor_path, fw, workdir):
 # M-mode firmware messages that may arrive in the middle of a payload line
 # (e.g. printed by a hart being started); the runner re-joins the line.
 FIRMWARE_MARKERS = ("tsbi: ",)
-LINE_RE = re.compile(r"^(PASS|FAIL): (\S+)(?: (.*))?$")
+LINE_RE = re.compile(r"^(PASS|FAIL): (\S+)(?: @(\S+))?(?: (.*))?$")
+# Not counted by TSBI-DONE: a check that does not apply, an implementation
+# fact (lib/payload.hpp not_applicable(), info()).
+OTHER_RE = re.compile(r"^(N/A|INFO): (\S+)(?: @(\S+))?(?: (.*))?$")
+BEGIN_RE = re.compile(r"^CHECK-BEGIN: (\S+) (\S+)")
 DONE_RE = re.compile(r"^TSBI-DONE passed=(\d+) failed=(\d+)")
 
 
@@ -189,13 +198,31 @@ def match_known(known, case, smp):
 
 
 class Reporter:
-    def __init__(self, tag, known, smp):
+    def __init__(self, tag, known, smp, results=None):
         self.tag, self.known, self.smp = tag, known, smp
         self.failed = 0
         self.passed = 0
         self.known_hits = 0
+        self.results = results  # file of JSON lines (--results), or None
+        self.seen = None        # cases of earlier runs of this payload, while it is rerun
+        self.current = set()    # cases of this run
 
-    def result(self, ok, case, details=""):
+    def record(self, status, case, details="", clause=None, origin="payload"):
+        """One line of the --results file: every check with its clause.
+        Returns False for a case a rerun of the payload repeats (recorded as
+        "dup": the first run's result stands)."""
+        dup = self.seen is not None and case in self.seen
+        self.current.add(case)
+        if self.results:
+            self.results.write(json.dumps({
+                "tag": self.tag, "smp": self.smp, "case": case,
+                "status": "dup" if dup else status, "dup_of": status if dup else None,
+                "clause": clause, "details": details, "origin": origin}) + "\n")
+        return not dup
+
+    def result(self, ok, case, details="", clause=None, origin="payload"):
+        if not self.record("pass" if ok else "fail", case, details, clause, origin):
+            return
         name = "%s/%s" % (self.tag, case)
         if ok:
             why = match_known(self.known, case, self.smp)
@@ -209,7 +236,7 @@ class Reporter:
             print("INFO: %s known difference: %s [%s]" % (name, why, details))
             self.known_hits += 1
             return
-        print("FAIL: %s %s" % (name, details))
+        print("FAIL: %s %s%s" % (name, "@%s " % clause if clause else "", details))
         self.failed += 1
 
 
@@ -220,11 +247,35 @@ def resolve_payload(p):
     return path, p
 
 
+# Reruns of one payload after the firmware hung or reset the machine in a
+# clause (conformance mode): each skips one more clause (bootarg skip=).
+MAX_RERUNS = 3
+
+
 def run_one(args, fw, qemu, payload, rep, log):
+    """Runs a payload; in conformance mode, reruns it skipping the clause
+    that hung or reset the machine, so the checks after it still run."""
+    skip = []
+    rep.seen = set() if args.conformance else None
+    while True:
+        rep.current = set()
+        stuck = run_attempt(args, fw, qemu, payload, rep, log, skip)
+        if rep.seen is not None:
+            rep.seen |= rep.current
+        if not args.conformance or stuck is None or stuck in skip or len(skip) >= MAX_RERUNS:
+            break
+        skip.append(stuck)
+        log.write("(runner: rerun skipping %s)\n" % ",".join(skip))
+    rep.seen = None
+
+
+def run_attempt(args, fw, qemu, payload, rep, log, skip):
+    """One QEMU run of a payload. Returns the clause that was running when
+    the firmware hung or reset the machine before TSBI-DONE, else None."""
     elf, name = resolve_payload(payload)
     if not os.path.exists(elf):
         rep.result(False, "%s/build" % name, "missing %s (run make payloads)" % elf)
-        return
+        return None
     cpu = "rv64"
     extras = [x for x in (PAYLOAD_CPU.get(name), args.cpu) if x]
     if extras:
@@ -235,6 +286,8 @@ def run_one(args, fw, qemu, payload, rep, log):
         cmd += ["-cpu", cpu]
     if args.icount:
         cmd += ["-icount", "shift=0"]
+    if args.conformance:
+        cmd += ["-append", "conformance=1" + (" skip=" + ",".join(skip) if skip else "")]
     workdir = monitor_path = None
     if name in PAYLOAD_FWTEXT:
         workdir = tempfile.mkdtemp(prefix="tsbi-run-")
@@ -254,10 +307,15 @@ def run_one(args, fw, qemu, payload, rep, log):
     done = None          # (passed, failed, lines since start ok?)
     expects = []         # [case, text, seen]
     runner_cases = []    # (ok, case, details) the runner checked itself
+    others = []          # (status, case, details, clause): N/A and INFO lines
     timed_out = False
+    reset = None         # (clause, last case) when the payload started once too often
+    running = [None]     # clause of the last CHECK-BEGIN (any hart)
+    last_case = [None]
+    max_boots = PAYLOAD_BOOTS.get(name, 1)
 
     def handle(line):
-        nonlocal boots, done, cases
+        nonlocal boots, done, cases, reset
         lines.append(line)
         for e in expects:
             if not e[2] and line == e[1]:
@@ -268,16 +326,30 @@ def run_one(args, fw, qemu, payload, rep, log):
         if line.startswith("TSBI-START"):
             boots += 1
             cases = []
+            if boots > max_boots and reset is None:
+                # The firmware reset the machine under the payload: the
+                # clause that was running caused it; stop here.
+                reset = (running[0], last_case[0])
+            return
+        m = BEGIN_RE.match(line)
+        if m:
+            running[0] = m.group(2)
             return
         m = LINE_RE.match(line)
         if m:
-            c = (m.group(1) == "PASS", m.group(2), m.group(3) or "")
+            c = (m.group(1) == "PASS", m.group(2), m.group(4) or "", m.group(3))
             cases.append(c)
             all_cases.append(c)
+            last_case[0] = c[1]
+            return
+        m = OTHER_RE.match(line)
+        if m:
+            others.append(("na" if m.group(1) == "N/A" else "info", m.group(2), m.group(4) or "",
+                           m.group(3)))
             return
         if line.startswith("TSBI-EXPECT: "):
             case, _, text = line[len("TSBI-EXPECT: "):].partition(" ")
-            expects.append([case, text, False])
+            expects.append([case, text, False, running[0]])
             return
         if line.startswith("TSBI-SEND: "):
             try:
@@ -334,6 +406,9 @@ def run_one(args, fw, qemu, payload, rep, log):
         if remaining <= 0:
             timed_out = True
             break
+        if reset is not None:
+            proc.kill()
+            break
         r, _, _ = select.select([fd], [], [], min(remaining, 0.5))
         if not r:
             if proc.poll() is not None:
@@ -358,30 +433,47 @@ def run_one(args, fw, qemu, payload, rep, log):
 
     if workdir:
         shutil.rmtree(workdir, ignore_errors=True)
-    for ok, case, details in all_cases + runner_cases:
-        rep.result(ok, case, details)
-    for case, text, seen in expects:
-        rep.result(seen, case, "console line %r never appeared" % text)
+    for ok, case, details, clause in all_cases:
+        rep.result(ok, case, details, clause)
+    for ok, case, details in runner_cases:
+        rep.result(ok, case, details, origin="runner")
+    for kind, case, details, clause in others:
+        rep.record(kind, case, details, clause)
+    for case, text, seen, clause in expects:
+        rep.result(seen, case, "console line %r never appeared" % text, clause)
     tail = " | ".join(lines[-6:])
+    where = "while checking %s (last result: %s)" % (running[0] or "(no clause)",
+                                                     last_case[0] or "none")
+    if reset is not None:
+        rep.result(False, "%s/reset" % name,
+                   "the machine reset and the payload started again %s" % where, reset[0],
+                   origin="runner")
     if done is None:
-        what = "timeout after %ss" % timeout if timed_out else "QEMU exited (status %s)" % status
-        rep.result(False, "%s/done" % name, "no TSBI-DONE line: %s; last output: %s" % (what, tail))
+        what = "timeout after %ss" % timeout if timed_out else \
+            "reset" if reset is not None else "QEMU exited (status %s)" % status
+        rep.result(False, "%s/done" % name, "no TSBI-DONE line: %s; last output: %s" % (what, tail),
+                   running[0], origin="runner")
     else:
         p, f, np, nf = done
         rep.result((p, f) == (np, nf), "%s/done" % name,
-                   "TSBI-DONE says passed=%d failed=%d but printed %d/%d" % (p, f, np, nf))
+                   "TSBI-DONE says passed=%d failed=%d but printed %d/%d" % (p, f, np, nf),
+                   origin="runner")
     if timed_out:
         rep.result(False, "%s/hang" % name,
-                   "killed after %ss (%s); last output: %s" %
+                   "killed after %ss (%s) %s; last output: %s" %
                    (timeout, "after TSBI-DONE: no power-off" if done else "before TSBI-DONE",
-                    tail))
+                    where, tail), None if done else running[0], origin="runner")
+    elif reset is not None:
+        pass
     elif done is not None:
         allowed = PAYLOAD_EXIT.get(name, (0,))
         rep.result(status in allowed, "%s/power_off" % name,
-                   "QEMU exit status %s, allowed %s" % (status, allowed))
+                   "QEMU exit status %s, allowed %s" % (status, allowed), origin="runner")
     want = PAYLOAD_BOOTS.get(name)
     if want is not None:
-        rep.result(boots == want, "%s/boots" % name, "started %d times, expected %d" % (boots, want))
+        rep.result(boots == want, "%s/boots" % name, "started %d times, expected %d" % (boots, want),
+                   origin="runner")
+    return running[0] if done is None and (timed_out or reset is not None) else None
 
 
 def main():
@@ -403,13 +495,18 @@ def main():
     ap.add_argument("--notes", action="store_true", help="also print the payloads' NOTE lines")
     ap.add_argument("--pass-through", action="append", default=[], metavar="PREFIX",
                     help="print console lines starting with PREFIX (repeatable)")
+    ap.add_argument("--conformance", action="store_true",
+                    help="conformance run of any firmware (payload bootarg conformance=1: "
+                    "accept every answer the spec allows, skip absent extensions)")
+    ap.add_argument("--results", help="append every check as a JSON line here (conformance.py)")
     ap.add_argument("-v", "--verbose", action="store_true", help="echo the whole console output")
     args = ap.parse_args()
 
     fw = FIRMWARE.get(args.fw, args.fw)
     fwname = args.fw if args.fw in FIRMWARE else os.path.basename(args.fw)
     tag = args.tag or "%s-smp%d%s" % (fwname, args.smp, "-" + args.cpu.replace(",", "-") if args.cpu else "")
-    rep = Reporter(tag, load_known(args.known), args.smp)
+    results = open(args.results, "a") if args.results else None
+    rep = Reporter(tag, load_known(args.known), args.smp, results)
     qemu = shutil.which(args.qemu) or args.qemu
     if not os.path.exists(fw):
         rep.result(False, "firmware", "missing firmware %s" % fw)

@@ -44,11 +44,13 @@ unsigned long fire_once(SbiRet (*arm)(uint64_t), unsigned long us, const char *n
 SbiRet legacy_arm(uint64_t t) { return {sbi_legacy(eid::legacy_set_timer, t), 0}; }
 
 void basic() {
+    clause("time/set_timer/programs_event");
     fire_once(sbi_set_timer, 1000, "set_timer");
     fire_once(sbi_set_timer, 0, "set_timer_now");
 
     // Masked (sie.STIE = 0): the interrupt becomes pending but is not taken.
     HartIrq &irq = irq_state(hartid());
+    clause("time/set_timer/mask_stie");
     sie_clear(kStip);
     unsigned long before = irq.sti;
     sbi_set_timer(rdtime() + us_to_ticks(200));
@@ -58,6 +60,7 @@ void basic() {
     // "must clear the pending timer interrupt bit when stime_value is set to
     // some time in the future, regardless of whether timer interrupts are
     // masked or not" (masked here).
+    clause("time/set_timer/future_clears_pending");
     sbi_set_timer(rdtime() + us_to_ticks(10000000));
     expect_true(!stip_pending(), "future_clears_pending/masked");
 
@@ -72,6 +75,7 @@ void basic() {
     irq_enable(was);
 
     // ~0: clears a pending interrupt and never fires.
+    clause("time/set_timer/infinitely_far");
     sbi_set_timer(0);
     wait_until(stip_pending, kWait);
     expect_err(sbi_set_timer(~0ull), SUCCESS, "max/error");
@@ -80,6 +84,7 @@ void basic() {
     expect_true(!stip_pending(), "max/never_fires");
 
     // A later call replaces the earlier deadline in both directions.
+    clause("time/set_timer/programs_event");
     before = irq.sti;
     sbi_set_timer(rdtime() + us_to_ticks(10000000));
     unsigned long soon = rdtime() + us_to_ticks(1000);
@@ -99,6 +104,7 @@ void basic() {
 
 void legacy() {
     SbiRet p = sbi_probe(eid::legacy_set_timer);
+    clause("legacy/set_timer/behaviour");
     if (p.value == 0) {
         note("legacy set_timer not probed; checking it answers NOT_SUPPORTED");
         expect_eq(sbi_legacy(eid::legacy_set_timer, ~0ul), ERR_NOT_SUPPORTED,
@@ -122,7 +128,9 @@ void write_stimecmp(void *v) {
 // With Sstc in the ISA string the firmware must have set menvcfg.STCE,
 // otherwise stimecmp traps and Linux (which uses Sstc when listed) breaks.
 void sstc() {
+    clause("platform/sstc/stce_enabled");
     if (!has_isa_ext("sstc")) {
+        not_applicable("no sstc in riscv,isa", "sstc");
         note("no sstc in riscv,isa '%s': S-mode stimecmp not tested", platform().isa);
         return;
     }
@@ -159,6 +167,7 @@ void hart_timer_job(void *arg) {
 // Timers are per hart: arming one hart's timer interrupts only that hart.
 void smp() {
     if (platform().nharts < 2 || !start_secondaries()) return;
+    clause("time/set_timer/per_hart");
     HartIrq &mine = irq_state(hartid());
     sie_set(kStip);
     sbi_set_timer(~0ull);
@@ -180,6 +189,7 @@ void smp() {
 } // namespace
 
 void payload_main() {
+    if (!extension_present(eid::time, "present")) return;
     note("timebase %lu Hz, isa %s", platform().timebase_hz, platform().isa);
     basic();
     legacy();

@@ -14,6 +14,9 @@
 // false when the case does not apply (printed as "BENCH-SKIP: <name>").
 // Cases run in link order: main.cpp's first, then other files by name.
 #pragma once
+// Calls without the conformance skip check (lib/payload.hpp): instructions
+// per call must not include it.
+#define PL_NO_SKIP
 #include "payload.hpp"
 
 struct BenchCase {

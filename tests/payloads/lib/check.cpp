@@ -12,13 +12,127 @@ SbiRet startup_spec_version;
 
 void vname(char *buf, size_t size, const char *fmt, va_list ap) { vsnprintf(buf, size, fmt, ap); }
 
+// The clause each hart is checking (clause()); hart IDs < kMaxHarts.
+char clauses[kMaxHarts][72];
+
+// " @<id>" when the calling hart has a clause, else "".
+struct ClauseTag {
+    char text[96];
+    ClauseTag() {
+        const char *c = current_clause();
+        if (c) snprintf(text, sizeof text, " @%s", c);
+        else text[0] = 0;
+    }
+};
+
 bool emit(bool ok, const char *name, const char *details) {
+    ClauseTag tag;
+    if (skipping_calls()) {
+        printf("N/A: %s/%s%s skipped: the firmware hung or reset the machine in this clause "
+               "in an earlier run\n", pl_payload_name, name, tag.text);
+        return false;
+    }
     __atomic_fetch_add(ok ? &n_passed : &n_failed, 1, __ATOMIC_RELAXED);
-    if (ok) printf("PASS: %s/%s\n", pl_payload_name, name);
-    else printf("FAIL: %s/%s %s\n", pl_payload_name, name, details);
+    if (ok) printf("PASS: %s/%s%s\n", pl_payload_name, name, tag.text);
+    else printf("FAIL: %s/%s%s %s\n", pl_payload_name, name, tag.text, details);
     return ok;
 }
+
+// Whether `id` is one of the comma-separated clauses of bootarg "skip=".
+bool in_skip_list(const char *id) {
+    const char *p = platform().bootargs;
+    const size_t n = strlen(id);
+    for (; *p; p++) {
+        if ((p != platform().bootargs && p[-1] != ' ') || strncmp(p, "skip=", 5)) continue;
+        for (const char *q = p + 5; *q && *q != ' ';) {
+            if (!strncmp(q, id, n) && (q[n] == ',' || q[n] == ' ' || !q[n])) return true;
+            while (*q && *q != ',' && *q != ' ') q++;
+            if (*q == ',') q++;
+        }
+    }
+    return false;
+}
+
+void set_skipping(unsigned long h, bool on) {
+    if (on) __atomic_fetch_or(&pl_skip_harts, 1ul << h, __ATOMIC_RELAXED);
+    else __atomic_fetch_and(&pl_skip_harts, ~(1ul << h), __ATOMIC_RELAXED);
+}
 } // namespace
+
+extern "C" {
+volatile unsigned long pl_skip_harts = 0;
+}
+
+void clause(const char *fmt, ...) {
+    unsigned long h = hartid();
+    if (h >= kMaxHarts) return;
+    if (!fmt) {
+        clauses[h][0] = 0;
+        set_skipping(h, false);
+        return;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    vname(clauses[h], sizeof clauses[h], fmt, ap);
+    va_end(ap);
+    printf("CHECK-BEGIN: %s %s\n", pl_payload_name, clauses[h]);
+    set_skipping(h, in_skip_list(clauses[h]));
+}
+
+const char *current_clause() {
+    unsigned long h = hartid();
+    return h < kMaxHarts && clauses[h][0] ? clauses[h] : nullptr;
+}
+
+bool conformance_mode() { return bootarg("conformance", 0) != 0; }
+
+bool expect_err_or(SbiRet r, long error, long alt, const char *fmt, ...) {
+    char name[160], why[200];
+    va_list ap;
+    va_start(ap, fmt);
+    vname(name, sizeof name, fmt, ap);
+    va_end(ap);
+    bool ok = r.error == error || (conformance_mode() && r.error == alt);
+    snprintf(why, sizeof why, "got error=%ld (%s) value=0x%lx expected error=%ld (%s)%s%s",
+             r.error, error_name(r.error), r.value, error, error_name(error),
+             conformance_mode() ? " or " : "", conformance_mode() ? error_name(alt) : "");
+    return emit(ok, name, why);
+}
+
+// "<kind>: <payload>/<case>[ @<clause>] <text>", not counted by DONE.
+static void uncounted(const char *kind, const char *name, const char *text) {
+    ClauseTag tag;
+    printf("%s: %s/%s%s %s\n", kind, pl_payload_name, name, tag.text, text);
+}
+
+void not_applicable(const char *why, const char *fmt, ...) {
+    char name[160];
+    va_list ap;
+    va_start(ap, fmt);
+    vname(name, sizeof name, fmt, ap);
+    va_end(ap);
+    uncounted("N/A", name, why);
+}
+
+void info(const char *name, const char *fmt, ...) {
+    char text[200];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    uncounted("INFO", name, text);
+}
+
+bool extension_present(long ext, const char *case_name) {
+    if (!conformance_mode()) return true;
+    SbiRet r = sbi_probe(ext);
+    if (r.error == SUCCESS && r.value != 0) return true;
+    char why[96];
+    snprintf(why, sizeof why, "extension 0x%lx not present (probe error=%ld value=%lu)",
+             static_cast<unsigned long>(ext), r.error, r.value);
+    not_applicable(why, "%s", case_name);
+    return false;
+}
 
 const char *error_name(long e) {
     static const char *const names[] = {"SUCCESS",           "ERR_FAILED",
@@ -119,21 +233,32 @@ bool expect_alive(const char *fmt, ...) {
 }
 
 void report_anomalies() {
-    if (pl_extra_entries)
-        fail("a second hart entered the payload's boot entry", "boot/single_entry (hart %lu)",
-             pl_extra_entry_hartid);
-    if (pl_bad_entry_a0)
-        fail("a hart entered the secondary entry with an out-of-range a0",
-             "hsm/secondary_entry_a0 (a0=0x%lx)", pl_bad_entry_a0);
-    if (pl_bad_resume_a1)
-        fail("a hart resumed with an unknown opaque", "hsm/resume_opaque (a0=0x%lx a1=0x%lx)",
-             pl_bad_resume_a0, pl_bad_resume_a1);
+    // Found at the end, not while one clause ran: no clause (and never
+    // skipped).
+    clause(nullptr);
+    char why[96];
+    if (pl_extra_entries) {
+        snprintf(why, sizeof why, "a second hart (%lu) entered the payload's boot entry",
+                 pl_extra_entry_hartid);
+        fail(why, "boot/single_entry");
+    }
+    if (pl_bad_entry_a0) {
+        snprintf(why, sizeof why, "a hart entered the secondary entry with an out-of-range a0 0x%lx",
+                 pl_bad_entry_a0);
+        fail(why, "hsm/secondary_entry_a0");
+    }
+    if (pl_bad_resume_a1) {
+        snprintf(why, sizeof why, "a hart resumed with an unknown opaque (a0=0x%lx a1=0x%lx)",
+                 pl_bad_resume_a0, pl_bad_resume_a1);
+        fail(why, "hsm/resume_opaque");
+    }
 }
 
 // "This is a synchronous call and does not return if it succeeds": a return
 // is a failure even if the machine powers off a moment later (it is printed
 // after TSBI-DONE; the runner reports it).
 void power_off(Shutdown how, unsigned long reason) {
+    clause(nullptr); // the shutdown itself is never skipped
     const bool srst = sbi_probe(eid::srst).value != 0;
     if (how == Shutdown::srst && srst) {
         SbiRet r = sbi_system_reset(reset_type::shutdown, reason);

@@ -39,7 +39,8 @@ void unlock() {
 }
 
 void legacy_write(const char *s, size_t n) {
-    for (size_t i = 0; i < n; i++) sbi_legacy(eid::legacy_console_putchar, (unsigned char)s[i]);
+    for (size_t i = 0; i < n; i++)
+        sbi_call_raw(eid::legacy_console_putchar, 0, (unsigned char)s[i]);
 }
 
 void raw_write(const char *s, size_t n) {
@@ -47,7 +48,8 @@ void raw_write(const char *s, size_t n) {
         // DBCN write is non-blocking and may write less; a call that makes no
         // progress or errs hands the rest to putchar so the line still shows.
         while (n > 0) {
-            SbiRet r = sbi_call(eid::dbcn, fid::dbcn::write, n, reinterpret_cast<uintptr_t>(s), 0);
+            SbiRet r =
+                sbi_call_raw(eid::dbcn, fid::dbcn::write, n, reinterpret_cast<uintptr_t>(s), 0);
             if (r.error != 0 || r.value == 0 || r.value > n) {
                 dbcn_failures = dbcn_failures + 1;
                 break;

@@ -93,9 +93,21 @@ constexpr long ERR_BAD_RANGE = code(sbi::Error::BadRange);
 const char *error_name(long e);
 
 // --- the ecall ---------------------------------------------------------------
-inline SbiRet sbi_call(long ext, long func, unsigned long a0 = 0, unsigned long a1 = 0,
-                       unsigned long a2 = 0, unsigned long a3 = 0, unsigned long a4 = 0,
-                       unsigned long a5 = 0) {
+// Harts (bit = hart ID) that skip the SBI calls of their current clause: a
+// conformance rerun after the firmware hung or reset the machine in that
+// clause (bootarg skip=<clause>[,<clause>...], see clause()).
+extern "C" volatile unsigned long pl_skip_harts;
+inline bool skipping_calls() {
+    if (!pl_skip_harts) return false;
+    unsigned long t;
+    asm volatile("mv %0, tp" : "=r"(t));
+    return t < 64 && (pl_skip_harts >> t & 1);
+}
+// The ecall itself (the library's console uses it: it prints while a clause
+// is skipped).
+inline SbiRet sbi_call_raw(long ext, long func, unsigned long a0 = 0, unsigned long a1 = 0,
+                           unsigned long a2 = 0, unsigned long a3 = 0, unsigned long a4 = 0,
+                           unsigned long a5 = 0) {
     register unsigned long r0 asm("a0") = a0;
     register unsigned long r1 asm("a1") = a1;
     register unsigned long r2 asm("a2") = a2;
@@ -110,11 +122,32 @@ inline SbiRet sbi_call(long ext, long func, unsigned long a0 = 0, unsigned long 
                  : "memory");
     return {static_cast<long>(r0), r1};
 }
+// The calls below live in an inline namespace named after PL_NO_SKIP, so a
+// file that defines it (the bench payload: it counts instructions per call)
+// gets its own copies without the skip check and no definition differs.
+#ifdef PL_NO_SKIP
+#define PL_CALLS_BEGIN inline namespace calls_unchecked {
+#else
+#define PL_CALLS_BEGIN inline namespace calls {
+#endif
+#define PL_CALLS_END }
+PL_CALLS_BEGIN
+// An SBI call; while this hart skips its clause, SBI_ERR_FAILED without the
+// call.
+inline SbiRet sbi_call(long ext, long func, unsigned long a0 = 0, unsigned long a1 = 0,
+                       unsigned long a2 = 0, unsigned long a3 = 0, unsigned long a4 = 0,
+                       unsigned long a5 = 0) {
+#ifndef PL_NO_SKIP
+    if (skipping_calls()) return {static_cast<long>(sbi::Error::Failed), 0};
+#endif
+    return sbi_call_raw(ext, func, a0, a1, a2, a3, a4, a5);
+}
 // Legacy extensions (EID 0x00..0x0F): result in a0 only.
 inline long sbi_legacy(long ext, unsigned long a0 = 0, unsigned long a1 = 0,
                        unsigned long a2 = 0, unsigned long a3 = 0) {
     return sbi_call(ext, 0, a0, a1, a2, a3).error;
 }
+PL_CALLS_END
 
 // One ecall with every general register except a0/a1/sp set to a known
 // pattern (lib/crt0.S). in[] = a0..a5, a6 (FID), a7 (EID). out: a0 and a1
@@ -135,11 +168,13 @@ extern "C" char pl_ecall_insn[];
 // functions mask it off (kClobberA1). Bit 0 (x0 never changes) means an
 // exception was redirected to S-mode.
 constexpr unsigned long kClobberA1 = 1ul << 11;
+PL_CALLS_BEGIN
 inline unsigned long pl_ecall_clobbers(long ext, long func, unsigned long a0, unsigned long a1,
                                        unsigned long a2, unsigned long a3, unsigned long a4,
                                        unsigned long a5) {
     const unsigned long in[8] = {a0, a1, a2, a3, a4, a5, static_cast<unsigned long>(func),
                                  static_cast<unsigned long>(ext)};
+    if (skipping_calls()) return 0;
     EcallOutcome o;
     pl_ecall_checked(in, &o);
     return o.clobbers | (o.a1 != a1 ? kClobberA1 : 0) | (o.cause ? 1 : 0);
@@ -163,6 +198,7 @@ inline SbiRet sbi_hart_suspend(unsigned long type, unsigned long addr, unsigned 
 inline SbiRet sbi_system_reset(unsigned long type, unsigned long reason) {
     return sbi_call(eid::srst, fid::srst::system_reset, type, reason);
 }
+PL_CALLS_END
 
 // --- output ----------------------------------------------------------------
 // printf subset: %s %c %d %i %u %x %p with optional l/ll, width and '0'.
@@ -191,6 +227,43 @@ bool expect_ret(SbiRet r, long error, unsigned long value, const char *name_fmt,
 // After a hostile call: the firmware still answers get_spec_version with the
 // value it gave at start-up and still prints. Prints "<case>/alive".
 bool expect_alive(const char *name_fmt, ...) __attribute__((format(printf, 1, 2)));
+
+// --- spec clauses and conformance mode (tests/payloads/conformance/) ---------
+// clause(id) names the spec clause the following checks on this hart test,
+// until the next clause() on this hart. `id` is "<ext>/<function>/<topic>" and
+// must be a line of conformance/clauses.txt (spec file, section, sentence).
+// It prints "CHECK-BEGIN: <payload> <id>" before the calls (so the runner
+// knows which clause was running when a firmware hangs, resets or traps the
+// payload) and tags every result line with " @<id>". Checks without a clause
+// still work and are reported as "no clause". clause(nullptr) clears it.
+// When the runner restarts a payload after the firmware hung or reset the
+// machine during a clause (bootarg skip=<id>[,<id>...]), clause() of that id
+// makes this hart skip its SBI calls and report its checks as N/A until the
+// next clause() on this hart, so the rest of the payload still runs.
+// `id` is a printf format (e.g. "rfence/%s/INVALID_PARAM"); it is copied.
+void clause(const char *id_fmt, ...) __attribute__((format(printf, 1, 2)));
+const char *current_clause();
+// True when the runner asked for a conformance run of any firmware
+// (bootarg conformance=1, run.py --conformance): checks of this project's
+// own choices then accept every answer the spec allows. Default: the exact
+// expectations of tsbi's own tests (make conformance STRICT_TSBI=1 too).
+bool conformance_mode();
+// sbiret.error must be `error`; in conformance mode `alt` is accepted too
+// (the spec allows both; tsbi's choice is `error`).
+bool expect_err_or(SbiRet r, long error, long alt, const char *name_fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+// "N/A: <payload>/<case> [@clause] <why>": a check that does not apply to
+// this firmware or machine (extension not present, hart lacks H, ...). Not
+// counted as passed or failed.
+void not_applicable(const char *why, const char *name_fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+// "INFO: <payload>/<case> [@clause] <text>": an implementation-specific fact
+// (IDs, versions, choices the spec leaves open). Never a failure.
+void info(const char *name, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+// In conformance mode: when the firmware does not probe `ext` as present,
+// reports N/A "<case>" and returns false (the caller skips its checks).
+// Otherwise (and always in strict mode) returns true.
+bool extension_present(long ext, const char *case_name);
 
 unsigned passed_count();
 unsigned failed_count();
@@ -231,7 +304,7 @@ struct Platform {
     // timer registers, 0 if absent. Assumes #address-cells = 2 above it.
     unsigned long clint_base;
     // /chosen/bootargs (QEMU -append), empty if absent.
-    char bootargs[160];
+    char bootargs[320];
 };
 const Platform &platform();
 // The value of "key=<decimal or 0x hex>" in the bootargs, else dflt

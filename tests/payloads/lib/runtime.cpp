@@ -230,6 +230,7 @@ long suspend_non_retentive_at(unsigned long type, unsigned long resume_addr, Ent
 
 long suspend_call(long ext, long func, unsigned long type, unsigned long resume_addr,
                   EntryState *seen) {
+    if (skipping_calls()) return ERR_FAILED;
     unsigned long *ctx = pl_resume_ctx[hartid()];
     for (unsigned off = RCTX_SEEN_A0; off <= RCTX_SEEN_SSTATUS; off += 8) ctx[off / 8] = ~0ul;
     unsigned long stvec = csr_read(csr::stvec), sie = csr_read(csr::sie),

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
+# The OpenSBI peers the conformance suite compares with (make conformance).
+#
+#   opensbi.sh path 1.1    Debian bookworm's fw_dynamic.bin (the system package)
+#   opensbi.sh path 1.6    Debian trixie's fw_dynamic.bin, fetched once into
+#                          $TSBI_CACHE/opensbi-1.6/ from the pinned .deb
+#                          (scripts/opensbi.lock); the system's apt sources
+#                          are never touched.
+set -euo pipefail
+. "$(dirname "$0")/common.sh"
+cmd=${1:-}; ver=${2:-}
+[ "$cmd" = path ] || { echo "usage: opensbi.sh path 1.1|1.6" >&2; exit 2; }
+FW=lib/riscv64-linux-gnu/opensbi/generic/fw_dynamic.bin
+case $ver in
+  1.1)
+    f=/usr/$FW
+    [ -f "$f" ] || { echo "opensbi.sh: $f missing (apt-get install opensbi)" >&2; exit 1; }
+    echo "$f" ;;
+  1.6)
+    D=$TSBI_CACHE/opensbi-1.6
+    if [ ! -f "$D/.tsbi-complete" ]; then
+      rm -rf "$D"; mkdir -p "$D/debs" "$D/root"
+      echo "opensbi.sh: fetching Debian trixie's opensbi 1.6" >&2
+      pool_fetch "$TSBI_ROOT/scripts/opensbi.lock" opensbi-1.6 "$D/debs" ||
+        { echo "opensbi.sh: opensbi_1.6-1_all.deb not in the pool any more" >&2; exit 1; }
+      dpkg-deb -x "$D"/debs/*.deb "$D/root"
+      touch "$D/.tsbi-complete"
+    fi
+    echo "$D/root/usr/$FW" ;;
+  *) echo "opensbi.sh: unknown version $ver (1.1 or 1.6)" >&2; exit 2 ;;
+esac
