@@ -60,17 +60,9 @@ trap_entry:
     REG_S   t4, FRAME_REG(29)(sp)
     REG_S   t5, FRAME_REG(30)(sp)
     REG_S   t6, FRAME_REG(31)(sp)
+    /* The dispatcher keeps a0 to the spec's error codes (sbi/ecall.cpp). */
     call    sbi_ecall_dispatch
-    /* Only the spec's error codes (0..-14) leave the firmware: anything else
-     * becomes SBI_ERR_FAILED. Legacy EIDs (0..8) return their own a0. */
-    addi    t0, a0, 14
-    sltiu   t0, t0, 15
-    bnez    t0, 1f
-    REG_L   t0, FRAME_REG(17)(sp)
-    sltiu   t0, t0, 9
-    bnez    t0, 1f
-    li      a0, -1
-1:  csrr    t0, mepc
+    csrr    t0, mepc
     addi    t0, t0, 4
     csrw    mepc, t0
     addi    t0, sp, FRAME_SIZE

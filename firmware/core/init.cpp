@@ -324,6 +324,7 @@ namespace {
     // its SBI FWFT features too.
     hooks::ctr_hart_init();
     sbi::fwft_hart_reset();
+    sbi::sse_hart_reset();
     hooks::trace_hart_start();
     unsigned long pc = h.next_addr, arg1 = h.next_arg1, mode = h.next_mode;
     h.hsm_state.store(HSM_STARTED, std::memory_order_release);

@@ -5,6 +5,9 @@
 #include "hart.hpp"
 #include "hooks.hpp"
 #include "riscv/csr.hpp"
+#include "sbi/services.hpp"
+
+extern char hart_stacks[fw::kMaxHarts][4096];
 
 namespace fw {
 
@@ -20,6 +23,11 @@ bool trap_virt(const TrapFrame &f) {
 #else
     return (csr_read(0x310 /* mstatush */) & (1ul << 7)) != 0;
 #endif
+}
+
+TrapFrame &current_frame() {
+    return *reinterpret_cast<TrapFrame *>(hart_stacks[current_hartid()] + sizeof hart_stacks[0] -
+                                          sizeof(TrapFrame));
 }
 
 void redirect_to_smode(TrapFrame &f, unsigned long cause, unsigned long tval) {
@@ -82,8 +90,14 @@ extern "C" void trap_handler(TrapFrame *f) {
         switch (cause & ~csr::cause::interrupt_bit) {
         case csr::irq::MSI: process_ipis(); break;
         case csr::irq::MTI: process_timer(); break;
-        default: hooks::ctr_m_interrupt(cause & ~csr::cause::interrupt_bit); break;
+        default:
+            // A counter overflow is an SSE event while S-mode has it enabled.
+            if ((cause & ~csr::cause::interrupt_bit) == csr::irq::LCOFI && sbi::sse_take_lcofi())
+                break;
+            hooks::ctr_m_interrupt(cause & ~csr::cause::interrupt_bit);
+            break;
         }
+        sbi::sse_trap_exit(*f);
         return;
     }
     unsigned long tval = csr_read(csr::mtval);

@@ -26,7 +26,7 @@ constexpr ExtSlot kExtensions[] = {
     {eid::base, &sbi_ext_base},   {eid::time, &sbi_ext_time}, {eid::ipi, &sbi_ext_ipi},
     {eid::rfence, &sbi_ext_rfence}, {eid::hsm, &sbi_ext_hsm}, {eid::srst, &sbi_ext_srst},
     {eid::pmu, &sbi_ext_pmu},     {eid::dbcn, &sbi_ext_dbcn}, {eid::fwft, &sbi_ext_fwft},
-    {eid::tsbi_trace, &sbi_ext_trace},
+    {eid::sse, &sbi_ext_sse},     {eid::tsbi_trace, &sbi_ext_trace},
 };
 constexpr unsigned kExtSlots = 64;
 constexpr unsigned ext_slot(unsigned long eid) { return (eid ^ (eid >> 11)) & (kExtSlots - 1); }
@@ -69,12 +69,15 @@ extern "C" SbiRet sbi_ecall_dispatch(unsigned long a0, unsigned long a1, unsigne
                                      unsigned long a3, unsigned long a4, unsigned long a5,
                                      unsigned long fid, unsigned long eid) {
     // Legacy extensions take the EID in place of the FID (and return their
-    // own values in a0, exempt from the error-code guard in entry.S).
+    // own values in a0, exempt from the error-code guard below).
     if (static_cast<unsigned long>(eid) <= static_cast<unsigned long>(eid::legacy_shutdown))
         return sbi_ext_legacy.handle(a0, a1, a2, a3, a4, a5, eid);
     // An EID with bits set above the 32-bit EID space matches nothing.
     const Extension *ext = lookup(eid);
     if (!ext) return err(Error::NotSupported);
-    // The trap entry turns any error code outside the spec's into FAILED.
-    return ext->handle(a0, a1, a2, a3, a4, a5, fid);
+    SbiRet r = ext->handle(a0, a1, a2, a3, a4, a5, fid);
+    // Only the spec's error codes leave the firmware: anything else is FAILED.
+    if (static_cast<unsigned long>(r.error - kLowestError) > -kLowestError && !ext->returns_context)
+        r.error = static_cast<long>(Error::Failed);
+    return r;
 }

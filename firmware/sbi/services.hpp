@@ -3,6 +3,7 @@
 #pragma once
 #include "hart.hpp"
 #include "hartmask.hpp"
+#include "trap.hpp"
 #include "sbi/sbi.hpp"
 
 namespace fw {
@@ -24,6 +25,14 @@ void system_reset_and_wait(uint32_t type, uint32_t reason);
 // FWFT: this hart's features back to their reset values, unlocked (a hart
 // that starts is reset, ext-firmware-features.adoc).
 void fwft_hart_reset();
+// SSE: the counter-overflow interrupt reached M-mode; true when SSE took it
+// (its PMU overflow event is enabled on this hart).
+bool sse_take_lcofi();
+// SSE: on the way out of an M-mode interrupt, delivers a ready event into
+// the interrupted context.
+void sse_trap_exit(fw::TrapFrame &f);
+// SSE: this hart's events back to their reset state (HSM start).
+void sse_hart_reset();
 // Remote fence with the range checks of ext-rfence.adoc.
 SbiRet rfence(fw::FenceKind kind, const HartBitmap &targets, unsigned long start,
               unsigned long size, unsigned long id);

@@ -19,6 +19,9 @@ struct Extension {
     // Value sbi_probe_extension returns (0 = not available). nullptr means 1.
     long (*probe)();
     Handler handle;
+    // The handler may return S-mode's own a0/a1 (SSE complete resumes an
+    // interrupted context), so the dispatcher leaves its a0 unguarded.
+    bool returns_context = false;
 };
 
 } // namespace sbi

@@ -56,6 +56,7 @@ constexpr long pmu = 0x504D55;      // "PMU"
 constexpr long dbcn = 0x4442434E;   // "DBCN"
 constexpr long susp = 0x53555350;   // "SUSP"
 constexpr long fwft = 0x46574654;   // "FWFT"
+constexpr long sse = 0x535345;      // "SSE"
 } // namespace eid
 
 // This implementation: "tsbi". The registered IDs (ext-base.adoc, "SBI
