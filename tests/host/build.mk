@@ -13,5 +13,8 @@ $(HOSTTEST_BUILD)/test_core: tests/host/test_core.cpp firmware/core/dt.cpp firmw
 	$(HOSTCXX) $(HOSTCXXFLAGS) -Ifirmware -Ifirmware/include -Ifirmware/core \
 		-DTEST_DATA_DIR='"$(abspath $(HOSTTEST_BUILD))"' -o $@ tests/host/test_core.cpp \
 		firmware/core/dt.cpp -lfdt
+$(HOSTTEST_BUILD)/test_sse: tests/host/test_sse.cpp firmware/sbi/sse_events.hpp
+	@mkdir -p $(dir $@)
+	$(HOSTCXX) $(HOSTCXXFLAGS) -Ifirmware -Ifirmware/include -o $@ tests/host/test_sse.cpp
 .PHONY: host-tests
-host-tests: $(HOSTTEST_BUILD)/test_core
+host-tests: $(HOSTTEST_BUILD)/test_core $(HOSTTEST_BUILD)/test_sse
