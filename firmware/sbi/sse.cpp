@@ -122,41 +122,32 @@ struct Ctx {
     unsigned long &a6, &a7;
 };
 
-bool ctx_virt(const Ctx &c) {
-#if __riscv_xlen == 64
-    return (c.mstatus & mstatus_bits::MPV) != 0;
-#else
-    (void)c;
-    return (csr_read(kMstatush) & MPV_H) != 0;
-#endif
-}
-void set_ctx_virt(Ctx &c, bool v) {
-#if __riscv_xlen == 64
-    c.mstatus = v ? c.mstatus | mstatus_bits::MPV : c.mstatus & ~mstatus_bits::MPV;
-#else
-    (void)c;
-    if (v) csr_set(kMstatush, MPV_H);
-    else csr_clear(kMstatush, MPV_H);
-#endif
-}
-bool ctx_elp(const Ctx &c) {
-#if __riscv_xlen == 64
-    return (c.mstatus & MPELP) != 0;
-#else
-    (void)c;
-    return (csr_read(kMstatush) & MPELP_H) != 0;
-#endif
-}
-void set_ctx_elp(Ctx &c, bool v) {
-#if __riscv_xlen == 64
-    c.mstatus = v ? c.mstatus | MPELP : c.mstatus & ~MPELP;
-#else
-    (void)c;
-    if (v) csr_set(kMstatush, MPELP_H);
-    else csr_clear(kMstatush, MPELP_H);
-#endif
-}
 unsigned long with(unsigned long v, unsigned long bit, bool on) { return on ? v | bit : v & ~bit; }
+
+// MPV and MPELP of the trapped context: in mstatus on RV64, in the live
+// mstatush on RV32 (the trap frame does not hold it).
+struct HiBit {
+    uint64_t in_mstatus;
+    unsigned long in_mstatush;
+};
+#if __riscv_xlen == 64
+constexpr HiBit kMpv{mstatus_bits::MPV, 0}, kMpelp{MPELP, 0};
+#else
+constexpr HiBit kMpv{0, MPV_H}, kMpelp{0, MPELP_H};
+#endif
+bool ctx_get(const Ctx &c, HiBit b) {
+    if constexpr (sizeof(long) == 8) return (c.mstatus & b.in_mstatus) != 0;
+    return (csr_read(kMstatush) & b.in_mstatush) != 0;
+}
+void ctx_put(Ctx &c, HiBit b, bool v) {
+    if constexpr (sizeof(long) == 8) {
+        c.mstatus = with(c.mstatus, static_cast<unsigned long>(b.in_mstatus), v);
+    } else if (v) {
+        csr_set(kMstatush, b.in_mstatush);
+    } else {
+        csr_clear(kMstatush, b.in_mstatush);
+    }
+}
 
 // Which of SPELP/SDT the hart implements now (writable in mstatus): Zicfilp,
 // and Ssdbltrp with menvcfg.DTE set ("available to supervisor mode").
@@ -173,7 +164,7 @@ unsigned long status_ext_bits() {
 void enter_handler(Ctx &c, Event &e, unsigned long hartid) {
     const unsigned long m = c.mstatus, ext = status_ext_bits();
     const bool h_ext = fw::hart_has(hartid, fw::EXT_H);
-    const bool virt = ctx_virt(c);
+    const bool virt = ctx_get(c, kMpv);
     unsigned long flags = ((m & mstatus_bits::SPP) ? FLAG_SPP : 0) |
                           ((m & mstatus_bits::SPIE) ? FLAG_SPIE : 0) |
                           ((m & ext & SPELP) ? FLAG_SPELP : 0) | ((m & ext & SDT) ? FLAG_SDT : 0);
@@ -191,8 +182,8 @@ void enter_handler(Ctx &c, Event &e, unsigned long hartid) {
     n = with(n, mstatus_bits::SPIE, (m & mstatus_bits::SIE) != 0);
     n &= ~mstatus_bits::SIE;
     if (ext & SPELP) {
-        n = with(n, SPELP, ctx_elp(c));
-        set_ctx_elp(c, false); // NO_LP_EXPECTED
+        n = with(n, SPELP, ctx_get(c, kMpelp));
+        ctx_put(c, kMpelp, false); // NO_LP_EXPECTED
     }
     if (h_ext) {
         hs = with(hs, hstatus_bits::SPV, virt);
@@ -202,7 +193,7 @@ void enter_handler(Ctx &c, Event &e, unsigned long hartid) {
     if (ext & SDT) n |= SDT;
     n = (n & ~mstatus_bits::MPP) | static_cast<unsigned long>(PRV_S) << mstatus_bits::MPP_SHIFT;
     c.mstatus = n;
-    set_ctx_virt(c, false);
+    ctx_put(c, kMpv, false);
     c.pc = e.entry_pc;
 }
 
@@ -217,13 +208,13 @@ void resume_interrupted(Ctx &c, const Event &e, unsigned long hartid) {
                                        << mstatus_bits::MPP_SHIFT;
     if (ext & SDT) m = with(m, SDT, f & FLAG_SDT);
     if (ext & SPELP) {
-        set_ctx_elp(c, (m & SPELP) != 0);
+        ctx_put(c, kMpelp, (m & SPELP) != 0);
         m = with(m, SPELP, f & FLAG_SPELP);
     }
     c.mstatus = m;
     if (fw::hart_has(hartid, fw::EXT_H)) {
         unsigned long hs = csr_read(hstatus);
-        set_ctx_virt(c, (hs & hstatus_bits::SPV) != 0);
+        ctx_put(c, kMpv, (hs & hstatus_bits::SPV) != 0);
         hs = with(hs, hstatus_bits::SPV, f & FLAG_SPV);
         hs = with(hs, hstatus_bits::SPVP, f & FLAG_SPVP);
         csr_write(hstatus, hs);
