@@ -321,7 +321,7 @@ namespace {
     }
     h.start_ready.store(0, std::memory_order_relaxed);
     // A restarted hart's CTR state starts afresh (the PMU reset on stop),
-    // its SBI FWFT features too.
+    // its SBI FWFT features and SSE events too.
     hooks::ctr_hart_init();
     sbi::fwft_hart_reset();
     sbi::sse_hart_reset();

@@ -485,6 +485,9 @@ void sse_hart_reset() {
     h.injected.store(0, std::memory_order_relaxed);
     h.nrunning = 0;
     h.unmasked = false;
+    // The new S-mode starts with no interrupt enabled (the stopped hart's
+    // mie holds MSIE only): LCOFI goes back to it delegated and disabled.
+    h.s_lcofie = false;
     route_lcofi(h);
 }
 

@@ -891,6 +891,62 @@ void test_pmu_overflow() {
     csr_clear(csr::sip, 1ul << 13);
 }
 
+// --- HSM: a restarted hart starts with its events reset --------------------------------------------
+void stop_job(void *arg) {
+    irq_enable(false);
+    sbi_call(eid::hsm, fid::hsm::hart_stop);
+    *static_cast<volatile bool *>(arg) = true;
+}
+struct AfterRestart {
+    unsigned long status;
+    long mask, pmu_status_err;
+};
+void job_after_restart(void *arg) {
+    auto *a = static_cast<AfterRestart *>(arg);
+    a->status = attr(LOCAL_SOFTWARE, STATUS);
+    a->mask = call(HART_MASK).error;
+}
+
+void test_hsm_reset() {
+    if (platform().nharts < 2) return;
+    const unsigned long h = last_secondary();
+    // Registered, enabled, pending and unmasked (the PMU overflow event too,
+    // which moves LCOFI to M-mode) when the hart stops.
+    struct Prep {
+        long err;
+    } prep{};
+    run_on(h, [](void *a) {
+        long e = setup(LOCAL_SOFTWARE) ? 0 : -1;
+        if (pmu_event_backed && !setup(LOCAL_PMU_OVERFLOW)) e = -1;
+        static_cast<Prep *>(a)->err = e;
+    }, &prep);
+    if (!expect_eq(prep.err, 0, "hsm/secondary_setup")) return;
+    volatile bool returned = false;
+    post_job(h, stop_job, const_cast<bool *>(&returned));
+    bool stopped = wait_until([&] { return sbi_hart_get_status(h).value == hsm_state::stopped; },
+                              1000000);
+    if (!expect_true(stopped && !returned, "hsm/hart_stopped")) return;
+    reset_checkin(h);
+    expect_err(sbi_hart_start(h, secondary_entry(), secondary_opaque(h)), SUCCESS, "hsm/restart");
+    if (!expect_true(wait_until([&] { return secondary_checked_in(h); }, 1000000),
+                     "hsm/restarted_runs"))
+        return;
+    AfterRestart a{};
+    run_on(h, job_after_restart, &a);
+    expect_eq(a.status, ST_UNUSED | kInjectable, "hsm/local_event_unused_after_restart");
+    expect_eq(a.mask, ERR_ALREADY_STOPPED, "hsm/masked_after_restart");
+    if (pmu_event_backed) {
+        // LCOFI is S-mode's again: sie.LCOFIE is writable on the restarted hart.
+        unsigned long sie = 0;
+        run_on(h, [](void *p) {
+            csr_set(csr::sie, 1ul << 13);
+            *static_cast<unsigned long *>(p) = csr_read(csr::sie) & (1ul << 13);
+            csr_clear(csr::sie, 1ul << 13);
+        }, &sie);
+        expect_eq(sie, 1ul << 13, "hsm/lcofi_delegated_after_restart");
+    }
+}
+
 } // namespace
 
 // Sscofpmf: scountovf is readable from S-mode (the device tree's riscv,isa
@@ -913,4 +969,5 @@ void payload_main() {
     test_priorities();
     test_harts();
     test_pmu_overflow();
+    test_hsm_reset();
 }
