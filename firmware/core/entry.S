@@ -60,9 +60,18 @@ trap_entry:
     REG_S   t4, FRAME_REG(29)(sp)
     REG_S   t5, FRAME_REG(30)(sp)
     REG_S   t6, FRAME_REG(31)(sp)
-    /* The dispatcher keeps a0 to the spec's error codes (sbi/ecall.cpp). */
     call    sbi_ecall_dispatch
-    csrr    t0, mepc
+    /* Only the spec's error codes (0..-14) leave the firmware: any other a0
+     * goes through sbi_ecall_guard (sbi/ecall.cpp), which keeps it for legacy
+     * EIDs and a resumed SSE context and makes the rest SBI_ERR_FAILED. a1
+     * waits in the frame's a1 slot, unused on this path. */
+    addi    t0, a0, 14
+    sltiu   t0, t0, 15
+    bnez    t0, 1f
+    REG_S   a1, FRAME_REG(11)(sp)
+    call    sbi_ecall_guard
+    REG_L   a1, FRAME_REG(11)(sp)
+1:  csrr    t0, mepc
     addi    t0, t0, 4
     csrw    mepc, t0
     addi    t0, sp, FRAME_SIZE

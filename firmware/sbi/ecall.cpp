@@ -3,6 +3,8 @@
 // that only spec-defined error codes leave the firmware.
 #include "sbi/ecall.hpp"
 #include "ecall_list.hpp"
+#include "fw.hpp"
+#include "trap.hpp"
 
 
 
@@ -69,15 +71,32 @@ extern "C" SbiRet sbi_ecall_dispatch(unsigned long a0, unsigned long a1, unsigne
                                      unsigned long a3, unsigned long a4, unsigned long a5,
                                      unsigned long fid, unsigned long eid) {
     // Legacy extensions take the EID in place of the FID (and return their
-    // own values in a0, exempt from the error-code guard below).
+    // own values in a0, exempt from the error-code guard, sbi_ecall_guard).
     if (static_cast<unsigned long>(eid) <= static_cast<unsigned long>(eid::legacy_shutdown))
         return sbi_ext_legacy.handle(a0, a1, a2, a3, a4, a5, eid);
     // An EID with bits set above the 32-bit EID space matches nothing.
     const Extension *ext = lookup(eid);
     if (!ext) return err(Error::NotSupported);
-    SbiRet r = ext->handle(a0, a1, a2, a3, a4, a5, fid);
-    // Only the spec's error codes leave the firmware: anything else is FAILED.
-    if (static_cast<unsigned long>(r.error - kLowestError) > -kLowestError && !ext->returns_context)
-        r.error = static_cast<long>(Error::Failed);
-    return r;
+    // The trap entry turns any error code outside the spec's into FAILED.
+    return ext->handle(a0, a1, a2, a3, a4, a5, fid);
+}
+
+namespace {
+bool keep_a0[fw::kMaxHarts];
+}
+void sbi::keep_a0_once() { keep_a0[fw::current_hartid()] = true; }
+
+// entry.S calls this when a call returns an a0 outside the spec's error
+// codes: legacy EIDs return their own values, a resumed SSE context its own
+// register (keep_a0_once); anything else is FAILED.
+extern "C" long sbi_ecall_guard(long a0) {
+    bool &keep = keep_a0[fw::current_hartid()];
+    if (keep) {
+        keep = false;
+        return a0;
+    }
+    if (static_cast<unsigned long>(fw::current_frame().x[17]) <=
+        static_cast<unsigned long>(eid::legacy_shutdown))
+        return a0;
+    return static_cast<long>(Error::Failed);
 }

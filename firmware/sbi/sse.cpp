@@ -387,8 +387,8 @@ SbiRet inject(uint32_t id, unsigned long hartid) {
 }
 
 // sbi_sse_complete. When an event completes, S-mode's a0/a1 are part of the
-// resumed context: they are returned unchanged (sbi_ext_sse is exempt from
-// the dispatcher's error-code guard for this).
+// resumed context: they are returned unchanged (past the error-code guard,
+// keep_a0_once).
 SbiRet complete(unsigned long a0, unsigned long a1) {
     unsigned long hartid = fw::current_hartid();
     HartSse &h = sse_harts[hartid];
@@ -406,6 +406,7 @@ SbiRet complete(unsigned long a0, unsigned long a1) {
         deliver(c); // a pending event that waited for this one
         return true;
     });
+    if (!is_error_code(static_cast<long>(a0))) keep_a0_once();
     return {static_cast<long>(a0), a1};
 }
 
@@ -491,5 +492,5 @@ void sse_hart_reset() {
     route_lcofi(h);
 }
 
-extern const Extension sbi_ext_sse = {eid::sse, eid::sse, nullptr, handle, true};
+extern const Extension sbi_ext_sse = {eid::sse, eid::sse, nullptr, handle};
 } // namespace sbi

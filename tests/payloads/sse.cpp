@@ -833,6 +833,67 @@ void on_overflow(HCtx *c) {
     overflow_flag = kFlagValue;
 }
 
+// Every GPR set to a pattern (s11: the flag's address, t6: 0, which the
+// loop loads; a0 and a7 outside the SBI's error codes and EIDs), sepc
+// and sstatus.SPP/SPIE set, interrupts off; after the event's handler set
+// the flag, everything must be as before (t6: the flag).
+struct PatternRun {
+    unsigned long in[32];
+    unsigned long sepc_pat = 0x5e9c5e9c5e9c5e9cul & ~1ul, sstatus_before = 0;
+    void prepare() {
+        overflow_flag = 0;
+        for (unsigned r = 1; r < 32; r++) in[r] = 0x6b00000000000000ul + (r << 12) + r * 0x111;
+        in[27] = reinterpret_cast<unsigned long>(&overflow_flag);
+        in[31] = 0;
+        csr_clear(csr::sstatus, kSie);
+        csr_set(csr::sstatus, kSpp | kSpie);
+        sstatus_before = csr_read(csr::sstatus);
+    }
+    void run_and_check(HCtx &c, const unsigned long &handler_sepc, const char *n) {
+        pattern_run(in, sepc_pat);
+        unsigned long bad = 0;
+        for (unsigned r = 1; r < 32; r++)
+            if (pattern_out[r] != (r == 31 ? kFlagValue : in[r])) bad |= 1ul << r;
+        expect_eq(c.count, 1, "%s/handled_once", n);
+        expect_eq(bad, 0, "%s/all_gprs_restored", n);
+        expect_eq(pattern_out[32], sepc_pat, "%s/sepc_restored", n);
+        expect_eq(pattern_out[33], sstatus_before, "%s/sstatus_restored", n);
+        const unsigned long loop = reinterpret_cast<unsigned long>(pattern_loop);
+        expect_true(handler_sepc == loop || handler_sepc == loop + 4, "%s/interrupted_pc_in_loop",
+                    n);
+        expect_eq(c.interrupted[0], sepc_pat, "%s/interrupted_sepc", n);
+        expect_eq(c.interrupted[2], in[16], "%s/interrupted_a6", n);
+        expect_eq(c.interrupted[3], in[17], "%s/interrupted_a7", n);
+        expect_eq(c.interrupted[1], 3, "%s/interrupted_flags_spp_spie", n);
+        csr_clear(csr::sstatus, kSpp | kSpie);
+    }
+};
+
+// A local software event injected by another hart interrupts the same loop
+// (IPI path) and must leave the same exact context.
+unsigned long remote_handler_sepc;
+void on_remote(HCtx *c) {
+    remote_handler_sepc = c->sepc;
+    overflow_flag = kFlagValue;
+}
+void job_inject_boot(void *) {
+    delay_us(2000);
+    call(INJECT, LOCAL_SOFTWARE, platform().boot_hartid);
+}
+void test_remote_exact() {
+    if (platform().nharts < 2) return;
+    HCtx &c = ctx_for(hartid(), LOCAL_SOFTWARE);
+    if (!expect_true(setup(LOCAL_SOFTWARE, on_remote), "remote_exact/setup")) return;
+    call(HART_UNMASK);
+    PatternRun run;
+    run.prepare();
+    post_job(last_secondary(), job_inject_boot, nullptr);
+    run.run_and_check(c, remote_handler_sepc, "remote_exact");
+    wait_job(last_secondary());
+    call(HART_MASK);
+    teardown(LOCAL_SOFTWARE);
+}
+
 void test_pmu_overflow() {
     if (!pmu_event_backed) return;
     const unsigned long me = hartid();
@@ -845,38 +906,13 @@ void test_pmu_overflow() {
                         kHwCycles, 0);
     if (!expect_err(m, SUCCESS, "pmu/config_cycles")) return;
     ovf_counter = m.value;
-    overflow_flag = 0;
-    // A pattern for every register; s11 points at the flag, t6 starts 0.
-    unsigned long in[32];
-    for (unsigned r = 1; r < 32; r++) in[r] = 0x6b00000000000000ul + (r << 12) + r * 0x111;
-    in[27] = reinterpret_cast<unsigned long>(&overflow_flag);
-    in[31] = 0;
-    const unsigned long sepc_pat = 0x5e9c5e9c5e9c5e9cul & ~1ul;
-    csr_clear(csr::sstatus, kSie);
-    csr_set(csr::sstatus, kSpp | kSpie);
-    const unsigned long sstatus_before = csr_read(csr::sstatus);
+    PatternRun run;
+    run.prepare();
     sbi_call(kPmu, 3 /* counter_start */, ovf_counter, 1, kStartSetInit, ~0ul - 10000000);
-    pattern_run(in, sepc_pat);
-    unsigned long bad = 0;
-    for (unsigned r = 1; r < 32; r++) {
-        unsigned long want = r == 31 ? kFlagValue : in[r];
-        if (pattern_out[r] != want) bad |= 1ul << r;
-    }
-    expect_eq(c.count, 1, "pmu/handled_once");
+    run.run_and_check(c, ovf_handler_sepc, "pmu");
     expect_true(ovf_scountovf & (1ul << ovf_counter), "pmu/real_overflow_scountovf");
-    expect_eq(bad, 0, "pmu/all_gprs_restored");
-    expect_eq(pattern_out[32], sepc_pat, "pmu/sepc_restored");
-    expect_eq(pattern_out[33], sstatus_before, "pmu/sstatus_restored");
-    const unsigned long loop = reinterpret_cast<unsigned long>(pattern_loop);
-    expect_true(ovf_handler_sepc == loop || ovf_handler_sepc == loop + 4,
-                "pmu/interrupted_pc_in_loop");
-    expect_eq(c.interrupted[0], sepc_pat, "pmu/interrupted_sepc");
-    expect_eq(c.interrupted[2], in[16], "pmu/interrupted_a6");
-    expect_eq(c.interrupted[3], in[17], "pmu/interrupted_a7");
-    expect_eq(c.interrupted[1], 3, "pmu/interrupted_flags_spp_spie");
     expect_eq(c.regs[16], me, "pmu/a6_hartid");
     expect_eq(state(LOCAL_PMU_OVERFLOW), ST_ENABLED, "pmu/enabled_after");
-    csr_clear(csr::sstatus, kSpp | kSpie);
     call(HART_MASK);
     teardown(LOCAL_PMU_OVERFLOW);
     // Disabled again: the overflow is S-mode's LCOFI, sie.LCOFIE writable.
@@ -969,5 +1005,6 @@ void payload_main() {
     test_priorities();
     test_harts();
     test_pmu_overflow();
+    test_remote_exact();
     test_hsm_reset();
 }

@@ -19,9 +19,11 @@ struct Extension {
     // Value sbi_probe_extension returns (0 = not available). nullptr means 1.
     long (*probe)();
     Handler handle;
-    // The handler may return S-mode's own a0/a1 (SSE complete resumes an
-    // interrupted context), so the dispatcher leaves its a0 unguarded.
-    bool returns_context = false;
 };
+
+// For a handler that resumes an S-mode context (SSE complete): the a0 it
+// returns is S-mode's own register, not an error code. Call only when that
+// a0 is outside the spec's codes: the guard then lets it through once.
+void keep_a0_once();
 
 } // namespace sbi

@@ -25,6 +25,7 @@ enum class Error : long {
     DeniedLocked = -14,
 };
 constexpr long kLowestError = -14;
+constexpr bool is_error_code(long e) { return e <= 0 && e >= kLowestError; }
 
 // struct sbiret: returned in a0 (error) and a1 (value).
 struct SbiRet {
