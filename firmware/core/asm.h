@@ -20,7 +20,5 @@
 /* Rounded up to the psABI's 16-byte stack alignment (136 bytes on RV32). */
 #define FRAME_SIZE ((34 * REGBYTES + 15) & ~15)
 /* SBI binary encoding: error codes run from 0 down to the lowest one the
- * spec defines (sbi::kLowestError, checked in trap.cpp); the legacy
- * extensions are EIDs 0 .. LEGACY_EID_LAST and return their own a0. */
+ * spec defines (sbi::kLowestError, checked in trap.cpp). */
 #define SBI_LOWEST_ERROR (-14)
-#define LEGACY_EID_LAST 8

@@ -62,14 +62,15 @@ trap_entry:
     REG_S   t6, FRAME_REG(31)(sp)
     call    sbi_ecall_dispatch
     /* Only the spec's error codes (0..SBI_LOWEST_ERROR) leave the firmware:
-     * anything else becomes SBI_ERR_FAILED. Legacy EIDs return their own a0. */
+     * any other a0 goes through sbi_ecall_guard (sbi/ecall.cpp), which keeps
+     * it for legacy EIDs and a resumed SSE context and makes the rest
+     * SBI_ERR_FAILED. a1 waits in the frame's a1 slot, unused on this path. */
     addi    t0, a0, -SBI_LOWEST_ERROR
     sltiu   t0, t0, 1 - SBI_LOWEST_ERROR
     bnez    t0, 1f
-    REG_L   t0, FRAME_REG(17)(sp)
-    sltiu   t0, t0, LEGACY_EID_LAST + 1
-    bnez    t0, 1f
-    li      a0, -1
+    REG_S   a1, FRAME_REG(11)(sp)
+    call    sbi_ecall_guard
+    REG_L   a1, FRAME_REG(11)(sp)
 1:  csrr    t0, mepc
     addi    t0, t0, 4
     csrw    mepc, t0

@@ -24,6 +24,7 @@ enum HsmState : unsigned {
 constexpr unsigned long IPI_SMODE = 1; // raise SSIP for S-mode (sbi_send_ipi)
 constexpr unsigned long IPI_FENCE = 2; // remote fence requests in fence_from
 constexpr unsigned long IPI_WAKE = 4;  // HSM start: leave the stopped loop
+constexpr unsigned long IPI_SSE = 8;   // SSE injection: deliver on the way out of M-mode
 
 enum class FenceKind : unsigned {
     fence_i,

@@ -338,10 +338,11 @@ namespace {
     }
     h.start_ready.store(0, fw::memory_order_relaxed);
     // A restarted hart's CTR state starts afresh (the PMU reset on stop),
-    // its SBI FWFT features too.
+    // its SBI FWFT features and SSE events too.
     hooks::ctr_hart_init();
     sbi::fwft_hart_reset();
     sbi::dbtr_hart_reset();
+    sbi::sse_hart_reset();
     hooks::trace_hart_start();
     unsigned long pc = h.next_addr, arg1 = h.next_arg1, mode = h.next_mode;
     h.hsm_state.store(HSM_STARTED, fw::memory_order_release);

@@ -6,6 +6,7 @@
 #include "hooks.hpp"
 #include "riscv/csr.hpp"
 #include "sbi/sbi.hpp"
+#include "sbi/services.hpp"
 #include "asm.h"
 
 #include <stddef.h>
@@ -18,7 +19,8 @@ static_assert(FRAME_MSTATUS == offsetof(fw::TrapFrame, mstatus));
 static_assert(FRAME_SIZE >= sizeof(fw::TrapFrame) && FRAME_SIZE % 16 == 0);
 static_assert(REGBYTES == sizeof(long));
 static_assert(SBI_LOWEST_ERROR == sbi::kLowestError);
-static_assert(LEGACY_EID_LAST == sbi::eid::legacy_shutdown);
+
+extern char hart_stacks[fw::kMaxHarts][fw::kStackSize];
 
 namespace fw {
 
@@ -34,6 +36,13 @@ bool trap_virt(const TrapFrame &f) {
 #else
     return (csr_read(0x310 /* mstatush */) & (1ul << 7)) != 0;
 #endif
+}
+
+TrapFrame &current_frame() {
+    // entry.S puts the frame at the top of the hart's stack (FRAME_SIZE: the
+    // frame rounded to the stack alignment).
+    return *reinterpret_cast<TrapFrame *>(hart_stacks[current_hartid()] + sizeof hart_stacks[0] -
+                                          FRAME_SIZE);
 }
 
 void redirect_to_smode(TrapFrame &f, unsigned long cause, unsigned long tval) {
@@ -96,8 +105,14 @@ extern "C" void trap_handler(TrapFrame *f) {
         switch (cause & ~csr::cause::interrupt_bit) {
         case csr::irq::MSI: process_ipis(); break;
         case csr::irq::MTI: process_timer(); break;
-        default: hooks::ctr_m_interrupt(cause & ~csr::cause::interrupt_bit); break;
+        default:
+            // A counter overflow is an SSE event while S-mode has it enabled.
+            if ((cause & ~csr::cause::interrupt_bit) == csr::irq::LCOFI && sbi::sse_take_lcofi())
+                break;
+            hooks::ctr_m_interrupt(cause & ~csr::cause::interrupt_bit);
+            break;
         }
+        sbi::sse_trap_exit(*f);
         return;
     }
     unsigned long tval = csr_read(csr::mtval);

@@ -17,6 +17,12 @@ struct TrapFrame {
 };
 static_assert(sizeof(TrapFrame) == 34 * sizeof(long));
 
+// The frame of the trap being served, at the top of this hart's M-mode
+// stack (entry.S). On the SBI call fast path only ra, t0-t6, a2-a7 and sp
+// are in it: a0/a1 come from the handler's return value and mepc is
+// advanced past the ecall after it returns.
+TrapFrame &current_frame();
+
 // Redirects the current trap to S-mode (or HS-mode for a trap from VS/VU) as
 // if the hart had delegated it: scause/stval/sepc/sstatus updated, execution
 // continues at stvec. Used for traps the firmware does not handle itself.

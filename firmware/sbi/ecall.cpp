@@ -3,6 +3,8 @@
 // that only spec-defined error codes leave the firmware.
 #include "sbi/ecall.hpp"
 #include "ecall_list.hpp"
+#include "fw.hpp"
+#include "trap.hpp"
 
 
 
@@ -27,7 +29,7 @@ constexpr ExtSlot kExtensions[] = {
     {eid::rfence, &sbi_ext_rfence}, {eid::hsm, &sbi_ext_hsm}, {eid::srst, &sbi_ext_srst},
     {eid::pmu, &sbi_ext_pmu},     {eid::dbcn, &sbi_ext_dbcn}, {eid::fwft, &sbi_ext_fwft},
     {eid::susp, &sbi_ext_susp},     {eid::dbtr, &sbi_ext_dbtr},
-    {eid::tsbi_trace, &sbi_ext_trace},
+    {eid::sse, &sbi_ext_sse},       {eid::tsbi_trace, &sbi_ext_trace},
 };
 constexpr unsigned kExtSlots = 64;
 constexpr unsigned ext_slot(unsigned long eid) { return (eid ^ (eid >> 11)) & (kExtSlots - 1); }
@@ -70,7 +72,7 @@ extern "C" SbiRet sbi_ecall_dispatch(unsigned long a0, unsigned long a1, unsigne
                                      unsigned long a3, unsigned long a4, unsigned long a5,
                                      unsigned long fid, unsigned long eid) {
     // Legacy extensions take the EID in place of the FID (and return their
-    // own values in a0, exempt from the error-code guard in entry.S).
+    // own values in a0, exempt from the error-code guard, sbi_ecall_guard).
     if (static_cast<unsigned long>(eid) <= static_cast<unsigned long>(eid::legacy_shutdown))
         return sbi_ext_legacy.handle(a0, a1, a2, a3, a4, a5, eid);
     // An EID with bits set above the 32-bit EID space matches nothing.
@@ -78,4 +80,24 @@ extern "C" SbiRet sbi_ecall_dispatch(unsigned long a0, unsigned long a1, unsigne
     if (!ext) return err(Error::NotSupported);
     // The trap entry turns any error code outside the spec's into FAILED.
     return ext->handle(a0, a1, a2, a3, a4, a5, fid);
+}
+
+namespace {
+bool keep_a0[fw::kMaxHarts];
+}
+void sbi::keep_a0_once() { keep_a0[fw::current_hartid()] = true; }
+
+// entry.S calls this when a call returns an a0 outside the spec's error
+// codes: legacy EIDs return their own values, a resumed SSE context its own
+// register (keep_a0_once); anything else is FAILED.
+extern "C" long sbi_ecall_guard(long a0) {
+    bool &keep = keep_a0[fw::current_hartid()];
+    if (keep) {
+        keep = false;
+        return a0;
+    }
+    if (static_cast<unsigned long>(fw::current_frame().x[17]) <=
+        static_cast<unsigned long>(eid::legacy_shutdown))
+        return a0;
+    return static_cast<long>(Error::Failed);
 }

@@ -3,6 +3,7 @@
 #pragma once
 #include "hart.hpp"
 #include "hartmask.hpp"
+#include "trap.hpp"
 #include "sbi/sbi.hpp"
 
 namespace fw {
@@ -36,6 +37,14 @@ bool smode_entry_ok(unsigned long addr);
 // S-mode at resume_addr with a0 = hart ID, a1 = opaque, satp = 0, SIE = 0
 // (HSM "Resume Register State", SUSP "System Resume Register State").
 SbiRet suspend_current_hart(bool non_retentive, unsigned long resume_addr, unsigned long opaque);
+// SSE: the counter-overflow interrupt reached M-mode; true when SSE took it
+// (its PMU overflow event is enabled on this hart).
+bool sse_take_lcofi();
+// SSE: on the way out of an M-mode interrupt, delivers a ready event into
+// the interrupted context.
+void sse_trap_exit(fw::TrapFrame &f);
+// SSE: this hart's events back to their reset state (HSM start).
+void sse_hart_reset();
 // Remote fence with the range checks of ext-rfence.adoc.
 SbiRet rfence(fw::FenceKind kind, const HartBitmap &targets, unsigned long start,
               unsigned long size, unsigned long id);

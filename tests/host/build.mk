@@ -16,5 +16,8 @@ $(HOSTTEST_BUILD)/test_core: tests/host/test_core.cpp firmware/core/dt.cpp firmw
 $(HOSTTEST_BUILD)/test_dbtr: tests/host/test_dbtr.cpp firmware/sbi/dbtr_logic.hpp
 	@mkdir -p $(dir $@)
 	$(HOSTCXX) $(HOSTCXXFLAGS) -Ifirmware -Ifirmware/include -o $@ tests/host/test_dbtr.cpp
+$(HOSTTEST_BUILD)/test_sse: tests/host/test_sse.cpp firmware/sbi/sse_events.hpp
+	@mkdir -p $(dir $@)
+	$(HOSTCXX) $(HOSTCXXFLAGS) -Ifirmware -Ifirmware/include -o $@ tests/host/test_sse.cpp
 .PHONY: host-tests
-host-tests: $(HOSTTEST_BUILD)/test_core $(HOSTTEST_BUILD)/test_dbtr
+host-tests: $(HOSTTEST_BUILD)/test_core $(HOSTTEST_BUILD)/test_dbtr $(HOSTTEST_BUILD)/test_sse

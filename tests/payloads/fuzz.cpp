@@ -49,7 +49,7 @@ constexpr long kSse = 0x535345, kCppc = 0x43505043,
                kFirmware = 0x0A000000;
 // EIDs this firmware does not implement today (probed at start: one that
 // answers the probe is treated as implemented, with only generic checks).
-constexpr long kOtherEids[] = {kSse, kCppc, kNacl, kSta, kMpxy,
+constexpr long kOtherEids[] = {kCppc, kNacl, kSta, kMpxy,
                                0x09, 0x0F, kVendor, kFirmware};
 // Number of functions of each implemented extension (their "Function Listing").
 struct Ext {
@@ -60,11 +60,12 @@ struct Ext {
 const Ext kExts[] = {{"base", eid::base, 7},    {"time", eid::time, 1}, {"ipi", eid::ipi, 1},
                      {"rfence", eid::rfence, 7}, {"hsm", eid::hsm, 4},   {"srst", eid::srst, 1},
                      {"pmu", eid::pmu, 9},       {"dbcn", eid::dbcn, 3}, {"fwft", eid::fwft, 2},
-                     {"susp", eid::susp, 1},     {"dbtr", eid::dbtr, 8}};
+                     {"susp", eid::susp, 1},     {"dbtr", eid::dbtr, 8},
+                     {"sse", kSse, 10}};
 constexpr unsigned kNumExts = sizeof kExts / sizeof kExts[0];
 // Statistics rows: the extensions, then legacy 0x00-0x08, then "other".
 constexpr unsigned kRowLegacy = kNumExts, kRowOther = kNumExts + 1, kRows = kNumExts + 2;
-constexpr unsigned kFidSlots = 10; // FIDs 0..8, slot 9: FIDs beyond the listing
+constexpr unsigned kFidSlots = 11; // FIDs 0..9, slot 10: FIDs beyond the listing
 
 // --- random numbers (xorshift64*) --------------------------------------------------------------
 struct Rng {
@@ -89,6 +90,7 @@ struct alignas(4096) HartBuffers {
     char read_buf[64];                        // DBCN read target
     unsigned long mask_word[2];               // legacy hart-mask target (+1 byte: misaligned)
     unsigned long dbtr[kDbtrEntries * 4];     // DBTR shared memory (4 words per trigger)
+    unsigned long sse_attrs[11];              // SSE read_attrs target (10 attributes, +8)
 };
 HartBuffers bufs[kMaxHarts];
 const char kDots[kDotBuf + 1] = "................";
@@ -566,6 +568,53 @@ void gen_dbtr(Rng &r, Gen &g, HartFuzz &st, HartBuffers &b) {
     }
 }
 
+// SSE: every function with our events, standard ones QEMU virt cannot back,
+// reserved and platform-specific IDs, garbage above bit 31, attribute
+// ranges, buffers and values. Events stay masked (hart_unmask is never
+// called): whatever the fuzzer registers and enables is never delivered.
+void gen_sse(Rng &r, Gen &g, HartFuzz &st, HartBuffers &b) {
+    long f = r.one_in(12) ? 10 + r.below(100) : r.below(10);
+    set_eid(g, kSse, f);
+    if (f >= 10) return expect_exact(g, ERR_NOT_SUPPORTED);
+    static const unsigned long kIds[] = {0x10000, 0xffff0000, 0xffff8000, 0x0,    0x1,    0x8000,
+                                         0x100000, 0x108000, 0x2,        0x4000, 0xc000, ~0u};
+    unsigned long id = r.one_in(4) ? r.next() : kIds[r.below(sizeof kIds / sizeof kIds[0])];
+    g.in[0] = garbage_hi(r, id);
+    const unsigned long id_errors = bit(ERR_NOT_SUPPORTED) | bit(ERR_INVALID_PARAM);
+    const unsigned long state = bit(code(sbi::Error::InvalidState));
+    switch (f) {
+    case 0:
+    case 1: { // read_attrs, write_attrs
+        g.in[1] = garbage_hi(r, r.one_in(4) ? r.next() : r.below(12));
+        g.in[2] = garbage_hi(r, r.one_in(4) ? r.next() : r.below(12));
+        Addr a = pick_addr(r);
+        unsigned long lo = a.v;
+        if (f == 0) { // the firmware writes there: our buffer or never S memory
+            if (r.one_in(3)) lo = reinterpret_cast<uintptr_t>(b.sse_attrs) + 8 * r.below(2);
+            else if (!never_s_memory(a)) {
+                st.restricted++;
+                lo = platform().fw_base + (r.below(platform().fw_size) & ~7ul);
+            }
+        }
+        g.in[3] = lo, g.in[4] = r.one_in(8) ? r.next() : 0;
+        return expect_set(g, id_errors | bit(code(sbi::Error::BadRange)) |
+                                 bit(ERR_INVALID_ADDRESS) | 1 |
+                                 (f == 1 ? bit(ERR_DENIED) | state : 0));
+    }
+    case 2: g.in[1] = r.one_in(2) ? r.next() : r.next() & ~1ul, g.in[2] = r.next(); break;
+    case 6: expect_exact(g, SUCCESS), g.check_value = true, g.want_value = 0; return;
+    case 7: {
+        const Platform &p = platform();
+        g.in[1] = r.one_in(2) ? p.hartids[r.below(p.nharts)] : r.next();
+        return expect_set(g, id_errors | 1);
+    }
+    case 8: st.restricted++, set_eid(g, kSse, 9); [[fallthrough]];
+    case 9: return expect_exact(g, ERR_ALREADY_STOPPED);
+    default: break;
+    }
+    expect_set(g, id_errors | state | 1);
+}
+
 void gen_legacy(Rng &r, Gen &g, HartFuzz &st, HartBuffers &b) {
     long e = r.below(9);
     if (e == eid::legacy_shutdown) {
@@ -653,7 +702,7 @@ void generate(Rng &r, Gen &g, HartFuzz &st, HartBuffers &b, unsigned long spec_v
     g = Gen{};
     for (unsigned i = 0; i < 6; i++) g.in[i] = r.one_in(2) ? r.next() : r.below(64);
     expect_set(g, kAnySpec);
-    switch (r.below(15)) {
+    switch (r.below(16)) {
     case 0: gen_base(r, g, spec_version); break;
     case 1:
         set_eid(g, eid::time, r.one_in(8) ? 1 + r.below(100) : 0);
@@ -679,6 +728,7 @@ void generate(Rng &r, Gen &g, HartFuzz &st, HartBuffers &b, unsigned long spec_v
     case 11: gen_fwft(r, g, st); break;
     case 12: gen_susp(r, g, st); break;
     case 13: gen_dbtr(r, g, st, b); break;
+    case 14: gen_sse(r, g, st, b); break;
     default: gen_other(r, g); break;
     }
     g.row = row_of(static_cast<long>(g.in[7]));
@@ -893,12 +943,13 @@ void payload_main() {
             sum += rows[r][f];
             if (static_cast<long>(f) < nf || f == kFidSlots - 1)
                 len += snprintf(line + len, sizeof line - len, " %s%u=%lu",
-                                f == kFidSlots - 1 ? ">" : "", f == kFidSlots - 1 ? 8 : f,
+                                f == kFidSlots - 1 ? ">" : "", f == kFidSlots - 1 ? kFidSlots - 2 : f,
                                 rows[r][f]);
         }
         printf("%s | total %lu\n", line, sum);
         for (long f = 0; f < nf; f++) {
             bool skipped = (r < kNumExts && kExts[r].eid == eid::hsm && f == F::hsm::hart_stop) ||
+                           (r < kNumExts && kExts[r].eid == kSse && f == 8) || // hart_unmask
                            (r == kRowLegacy && f == eid::legacy_shutdown);
             if (!skipped && rows[r][f] == 0) fail("never called", "coverage/%s/fid%ld", name, f);
         }

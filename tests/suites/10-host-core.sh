@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-2-Clause
-# Host unit tests of the firmware core (hart masks, memory ranges, DT).
+# Host unit tests of the firmware core (hart masks, memory ranges, DT) and of
+# the SBI SSE event model.
 . "$(dirname "$0")/../lib.sh"
 build host-tests
 python3 tests/host/doctest_lines.py core build/host/test_core
 python3 tests/host/doctest_lines.py dbtr build/host/test_dbtr
+python3 tests/host/doctest_lines.py sse build/host/test_sse

@@ -13,7 +13,7 @@ if ! q=$(scripts/qemu10.sh path); then
 fi
 build firmware payloads pmu-payloads
 CTR_CPU=smctr=true,ssctr=true,smcsrind=true,smstateen=true,sscofpmf=true
-PAYLOADS="base time ipi rfence hsm dbcn legacy srst fwft susp dbtr"
+PAYLOADS="base time ipi rfence hsm dbcn legacy srst fwft susp dbtr sse"
 for cfg in "ctr:$CTR_CPU" "noctr:sscofpmf=true,smctr=false,ssctr=false"; do
   tag=${cfg%%:*}; cpu=${cfg#*:}
   tests/payloads/run.py --qemu "$q" --timeout 30 --fw ours --smp 4 --cpu "$cpu" \
@@ -33,7 +33,7 @@ for smp in 1 4; do
   for cfg in "fwft:$FWFT_CPU" "default:"; do
     tag=${cfg%%:*}; cpu=${cfg#*:}
     tests/payloads/run.py --qemu "$q" --timeout 30 --fw ours --smp $smp ${cpu:+--cpu "$cpu"} \
-      --tag "qemu10-$tag-smp$smp" fwft fuzz
+      --tag "qemu10-$tag-smp$smp" fwft sse fuzz
     [ $? -le 1 ] || fail "qemu10-$tag-smp$smp: payload runner failed"
   done
 done

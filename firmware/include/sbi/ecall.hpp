@@ -21,4 +21,9 @@ struct Extension {
     Handler handle;
 };
 
+// For a handler that resumes an S-mode context (SSE complete): the a0 it
+// returns is S-mode's own register, not an error code. Call only when that
+// a0 is outside the spec's codes: the guard then lets it through once.
+void keep_a0_once();
+
 } // namespace sbi

@@ -25,6 +25,7 @@ enum class Error : long {
     DeniedLocked = -14,
 };
 constexpr long kLowestError = static_cast<long>(Error::DeniedLocked);
+constexpr bool is_error_code(long e) { return e <= 0 && e >= kLowestError; }
 
 // struct sbiret: returned in a0 (error) and a1 (value).
 struct SbiRet {
@@ -57,6 +58,7 @@ constexpr long dbcn = 0x4442434E;   // "DBCN"
 constexpr long susp = 0x53555350;   // "SUSP"
 constexpr long fwft = 0x46574654;   // "FWFT"
 constexpr long dbtr = 0x44425452;   // "DBTR"
+constexpr long sse = 0x535345;      // "SSE"
 } // namespace eid
 
 // System Reset (ext-sys-reset.adoc, tables "SBI System Reset Types" and
