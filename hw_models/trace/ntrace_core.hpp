@@ -287,17 +287,29 @@ struct FlowConfig {
     rv::Options opts;
 };
 
+// The walker's state between calls (plain data: the firmware keeps one per hart).
+struct FlowState {
+    bool synced;
+    bool last_valid; // last: the branch message RepeatBranch repeats
+    uint8_t last_btype;
+    bool last_direct;
+    uint64_t pc, ref;
+    int64_t budget; // I-CNT half-words from ResourceFull not walked yet
+    uint64_t last_icnt, last_target;
+    uint64_t errors; // messages that did not match the code
+};
+
 template <class Env> class Flow {
   public:
-    Flow(const FlowConfig &c, Env &env) : cfg_(c), env_(env) { reset(); }
-    void reset() {
-        synced_ = false;
-        pc_ = ref_ = 0;
-        budget_ = 0;
-        last_valid_ = false;
+    Flow(const FlowConfig &c, FlowState &s, Env &env)
+        : cfg_(c), env_(env), synced_(s.synced), last_valid_(s.last_valid), pc_(s.pc), ref_(s.ref),
+          budget_(s.budget), errors_(s.errors), s_(s) {}
+    static void reset(FlowState &s) {
+        uint64_t e = s.errors;
+        s = FlowState{};
+        s.errors = e;
     }
-    bool synced() const { return synced_; }
-    uint64_t errors() const { return errors_; }
+    bool synced() const { return s_.synced; }
 
     void on_msg(const Fields &m) {
         if (cfg_.src >= 0 && m.has(Fld::SRC) && m.get(Fld::SRC) != uint64_t(cfg_.src)) return;
@@ -350,8 +362,9 @@ template <class Env> class Flow {
             const uint64_t n = m.get(Fld::BCNT);
             if (!last_valid_ || n > (1ull << NT_LIMIT_MAX_BCNT)) return fail();
             for (uint64_t i = 0; i < n && synced_; i++) {
-                if (!walk(last_.icnt, last_.direct ? End::Taken : End::Addr, last_.target, last_.btype)) break;
-                if (!last_.direct) ref_ = last_.target;
+                if (!walk(s_.last_icnt, s_.last_direct ? End::Taken : End::Addr, s_.last_target, s_.last_btype))
+                    break;
+                if (!s_.last_direct) ref_ = s_.last_target;
             }
             break;
         }
@@ -379,7 +392,7 @@ template <class Env> class Flow {
     }
     void set_last(bool direct, uint64_t icnt, uint64_t target, uint64_t btype) {
         last_valid_ = true;
-        last_ = {direct, uint8_t(btype), icnt, target};
+        s_.last_direct = direct, s_.last_btype = uint8_t(btype), s_.last_icnt = icnt, s_.last_target = target;
     }
 
     // Runs the I-CNT block from pc_ and ends it as the message says: the taken branch
@@ -455,18 +468,21 @@ template <class Env> class Flow {
         return true;
     }
 
-    FlowConfig cfg_;
+    void reset() {
+        synced_ = false;
+        pc_ = ref_ = 0;
+        budget_ = 0;
+        last_valid_ = false;
+    }
+
+    const FlowConfig &cfg_;
     Env &env_;
-    bool synced_ = false;
-    bool last_valid_ = false;
-    uint64_t pc_ = 0, ref_ = 0;
-    int64_t budget_ = 0; // I-CNT half-words from ResourceFull not walked yet
-    struct {
-        bool direct;
-        uint8_t btype;
-        uint64_t icnt, target;
-    } last_{};
-    uint64_t errors_ = 0;
+    bool &synced_;
+    bool &last_valid_;
+    uint64_t &pc_, &ref_;
+    int64_t &budget_;
+    uint64_t &errors_;
+    FlowState &s_;
 };
 
 // Splits a byte stream into messages: idle bytes skipped, each message from its first
