@@ -234,6 +234,8 @@ bool sink_pause(uint64_t base, uint64_t &wp, bool &wrapped) {
     return ok;
 }
 
+void sink_restart_at(uint64_t base, uint64_t wp) { write64(base, TCI_trRamWPLow, TCI_trRamWPHigh, wp); }
+
 void sink_resume(uint64_t base) {
     const uint64_t ctl = base + TCI_trRamControl;
     write32(ctl, read32(ctl) | kEnable);

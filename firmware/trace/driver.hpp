@@ -83,6 +83,8 @@ uint64_t sink_write_pointer(uint64_t base, bool &wrapped);
 bool sink_pause(uint64_t base, uint64_t &wp, bool &wrapped);
 // Capture again from the write pointer.
 void sink_resume(uint64_t base);
+// While paused: the write pointer to `wp` (a word address), Wrap cleared.
+void sink_restart_at(uint64_t base, uint64_t wp);
 // Copies SRAM words starting at word address `from` into `out` (`words`
 // words); the sink must be disabled (trRamRP/trRamData).
 void sram_read(uint64_t base, uint64_t from, uint32_t *out, unsigned words);

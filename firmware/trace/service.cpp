@@ -507,8 +507,15 @@ bool ctr_feed_start(unsigned long hartid) {
     }
     // BTM of S-mode alone (filter 0): every transfer CTR records in S-mode
     // is in the messages or in the code (README "CTR from the encoder").
+    // Periodic synchronisation (every 2^(4+4) messages) gives a decoder that
+    // lost data, or finds the buffer wrapped, a place to start again.
+    constexpr unsigned kSyncMax = 4;
+    uint32_t sync = (t.caps.sync_modes & (1u << TCI_SYNCMODE_MESSAGES))
+                        ? TCI_SET(trTeControl, InstSyncMode, TCI_SYNCMODE_MESSAGES) |
+                              TCI_SET(trTeControl, InstSyncMax, kSyncMax)
+                        : 0;
     EncoderConfig c{TCI_SET(trTeControl, InstMode, TCI_INSTMODE_BTM) |
-                        TCI_SET(trTeControl, Format, TCI_FORMAT_NTRACE),
+                        TCI_SET(trTeControl, Format, TCI_FORMAT_NTRACE) | sync,
                     TCI_SET(trTeInstFeatures, SrcID, h) | TCI_SET(trTeInstFeatures, SrcBits, st.src_bits),
                     1u << TCI_PRIV_S, 0};
     if (!encoder_start(st.topo.encoder[h].base, c)) {
@@ -574,6 +581,18 @@ bool ctr_feed_collect(unsigned long hartid, CtrSpans &s) {
 unsigned ctr_src_bits() { return st.src_bits; }
 
 void ctr_feed_release() {
+    if (st.ctr_harts == 1) {
+        // One hart feeds: everything in the buffer is decoded, so capture
+        // starts again at Start. A wrap then always means lost data, however
+        // many times the buffer went round (with several harts the write
+        // pointer stays, and more than one lap between two collects looks
+        // like one).
+        const uint64_t size = st.ctr_size;
+        st.ctr_total = (st.ctr_total + size - 1) & ~(size - 1);
+        for (auto &h : st.hart)
+            if (h.ctr) h.ctr_pos = st.ctr_total;
+        sink_restart_at(st.topo.sink.base, st.ctr_base);
+    }
     if (st.ctr_harts) sink_resume(st.topo.sink.base);
     lock_word.store(0, std::memory_order_release);
 }
