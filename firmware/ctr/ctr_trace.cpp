@@ -31,6 +31,21 @@ CTR_INLINE State &state() { return g_state[fw::current_hartid()]; }
 // firmware routes those to itself while their freeze is armed).
 constexpr unsigned long kCauseUnknown = ~0ul >> 1;
 
+constexpr rv::Options kOptions{__riscv_xlen, false, false};
+
+// Classified instructions of the current decode, shared by all harts: a
+// decode runs under the trace service's lock (trace::ctr_feed_collect ..
+// ctr_feed_release). A line is valid for the generation it was filled in.
+struct ICacheLine {
+    uint64_t pc;
+    uint32_t gen;
+    rv::Insn in;
+};
+constexpr unsigned kICacheLines = 64;
+ICacheLine g_icache[kICacheLines];
+uint32_t g_icache_gen;
+
+
 // The decoder's view of the hart: code read as S-mode reads it (MPRV with
 // MPP=S and the current satp; MXR so execute-only code reads), records into
 // the emulated CTR. Only S-mode is traced (filter 0), so every transfer is
@@ -39,16 +54,28 @@ struct Env {
     const Config &c;
     Hart &h;
     unsigned long mstatus;
-    bool stop; // code could not be read: the rest of this data is skipped
+    uint32_t gen; // this decode's icache generation
+    bool stop;    // code could not be read: the rest of this data is skipped
 
-    bool fetch(uint64_t pc, uint32_t &bits) {
+    bool insn(uint64_t pc, rv::Insn &in) {
+        // Loops and calls walk the same code again: classified instructions
+        // are kept for the rest of this decode (code and satp do not change
+        // while the hart is in M-mode).
+        ICacheLine &line = g_icache[(pc >> 1) & (kICacheLines - 1)];
+        if (line.pc == pc && line.gen == gen) {
+            in = line.in;
+            return true;
+        }
         fw::UnprivResult lo = fw::unpriv_lhu(static_cast<unsigned long>(pc), mstatus);
         if (lo.trapped) return stop = true, false;
-        bits = static_cast<uint32_t>(lo.value);
-        if ((bits & 3) != 3) return true;
-        fw::UnprivResult hi = fw::unpriv_lhu(static_cast<unsigned long>(pc + 2), mstatus);
-        if (hi.trapped) return stop = true, false;
-        bits |= static_cast<uint32_t>(hi.value) << 16;
+        uint32_t bits = static_cast<uint32_t>(lo.value);
+        if ((bits & 3) == 3) {
+            fw::UnprivResult hi = fw::unpriv_lhu(static_cast<unsigned long>(pc + 2), mstatus);
+            if (hi.trapped) return stop = true, false;
+            bits |= static_cast<uint32_t>(hi.value) << 16;
+        }
+        in = rv::classify(bits, kOptions);
+        line = {pc, gen, in};
         return true;
     }
     void transfer(uint64_t src, uint64_t tgt, uint8_t itype) {
@@ -105,11 +132,12 @@ void sync(const Config &c, Hart &h) {
 #if __riscv_xlen == 64
     ms &= ~static_cast<unsigned long>(csr::mstatus_bits::MPV);
 #endif
-    Env env{c, h, ms, false};
+    // A new generation per decode (0 is never one: zeroed lines stay invalid).
+    if (++g_icache_gen == 0) g_icache_gen = 1;
+    Env env{c, h, ms, g_icache_gen, false};
     ntrace::FlowConfig fc;
     fc.xlen = __riscv_xlen;
     fc.src = static_cast<int>(hartid);
-    fc.opts.xlen = __riscv_xlen;
     ntrace::Framing fr;
     fr.xlen = __riscv_xlen;
     // The stream's SRC width: every encoder's SrcBits (trace service).

@@ -248,11 +248,44 @@ Err decode_fields(const Framing &fr, const uint8_t *bytes, size_t n, uint8_t &tc
 struct Fields {
     uint8_t tcode = 0;
     uint32_t present = 0;
-    uint64_t v[kFieldCount] = {};
+    uint64_t v[kFieldCount]; // only fields in `present` are set
     bool has(Fld f) const { return present >> unsigned(f) & 1; }
     uint64_t get(Fld f) const { return v[unsigned(f)]; }
 };
 inline Err decode_fields(const Framing &fr, const uint8_t *bytes, size_t n, Fields &m) {
+    // The messages BTM sends for almost every transfer, read straight: the
+    // same fields in the same order as their table rows (no TSTAMP).
+    if (!fr.tstamp && n && (bytes[0] & 3) == wire::kMseoData &&
+        (bytes[0] >> 2 == NT_TCODE_DirectBranch || bytes[0] >> 2 == NT_TCODE_IndirectBranch)) {
+        FieldReader r{bytes, n};
+        uint64_t v;
+        unsigned nb;
+        m.tcode = uint8_t(bytes[0] >> 2);
+        r.idx = 1;
+        uint32_t p = 1u << unsigned(Fld::TCODE);
+        m.v[unsigned(Fld::TCODE)] = m.tcode;
+        Err e = Err::None;
+        if (fr.src_bits) {
+            e = r.fixed(fr.src_bits, v);
+            m.v[unsigned(Fld::SRC)] = v, p |= 1u << unsigned(Fld::SRC);
+        }
+        if (e == Err::None && m.tcode == NT_TCODE_IndirectBranch) {
+            e = r.fixed(kFields[unsigned(Fld::BTYPE)].bits, v);
+            m.v[unsigned(Fld::BTYPE)] = v, p |= 1u << unsigned(Fld::BTYPE);
+        }
+        if (e == Err::None) {
+            e = r.var(v, nb);
+            m.v[unsigned(Fld::ICNT)] = v, p |= 1u << unsigned(Fld::ICNT);
+        }
+        if (e == Err::None && m.tcode == NT_TCODE_IndirectBranch) {
+            e = r.var(v, nb);
+            if (fr.extend_addr) v = extend_addr_field(v, nb, fr.xlen);
+            m.v[unsigned(Fld::UADDR)] = v, p |= 1u << unsigned(Fld::UADDR);
+        }
+        m.present = p;
+        if (e != Err::None) return e;
+        return r.ended ? Err::None : Err::ExtraField;
+    }
     return decode_fields(fr, bytes, n, m.tcode, m.present,
                          [&](Fld f, uint64_t val, unsigned, size_t) { m.v[unsigned(f)] = val; });
 }
@@ -265,9 +298,9 @@ inline Err decode_fields(const Framing &fr, const uint8_t *bytes, size_t n, Fiel
 // message (a taken branch, the target of an indirect jump or trap return, a trap).
 //
 // Env, the caller's interface:
-//   bool fetch(uint64_t pc, uint32_t &bits)   instruction bits at pc (low parcel
-//                                             first); false: unreadable, decoding of
-//                                             this sequence ends
+//   bool insn(uint64_t pc, rv::Insn &in)      the instruction at pc, classified with
+//                                             rv::classify (the Env may cache it);
+//                                             false: unreadable, this sequence ends
 //   void transfer(uint64_t src, uint64_t tgt, uint8_t itype)
 //                                             itype: the 4-bit N-Trace itype, which is
 //                                             CTR's transfer type (4 = not taken,
@@ -284,7 +317,6 @@ inline Err decode_fields(const Framing &fr, const uint8_t *bytes, size_t n, Fiel
 struct FlowConfig {
     unsigned xlen = 64;
     int src = -1; // only messages with this SRC (-1: all)
-    rv::Options opts;
 };
 
 // The walker's state between calls (plain data: the firmware keeps one per hart).
@@ -407,9 +439,7 @@ template <class Env> class Flow {
         const bool trap_end = end == End::Addr && btype != NT_BTYPE_INDIRECT;
         rv::Insn in{};
         while (budget > 0) {
-            uint32_t bits;
-            if (!env_.fetch(pc, bits)) return lose(), false;
-            in = rv::classify(bits, cfg_.opts);
+            if (!env_.insn(pc, in)) return lose(), false;
             budget -= in.size / 2;
             if (budget < 0) return fail(), false;
             const bool last = budget == 0;
