@@ -18,7 +18,7 @@ namespace rs = ctr::ratified::status;
 
 namespace {
 
-struct Labels {
+struct LoopLabels {
     unsigned long call, func, after_call, branch;
 };
 
@@ -33,7 +33,7 @@ void freeze(bool on) {
 // One round: unfreeze, n iterations of "call; return; taken branch back"
 // (the last branch falls through), freeze. Nothing else runs unfrozen. The
 // addresses of the loop's transfers come back in `l`.
-__attribute__((noinline)) void round(unsigned long n, Labels &l) {
+__attribute__((noinline)) void round(unsigned long n, LoopLabels &l) {
     unsigned long frozen = rs::FROZEN;
     asm volatile("   csrc 0x14F, %5\n"
                  "1: jal ra, 10f\n"
@@ -61,7 +61,7 @@ constexpr long kErrDenied = -4;
 
 void payload_main() {
     if (!expect_eq(sctrctl::read().cause, kNone, "ctr_present")) finish();
-    Labels l{};
+    LoopLabels l{};
     auto kind = [&](unsigned i) {
         unsigned long s = entry(i, 0), t = entry(i, 1), d = entry(i, 2) & ctr::entry::data_TYPE;
         if (s == (l.call | 1) && t == l.func && d == ctr::TYPE_DIRECT_CALL) return kCall;

@@ -35,21 +35,8 @@ void dump(const char *name) {
     expect_true(sctrctl::read().value == 0, "%s/recording_off", name);
 }
 
-// Calls, returns, a taken and a not-taken branch, a direct jump.
-__attribute__((noinline)) void window_basic(unsigned long ctl) {
-    asm volatile("   csrw 0x14E, %0\n"
-                 "1: jal ra, 10f\n"
-                 "2: beq zero, zero, 3f\n"
-                 "   nop\n"
-                 "3: bne zero, zero, 4f\n"
-                 "4: jal zero, 5f\n"
-                 "   nop\n"
-                 "5: csrw 0x14E, zero\n"
-                 "   jal zero, 99f\n"
-                 "10: jalr zero, 0(ra)\n"
-                 "99:\n" ::"r"(ctl)
-                 : "ra", "memory");
-}
+// Calls, returns, a taken and a not-taken branch, a direct jump (ctr_pl.hpp).
+void window_basic(unsigned long ctl) { window(ctl); }
 
 // Every transfer type of the CTR type table that a jump or branch makes,
 // with the compressed forms: indirect call and jump, co-routine swap, other

@@ -22,12 +22,6 @@ namespace {
 
 using bench_insns = Csr<0x5C8>;
 
-inline unsigned long rdinstret() {
-    unsigned long v;
-    asm volatile("rdinstret %0" : "=r"(v)::"memory");
-    return v;
-}
-
 // Unfreeze, n iterations of call/return/taken branch, freeze (WRPTR kept).
 __attribute__((noinline)) void tight(unsigned long n) {
     unsigned long f = rs::FROZEN;
@@ -82,13 +76,7 @@ void per_transfer(const char *name, void (*fn)(unsigned long)) {
 
 void read_entries(const char *name) {
     unsigned long c0 = bench_insns::read().value, t0 = rdinstret();
-    for (unsigned i = 0; i < 16; i++) {
-        unsigned long v = 0x200 + i, a, b, c;
-        asm volatile("csrw 0x150, %3\n\tcsrr %0, 0x151\n\tcsrr %1, 0x152\n\tcsrr %2, 0x153"
-                     : "=&r"(a), "=&r"(b), "=&r"(c)
-                     : "r"(v)
-                     : "memory");
-    }
+    read_16_entries();
     unsigned long t1 = rdinstret(), c1 = bench_insns::read().value;
     printf("BENCH: read_entry_%s(select+3_regs) | %lu / %lu\n", name, (t1 - t0) / 16, (c1 - c0) / 16);
 }
