@@ -108,11 +108,12 @@ bool wanted(const Hart &h) { return (h.mctl & rc::S) && !frozen(h); }
 
 } // namespace
 
-void hart_init(unsigned long hartid) {
+bool hart_init(unsigned long hartid) {
     State &s = g_state[hartid];
     if (s.on) trace::ctr_feed_stop(hartid);
     s = State{};
     s.possible = trace::ctr_feed_possible(hartid);
+    return s.possible;
 }
 
 bool active() { return state().on; }

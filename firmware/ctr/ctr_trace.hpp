@@ -12,8 +12,9 @@ namespace ctr::feed {
 // Per-hart decoding state (zero: not feeding).
 struct State;
 
-// Boot: whether this hart's encoder can feed CTR.
-void hart_init(unsigned long hartid);
+// Hart start: stops a feed left running; whether this hart's encoder can
+// feed CTR.
+bool hart_init(unsigned long hartid);
 // Before anything that reads or changes CTR state or records itself: turns
 // the trace written since the last call into records.
 void sync(const Config &c, Hart &h);
