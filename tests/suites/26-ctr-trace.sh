@@ -61,3 +61,41 @@ check "compare/records_compared ($n)" [ "$n" -gt 100 ]
 # Two harts: the stream carries a SRC field; the boot hart's records are
 # the same.
 run smp2 "" emulated 2 build/ctr/pl/ctr_rec_native.elf
+
+# The host tool on the same decoding core: a generated program encoded in
+# BTM by the host encoder model; `ntrace transfers` must give every
+# transfer of the program's PC-info with its CTR type.
+build trace
+T=build/trace/tsbi-trace
+if "$T" ntrace gen --elf "$D/gen.elf" -o "$D/gen.pcinfo" --count 200000 --seed 7 &&
+   "$T" ntrace encode --elf "$D/gen.elf" --te-control 0x3 "$D/gen.pcinfo" -o "$D/gen.bin" &&
+   "$T" ntrace transfers --elf "$D/gen.elf" "$D/gen.bin" -o "$D/gen.transfers"; then
+  pass "host/transfers_decodes"
+  python3 - "$D/gen.pcinfo" "$D/gen.transfers" <<'PY'
+import sys, collections
+# PC-info lines "0xADDR,TYPE<size>[,0xDEST]": the source is ADDR; the target
+# DEST where given, ADDR + size for a not-taken branch, else the next line
+# (unless a trap came first: then the handler, so that target is not compared).
+lines = [l.strip().split(",") for l in open(sys.argv[1]) if l.strip()]
+ctr = {"BN": 4, "BD": 5, "CD": 9, "CI": 8, "JD": 11, "R": 13}
+want = []
+for i, l in enumerate(lines[:-1]):
+    kind, size = l[1].rstrip("0123456789"), l[1].lstrip("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+    if kind == "L": continue
+    a = int(l[0], 16)
+    tgt = int(l[2], 16) if len(l) > 2 else a + int(size) if kind == "BN" else None
+    want.append((a, tgt, ctr.get(kind, "JI")))
+got = []
+for l in open(sys.argv[2]):
+    s, t, ty = l.split()
+    if ty in ("1", "2"): continue  # traps: not in PC-info
+    got.append((int(s, 16), int(t, 16), int(ty)))
+# JI: an indirect jump (10, 14) or a trap return (3) by the instruction.
+ok = len(got) == len(want) and all(
+    g[0] == w[0] and (w[1] is None or g[1] == w[1]) and (g[2] == w[2] if w[2] != "JI" else g[2] in (3, 10, 14))
+    for g, w in zip(got, want))
+print(("PASS" if ok else "FAIL") + ": host/transfers_equal_pcinfo (%d transfers)" % len(want))
+PY
+else
+  fail "host/transfers_decodes"
+fi
