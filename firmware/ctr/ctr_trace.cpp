@@ -124,7 +124,10 @@ void sync(const Config &c, Hart &h) {
     unsigned long hartid = fw::current_hartid();
     trace::CtrSpans sp;
     if (!trace::ctr_feed_collect(hartid, sp)) {
+        // The trace service stopped the encoder (HSM stop or suspend):
+        // start again, a fresh sequence (the transfers meanwhile are lost).
         s.on = false;
+        update(c, h);
         return;
     }
     unsigned long ms = csr_read(csr::mstatus);

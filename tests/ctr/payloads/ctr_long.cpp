@@ -18,42 +18,6 @@ namespace rs = ctr::ratified::status;
 
 namespace {
 
-struct LoopLabels {
-    unsigned long call, func, after_call, branch;
-};
-
-// FROZEN set or cleared with WRPTR kept, as the hardware freezes (a write
-// of sctrstatus also writes WRPTR).
-void freeze(bool on) {
-    unsigned long f = rs::FROZEN;
-    if (on) asm volatile("csrs 0x14F, %0" ::"r"(f) : "memory");
-    else asm volatile("csrc 0x14F, %0" ::"r"(f) : "memory");
-}
-
-// One round: unfreeze, n iterations of "call; return; taken branch back"
-// (the last branch falls through), freeze. Nothing else runs unfrozen. The
-// addresses of the loop's transfers come back in `l`.
-__attribute__((noinline)) void round(unsigned long n, LoopLabels &l) {
-    unsigned long frozen = rs::FROZEN;
-    asm volatile("   csrc 0x14F, %5\n"
-                 "1: jal ra, 10f\n"
-                 "2: addi %0, %0, -1\n"
-                 "3: bnez %0, 1b\n"
-                 "   csrs 0x14F, %5\n"
-                 "   jal zero, 99f\n"
-                 "10: jalr zero, 0(ra)\n"
-                 "99:\n"
-                 "   lla %1, 1b\n"
-                 "   lla %2, 10b\n"
-                 "   lla %3, 2b\n"
-                 "   lla %4, 3b\n"
-                 : "+r"(n), "=&r"(l.call), "=&r"(l.func), "=&r"(l.after_call), "=&r"(l.branch)
-                 : "r"(frozen)
-                 : "ra", "memory");
-}
-
-enum Kind { kCall, kRet, kBranch, kEmpty, kBad };
-
 constexpr long kTraceEid = 0x0A736269;
 constexpr long kErrDenied = -4;
 
@@ -62,15 +26,6 @@ constexpr long kErrDenied = -4;
 void payload_main() {
     if (!expect_eq(sctrctl::read().cause, kNone, "ctr_present")) finish();
     LoopLabels l{};
-    auto kind = [&](unsigned i) {
-        unsigned long s = entry(i, 0), t = entry(i, 1), d = entry(i, 2) & ctr::entry::data_TYPE;
-        if (s == (l.call | 1) && t == l.func && d == ctr::TYPE_DIRECT_CALL) return kCall;
-        if (s == (l.func | 1) && t == l.after_call && d == ctr::TYPE_FUNCTION_RETURN) return kRet;
-        if (s == (l.branch | 1) && t == l.call && d == ctr::TYPE_TAKEN_BRANCH) return kBranch;
-        if (s == 0 && t == 0 && d == 0) return kEmpty;
-        return kBad;
-    };
-
     // The feed holds the sink while S-mode records: S-mode's trace is refused.
     bool trace = sbi_probe(kTraceEid).value != 0;
     expect_true(trace, "trace_extension_present");
@@ -91,22 +46,7 @@ void payload_main() {
         round(n, l);
         transfers += 3 * n - 1;
         rounds++;
-        // Newest first: return, call, branch, return, call, ...; between
-        // rounds the oldest call of a round follows the previous return.
-        Kind k[16];
-        bool ok = true;
-        for (unsigned i = 0; i < 16; i++) {
-            k[i] = kind(i);
-            if (k[i] == kBad) wrong++, ok = false;
-        }
-        ok &= k[0] == kRet && k[1] == kCall;
-        // Empty entries only after the oldest record (the first rounds).
-        for (unsigned i = 0; ok && i + 1 < 16; i++) {
-            Kind a = k[i], b = k[i + 1];
-            ok = (a == kRet && (b == kCall || b == kEmpty)) ||
-                 (a == kCall && (b == kBranch || b == kRet || b == kEmpty)) ||
-                 (a == kBranch && (b == kRet || b == kEmpty)) || (a == kEmpty && b == kEmpty);
-        }
+        bool ok = loop_entries_ok(l, wrong);
         if (!ok && bad_rounds++ < 3) {
             note("round %lu (n=%lu): entries do not follow the loop", rounds, n);
             for (unsigned i = 0; i < 16; i++)
