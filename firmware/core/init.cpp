@@ -84,9 +84,11 @@ void setup_pmp() {
     n++;
     platform::MmioRegion mm[kEntries - 2];
     unsigned nm = platform::mmode_only_regions(mm, kEntries - 2);
-    // Trace components stay M-mode's unless handed to S-mode (firmware/trace).
-    hooks::MmioRange tr[2];
-    unsigned nt = hooks::trace_mmode_regions(tr, kEntries - 2 - nm < 2 ? kEntries - 2 - nm : 2);
+    // Trace components stay M-mode's unless handed to S-mode (firmware/trace),
+    // and so does the buffer of CTR's feed.
+    constexpr unsigned kTraceRegions = 3;
+    hooks::MmioRange tr[kTraceRegions];
+    unsigned nt = hooks::trace_mmode_regions(tr, kEntries - 2 - nm < kTraceRegions ? kEntries - 2 - nm : kTraceRegions);
     for (unsigned i = 0; i < nt; i++) mm[nm++] = {tr[i].base, tr[i].size};
     for (unsigned i = 0; i < nm; i++) {
         if (napot(mm[i].base, mm[i].size, addr[n]))

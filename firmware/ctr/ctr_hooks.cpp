@@ -11,6 +11,7 @@
 #include "ctr_dt.hpp"
 #include "ctr_emul.hpp"
 #include "ctr_native.hpp"
+#include "ctr_trace.hpp"
 #include "dt.hpp"
 #include "fw.hpp"
 #include "hart.hpp"
@@ -28,6 +29,8 @@ struct PerHart {
     bool lcofi_managed;   // we toggle mideleg.LCOFI for LCOFIFRZ (emulated)
     bool bp_managed;      // we toggle medeleg.BREAKPOINT for BPFRZ (emulated)
     uint8_t armed;        // bit 0: breakpoints, bit 1: LCOFI currently routed to M
+    bool feed_possible;   // the hart's encoder can feed CTR (ctr_trace.hpp)
+    bool feeding;         // it does now: CTR accesses decode the trace first
     unsigned long last_cycle; // mcycle when CtrCycleCounter last restarted
     ctr::Config cfg;
     ctr::native::Shadow shadow;
@@ -160,11 +163,23 @@ namespace hooks {
 
 namespace {
 
+// The trace feed, kept out of the CSR path's way when it does not run.
+CTR_INLINE void feed_sync(PerHart &p, ctr::Hart &h) {
+    if (p.feeding) ctr::feed::sync(p.cfg, h);
+}
+CTR_INLINE void feed_update(PerHart &p, ctr::Hart &h) {
+    if (!p.feed_possible) return;
+    ctr::feed::update(p.cfg, h);
+    p.feeding = ctr::feed::active();
+}
+
 CTR_INLINE CsrResult csr_read_impl(unsigned csr, unsigned mode, bool virt, unsigned long &value) {
     Slot &s = slot();
     PerHart &p = s.p;
-    if (p.impl == Impl::emulated)
+    if (p.impl == Impl::emulated) {
+        feed_sync(p, s.emu);
         return ctr::access_csr<false>(p.cfg, s.emu, csr, access(p, csr, mode, virt), value);
+    }
     if (p.impl == Impl::native) {
         HwCsr hw;
         if (!(p.cfg.views & ctr::VIEW_RATIFIED) && is_ireg(csr))
@@ -178,10 +193,12 @@ CTR_INLINE CsrResult csr_write_impl(unsigned csr, unsigned mode, bool virt, unsi
     Slot &s = slot();
     PerHart &p = s.p;
     if (p.impl == Impl::emulated) {
+        feed_sync(p, s.emu);
         CsrResult r = ctr::access_csr<true>(p.cfg, s.emu, csr, access(p, csr, mode, virt), value);
         if (r == CsrResult::Done) {
             p.last_cycle = mcycle();
             if (p.bp_managed | p.lcofi_managed) sync_delegation(p, s.emu);
+            feed_update(p, s.emu);
         }
         return r;
     }
@@ -198,6 +215,7 @@ CTR_INLINE CsrResult sctrclr_impl(unsigned mode, bool virt) {
     Slot &s = slot();
     PerHart &p = s.p;
     if (p.impl != Impl::emulated) return CsrResult::NotMine;
+    feed_sync(p, s.emu);
     CsrResult r = ctr::sctrclr(p.cfg, s.emu, {mode, virt, true, 0});
     if (r == CsrResult::Done) p.last_cycle = mcycle();
     return r;
@@ -266,6 +284,8 @@ void ctr_record_trap(unsigned long from_pc, unsigned long to_pc, unsigned long c
     auto from = static_cast<ctr::Mode>(from_priv), to = static_cast<ctr::Mode>(to_priv);
     if (p.impl == Impl::emulated) {
         ctr::Hart &h = s.emu;
+        // Transfers before the trap first, so the records keep their order.
+        feed_sync(p, h);
         // Cycles spent in M-mode and in modes not enabled are not told
         // apart: the count is an upper bound, so CCV=0.
         unsigned long now = mcycle();
@@ -274,6 +294,7 @@ void ctr_record_trap(unsigned long from_pc, unsigned long to_pc, unsigned long c
         p.last_cycle = now;
         ctr::record_trap(p.cfg, h, from, to, from_pc, to_pc, irq, code);
         if (p.bp_managed | p.lcofi_managed) sync_delegation(p, h);
+        feed_update(p, h); // a breakpoint may have frozen CTR
     } else if (p.impl == Impl::native) {
         HwCsr hw;
         ctr::native::record_trap(hw, p.shadow, from, to, from_pc, to_pc, irq, code,
@@ -289,10 +310,12 @@ bool ctr_m_interrupt(unsigned long code) {
     // to S-mode as far as CTR goes. Freeze, then hand the (still pending)
     // interrupt to S-mode by delegating it again.
     ctr::Hart &h = s.emu;
+    feed_sync(p, h);
     if (h.mctl & ctr::ratified::ctl::LCOFIFRZ) h.status |= ctr::ratified::status::FROZEN;
     csr_set(csr::mideleg, kLcofiBit);
     p.armed &= uint8_t(~2);
     sync_delegation(p, h);
+    feed_update(p, h);
     return true;
 }
 
@@ -382,6 +405,7 @@ void ctr_hart_init() {
         return;
     }
     p.impl = Impl::emulated;
+    p.feed_possible = ctr::feed::hart_init(id);
     if (stateen && !c.emulate_iselect) csr_set(csr::mstateen0, csr::mstateen0_bits::CSRIND);
     ctr::reset(c, g_slot[id].emu);
     p.last_cycle = mcycle();

@@ -148,6 +148,19 @@ bool encoder_stop(uint64_t base, bool &lost) {
     return wait_bits(ctl, kEnable | kEmpty, kEmpty);
 }
 
+bool encoder_flush(uint64_t base, bool &lost) {
+    const uint64_t ctl = base + TCI_trTeControl;
+    constexpr uint32_t kTracing = TCI_BIT(trTeControl, InstTracing);
+    constexpr uint32_t kOverflow = TCI_BIT(trTeControl, InstStallOrOverflow);
+    uint32_t v = read32(ctl);
+    lost = v & kOverflow;
+    v &= ~(kTracing | kOverflow);
+    write32(ctl, v | (lost ? kOverflow : 0)); // W1C: clear what was reported
+    bool ok = wait_bits(ctl, kEmpty, kEmpty);
+    write32(ctl, v | kTracing);
+    return ok;
+}
+
 bool encoder_lost(uint64_t base) {
     return read32(base + TCI_trTeControl) & TCI_BIT(trTeControl, InstStallOrOverflow);
 }
@@ -212,6 +225,20 @@ bool sink_start(uint64_t base, const SinkConfig &c) {
         return false;
     write32(ctl, kActive | mode | kEnable);
     return true;
+}
+
+bool sink_pause(uint64_t base, uint64_t &wp, bool &wrapped) {
+    bool ok = disable_and_flush(base);
+    wp = sink_write_pointer(base, wrapped);
+    if (wrapped) write32(base + TCI_trRamWPLow, static_cast<uint32_t>(wp));
+    return ok;
+}
+
+void sink_restart_at(uint64_t base, uint64_t wp) { write64(base, TCI_trRamWPLow, TCI_trRamWPHigh, wp); }
+
+void sink_resume(uint64_t base) {
+    const uint64_t ctl = base + TCI_trRamControl;
+    write32(ctl, read32(ctl) | kEnable);
 }
 
 bool sink_enabled(uint64_t base) { return read32(base + TCI_trRamControl) & kEnable; }

@@ -48,6 +48,10 @@ bool encoder_start(uint64_t base, const EncoderConfig &c);
 // Clears InstTracing and Enable and waits for Empty: every message the
 // encoder made has left it. `lost` reports trTeInstStallOrOverflow.
 bool encoder_stop(uint64_t base, bool &lost);
+// Hands on every message the encoder holds while it keeps its programming:
+// InstTracing = 0, wait for Empty, InstTracing = 1 (tracing restarts with a
+// synchronizing message). `lost` reports and clears trTeInstStallOrOverflow.
+bool encoder_flush(uint64_t base, bool &lost);
 // trTeInstStallOrOverflow: the encoder lost data or stalled since its start.
 bool encoder_lost(uint64_t base);
 
@@ -73,6 +77,14 @@ bool sink_start(uint64_t base, const SinkConfig &c);
 bool sink_enabled(uint64_t base);
 // The write pointer (Wrap bit cleared) and whether the buffer wrapped.
 uint64_t sink_write_pointer(uint64_t base, bool &wrapped);
+// Pauses capture (Enable = 0, wait for Empty: a partial word is written
+// padded with idle bytes), returns the write pointer and whether it wrapped
+// since the last call, and clears Wrap (writing trRamWPLow does).
+bool sink_pause(uint64_t base, uint64_t &wp, bool &wrapped);
+// Capture again from the write pointer.
+void sink_resume(uint64_t base);
+// While paused: the write pointer to `wp` (a word address), Wrap cleared.
+void sink_restart_at(uint64_t base, uint64_t wp);
 // Copies SRAM words starting at word address `from` into `out` (`words`
 // words); the sink must be disabled (trRamRP/trRamData).
 void sram_read(uint64_t base, uint64_t from, uint32_t *out, unsigned words);

@@ -45,16 +45,21 @@ bool overlaps(uint64_t a, uint64_t asize, uint64_t b, uint64_t bsize) {
     return a < b + bsize && b < a + asize;
 }
 
-// The boot-time buffer: the top of the first /memory range, below the
-// device tree (QEMU puts it in the last 2 MiB of RAM), 2 MiB aligned.
-bool place_boot_buffer(const void *fdt, unsigned long next_addr, uint64_t size) {
+// CTR's feed buffer (README "CTR from the encoder"): a power of two,
+// naturally aligned, so one PMP entry closes it to S-mode.
+constexpr uint64_t kCtrBufferSize = 256ull << 10;
+uint64_t ctr_buffer;
+
+// A buffer at the top of the first /memory range, below the device tree
+// (QEMU puts it in the last 2 MiB of RAM), `align` aligned.
+bool place_buffer(const void *fdt, unsigned long next_addr, uint64_t size, uint64_t align, uint64_t &out) {
     fw::dt::Memory mem;
     if (!fw::dt::scan_memory(fdt, mem) || !mem.count) return false;
     uint64_t lo = mem.r[0].base, hi = mem.r[0].base + mem.r[0].size;
     uint64_t fdt_at = reinterpret_cast<uintptr_t>(fdt);
     if (fdt_at >= lo && fdt_at < hi) hi = fdt_at;
     if (hi - lo < size) return false;
-    uint64_t base = (hi - size) & ~(kBootAlign - 1);
+    uint64_t base = (hi - size) & ~(align - 1);
     if (base < lo) return false;
     // Not the firmware, the next stage's first 64 MiB (a kernel and its
     // early allocations) or the initrd.
@@ -70,8 +75,7 @@ bool place_boot_buffer(const void *fdt, unsigned long next_addr, uint64_t size) 
         uint64_t b = l1 == 8 ? fdt64_to_cpu(*reinterpret_cast<const fdt64_t *>(e)) : fdt32_to_cpu(*e);
         if (b > a && overlaps(base, size, a, b - a)) return false;
     }
-    boot.buffer = base;
-    boot.size = size;
+    out = base;
     return true;
 }
 
@@ -91,24 +95,28 @@ void trace_cold_init(const void *fdt, unsigned long next_addr) {
     fw::printf("tsbi: trace: %u encoder(s), %u funnel(s), RAM sink at 0x%lx%s\n", topo.encoders,
                topo.funnels, static_cast<unsigned long>(topo.sink.base),
                smode ? ", handed to S-mode" : ok ? "" : ", not usable");
-    if (!ok || chosen < 0) return;
+    if (!ok) return;
     uint32_t mode = str_prop(fdt, chosen, "tsbi,trace", "htm")   ? TCI_INSTMODE_HTM
                     : str_prop(fdt, chosen, "tsbi,trace", "btm") ? TCI_INSTMODE_BTM
                                                                  : 0;
     if (!mode) {
-        if (fdt_getprop(fdt, chosen, "tsbi,trace", nullptr))
+        if (chosen >= 0 && fdt_getprop(fdt, chosen, "tsbi,trace", nullptr))
             fw::printf("tsbi: trace: tsbi,trace must be \"htm\" or \"btm\"\n");
+        // No boot-time trace: the sink is free for CTR's feed.
+        if (place_buffer(fdt, next_addr, kCtrBufferSize, kCtrBufferSize, ctr_buffer))
+            set_ctr_buffer(ctr_buffer, kCtrBufferSize);
         return;
     }
     int len;
     auto *mib = static_cast<const fdt32_t *>(fdt_getprop(fdt, chosen, "tsbi,trace-size", &len));
     uint64_t size = (mib && len == 4 ? fdt32_to_cpu(*mib) : kDefaultMiB) * (1ull << 20);
-    if (size <= kBootHeaderSize || !place_boot_buffer(fdt, next_addr, size)) {
+    if (size <= kBootHeaderSize || !place_buffer(fdt, next_addr, size, kBootAlign, boot.buffer)) {
         fw::printf("tsbi: trace: no room for a %lu MiB boot-time trace buffer\n",
                    static_cast<unsigned long>(size >> 20));
         return;
     }
     // S-mode only: the kernel (U-mode and M-mode are filtered out).
+    boot.size = size;
     boot.config = mode | cfg::PRIV_S;
     for (unsigned h = 0; h < fw::kMaxHarts; h++)
         if (fw::harts[h].present) boot_harts |= 1ull << h;
@@ -116,6 +124,14 @@ void trace_cold_init(const void *fdt, unsigned long next_addr) {
 
 void trace_fdt_fixup(void *fdt) {
     using namespace trace;
+    if (ctr_buffer) {
+        int err = fw::dt::fixup_reserve(fdt, ctr_buffer, kCtrBufferSize, "tsbi-ctr-trace");
+        if (err) {
+            // Not reserved: the next stage could use it, so no feed.
+            fw::printf("tsbi: trace: CTR buffer not reserved (%d)\n", err);
+            set_ctr_buffer(0, 0);
+        }
+    }
     if (!boot.config) return;
     // Trace only into memory the next stage was told to keep away from.
     int err = fw::dt::fixup_reserve(fdt, boot.buffer, boot.size, "tsbi-trace");
@@ -146,6 +162,8 @@ unsigned trace_mmode_regions(MmioRange *out, unsigned max) {
     trace::Region r[2];
     unsigned n = trace::mmode_regions(r, max < 2 ? max : 2);
     for (unsigned i = 0; i < n; i++) out[i] = {r[i].base, r[i].size};
+    // CTR's feed buffer is firmware memory: S-mode reads records, not trace.
+    if (trace::ctr_buffer && n < max) out[n++] = {trace::ctr_buffer, trace::kCtrBufferSize};
     return n;
 }
 

@@ -13,6 +13,8 @@ struct HartTrace {
     bool wanted;     // S-mode started tracing this hart
     bool running;    // encoder enabled (the hart is not stopped)
     bool lost;       // InstStallOrOverflow seen since the start
+    bool ctr;        // the encoder feeds CTR (CTR feed)
+    uint64_t ctr_pos; // CTR feed: the stream position decoded up to
     EncoderCaps caps;
     EncoderConfig config;
 };
@@ -29,16 +31,22 @@ struct State {
     uint32_t sink_flags;
     BootHeader *boot; // boot-time trace header while its buffer is the sink
     HartTrace hart[fw::kMaxHarts];
+    // CTR feed: its buffer, whether it holds the sink, the stream position
+    // of the write pointer (bytes since the feed's sink start).
+    uint64_t ctr_base, ctr_size;
+    unsigned ctr_harts;
+    uint64_t ctr_total;
 };
 State st;
 
 // One lock for the service: SBI calls from any hart and the HSM hooks.
 fw::atomic<unsigned> lock_word; // word-sized: RV has no byte-wide AMO
-struct Guard {
-    Guard() {
-        while (lock_word.exchange(1, fw::memory_order_acquire)) {
-        }
+void lock_word_acquire() {
+    while (lock_word.exchange(1, fw::memory_order_acquire)) {
     }
+}
+struct Guard {
+    Guard() { lock_word_acquire(); }
     ~Guard() { lock_word.store(0, fw::memory_order_release); }
 };
 
@@ -228,6 +236,17 @@ Error start_locked(HartMask harts) {
     return ok ? Error::Success : Error::Failed;
 }
 
+void ctr_stop_locked(unsigned h) {
+    HartTrace &t = st.hart[h];
+    if (!t.ctr) return;
+    bool lost;
+    encoder_stop(st.topo.encoder[h].base, lost);
+    t.ctr = false;
+    if (--st.ctr_harts) return;
+    funnels_stop();
+    disable_and_flush(st.topo.sink.base);
+}
+
 } // namespace
 
 bool available() { return st.usable; }
@@ -311,7 +330,8 @@ Error set_sink(uint32_t flags, uint64_t addr, uint64_t size) {
         if ((addr | size) & (TCI_RAM_ADDR_ALIGN - 1) || size == 0) return Error::InvalidParam;
         uint64_t last = addr + size - TCI_RAM_ADDR_ALIGN;
         // S-mode RAM outside the firmware, and addresses the sink can hold.
-        if (last < addr || !s_mode_range_ok(addr, size) || (last & ~st.sink_caps.smem_mask))
+        if (last < addr || !s_mode_range_ok(addr, size) || (last & ~st.sink_caps.smem_mask) ||
+            (st.ctr_size && addr < st.ctr_base + st.ctr_size && st.ctr_base <= last))
             return Error::InvalidAddress;
         c.start = addr;
         c.limit = last;
@@ -321,6 +341,7 @@ Error set_sink(uint32_t flags, uint64_t addr, uint64_t size) {
         c.limit = st.sink_caps.sram_limit;
     }
     if (st.sink_running) return Error::AlreadyStarted;
+    if (st.ctr_harts) return Error::Denied;
     st.sink = c;
     st.sink_flags = flags;
     st.sink_set = true;
@@ -329,6 +350,7 @@ Error set_sink(uint32_t flags, uint64_t addr, uint64_t size) {
 
 Error start(HartMask harts) {
     Guard g;
+    if (st.ctr_harts) return Error::Denied;
     return start_locked(harts);
 }
 
@@ -433,6 +455,9 @@ void hart_start(unsigned long hartid) {
 
 void hart_stop(unsigned long hartid) {
     Guard g;
+    // CTR's feed: a stopped hart's encoder starts again (a fresh sequence)
+    // when S-mode enables recording on it.
+    ctr_stop_locked(static_cast<unsigned>(hartid));
     // Flush what this hart's encoder holds; it starts again, with a
     // synchronizing message, when the hart resumes or restarts.
     if (st.hart[hartid].running) enc_stop(static_cast<unsigned>(hartid));
@@ -444,6 +469,132 @@ void system_reset() {
     for (unsigned h = 0; h < fw::kMaxHarts; h++)
         if (st.hart[h].running) enc_stop(h);
     sink_stop_all();
+}
+
+// --- CTR feed ----------------------------------------------------------------
+
+void set_ctr_buffer(uint64_t base, uint64_t size) {
+    st.ctr_base = base;
+    st.ctr_size = size;
+}
+
+namespace {
+bool ctr_possible(unsigned h) {
+    const HartTrace &t = st.hart[h];
+    return st.usable && st.ctr_size && st.sink_caps.smem && t.usable && t.caps.btm &&
+           (t.caps.priv_choices & (1u << TCI_PRIV_S)) &&
+           ((st.ctr_base + st.ctr_size - 1) & ~st.sink_caps.smem_mask) == 0;
+}
+} // namespace
+
+bool ctr_feed_possible(unsigned long hartid) { return ctr_possible(static_cast<unsigned>(hartid)); }
+
+bool ctr_feed_start(unsigned long hartid) {
+    Guard g;
+    unsigned h = static_cast<unsigned>(hartid);
+    HartTrace &t = st.hart[h];
+    if (t.ctr) return true;
+    // S-mode's trace has the sink (or a boot-time trace does).
+    if (!ctr_possible(h) || st.sink_running || t.wanted) return false;
+    if (!st.ctr_harts) {
+        SinkConfig c{true, false, st.ctr_base, st.ctr_base + st.ctr_size - TCI_RAM_ADDR_ALIGN};
+        if (!sink_start(st.topo.sink.base, c) || !funnels_start()) {
+            funnels_stop();
+            disable_and_flush(st.topo.sink.base);
+            return false;
+        }
+        st.ctr_total = 0;
+    }
+    // BTM of S-mode alone (filter 0): every transfer CTR records in S-mode
+    // is in the messages or in the code (README "CTR from the encoder").
+    // Periodic synchronisation (every 2^(4+4) messages) gives a decoder that
+    // lost data, or finds the buffer wrapped, a place to start again.
+    constexpr unsigned kSyncMax = 4;
+    uint32_t sync = (t.caps.sync_modes & (1u << TCI_SYNCMODE_MESSAGES))
+                        ? TCI_SET(trTeControl, InstSyncMode, TCI_SYNCMODE_MESSAGES) |
+                              TCI_SET(trTeControl, InstSyncMax, kSyncMax)
+                        : 0;
+    EncoderConfig c{TCI_SET(trTeControl, InstMode, TCI_INSTMODE_BTM) |
+                        TCI_SET(trTeControl, Format, TCI_FORMAT_NTRACE) | sync,
+                    TCI_SET(trTeInstFeatures, SrcID, h) | TCI_SET(trTeInstFeatures, SrcBits, st.src_bits),
+                    1u << TCI_PRIV_S, 0};
+    if (!encoder_start(st.topo.encoder[h].base, c)) {
+        bool lost;
+        encoder_stop(st.topo.encoder[h].base, lost);
+        if (!st.ctr_harts) {
+            funnels_stop();
+            disable_and_flush(st.topo.sink.base);
+        }
+        return false;
+    }
+    t.ctr = true;
+    t.ctr_pos = st.ctr_total;
+    st.ctr_harts++;
+    return true;
+}
+
+void ctr_feed_stop(unsigned long hartid) {
+    Guard g;
+    ctr_stop_locked(static_cast<unsigned>(hartid));
+}
+
+// Holds the service's lock from here to ctr_feed_release: the sink stays
+// paused while the caller decodes (other harts' messages meanwhile are
+// dropped and show as lost data in their streams).
+bool ctr_feed_collect(unsigned long hartid, CtrSpans &s) {
+    s = CtrSpans{};
+    lock_word_acquire();
+    HartTrace &t = st.hart[hartid];
+    if (!t.ctr) {
+        lock_word.store(0, fw::memory_order_release);
+        return false;
+    }
+    bool lost = false, wrapped = false;
+    encoder_flush(st.topo.encoder[hartid].base, lost);
+    uint64_t wp;
+    sink_pause(st.topo.sink.base, wp, wrapped);
+    // Stream positions: the buffer holds the last ctr_size bytes before
+    // ctr_total. A wrap since the last pause moved the write pointer once
+    // around at least; it is counted as once (more is not visible to the
+    // sink's registers: README "CTR from the encoder", limits).
+    const uint64_t size = st.ctr_size;
+    uint64_t old = st.ctr_total & (size - 1), now = wp - st.ctr_base;
+    uint64_t delta = (now - old) & (size - 1);
+    if (wrapped && now >= old) delta += size; // a whole lap and more
+    st.ctr_total += delta;
+    uint64_t from = t.ctr_pos;
+    if (st.ctr_total - from > size) {
+        from = st.ctr_total - size;
+        lost = true;
+    }
+    t.ctr_pos = st.ctr_total;
+    uint64_t n = st.ctr_total - from, off = from & (size - 1);
+    auto *buf = reinterpret_cast<const uint8_t *>(static_cast<uintptr_t>(st.ctr_base));
+    s.a = buf + off;
+    s.na = n < size - off ? n : size - off;
+    s.b = buf;
+    s.nb = n - s.na;
+    s.lost = lost;
+    return true;
+}
+
+unsigned ctr_src_bits() { return st.src_bits; }
+
+void ctr_feed_release() {
+    if (st.ctr_harts == 1) {
+        // One hart feeds: everything in the buffer is decoded, so capture
+        // starts again at Start. A wrap then always means lost data, however
+        // many times the buffer went round (with several harts the write
+        // pointer stays, and more than one lap between two collects looks
+        // like one).
+        const uint64_t size = st.ctr_size;
+        st.ctr_total = (st.ctr_total + size - 1) & ~(size - 1);
+        for (auto &h : st.hart)
+            if (h.ctr) h.ctr_pos = st.ctr_total;
+        sink_restart_at(st.topo.sink.base, st.ctr_base);
+    }
+    if (st.ctr_harts) sink_resume(st.topo.sink.base);
+    lock_word.store(0, fw::memory_order_release);
 }
 
 unsigned mmode_regions(Region *out, unsigned max) {

@@ -108,6 +108,32 @@ Error boot_trace(const BootOptions &o, HartMask harts);
 void hart_start(unsigned long hartid);
 void hart_stop(unsigned long hartid);
 void system_reset();
+// --- CTR feed (firmware/ctr, README "CTR from the encoder") ---------------
+// The encoder of a hart without Smctr feeds that hart's emulated CTR: BTM of
+// S-mode into a buffer in firmware memory (`set_ctr_buffer`, PMP-protected,
+// a power of two naturally aligned). While any hart feeds CTR the trace
+// service's set_sink and start return DENIED; while S-mode traces (a sink
+// is running) no feed starts.
+void set_ctr_buffer(uint64_t base, uint64_t size);
+// The hart can feed CTR: a usable encoder with BTM whose filter selects
+// S-mode alone, an SMEM sink and the buffer.
+bool ctr_feed_possible(unsigned long hartid);
+bool ctr_feed_start(unsigned long hartid);
+void ctr_feed_stop(unsigned long hartid);
+// New trace of the hart since its last call, as up to two spans of the
+// buffer (the second after the buffer's end), taken with the encoder
+// flushed and the sink paused until `ctr_feed_release`. `lost`: data of
+// this hart may be missing before the spans (a gap).
+struct CtrSpans {
+    const uint8_t *a, *b;
+    uint64_t na, nb;
+    bool lost;
+};
+bool ctr_feed_collect(unsigned long hartid, CtrSpans &s);
+void ctr_feed_release();
+// trTeSrcBits of the stream (the SRC field's width).
+unsigned ctr_src_bits();
+
 // NAPOT-able regions covering the components (for PMP), at most `max`.
 struct Region {
     uint64_t base, size;

@@ -45,6 +45,10 @@ const char kUsageText[] =
     "N-Trace 1.0 (bytes with MSEO in the two low bits):\n"
     "  ntrace dump [--fields] [--mid-stream]        messages, one field per line\n"
     "  ntrace decode IMAGE [--pcinfo] [--events]    retired PCs (\"0xADDR\" lines)\n"
+    "  ntrace transfers IMAGE [--src N]             BTM (no implicit return, no sequential\n"
+    "                                               jumps) -> control transfers as CTR records\n"
+    "                                               them: \"0xSOURCE 0xTARGET TYPE\" (the decoding\n"
+    "                                               core the firmware uses; \"gap\" after lost data)\n"
     "  ntrace encode [IMAGE] [--pc] ENCODER         PC-info (or --pc: PC-only) text -> bytes\n"
     "  ntrace encode --compat refcode [--nobhm|--norbm] [--cs N] [--rpt N] [IMAGE] [--pc]\n"
     "                                               the N-Trace reference code's choices (NexRv -enco),\n"
@@ -466,6 +470,56 @@ int ntrace_decode(const Args &a) {
     return d.errors() ? kBadData : kOk;
 }
 
+// The freestanding core's BTM walker (ntrace_core.hpp), as the firmware's CTR feed
+// runs it, over a whole file.
+int ntrace_transfers(const Args &a) {
+    std::string err;
+    ntrace::Framing fr;
+    if (!framing(a, fr, err)) return usage(err.c_str());
+    trace::Image img;
+    int li = load_image(a, img, err);
+    if (li < 0) return fprintf(stderr, "tsbi-trace: %s\n", err.c_str()), kIo;
+    if (li == 0) return usage("ntrace transfers needs --elf FILE or --bin FILE --load ADDR");
+    uint64_t src;
+    if (!num(a, "--src", src, ~0ull, err)) return usage(err.c_str());
+    fr.xlen = uint8_t(img.opts.xlen);
+    std::vector<uint8_t> in;
+    if (!read_input(a.pos.size() > 2 ? a.pos[2] : "", in)) return fprintf(stderr, "tsbi-trace: cannot read input\n"), kIo;
+    Output o;
+    if (!o.open(a)) return kIo;
+    struct Env {
+        const trace::Image &img;
+        FILE *f;
+        bool insn(uint64_t pc, rv::Insn &i) {
+            const rv::Insn *p = img.at(pc);
+            if (p) i = *p;
+            return p != nullptr;
+        }
+        void transfer(uint64_t s, uint64_t t, uint8_t type) {
+            fprintf(f, "0x%llx 0x%llx %u\n", (unsigned long long)s, (unsigned long long)t, type);
+        }
+        void trap(uint64_t epc, uint64_t h, bool irq) { transfer(epc, h, irq ? 2 : 1); }
+        void leave(uint64_t, const rv::Insn *) {}
+        void gap() { fputs("gap\n", f); }
+    } env{img, o.f};
+    ntrace::FlowConfig fc;
+    fc.xlen = img.opts.xlen;
+    fc.src = a.has("--src") ? int(src & 0xFFF) : -1;
+    ntrace::FlowState st{};
+    ntrace::Flow<Env> flow(fc, st, env);
+    bool bad = false;
+    size_t end = ntrace::split_messages(
+        in.data(), in.size(), a.has("--mid-stream"),
+        [&](const uint8_t *m, size_t n, size_t) {
+            ntrace::Fields fl;
+            if (ntrace::decode_fields(fr, m, n, fl) == ntrace::Err::None) flow.on_msg(fl);
+            else bad = true, ntrace::Flow<Env>::reset(st);
+        },
+        [&](size_t, ntrace::Err) { bad = true; });
+    if (!o.close()) return kIo;
+    return bad || end != in.size() || st.errors ? kBadData : kOk;
+}
+
 // Streams the input text through the encoder and the bytes to the output, so memory
 // stays bounded (a chunk of input, one record, the unwritten output) whatever the size.
 int ntrace_encode(const Args &a) {
@@ -626,6 +680,7 @@ int ntrace_main(const Args &a) {
     const std::string &cmd = a.pos[1];
     if (cmd == "dump") return ntrace_dump(a);
     if (cmd == "decode") return ntrace_decode(a);
+    if (cmd == "transfers") return ntrace_transfers(a);
     if (cmd == "encode") return ntrace_encode(a);
     if (cmd == "selftest") return ntrace_selftest(a);
     return usage(("unknown ntrace command " + cmd).c_str());

@@ -8,9 +8,7 @@
 namespace ntrace {
 
 namespace {
-constexpr uint8_t kMseoData = 0, kMseoEndField = 1, kMseoReserved = 2, kMseoEndMsg = 3;
-constexpr unsigned kMdoBits = 6;
-constexpr uint64_t mask(unsigned n) { return n >= 64 ? ~0ull : (1ull << n) - 1; }
+using namespace wire;
 
 // Field references of one message after applying conditions, in order: the table
 // rows plus TCODE/SRC in front (TSTAMP is handled by the caller).
@@ -114,163 +112,35 @@ const char *err_name(Err e) {
     return "?";
 }
 
-namespace {
-struct Reader {
-    std::span<const uint8_t> b;
-    size_t idx = 0;
-    unsigned pos = 0;
-    bool ended = false; // the MSEO=11 byte has been consumed
-
-    Err fixed(unsigned bits, uint64_t &v) {
-        v = 0;
-        unsigned got = 0;
-        while (got < bits) {
-            if (ended || idx >= b.size()) return Err::MissingField;
-            uint8_t byte = b[idx];
-            unsigned take = std::min(kMdoBits - pos, bits - got);
-            v |= uint64_t((byte >> 2 >> pos) & mask(take)) << got;
-            got += take, pos += take;
-            if (pos == kMdoBits) {
-                uint8_t mseo = byte & 3;
-                idx++, pos = 0;
-                if (mseo == kMseoEndMsg) ended = true;
-                // A fixed field that fills a byte flagged as end of a variable field
-                // leaves that variable field empty.
-                if (mseo == kMseoEndField) return Err::FixedAcrossEnd;
-                if (mseo == kMseoEndMsg && got < bits) return Err::FixedAcrossEnd;
-            }
-        }
-        return Err::None;
-    }
-
-    Err var(uint64_t &v, unsigned &nbits) {
-        v = 0, nbits = 0;
-        if (ended || idx >= b.size()) return Err::MissingField;
-        bool overflow = false;
-        for (;;) {
-            if (idx >= b.size()) return Err::MissingField;
-            uint8_t byte = b[idx++];
-            unsigned take = kMdoBits - pos;
-            uint64_t bits = (byte >> 2 >> pos) & mask(take);
-            if (nbits < 64) {
-                v |= bits << nbits;
-                if (nbits + take > 64 && (bits >> (64 - nbits))) overflow = true;
-            } else if (bits) {
-                overflow = true;
-            }
-            nbits += take, pos = 0;
-            uint8_t mseo = byte & 3;
-            if (mseo == kMseoEndMsg) ended = true;
-            if (mseo != kMseoData) break;
-        }
-        return overflow ? Err::FieldOverflow : Err::None;
-    }
-};
-} // namespace
-
-uint64_t extend_addr_field(uint64_t field, unsigned nbits, unsigned xlen) {
-    const unsigned width = xlen - 1;
-    if (nbits == 0 || nbits >= width) return field;
-    if (field >> (nbits - 1) & 1) field |= mask(width) & ~mask(nbits);
-    return field;
-}
-
 Err parse_one(const Framing &fr, std::span<const uint8_t> bytes, Msg &m) {
-    m.present = 0;
     m.length = uint32_t(bytes.size());
     m.raw = bytes;
-    Reader r{bytes};
-    uint64_t v;
-    Err e;
-    auto note = [&](Fld f, uint64_t val, unsigned nb) {
-        m.set(f, val);
-        m.nbits[unsigned(f)] = uint8_t(std::min(nb, 255u));
-        size_t end = r.pos ? r.idx : r.idx - 1;
-        m.endbyte[unsigned(f)] = uint16_t(std::min<size_t>(end, 0xFFFF));
-    };
-    if ((e = r.fixed(6, v)) != Err::None) return e;
-    m.tcode = uint8_t(v);
-    note(Fld::TCODE, v, 6);
-    if (fr.src_bits) {
-        if ((e = r.fixed(fr.src_bits, v)) != Err::None) return e;
-        note(Fld::SRC, v, fr.src_bits);
-    }
-    const MsgDesc *d = find_msg(m.tcode);
-    if (!d) return is_vendor_tcode(m.tcode) ? Err::None : Err::ReservedTcode;
-    for (unsigned i = 0; i < d->nfields; i++) {
-        const FieldRef &ref = d->fields[i];
-        if (!field_present(ref, m)) continue;
-        const FieldDesc &fd = kFields[unsigned(ref.id)];
-        unsigned nb = 0;
-        switch (fd.kind) {
-        case Kind::Fix:
-            e = r.fixed(fd.bits, v), nb = fd.bits;
-            break;
-        case Kind::Src:
-            e = r.fixed(fr.src_bits, v), nb = fr.src_bits;
-            break;
-        case Kind::Var: e = r.var(v, nb); break;
-        case Kind::Addr:
-            e = r.var(v, nb);
-            if (e == Err::None && fr.extend_addr) v = extend_addr_field(v, nb, fr.xlen);
-            break;
-        }
-        if (e != Err::None) return e;
-        note(ref.id, v, nb);
-    }
-    if (!r.ended && fr.tstamp) {
-        unsigned nb;
-        if ((e = r.var(v, nb)) != Err::None) return e;
-        note(Fld::TSTAMP, v, nb);
-    }
-    if (!r.ended) return Err::ExtraField;
-    return Err::None;
+    return decode_fields(fr, bytes.data(), bytes.size(), m.tcode, m.present,
+                         [&](Fld f, uint64_t val, unsigned nb, size_t end) {
+                             m.v[unsigned(f)] = val;
+                             m.nbits[unsigned(f)] = uint8_t(std::min(nb, 255u));
+                             m.endbyte[unsigned(f)] = uint16_t(std::min<size_t>(end, 0xFFFF));
+                         });
 }
 
 void parse(const Framing &fr, std::span<const uint8_t> bytes, Callbacks &cb, bool mid_stream) {
-    const size_t n = bytes.size();
-    size_t i = 0;
-    if (mid_stream) {
-        while (i < n && (bytes[i] & 3) != kMseoEndMsg) i++;
-        if (i < n) i++;
-    }
     Msg m;
-    while (i < n) {
-        if (bytes[i] == 0xFF) {
-            i++;
-            continue;
-        }
-        if ((bytes[i] & 3) != kMseoData) {
-            // Not a message start: report once, then skip past the next end of message.
-            cb.on_error(i, Err::NoStart);
-            while (i < n && (bytes[i] & 3) != kMseoEndMsg) i++;
-            i++;
-            continue;
-        }
-        size_t start = i, j = i;
-        while (j < n && (bytes[j] & 3) != kMseoEndMsg && (bytes[j] & 3) != kMseoReserved) j++;
-        if (j >= n) {
-            cb.on_error(start, Err::Truncated);
-            return;
-        }
-        if ((bytes[j] & 3) == kMseoReserved) {
-            cb.on_error(j, Err::ReservedMseo);
-            while (j < n && (bytes[j] & 3) != kMseoEndMsg) j++;
-            i = j + 1;
-            continue;
-        }
-        i = j + 1;
-        m.offset = start;
-        Err e = parse_one(fr, bytes.subspan(start, j + 1 - start), m);
-        if (e == Err::None) {
-            cb.on_msg(m);
-        } else if (e == Err::ReservedTcode) {
-            cb.on_error(start, e);
-            cb.on_msg(m);
-        } else {
-            cb.on_error(start, e);
-        }
-    }
+    size_t end = split_messages(
+        bytes.data(), bytes.size(), mid_stream,
+        [&](const uint8_t *b, size_t n, size_t off) {
+            m.offset = off;
+            Err e = parse_one(fr, std::span<const uint8_t>(b, n), m);
+            if (e == Err::None) {
+                cb.on_msg(m);
+            } else if (e == Err::ReservedTcode) {
+                cb.on_error(off, e);
+                cb.on_msg(m);
+            } else {
+                cb.on_error(off, e);
+            }
+        },
+        [&](size_t off, Err e) { cb.on_error(off, e); });
+    if (end < bytes.size()) cb.on_error(end, Err::Truncated);
 }
 
 // ---- dump --------------------------------------------------------------------------------

@@ -11,91 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "ntrace_defs.h"
+#include "ntrace_core.hpp"
 
 namespace ntrace {
-
-enum class Kind : uint8_t { Fix = NTRACE_KIND_FIX, Var = NTRACE_KIND_VAR, Addr = NTRACE_KIND_ADDR,
-                            Src = NTRACE_KIND_SRC };
-
-enum class Fld : uint8_t {
-#define NTRACE_FIELD(id, kind, bits) id,
-#include "ntrace_msgs.def"
-};
-constexpr unsigned kFieldCount = NT_FLD_COUNT;
-
-struct FieldDesc {
-    const char *name;
-    Kind kind;
-    uint8_t bits;
-};
-constexpr std::array<FieldDesc, kFieldCount> kFields = {{
-#define NTRACE_FIELD(id, kind, bits) {#id, static_cast<Kind>(kind), bits},
-#include "ntrace_msgs.def"
-}};
-
-// One field reference of a message row; cond_field == kNoCond means always present.
-struct FieldRef {
-    Fld id;
-    Fld cond_field;
-    uint8_t cond_value;
-    bool conditional;
-};
-constexpr unsigned kMaxBody = 6;
-struct MsgDesc {
-    const char *name;
-    uint8_t tcode;
-    uint8_t nfields;
-    FieldRef fields[kMaxBody];
-};
-
-namespace detail {
-struct RowBuilder {
-    MsgDesc d{};
-    constexpr RowBuilder(const char *n, uint8_t t) { d.name = n, d.tcode = t; }
-    constexpr RowBuilder &f(Fld id) { d.fields[d.nfields++] = {id, id, 0, false}; return *this; }
-    constexpr RowBuilder &fc(Fld id, Fld c, uint8_t v) {
-        d.fields[d.nfields++] = {id, c, v, true};
-        return *this;
-    }
-};
-} // namespace detail
-
-#define NTRACE_F(id) .f(Fld::id)
-#define NTRACE_FC(id, c, v) .fc(Fld::id, Fld::c, v)
-constexpr MsgDesc kMessages[] = {
-#define NTRACE_MSG(name, tcode, fields) detail::RowBuilder(#name, tcode) fields.d,
-#include "ntrace_msgs.def"
-};
-#undef NTRACE_F
-#undef NTRACE_FC
-
-// TCODE -> row index (or -1), built at compile time from the table.
-constexpr std::array<int8_t, 64> kTcodeIndex = [] {
-    std::array<int8_t, 64> t{};
-    for (auto &x : t) x = -1;
-    for (unsigned i = 0; i < std::size(kMessages); i++) t[kMessages[i].tcode] = int8_t(i);
-    return t;
-}();
-inline const MsgDesc *find_msg(unsigned tcode) {
-    return tcode < 64 && kTcodeIndex[tcode] >= 0 ? &kMessages[kTcodeIndex[tcode]] : nullptr;
-}
-constexpr bool is_vendor_tcode(unsigned t) {
-    return t >= NT_TCODE_VENDOR_FIRST && t <= NT_TCODE_VENDOR_LAST;
-}
-constexpr bool is_sync_tcode(unsigned t) {
-    return t == NT_TCODE_ProgTraceSync || t == NT_TCODE_DirectBranchSync ||
-           t == NT_TCODE_IndirectBranchSync || t == NT_TCODE_IndirectBranchHistSync;
-}
-
-// Stream-level parameters the message encoding depends on (trTeSrcBits/trTeInhibitSrc,
-// trTsEnable, trTeInstExtendAddrMSB, XLEN for the address extension of 8.2).
-struct Framing {
-    uint8_t src_bits = 0;   // 0 = no SRC field
-    bool tstamp = false;    // TSTAMP may follow the body fields
-    bool extend_addr = false;
-    uint8_t xlen = 64;
-};
 
 // A decoded or to-be-encoded message: field values indexed by Fld.
 struct Msg {
@@ -142,18 +60,7 @@ class Writer {
     unsigned pos_ = 0; // bits used in the current MDO
 };
 
-// --- decoding ------------------------------------------------------------------------
-enum class Err : uint8_t {
-    None,
-    ReservedMseo,    // MSEO = 10
-    Truncated,       // stream ended inside a message
-    FieldOverflow,   // variable field longer than 64 bits with non-zero excess
-    MissingField,    // message ended before a required field
-    ExtraField,      // more fields than the table allows
-    FixedAcrossEnd,  // fixed field runs over an end-of-field byte
-    NoStart,         // bytes that are neither idle nor the start of a message
-    ReservedTcode,   // TCODE not in the table and not vendor-defined (reported, passed on)
-};
+// --- decoding (the field reader and the message splitter are ntrace_core.hpp's) -------
 const char *err_name(Err e);
 
 struct Callbacks {
@@ -181,7 +88,5 @@ std::string dump(const Framing &fr, const Msg &m);
 std::string dump_fields(const Msg &m);
 const char *tcode_name(unsigned tcode);
 
-// Address helpers (8.1, 8.2).
-uint64_t extend_addr_field(uint64_t field, unsigned nbits, unsigned xlen);
 
 } // namespace ntrace

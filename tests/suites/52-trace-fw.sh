@@ -50,14 +50,18 @@ decode_compare() {
   else
     fail "$tag/$f/hart$h/equals_executed ($(tail -2 "$out.cmp" | tr '\n' ' '))"
   fi
-  # The firmware's region (the reserved mmode_resv node: 0x80000000, 512 KiB).
+  # The firmware's region (the reserved mmode_resv node): from _fw_start, the
+  # image rounded up to a power of two, as the firmware's PMP entry.
   local fw
   fw=$(python3 -c 'import sys
+start, end = (int(x, 16) for x in sys.argv[2:4])
+size = 1
+while size < end - start: size <<= 1
 n=0
 for l in open(sys.argv[1]):
     a=int(l.split()[0],16)
-    n+=0x80000000<=a<0x80080000
-print(n)' "$out")
+    n+=start<=a<start+size
+print(n)' "$out" $(riscv64-linux-gnu-nm build/fw/tsbi_dynamic.elf | awk '$3=="_fw_start"{s=$1} $3=="_fw_end"{e=$1} END{print s, e}'))
   check "$tag/$f/hart$h/no_firmware_address" [ "$fw" = 0 ]
 }
 

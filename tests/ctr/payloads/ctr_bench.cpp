@@ -20,12 +20,6 @@ namespace {
 constexpr unsigned long kN = 512;
 using bench_insns = Csr<0x5C8>;
 
-inline unsigned long rdinstret() {
-    unsigned long v;
-    asm volatile("rdinstret %0" : "=r"(v)::"memory");
-    return v;
-}
-
 // Loops of kN iterations: "<op>; addi; bnez".
 #define LOOP(body)                                                                             \
     [] {                                                                                       \
@@ -87,13 +81,7 @@ void payload_main() {
     // A whole entry the way Linux reads it: select, then three registers.
     {
         unsigned long c0 = bench_insns::read().value, t0 = rdinstret();
-        for (unsigned i = 0; i < 16; i++) {
-            unsigned long v = 0x200 + i, a, b, c;
-            asm volatile("csrw 0x150, %3\n\tcsrr %0, 0x151\n\tcsrr %1, 0x152\n\tcsrr %2, 0x153"
-                         : "=&r"(a), "=&r"(b), "=&r"(c)
-                         : "r"(v)
-                         : "memory");
-        }
+        read_16_entries();
         unsigned long t1 = rdinstret(), c1 = bench_insns::read().value;
         printf("BENCH: read_entry(select+3_regs) | %lu | %lu\n", (t1 - t0) / 16, (c1 - c0) / 16);
     }

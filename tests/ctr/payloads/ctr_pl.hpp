@@ -115,4 +115,126 @@ inline bool isa_has(const char *isa, const char *ext) {
     return false;
 }
 
+// One window: enable with `ctl`, a direct call to a function that returns,
+// a taken branch, a not-taken branch, a direct jump, then disable.
+struct Labels {
+    unsigned long call, func, after_call, branch, after_branch, ntb, jump, after_jump;
+};
+__attribute__((noinline)) inline Labels window(unsigned long ctl) {
+    Labels l;
+    asm volatile(
+        "   csrw 0x14E, %[ctl]\n"
+        "1: jal ra, 10f\n"
+        "2: beq zero, zero, 3f\n"
+        "   nop\n"
+        "3: bne zero, zero, 4f\n"
+        "4: jal zero, 5f\n"
+        "   nop\n"
+        "5: csrw 0x14E, zero\n"
+        "   jal zero, 99f\n"
+        "10: jalr zero, 0(ra)\n"
+        "99:\n"
+        "   lla %[call], 1b\n"
+        "   lla %[func], 10b\n"
+        "   lla %[after_call], 2b\n"
+        "   lla %[after_branch], 3b\n"
+        "   lla %[jump], 4b\n"
+        "   lla %[after_jump], 5b\n"
+        : [call] "=&r"(l.call), [func] "=&r"(l.func), [after_call] "=&r"(l.after_call),
+          [after_branch] "=&r"(l.after_branch), [jump] "=&r"(l.jump),
+          [after_jump] "=&r"(l.after_jump)
+        : [ctl] "r"(ctl)
+        : "ra", "memory");
+    l.branch = l.after_call;
+    l.ntb = l.after_branch;
+    return l;
+}
+
+
+// rdinstret, for the bench payloads.
+inline unsigned long rdinstret() {
+    unsigned long v;
+    asm volatile("rdinstret %0" : "=r"(v)::"memory");
+    return v;
+}
+
+// Reads the 16 entries the way Linux does (select, then the three
+// registers).
+inline void read_16_entries() {
+    for (unsigned i = 0; i < 16; i++) {
+        unsigned long v = 0x200 + i, a, b, c;
+        asm volatile("csrw 0x150, %3\n\tcsrr %0, 0x151\n\tcsrr %1, 0x152\n\tcsrr %2, 0x153"
+                     : "=&r"(a), "=&r"(b), "=&r"(c)
+                     : "r"(v)
+                     : "memory");
+    }
+}
+
+struct LoopLabels {
+    unsigned long call, func, after_call, branch;
+};
+
+// FROZEN set or cleared with WRPTR kept, as the hardware freezes (a write
+// of sctrstatus also writes WRPTR).
+inline void freeze(bool on) {
+    unsigned long f = ctr::ratified::status::FROZEN;
+    if (on) asm volatile("csrs 0x14F, %0" ::"r"(f) : "memory");
+    else asm volatile("csrc 0x14F, %0" ::"r"(f) : "memory");
+}
+
+// One round: unfreeze, n iterations of "call; return; taken branch back"
+// (the last branch falls through), freeze. Nothing else runs unfrozen. The
+// addresses of the loop's transfers come back in `l`.
+__attribute__((noinline)) inline void round(unsigned long n, LoopLabels &l) {
+    unsigned long frozen = ctr::ratified::status::FROZEN;
+    asm volatile("   csrc 0x14F, %5\n"
+                 "1: jal ra, 10f\n"
+                 "2: addi %0, %0, -1\n"
+                 "3: bnez %0, 1b\n"
+                 "   csrs 0x14F, %5\n"
+                 "   jal zero, 99f\n"
+                 "10: jalr zero, 0(ra)\n"
+                 "99:\n"
+                 "   lla %1, 1b\n"
+                 "   lla %2, 10b\n"
+                 "   lla %3, 2b\n"
+                 "   lla %4, 3b\n"
+                 : "+r"(n), "=&r"(l.call), "=&r"(l.func), "=&r"(l.after_call), "=&r"(l.branch)
+                 : "r"(frozen)
+                 : "ra", "memory");
+}
+
+enum Kind { kCall, kRet, kBranch, kEmpty, kBad };
+
+// Entry i as one of the loop's transfers (round()).
+inline Kind loop_kind(const LoopLabels &l, unsigned i) {
+    unsigned long s = entry(i, 0), t = entry(i, 1), d = entry(i, 2) & ctr::entry::data_TYPE;
+    if (s == (l.call | 1) && t == l.func && d == ctr::TYPE_DIRECT_CALL) return kCall;
+    if (s == (l.func | 1) && t == l.after_call && d == ctr::TYPE_FUNCTION_RETURN) return kRet;
+    if (s == (l.branch | 1) && t == l.call && d == ctr::TYPE_TAKEN_BRANCH) return kBranch;
+    if (s == 0 && t == 0 && d == 0) return kEmpty;
+    return kBad;
+}
+
+// The 16 entries after round(): newest first return, call, branch, return,
+// call, ...; between rounds the oldest call of a round follows the previous
+// return; empty entries only after the oldest record. `wrong` counts
+// entries that are none of the loop's transfers.
+inline bool loop_entries_ok(const LoopLabels &l, unsigned long &wrong) {
+    Kind k[16];
+    bool ok = true;
+    for (unsigned i = 0; i < 16; i++) {
+        k[i] = loop_kind(l, i);
+        if (k[i] == kBad) wrong++, ok = false;
+    }
+    ok &= k[0] == kRet && k[1] == kCall;
+    for (unsigned i = 0; ok && i + 1 < 16; i++) {
+        Kind a = k[i], b = k[i + 1];
+        ok = (a == kRet && (b == kCall || b == kEmpty)) ||
+             (a == kCall && (b == kBranch || b == kRet || b == kEmpty)) ||
+             (a == kBranch && (b == kRet || b == kEmpty)) || (a == kEmpty && b == kEmpty);
+    }
+    return ok;
+}
+
 } // namespace ctrpl

@@ -41,41 +41,6 @@ void check_rec(unsigned i, unsigned long src, unsigned long tgt, unsigned type, 
              r.tgt, r.data, src | 1, tgt, type);
 }
 
-// One window: enable with `ctl`, a direct call to a function that returns,
-// a taken branch, a not-taken branch, a direct jump, then disable.
-struct Labels {
-    unsigned long call, func, after_call, branch, after_branch, ntb, jump, after_jump;
-};
-__attribute__((noinline)) Labels window(unsigned long ctl) {
-    Labels l;
-    asm volatile(
-        "   csrw 0x14E, %[ctl]\n"
-        "1: jal ra, 10f\n"
-        "2: beq zero, zero, 3f\n"
-        "   nop\n"
-        "3: bne zero, zero, 4f\n"
-        "4: jal zero, 5f\n"
-        "   nop\n"
-        "5: csrw 0x14E, zero\n"
-        "   jal zero, 99f\n"
-        "10: jalr zero, 0(ra)\n"
-        "99:\n"
-        "   lla %[call], 1b\n"
-        "   lla %[func], 10b\n"
-        "   lla %[after_call], 2b\n"
-        "   lla %[after_branch], 3b\n"
-        "   lla %[jump], 4b\n"
-        "   lla %[after_jump], 5b\n"
-        : [call] "=&r"(l.call), [func] "=&r"(l.func), [after_call] "=&r"(l.after_call),
-          [after_branch] "=&r"(l.after_branch), [jump] "=&r"(l.jump),
-          [after_jump] "=&r"(l.after_jump)
-        : [ctl] "r"(ctl)
-        : "ra", "memory");
-    l.branch = l.after_call;
-    l.ntb = l.after_branch;
-    return l;
-}
-
 void basic() {
     reset();
     Labels l = window(rc::S);

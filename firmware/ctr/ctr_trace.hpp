@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// CTR records from the hart's N-Trace encoder on a hart without Smctr
+// (README "CTR from the encoder"): while S-mode records S-mode and CTR is
+// not frozen, the encoder traces S-mode (BTM) into the firmware's buffer and
+// the messages are turned into records by the shared decoding core
+// (hw_models/trace/ntrace_core.hpp) through record_transfer/record_trap.
+#pragma once
+#include "ctr_emul.hpp"
+
+namespace ctr::feed {
+
+// Per-hart decoding state (zero: not feeding).
+struct State;
+
+// Hart start: stops a feed left running; whether this hart's encoder can
+// feed CTR.
+bool hart_init(unsigned long hartid);
+// Before anything that reads or changes CTR state or records itself: turns
+// the trace written since the last call into records.
+void sync(const Config &c, Hart &h);
+// After CTR state changed: starts or stops the feed as recording S-mode
+// (S enabled, not frozen) needs it.
+void update(const Config &c, Hart &h);
+// Whether the feed runs on the calling hart.
+bool active();
+
+} // namespace ctr::feed

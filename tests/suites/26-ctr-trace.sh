@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
+# CTR records from the hart's N-Trace encoder (issue 12, firmware/ctr README
+# "CTR from the encoder") on the project QEMU 10:
+#   - tests/ctr/payloads/ctr_rec_cmp.cpp prints the entries of its recording
+#     scenarios (calls, returns, jumps, taken and not-taken branches, the
+#     compressed forms, co-routine swaps, compiled code, traps and trap
+#     returns, filters, RASEMU, depth wrap, BPFRZ freeze); the same program
+#     on QEMU 10 without smctr (the firmware decodes the encoder) and on QEMU
+#     10 with native smctr must give the same entries, compared entry by
+#     entry (source, target, type, order; CC is not compared);
+#   - ctr_rec_native.elf (the native recording checks) passes on the
+#     encoder-fed hart too;
+#   - ctr_long.elf: 10^6 transfers read the way Linux does, across buffer
+#     wrap and lost data, and the SBI trace service refused while the feed
+#     holds the sink;
+#   - two harts recording at once share the sink (ctr_smp.elf): no wrong
+#     record on either.
+set -uo pipefail
+. "$(dirname "$0")/../lib.sh"
+build firmware ctr-payloads
+Q10=${CTR_QEMU10:-$(scripts/qemu10.sh path 2>build/test-logs/ctr-trace-qemu10.log)} || {
+  cat build/test-logs/ctr-trace-qemu10.log; fail "project QEMU 10 (scripts/qemu10.sh path)"; exit 1; }
+FW=build/fw/tsbi_dynamic.bin
+D=build/ctr/trace; rm -rf "$D"; mkdir -p "$D"
+CTR_CPU=smctr=true,ssctr=true,smcsrind=true,smstateen=true,sscofpmf=true
+
+# run TAG CPU-EXTRAS EXPECT-MODE SMP ELF...: one hart with the ratified
+# profile (tests/ctr/mkdtb.sh), or SMP harts with QEMU's device tree (the
+# default profile, which includes the ratified layout).
+run() {
+  local tag=$1 cpu=$2 mode=$3 smp=$4; shift 4
+  local dtb=$D/$tag.dtb log=$D/$tag.log dtbargs=()
+  if [ "$smp" = 1 ]; then
+    if ! tests/ctr/mkdtb.sh "$Q10" "rv64${cpu:+,$cpu}" ratified "$dtb" 2>"$log"; then
+      cat "$log"; fail "$tag: device tree"; return 1
+    fi
+    dtbargs=(--qemu-arg=-dtb --qemu-arg="$dtb")
+  fi
+  : >"$log"
+  python3 tests/payloads/run.py --qemu "$Q10" ${cpu:+--cpu "$cpu"} --smp "$smp" "${dtbargs[@]}" \
+    --fw "$FW" --tag "$tag" --log "$log" --timeout 240 "$@"
+  if grep -q "tsbi: ctr: hart 0: $mode" "$log"; then pass "$tag/ctr_mode_$mode"
+  else fail "$tag/ctr_mode_$mode [$(grep -m1 'tsbi: ctr:' "$log")]"; fi
+}
+
+run native "$CTR_CPU" native 1 build/ctr/pl/ctr_rec_cmp.elf
+run encoder "" emulated 1 build/ctr/pl/ctr_rec_cmp.elf build/ctr/pl/ctr_rec_native.elf \
+  build/ctr/pl/ctr_long.elf
+grep -a '^CTRDUMP: ' "$D/native.log" | tr -d '\r' > "$D/native.dump"
+grep -a '^CTRDUMP: ' "$D/encoder.log" | tr -d '\r' > "$D/encoder.dump"
+# One verdict per scenario, entry by entry.
+scen=$(awk '$3 == "status" {print $2}' "$D/native.dump")
+[ -n "$scen" ] || fail "compare: no scenario printed on native CTR"
+for s in $scen; do
+  a=$(awk -v s="$s" '$2 == s' "$D/native.dump"); b=$(awk -v s="$s" '$2 == s' "$D/encoder.dump")
+  recs=$(awk -v s="$s" '$2 == s && $3 != "status" && $4 != "0x0"' "$D/native.dump" | wc -l)
+  if [ -z "$b" ]; then fail "compare/$s [no entries printed on the encoder-fed hart]"
+  elif [ "$a" = "$b" ]; then pass "compare/$s ($recs records)"
+  else fail "compare/$s [$(diff <(echo "$a") <(echo "$b") | grep '^[<>]' | head -4 | tr '\n' ' ')]"; fi
+done
+# The comparison must have records to compare: every recording scenario but
+# the one that records U-mode only.
+n=$(awk '$3 != "status" && $4 != "0x0"' "$D/native.dump" | wc -l)
+check "compare/records_compared ($n)" [ "$n" -gt 100 ]
+
+# Two harts record at once into the shared sink.
+run smp2 "" emulated 2 build/ctr/pl/ctr_smp.elf
+
+# The host tool on the same decoding core: a generated program encoded in
+# BTM by the host encoder model; `ntrace transfers` must give every
+# transfer of the program's PC-info with its CTR type.
+build trace
+T=build/trace/tsbi-trace
+if "$T" ntrace gen --elf "$D/gen.elf" -o "$D/gen.pcinfo" --count 200000 --seed 7 &&
+   "$T" ntrace encode --elf "$D/gen.elf" --te-control 0x3 "$D/gen.pcinfo" -o "$D/gen.bin" &&
+   "$T" ntrace transfers --elf "$D/gen.elf" "$D/gen.bin" -o "$D/gen.transfers"; then
+  pass "host/transfers_decodes"
+  python3 - "$D/gen.pcinfo" "$D/gen.transfers" <<'PY'
+import sys, collections
+# PC-info lines "0xADDR,TYPE<size>[,0xDEST]": the source is ADDR; the target
+# DEST where given, ADDR + size for a not-taken branch, else the next line
+# (unless a trap came first: then the handler, so that target is not compared).
+lines = [l.strip().split(",") for l in open(sys.argv[1]) if l.strip()]
+ctr = {"BN": 4, "BD": 5, "CD": 9, "CI": 8, "JD": 11, "R": 13}
+want = []
+for i, l in enumerate(lines[:-1]):
+    kind, size = l[1].rstrip("0123456789"), l[1].lstrip("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+    if kind == "L": continue
+    a = int(l[0], 16)
+    tgt = int(l[2], 16) if len(l) > 2 else a + int(size) if kind == "BN" else None
+    want.append((a, tgt, ctr.get(kind, "JI")))
+got = []
+for l in open(sys.argv[2]):
+    s, t, ty = l.split()
+    if ty in ("1", "2"): continue  # traps: not in PC-info
+    got.append((int(s, 16), int(t, 16), int(ty)))
+# JI: an indirect jump (10, 14) or a trap return (3) by the instruction.
+ok = len(got) == len(want) and all(
+    g[0] == w[0] and (w[1] is None or g[1] == w[1]) and (g[2] == w[2] if w[2] != "JI" else g[2] in (3, 10, 14))
+    for g, w in zip(got, want))
+print(("PASS" if ok else "FAIL") + ": host/transfers_equal_pcinfo (%d transfers)" % len(want))
+PY
+else
+  fail "host/transfers_decodes"
+fi
