@@ -1150,6 +1150,64 @@ static bool enc_batch_ok(RVTraceEncoderState *s)
 }
 
 /*
+ * The messages of queued branches (enc_batch_run) are looked up, not
+ * built: the DirectBranch for each I-CNT that fits in the MDO byte after
+ * TCODE and SRC (and the rest of SRC's last byte; at most the table), so
+ * that each is at most dtab_len bytes. Rebuilt when TCODE and SRC change.
+ */
+static void enc_dtab_update(RVTraceEncoderState *s)
+{
+    uint64_t head, key, i;
+    unsigned hbits = enc_direct_head(s, &head), bits, len;
+
+    key = head | (uint64_t)hbits << 32;
+    if (likely(key == s->dtab_key)) {
+        return;
+    }
+    s->dtab_key = key;
+    s->dtab_len = DIV_ROUND_UP(hbits, NT_MDO_BITS) + 1;
+    bits = s->dtab_len * NT_MDO_BITS - hbits;
+    s->dtab_max = MIN(MIN(MAKE_64BIT_MASK(0, bits), RVTRACE_DTAB_SIZE - 1),
+                      s->icnt_max);
+    for (i = 0; i <= s->dtab_max; i++) {
+        uint64_t w = enc_direct_word(head, hbits, i, &len);
+
+        s->dtab[i] = w | (uint64_t)NT_MSEO_END_MSG << 8 * (len - 1) |
+                     (uint64_t)len << 56;
+    }
+}
+
+/*
+ * What enc_direct_fast does for each of the first queued branches, with
+ * their messages from the table; how many it encoded. enc_batch_ok holds
+ * and every one finds the room enc_direct_fast wants in the FIFO
+ * (enc_batch_arm): it stops at the first I-CNT past the table.
+ */
+static uint32_t enc_batch_direct(RVTraceEncoderState *s, uint32_t n)
+{
+    CPURISCVState *env = s->env;
+    uint32_t i, fifo_len = s->fifo_len;
+
+    for (i = 0; i < n; i++) {
+        uint64_t icnt = env->trace_batch[i].icnt2 >> 1, e;
+
+        if (icnt > s->dtab_max) {
+            break;
+        }
+        e = s->dtab[icnt];
+        trace_rvtrace_encoder_msg(s->port, NT_TCODE_DirectBranch, e >> 56);
+        stq_le_p(s->fifo + fifo_len, e & MAKE_64BIT_MASK(0, 56));
+        fifo_len += e >> 56;
+    }
+    if (i) {
+        qatomic_set(&s->fifo_len, fifo_len);
+        s->bcnt_valid = false;
+        s->msg_target = env->trace_batch[i - 1].next;
+    }
+    return i;
+}
+
+/*
  * Encode the taken branches translated code queued (trace_batch in cpu.h,
  * translate.c gen_trace_direct_branch), in order, as if each had been
  * reported when it retired. Translated code started the run after each
@@ -1168,29 +1226,11 @@ static void enc_batch_run(RVTraceEncoderState *s)
         return;
     }
     k = env->trace_icnt_k;
-    if (enc_batch_ok(s) &&
-        s->fifo_len + n * sizeof(uint64_t) <= RVTRACE_FIFO_SIZE) {
-        /*
-         * What enc_direct_fast does for each, with what is the same for
-         * all of them worked out once.
-         */
-        uint64_t head;
-        unsigned hbits = enc_direct_head(s, &head);
-        uint32_t len, fifo_len = s->fifo_len;
-
-        for (; i < n && env->trace_batch[i].icnt2 >> 1 <= s->icnt_max; i++) {
-            uint64_t w = enc_direct_word(head, hbits,
-                                         env->trace_batch[i].icnt2 >> 1, &len);
-
-            trace_rvtrace_encoder_msg(s->port, NT_TCODE_DirectBranch, len);
-            stq_le_p(s->fifo + fifo_len,
-                     w | (uint64_t)NT_MSEO_END_MSG << 8 * (len - 1));
-            fifo_len += len;
-        }
-        if (i) {
-            qatomic_set(&s->fifo_len, fifo_len);
-            s->bcnt_valid = false;
-            s->msg_target = env->trace_batch[i - 1].next;
+    if (enc_batch_ok(s)) {
+        enc_dtab_update(s);
+        if (s->fifo_len + (n - 1) * s->dtab_len + sizeof(uint64_t) <=
+            RVTRACE_FIFO_SIZE) {
+            i = enc_batch_direct(s, n);
         }
     }
     for (; i < n; i++) {
@@ -1208,17 +1248,22 @@ static void enc_batch_run(RVTraceEncoderState *s)
 /*
  * How many taken branches translated code may queue from now on: none
  * unless enc_batch_ok, and no more than the FIFO takes without handing
- * anything on, so that the sink sees what it would have seen with one
- * report per branch. A branch with an I-CNT past the counter is handed
- * over at once (translate.c), so it can only be the last one queued.
+ * anything on (each finds the room enc_direct_fast wants), so that the
+ * sink sees what it would have seen with one report per branch. A branch
+ * whose I-CNT is past the table is handed over at once (translate.c), so
+ * it can only be the last one queued.
  */
 static void enc_batch_arm(RVTraceEncoderState *s)
 {
     uint32_t lim = 0;
 
-    if (enc_batch_ok(s) && s->fifo_len < RVTRACE_FIFO_SIZE) {
+    if (enc_batch_ok(s) &&
+        s->fifo_len + sizeof(uint64_t) <= RVTRACE_FIFO_SIZE) {
+        enc_dtab_update(s);
         lim = MIN(RISCV_TRACE_BATCH,
-                  (RVTRACE_FIFO_SIZE - s->fifo_len) / sizeof(uint64_t));
+                  (RVTRACE_FIFO_SIZE - sizeof(uint64_t) - s->fifo_len) /
+                  s->dtab_len + 1);
+        s->env->trace_batch_icnt_max = 2 * s->dtab_max + 1;
     }
     qatomic_set(&s->env->trace_batch_lim, lim);
 }
@@ -1839,7 +1884,6 @@ static void enc_realize(DeviceState *dev, Error **errp)
     s->env = &RISCV_CPU(s->cpu)->env;
     s->env->trace_encoder = s;
     s->icnt_max = MAKE_64BIT_MASK(0, s->icnt_bits);
-    s->env->trace_batch_icnt_max = 2 * s->icnt_max + 1;
     s->env->trace_hist_full = 1u << (s->hist_bits - 1);
     memory_region_init_io(&s->mmio, OBJECT(dev), &enc_ops, s,
                           TYPE_RVTRACE_ENCODER, TCI_COMPONENT_SIZE);
