@@ -1122,18 +1122,6 @@ static __attribute__((noinline)) void enc_cf(RVTraceEncoderState *s,
     enc_leave(s, next);
 }
 
-/* A taken branch in BTM: DirectBranch, or whatever else enc_cf finds due. */
-static inline void enc_branch_taken(RVTraceEncoderState *s,
-                                    CPURISCVState *env, uint64_t icnt2,
-                                    uint64_t next)
-{
-    if (likely(!s->filtered) && enc_direct_fast(s, icnt2, next)) {
-        return;
-    }
-    env->trace_icnt_k = icnt2;
-    enc_cf(s, env, 0, next, NT_ITYPE_BRANCH_TAKEN);
-}
-
 /*
  * Whether every taken branch gives enc_direct_fast's DirectBranch and
  * nothing in its encoding depends on when it is encoded: no TSTAMP, no
@@ -1233,13 +1221,19 @@ static void enc_batch_run(RVTraceEncoderState *s)
             i = enc_batch_direct(s, n);
         }
     }
+    /* The rest as ingress reports, each a DirectBranch or what is due. */
     for (; i < n; i++) {
+        target_ulong icnt2 = env->trace_batch[i].icnt2 + carry;
         target_ulong next = env->trace_batch[i].next;
 
-        if (s->tracing) {
-            enc_branch_taken(s, env, env->trace_batch[i].icnt2 + carry, next);
-            carry = env->trace_icnt_k + next;
+        if (!s->tracing) {
+            continue;
         }
+        if (s->filtered || !enc_direct_fast(s, icnt2, next)) {
+            env->trace_icnt_k = icnt2;
+            enc_cf(s, env, 0, next, NT_ITYPE_BRANCH_TAKEN);
+        }
+        carry = env->trace_icnt_k + next;
     }
     qatomic_set(&env->trace_batch_n, 0);
     env->trace_icnt_k = k + carry;
@@ -1290,11 +1284,7 @@ void riscv_trace_cf(CPURISCVState *env, target_ulong pc, target_ulong next,
     }
     enc_batch_run(s);
     if (s->tracing) {
-        if (itype == NT_ITYPE_BRANCH_TAKEN) {
-            enc_branch_taken(s, env, env->trace_icnt_k + succ, next);
-        } else {
-            enc_cf(s, env, succ, next, itype);
-        }
+        enc_cf(s, env, succ, next, itype);
     }
     enc_batch_arm(s);
 }
