@@ -237,6 +237,8 @@ static bool enc_drain(RVTraceEncoderState *s)
 }
 
 static void enc_lose(RVTraceEncoderState *s);
+static void enc_batch_run(RVTraceEncoderState *s);
+static void enc_batch_arm(RVTraceEncoderState *s);
 
 /*
  * InstStallEna=1: the hart stalls until the sink takes the FIFO. This runs
@@ -248,6 +250,7 @@ static void enc_stall_work(CPUState *cs, run_on_cpu_data data)
 {
     RVTraceEncoderState *s = data.host_ptr;
 
+    enc_batch_run(s);
     trace_rvtrace_encoder_stall(s->port, s->fifo_len);
     while (!enc_drain(s)) {
         if (!enc_stall_ena(s) || !(s->control & R_trTeControl_Active_MASK)) {
@@ -265,6 +268,7 @@ static void enc_stall_work(CPUState *cs, run_on_cpu_data data)
         bql_lock();
     }
     s->stall_queued = false;
+    enc_batch_arm(s);
 }
 
 static void enc_request_stall(RVTraceEncoderState *s)
@@ -570,9 +574,14 @@ void riscv_trace_context(CPURISCVState *env)
 {
     RVTraceEncoderState *s = env->trace_encoder;
 
-    if (s && s->tracing && !s->filtered) {
+    if (!s) {
+        return;
+    }
+    enc_batch_run(s);
+    if (s->tracing && !s->filtered) {
         enc_ownership(s, env, true);
     }
+    enc_batch_arm(s);
 }
 
 /* A synchronizing message fully resets the encoder state (N-Trace 1.0). */
@@ -935,21 +944,52 @@ static inline uint64_t nt_mdo_spread(uint64_t mdo)
 }
 
 /*
+ * A DirectBranch's TCODE and SRC (as enc_send writes them): their MDO
+ * bits in @head, how many the result.
+ */
+static inline unsigned enc_direct_head(RVTraceEncoderState *s, uint64_t *head)
+{
+    uint32_t features = s->inst_features;
+    unsigned srcbits = FIELD_EX32(features, trTeInstFeatures, SrcBits);
+
+    *head = NT_TCODE_DirectBranch;
+    if (srcbits && !FIELD_EX32(s->control, trTeControl, InhibitSrc)) {
+        *head |= (uint64_t)FIELD_EX32(features, trTeInstFeatures, SrcID) << 6;
+        return 6 + srcbits;
+    }
+    return 6;
+}
+
+/*
+ * The DirectBranch with @icnt after @head (@hbits bits), I-CNT being the
+ * last field: its bytes, LSB first, with the end-of-field MSEO bits on the
+ * last one; its length in @len.
+ */
+static inline uint64_t enc_direct_word(uint64_t head, unsigned hbits,
+                                       uint64_t icnt, unsigned *len)
+{
+    unsigned nbits = hbits + 64 - clz64(icnt | 1);
+
+    *len = DIV_ROUND_UP(nbits, NT_MDO_BITS);
+    return nt_mdo_spread(head | icnt << hbits) |
+           (uint64_t)NT_MSEO_END_FIELD << 8 * (*len - 1);
+}
+
+/*
  * BTM sends one DirectBranch per taken branch, almost every message of a
  * BTM trace. Its usual form (TCODE, optional SRC and I-CNT, no gap, no
  * synchronizing form due, no pending repeat count, no TSTAMP) is packed
  * here in a register and stored to the FIFO at once; the bytes and the
- * encoder state afterwards are those enc_direct gives. False, with nothing
+ * encoder state afterwards are those enc_direct gives. @icnt2 is 2 * I-CNT
+ * at the branch (trace_icnt_k + the address after it). False, with nothing
  * changed, when another case applies: enc_cf handles it.
  */
-static inline bool enc_direct_fast(RVTraceEncoderState *s, uint64_t succ,
+static inline bool enc_direct_fast(RVTraceEncoderState *s, uint64_t icnt2,
                                    uint64_t next)
 {
-    uint64_t icnt = (s->env->trace_icnt_k + succ) >> 1;
-    uint32_t features = s->inst_features;
-    unsigned srcbits = FIELD_EX32(features, trTeInstFeatures, SrcBits);
-    uint64_t mdo = NT_TCODE_DirectBranch, w, last;
-    unsigned nbits = 6, len, sync_mode;
+    uint64_t icnt = icnt2 >> 1;
+    uint64_t head, w, last;
+    unsigned hbits, len, sync_mode;
 
     /*
      * Pending repeat counts go out before any branch message (enc_send),
@@ -961,18 +1001,11 @@ static inline bool enc_direct_fast(RVTraceEncoderState *s, uint64_t succ,
                  s->fifo_len + sizeof(w) > RVTRACE_FIFO_SIZE)) {
         return false;
     }
-    if (srcbits && !FIELD_EX32(s->control, trTeControl, InhibitSrc)) {
-        mdo |= (uint64_t)FIELD_EX32(features, trTeInstFeatures, SrcID) << 6;
-        nbits += srcbits;
-    }
-    /* I-CNT (at most NT_LIMIT_MAX_ICNT bits) is the last field. */
-    mdo |= icnt << nbits;
-    nbits += 64 - clz64(icnt | 1);
-    len = DIV_ROUND_UP(nbits, NT_MDO_BITS);
+    hbits = enc_direct_head(s, &head);
+    w = enc_direct_word(head, hbits, icnt, &len);
     last = 8 * (len - 1);
-    w = nt_mdo_spread(mdo) | (uint64_t)NT_MSEO_END_FIELD << last;
 
-    if (features & R_trTeInstFeatures_EnRepeatedHistory_MASK) {
+    if (enc_feature(s, R_trTeInstFeatures_EnRepeatedHistory_MASK)) {
         /* RepeatBranch: the same bytes and target as the last branch. */
         if (s->bcnt_valid && len == s->last_len && next == s->last_target &&
             !((ldq_le_p(s->last_msg) ^ w) & MAKE_64BIT_MASK(0, last + 8))) {
@@ -1090,9 +1123,155 @@ static __attribute__((noinline)) void enc_cf(RVTraceEncoderState *s,
 }
 
 /*
- * Kept small, so that the common BTM report (enc_direct_fast) pays for no
- * more than it uses; everything else is enc_cf.
+ * Whether every taken branch gives enc_direct_fast's DirectBranch and
+ * nothing in its encoding depends on when it is encoded: no TSTAMP, no
+ * periodic synchronization, no repeat counts, no pending gap or sync.
  */
+static bool enc_batch_ok(RVTraceEncoderState *s)
+{
+    return s->tracing && !s->filtered && !s->lost && !s->need_sync &&
+           !s->bcnt && !s->hrepeat && !enc_htm(s) &&
+           !enc_feature(s, R_trTeInstFeatures_EnRepeatedHistory_MASK) &&
+           FIELD_EX32(s->control, trTeControl, InstSyncMode) ==
+               TCI_SYNCMODE_OFF &&
+           !FIELD_EX32(s->ts.control, trTsControl, Enable);
+}
+
+/*
+ * The messages of queued branches (enc_batch_run) are looked up, not
+ * built: the DirectBranch for each I-CNT that fits in the MDO byte after
+ * TCODE and SRC (and the rest of SRC's last byte; at most the table), so
+ * that each is at most dtab_len bytes. Rebuilt when TCODE and SRC change.
+ */
+static void enc_dtab_update(RVTraceEncoderState *s)
+{
+    uint64_t head, key, i;
+    unsigned hbits = enc_direct_head(s, &head), bits, len;
+
+    key = head | (uint64_t)hbits << 32;
+    if (likely(key == s->dtab_key)) {
+        return;
+    }
+    s->dtab_key = key;
+    s->dtab_len = DIV_ROUND_UP(hbits, NT_MDO_BITS) + 1;
+    bits = s->dtab_len * NT_MDO_BITS - hbits;
+    s->dtab_max = MIN(MIN(MAKE_64BIT_MASK(0, bits), RVTRACE_DTAB_SIZE - 1),
+                      s->icnt_max);
+    for (i = 0; i <= s->dtab_max; i++) {
+        uint64_t w = enc_direct_word(head, hbits, i, &len);
+
+        s->dtab[i] = w | (uint64_t)NT_MSEO_END_MSG << 8 * (len - 1) |
+                     (uint64_t)len << 56;
+    }
+}
+
+/*
+ * What enc_direct_fast does for each of the first queued branches, with
+ * their messages from the table; how many it encoded. enc_batch_ok holds
+ * and every one finds the room enc_direct_fast wants in the FIFO
+ * (enc_batch_arm): it stops at the first I-CNT past the table.
+ */
+static uint32_t enc_batch_direct(RVTraceEncoderState *s, uint32_t n)
+{
+    CPURISCVState *env = s->env;
+    uint32_t i, fifo_len = s->fifo_len;
+
+    for (i = 0; i < n; i++) {
+        uint64_t icnt = env->trace_batch[i].icnt2 >> 1, e;
+
+        if (icnt > s->dtab_max) {
+            break;
+        }
+        e = s->dtab[icnt];
+        trace_rvtrace_encoder_msg(s->port, NT_TCODE_DirectBranch, e >> 56);
+        stq_le_p(s->fifo + fifo_len, e & MAKE_64BIT_MASK(0, 56));
+        fifo_len += e >> 56;
+    }
+    if (i) {
+        qatomic_set(&s->fifo_len, fifo_len);
+        s->bcnt_valid = false;
+        s->msg_target = env->trace_batch[i - 1].next;
+    }
+    return i;
+}
+
+/*
+ * Encode the taken branches translated code queued (trace_batch in cpu.h,
+ * translate.c gen_trace_direct_branch), in order, as if each had been
+ * reported when it retired. Translated code started the run after each
+ * one at 2 * I-CNT 0 (trace_icnt_k = -next), as enc_direct leaves it;
+ * should the encoder have left anything else, it is carried over to the
+ * next branch and the current run. Every entry to the encoder from the
+ * hart starts here, so it sees every instruction retired before it.
+ */
+static void enc_batch_run(RVTraceEncoderState *s)
+{
+    CPURISCVState *env = s->env;
+    uint32_t i = 0, n = env->trace_batch_n;
+    target_ulong k, carry = 0;
+
+    if (likely(!n)) {
+        return;
+    }
+    k = env->trace_icnt_k;
+    if (enc_batch_ok(s)) {
+        enc_dtab_update(s);
+        if (s->fifo_len + (n - 1) * s->dtab_len + sizeof(uint64_t) <=
+            RVTRACE_FIFO_SIZE) {
+            i = enc_batch_direct(s, n);
+        }
+    }
+    /* The rest as ingress reports, each a DirectBranch or what is due. */
+    for (; i < n; i++) {
+        target_ulong icnt2 = env->trace_batch[i].icnt2 + carry;
+        target_ulong next = env->trace_batch[i].next;
+
+        if (!s->tracing) {
+            continue;
+        }
+        if (s->filtered || !enc_direct_fast(s, icnt2, next)) {
+            env->trace_icnt_k = icnt2;
+            enc_cf(s, env, 0, next, NT_ITYPE_BRANCH_TAKEN);
+        }
+        carry = env->trace_icnt_k + next;
+    }
+    qatomic_set(&env->trace_batch_n, 0);
+    env->trace_icnt_k = k + carry;
+}
+
+/*
+ * How many taken branches translated code may queue from now on: none
+ * unless enc_batch_ok, and no more than the FIFO takes without handing
+ * anything on (each finds the room enc_direct_fast wants), so that the
+ * sink sees what it would have seen with one report per branch. A branch
+ * whose I-CNT is past the table is handed over at once (translate.c), so
+ * it can only be the last one queued.
+ */
+static void enc_batch_arm(RVTraceEncoderState *s)
+{
+    uint32_t lim = 0;
+
+    if (enc_batch_ok(s) &&
+        s->fifo_len + sizeof(uint64_t) <= RVTRACE_FIFO_SIZE) {
+        enc_dtab_update(s);
+        lim = MIN(RISCV_TRACE_BATCH,
+                  (RVTRACE_FIFO_SIZE - sizeof(uint64_t) - s->fifo_len) /
+                  s->dtab_len + 1);
+        s->env->trace_batch_icnt_max = 2 * s->dtab_max + 1;
+    }
+    qatomic_set(&s->env->trace_batch_lim, lim);
+}
+
+void riscv_trace_flush(CPURISCVState *env)
+{
+    RVTraceEncoderState *s = env->trace_encoder;
+
+    if (s) {
+        enc_batch_run(s);
+        enc_batch_arm(s);
+    }
+}
+
 void riscv_trace_cf(CPURISCVState *env, target_ulong pc, target_ulong next,
                     uint32_t info)
 {
@@ -1100,24 +1279,19 @@ void riscv_trace_cf(CPURISCVState *env, target_ulong pc, target_ulong next,
     unsigned itype = info & RISCV_TRACE_INFO_ITYPE_MASK;
     uint64_t succ = pc + 2 * (info >> RISCV_TRACE_INFO_LEN_SHIFT);
 
-    if (!s || !s->tracing) {
+    if (!s) {
         return;
     }
-    if (likely(itype == NT_ITYPE_BRANCH_TAKEN && !s->filtered) &&
-        enc_direct_fast(s, succ, next)) {
-        return;
+    enc_batch_run(s);
+    if (s->tracing) {
+        enc_cf(s, env, succ, next, itype);
     }
-    enc_cf(s, env, succ, next, itype);
+    enc_batch_arm(s);
 }
 
-void riscv_trace_trap(CPURISCVState *env, target_ulong epc,
-                      target_ulong handler, bool interrupt)
+static void enc_trap(RVTraceEncoderState *s, CPURISCVState *env,
+                     target_ulong epc, target_ulong handler, bool interrupt)
 {
-    RVTraceEncoderState *s = env->trace_encoder;
-
-    if (!s || !s->tracing) {
-        return;
-    }
     if (unlikely(s->inst_filters)) {
         enc_filter_trap(s, env, interrupt);
     }
@@ -1143,17 +1317,28 @@ void riscv_trace_trap(CPURISCVState *env, target_ulong epc,
     enc_leave(s, handler);
 }
 
+void riscv_trace_trap(CPURISCVState *env, target_ulong epc,
+                      target_ulong handler, bool interrupt)
+{
+    RVTraceEncoderState *s = env->trace_encoder;
+
+    if (!s) {
+        return;
+    }
+    enc_batch_run(s);
+    if (s->tracing) {
+        enc_trap(s, env, epc, handler, interrupt);
+    }
+    enc_batch_arm(s);
+}
+
 /*
  * The inline HTM branch path (translate.c gen_trace_branch) to @next found
  * the HIST register full: emit ResourceFull (and any I-CNT overflow).
  */
-void riscv_trace_fixup(CPURISCVState *env, target_ulong next)
+static void enc_fixup(RVTraceEncoderState *s, CPURISCVState *env,
+                      target_ulong next)
 {
-    RVTraceEncoderState *s = env->trace_encoder;
-
-    if (!s || !s->tracing) {
-        return;
-    }
     if (unlikely(s->filtered)) {
         /* Nothing is reported until qualified code is entered again. */
         env->trace_hist = 1;
@@ -1167,14 +1352,33 @@ void riscv_trace_fixup(CPURISCVState *env, target_ulong next)
     enc_leave(s, next);
 }
 
+void riscv_trace_fixup(CPURISCVState *env, target_ulong next)
+{
+    RVTraceEncoderState *s = env->trace_encoder;
+
+    if (!s) {
+        return;
+    }
+    enc_batch_run(s);
+    if (s->tracing) {
+        enc_fixup(s, env, next);
+    }
+    enc_batch_arm(s);
+}
+
 /* The hart idles (WFI): its FIFO drains as a hardware one would. */
 void riscv_trace_idle(CPURISCVState *env)
 {
     RVTraceEncoderState *s = env->trace_encoder;
 
-    if (s && s->fifo_len && !enc_drain(s)) {
+    if (!s) {
+        return;
+    }
+    enc_batch_run(s);
+    if (s->fifo_len && !enc_drain(s)) {
         enc_drain_failed(s);
     }
+    enc_batch_arm(s);
 }
 
 /* ----------------------------------------------------- start/stop tracing */
@@ -1284,11 +1488,13 @@ static void enc_apply_work(CPUState *cs, run_on_cpu_data data)
     CPURISCVState *env = enc_env(s);
     bool want = enc_want_tracing(s);
 
+    enc_batch_run(s);
     if (want && !s->tracing) {
         enc_start(s, env, NT_SYNC_TRACE_ENABLE);
     } else if (!want && s->tracing) {
         enc_stop(s, env, NT_EVCODE_TRACE_DISABLED);
     }
+    enc_batch_arm(s);
     qatomic_set(&s->pending, false);
 }
 
@@ -1297,9 +1503,11 @@ static void enc_cs_base_work(CPUState *cs, run_on_cpu_data data)
 {
     RVTraceEncoderState *s = data.host_ptr;
 
+    enc_batch_run(s);
     if (s->tracing) {
         enc_env(s)->trace_ingress = enc_cs_base(s);
     }
+    enc_batch_arm(s);
 }
 
 static void enc_schedule_apply(RVTraceEncoderState *s)
@@ -1326,6 +1534,8 @@ static void enc_vm_state_change(void *opaque, bool running, RunState state)
     RVTraceEncoderState *s = opaque;
     CPURISCVState *env = enc_env(s);
 
+    /* The vCPUs are stopped (or not yet resumed) while this runs. */
+    enc_batch_run(s);
     if (!running && state == RUN_STATE_DEBUG && s->tracing) {
         enc_stop(s, env, NT_EVCODE_DEBUG_ENTRY);
         s->debug_stopped = true;
@@ -1338,6 +1548,7 @@ static void enc_vm_state_change(void *opaque, bool running, RunState state)
             enc_start(s, env, NT_SYNC_EXIT_DEBUG);
         }
     }
+    enc_batch_arm(s);
 }
 
 /* -------------------------------------------------------------- registers */
@@ -1470,7 +1681,8 @@ static uint64_t enc_read(void *opaque, hwaddr addr, unsigned size)
     switch (addr) {
     case A_trTeControl:
         v = s->control;
-        if (!qatomic_read(&s->pending) && !qatomic_read(&s->fifo_len)) {
+        if (!qatomic_read(&s->pending) && !qatomic_read(&s->fifo_len) &&
+            !qatomic_read(&enc_env(s)->trace_batch_n)) {
             v |= R_trTeControl_Empty_MASK;
         }
         break;
@@ -1513,10 +1725,8 @@ static uint64_t enc_read(void *opaque, hwaddr addr, unsigned size)
     return v;
 }
 
-static void enc_write(void *opaque, hwaddr addr, uint64_t val64, unsigned size)
+static void enc_write_reg(RVTraceEncoderState *s, hwaddr addr, uint32_t val)
 {
-    RVTraceEncoderState *s = opaque;
-    uint32_t val = val64;
     unsigned i;
     hwaddr reg;
 
@@ -1563,6 +1773,40 @@ static void enc_write(void *opaque, hwaddr addr, uint64_t val64, unsigned size)
     }
 }
 
+/*
+ * Whether this thread may touch the traced hart's encoder state: it is the
+ * hart's own thread, or a vCPU thread while TCG runs every vCPU on one
+ * thread, or the VM is stopped.
+ */
+static bool enc_hart_quiet(RVTraceEncoderState *s)
+{
+    return current_cpu == CPU(s->cpu) ||
+           (current_cpu && !qemu_tcg_mttcg_enabled()) ||
+           !runstate_is_running();
+}
+
+/*
+ * The branches the hart queued retired before this write: they are encoded
+ * with the registers as they were. Where the hart runs concurrently (another
+ * vCPU thread), the write is not ordered with its instructions anyway; the
+ * hart's next queued branch then encodes the queue and looks again.
+ */
+static void enc_write(void *opaque, hwaddr addr, uint64_t val64, unsigned size)
+{
+    RVTraceEncoderState *s = opaque;
+    bool quiet = enc_hart_quiet(s);
+
+    if (quiet) {
+        enc_batch_run(s);
+    }
+    enc_write_reg(s, addr, val64);
+    if (quiet) {
+        enc_batch_arm(s);
+    } else {
+        qatomic_set(&s->env->trace_batch_lim, 0);
+    }
+}
+
 static const MemoryRegionOps enc_ops = {
     .read = enc_read,
     .write = enc_write,
@@ -1586,8 +1830,10 @@ static void enc_reset(DeviceState *dev)
     s->lost = false;
     s->pending = false;
     s->fifo_len = 0;
-    if (s->cpu) {
-        enc_env(s)->trace_ingress = 0;
+    if (s->env) {
+        s->env->trace_ingress = 0;
+        s->env->trace_batch_n = 0;
+        s->env->trace_batch_lim = 0;
     }
 }
 

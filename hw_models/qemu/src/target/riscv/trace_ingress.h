@@ -14,7 +14,11 @@
  * BTM and plain direct jumps (without EnAllJumps) are handled inline: a
  * transfer adds a constant to trace_icnt_k (I-CNT relative to the start of
  * the current run, see cpu.h), an HTM branch shifts its outcome into
- * trace_hist, and helper_trace_fixup runs only when HIST is full.
+ * trace_hist, and helper_trace_fixup runs only when HIST is full. A taken
+ * branch in BTM, which does need a message, is queued in trace_batch and
+ * the encoder encodes the queue when it is full (helper_trace_flush) or
+ * before anything else reaches it, so the messages are those of one report
+ * per branch.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -47,6 +51,7 @@ void riscv_trace_cf(CPURISCVState *env, target_ulong pc, target_ulong next,
 void riscv_trace_trap(CPURISCVState *env, target_ulong epc,
                       target_ulong handler, bool interrupt);
 void riscv_trace_fixup(CPURISCVState *env, target_ulong next);
+void riscv_trace_flush(CPURISCVState *env);
 void riscv_trace_idle(CPURISCVState *env);
 void riscv_trace_context(CPURISCVState *env);
 

@@ -137,6 +137,8 @@ struct RVTraceRamSinkState {
  */
 #define RVTRACE_FIFO_SIZE 1024
 #define RVTRACE_FIFO_STALL_ROOM 512
+/* Entries of the encoder's table of DirectBranch messages by I-CNT. */
+#define RVTRACE_DTAB_SIZE 256
 
 #define TYPE_RVTRACE_ENCODER "riscv.trace.encoder"
 OBJECT_DECLARE_SIMPLE_TYPE(RVTraceEncoderState, RVTRACE_ENCODER)
@@ -195,6 +197,15 @@ struct RVTraceEncoderState {
     uint64_t msg_target;     /* target of the branch message being sent */
     uint32_t bcnt;           /* pending RepeatBranch count */
     bool bcnt_valid;
+    /*
+     * Queued BTM branches (enc_batch_run): the DirectBranch of each I-CNT
+     * up to dtab_max for the TCODE and SRC in dtab_key, its bytes with its
+     * length in bits 63:56; every such message is at most dtab_len bytes.
+     */
+    uint64_t dtab[RVTRACE_DTAB_SIZE];
+    uint64_t dtab_key;
+    uint64_t dtab_max;
+    uint32_t dtab_len;
     /* (slack: a message is copied in with a fixed-size copy) */
     uint8_t fifo[RVTRACE_FIFO_SIZE + RVTRACE_FIFO_STALL_ROOM + RVTRACE_MSG_MAX];
     uint32_t fifo_len;
