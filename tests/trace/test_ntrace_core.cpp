@@ -99,7 +99,7 @@ Run encode(trace::Program &p, uint64_t n, unsigned xlen, unsigned src_bits) {
 
 // Feeds the stream to the core in pieces (sizes from `seed`); drop: pieces skipped
 // (lost data, then a fresh sequence from the next message boundary).
-std::vector<Rec> decode(const trace::Image &img, const Framing &fr, const std::vector<uint8_t> &b,
+std::vector<Rec> decode(const trace::Image &, const Framing &fr, const std::vector<uint8_t> &b,
                         uint64_t seed, unsigned drop_every, Env &env) {
     FlowConfig fc;
     fc.xlen = fr.xlen;
