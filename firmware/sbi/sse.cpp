@@ -26,19 +26,6 @@ namespace {
 using namespace sse;
 using namespace csr;
 
-enum : unsigned long {
-    READ_ATTRS = 0,
-    WRITE_ATTRS = 1,
-    REGISTER = 2,
-    UNREGISTER = 3,
-    ENABLE = 4,
-    DISABLE = 5,
-    COMPLETE = 6,
-    INJECT = 7,
-    HART_UNMASK = 8,
-    HART_MASK = 9,
-};
-
 // mstatus fields only SSE needs: SPELP (Zicfilp), SDT (Ssdbltrp); MPELP in
 // mstatus on RV64, in mstatush on RV32 (privileged spec, "mstatus").
 constexpr unsigned long SPELP = 1ul << 23, SDT = 1ul << 24;

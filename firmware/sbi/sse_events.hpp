@@ -9,6 +9,20 @@
 
 namespace sbi::sse {
 
+// Function IDs (the extension's function listing).
+enum : unsigned long {
+    READ_ATTRS = 0,
+    WRITE_ATTRS = 1,
+    REGISTER = 2,
+    UNREGISTER = 3,
+    ENABLE = 4,
+    DISABLE = 5,
+    COMPLETE = 6,
+    INJECT = 7,
+    HART_UNMASK = 8,
+    HART_MASK = 9,
+};
+
 // Table "SSE Event ID Space": the two classifying bits of each 16-bit range.
 constexpr uint32_t kPlatformBit = 1u << 14, kGlobalBit = 1u << 15;
 // The standard events of the same table.

@@ -12,6 +12,7 @@
 // interrupted context (every GPR, sepc, sstatus) restored exactly.
 #include "payload.hpp"
 #include "riscv/csr.hpp"
+#include "sbi/sse_events.hpp"
 
 using namespace pl;
 
@@ -19,38 +20,9 @@ PAYLOAD_NAME("sse");
 
 namespace {
 
-constexpr long kSse = 0x535345;
-enum : long {
-    READ_ATTRS = 0,
-    WRITE_ATTRS = 1,
-    REGISTER = 2,
-    UNREGISTER = 3,
-    ENABLE = 4,
-    DISABLE = 5,
-    COMPLETE = 6,
-    INJECT = 7,
-    HART_UNMASK = 8,
-    HART_MASK = 9,
-};
-// Event IDs (table "SSE Event ID Space").
-constexpr unsigned long LOCAL_HIGH_PRIO_RAS = 0x0, LOCAL_DOUBLE_TRAP = 0x1,
-                        GLOBAL_HIGH_PRIO_RAS = 0x8000, LOCAL_PMU_OVERFLOW = 0x10000,
-                        LOCAL_LOW_PRIO_RAS = 0x100000, GLOBAL_LOW_PRIO_RAS = 0x108000,
-                        LOCAL_SOFTWARE = 0xffff0000, GLOBAL_SOFTWARE = 0xffff8000;
-// Attributes (table "SSE Event Attributes").
-enum : unsigned long {
-    STATUS,
-    PRIORITY,
-    CONFIG,
-    PREFERRED_HART,
-    ENTRY_PC,
-    ENTRY_ARG,
-    INTERRUPTED_SEPC,
-    INTERRUPTED_FLAGS,
-    INTERRUPTED_A6,
-    INTERRUPTED_A7,
-    kNumAttrs
-};
+// Function, event and attribute IDs as the firmware defines them.
+using namespace sbi::sse;
+constexpr long kSse = sbi::eid::sse;
 constexpr unsigned long ST_UNUSED = 0, ST_REGISTERED = 1, ST_ENABLED = 2, ST_RUNNING = 3;
 constexpr unsigned long kPending = 1ul << 2, kInjectable = 1ul << 3, kOneshot = 1;
 constexpr long ERR_INVALID_STATE = code(sbi::Error::InvalidState);
