@@ -32,3 +32,19 @@ check "sifive_u/no_M_mode_trap" bash -c '! grep -q "unexpected M-mode trap" "$1"
 timeout 20 qemu-system-riscv64 -M spike -smp 1 -nographic -bios build/fw/tsbi_dynamic.bin \
   -kernel $P/srst.elf >"$d/spike.log" 2>&1; rc=$?
 check "spike/htif_console_and_power_off" bash -c "test $rc = 0 && grep -q TSBI-DONE $d/spike.log"
+
+# Debian's Linux 6.12 on sifive_u: the 4 U54 harts come up (the E51 is not
+# offered), SBI is found, and the run ends with a reboot through SRST and
+# gpio-restart (there is no power-off; -no-reboot makes QEMU exit).
+. tests/linux/lib.sh
+linux_prepare boot
+log=$d/linux-sifive_u.log
+timeout -k 5 $((240 * ${LINUX_TIMEOUT_SCALE:-1})) qemu-system-riscv64 -M sifive_u -smp 5 -m 512M -nographic \
+  -no-reboot -bios build/fw/tsbi_dynamic.bin -kernel "$LINUX_IMAGE" -initrd "$LINUX_INITRD" \
+  -append "console=ttySIF0 tsbi.test=reboot" </dev/null >"$log" 2>&1
+rc=$?
+check "linux/sifive_u/4_harts_up" grep -q "smp: Brought up 1 node, 4 CPUs" "$log"
+check "linux/sifive_u/sbi_v3" grep -q "SBI specification v3.0 detected" "$log"
+check "linux/sifive_u/init_ran" grep -q "TSBI-RESULT end test=reboot rc=0 action=reboot" "$log"
+check "linux/sifive_u/rebooted_through_srst" bash -c "test $rc = 0 && grep -q 'tsbi: system reboot requested' $log"
+check "linux/sifive_u/no_panic" bash -c "! grep -qE 'Kernel panic|Oops|BUG:' $log"
