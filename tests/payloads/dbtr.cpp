@@ -412,6 +412,8 @@ void smp() {
 } // namespace
 
 void payload_main() {
+    if (!extension_present(eid::dbtr, "present")) return;
+    clause("base/probe_extension/tsbi_required");
     expect_ret(sbi_probe(eid::dbtr), SUCCESS, 1, "probe");
     num_triggers();
     if (!ntrig) return;

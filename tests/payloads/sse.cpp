@@ -962,6 +962,7 @@ void test_hsm_reset() {
 void read_scountovf(void *) { (void)csr_read(csr::scountovf); }
 
 void payload_main() {
+    if (!extension_present(kSse, "present")) return;
     pmu_event_backed = catch_exception(read_scountovf, nullptr) == ~0ul;
     note("sscofpmf %s", pmu_event_backed ? "present" : "absent");
     start_secondaries();

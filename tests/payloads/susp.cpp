@@ -172,6 +172,8 @@ void bad_resume_addresses() {
 } // namespace
 
 void payload_main() {
+    if (!extension_present(eid::susp, "present")) return;
+    clause("base/probe_extension/tsbi_required");
     expect_ret(sbi_probe(eid::susp), SUCCESS, 1, "probe");
     invalid_types();
     bool smp = platform().nharts > 1;
