@@ -92,8 +92,10 @@ def error_row_of(clause):
 
 
 def default_payloads():
-    d = os.path.join(ROOT, "build", "payloads")
-    names = sorted(os.path.splitext(n)[0] for n in os.listdir(d) if n.endswith(".elf"))
+    """Every payload the source tree has (tests/payloads/<name>.cpp), not
+    whatever else lies in build/payloads."""
+    d = os.path.join(ROOT, "tests", "payloads")
+    names = sorted(os.path.splitext(n)[0] for n in os.listdir(d) if n.endswith(".cpp"))
     return [n for n in names if n not in EXCLUDE]
 
 

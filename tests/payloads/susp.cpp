@@ -175,6 +175,7 @@ void payload_main() {
     if (!extension_present(eid::susp, "present")) return;
     clause("base/probe_extension/tsbi_required");
     expect_ret(sbi_probe(eid::susp), SUCCESS, 1, "probe");
+    clause(nullptr); // the checks below name no clause yet
     invalid_types();
     bool smp = platform().nharts > 1;
     if (smp && start_secondaries()) {
