@@ -45,6 +45,7 @@ const char kUsageText[] =
     "N-Trace 1.0 (bytes with MSEO in the two low bits):\n"
     "  ntrace dump [--fields] [--mid-stream]        messages, one field per line\n"
     "  ntrace decode IMAGE [--pcinfo] [--events]    retired PCs (\"0xADDR\" lines)\n"
+    "                                   [--strict]  I-CNT above the spec's 22 bits is an error, not a warning\n"
     "  ntrace transfers IMAGE [--src N]             BTM (no implicit return, no sequential\n"
     "                                               jumps) -> control transfers as CTR records\n"
     "                                               them: \"0xSOURCE 0xTARGET TYPE\" (the decoding\n"
@@ -141,7 +142,7 @@ bool is_flag(const std::string &n) {
                                     "--tstamp", "--extend-addr", "--zcmp", "--zcmt",
                                     "--repeated-history", "--all-jumps", "--seq-jump", "--context", "--itype3",
                                     "--partial", "--no-compress", "--help", "--icnt-sync", "--split",
-                                    "--unified-only", "--no-addr", "--no-data", "--no-patches", "--nobhm",
+                                    "--unified-only", "--no-addr", "--no-data", "--no-patches", "--nobhm", "--strict",
                                     "--norbm"};
     for (const char *x : v)
         if (n == x) return true;
@@ -462,10 +463,16 @@ int ntrace_decode(const Args &a) {
     uint64_t limit;
     if (!num(a, "--max-steps", limit, (uint64_t(in.size()) + 1) << 24, err)) return usage(err.c_str());
     dc.max_steps = limit;
+    dc.strict_icnt = a.has("--strict");
     StreamSink sink(o.f, img, a.has("--pcinfo"), a.has("--events"));
     ntrace::Decoder d(dc, img, sink);
     d.run(in, a.has("--mid-stream"));
     sink.finish();
+    if (d.icnt_out_of_spec())
+        fprintf(stderr,
+                "tsbi-trace: warning: %llu I-CNT values above the spec's %u bits decoded "
+                "(--strict rejects them)\n",
+                (unsigned long long)d.icnt_out_of_spec(), unsigned(NT_LIMIT_MAX_ICNT));
     if (!o.close()) return kIo;
     return d.errors() ? kBadData : kOk;
 }

@@ -29,6 +29,13 @@ void Decoder::event(Event::Kind k, uint64_t off, uint64_t addr, uint64_t value, 
     sink_.event(e);
 }
 
+bool Decoder::icnt_in_spec(uint64_t icnt, uint64_t off) {
+    if (icnt <= kMaxIcnt) return true;
+    if (!cfg_.strict_icnt) return nicnt_oos_++, true;
+    fail(off, "I-CNT larger than NTRACE_MAX_ICNT");
+    return false;
+}
+
 void Decoder::fail(uint64_t off, const char *what) {
     nerrors_++;
     event(Event::Error, off, pc_, 0, what);
@@ -108,10 +115,7 @@ const rv::Insn *Decoder::insn_at(uint64_t pc) {
 // only reported inconsistent when no choice of versions explains it.
 bool Decoder::walk(uint64_t add_icnt, uint64_t hist, bool hist_present, End end, uint64_t off, bool jump_end,
                    uint64_t target) {
-    if (add_icnt > kMaxIcnt) {
-        fail(off, "I-CNT larger than NTRACE_MAX_ICNT");
-        return false;
-    }
+    if (!icnt_in_spec(add_icnt, off)) return false;
     if (hist_present && hist == 0) {
         fail(off, "HIST without stop bit");
         return false;
@@ -525,10 +529,7 @@ void Decoder::on_msg(const Msg &m) {
         last_.valid = false;
         switch (m.get(Fld::RCODE)) {
         case NT_RCODE_ICNT_FULL:
-            if (m.get(Fld::RDATA) > kMaxIcnt) {
-                fail(off, "I-CNT larger than NTRACE_MAX_ICNT");
-                break;
-            }
+            if (!icnt_in_spec(m.get(Fld::RDATA), off)) break;
             budget_ += int64_t(m.get(Fld::RDATA));
             break;
         case NT_RCODE_HIST_FULL: walk_hist(m.get(Fld::RDATA), 1, off); break;

@@ -23,6 +23,11 @@ struct DecoderConfig {
     bool seq_jump = false;        // trTeInstEnSequentialJump on the encoder
     int src = -1;                 // only messages with this SRC (-1: all)
     uint64_t max_steps = 0;       // stop after this many instructions (0: no limit)
+    // An I-CNT above the spec's NTRACE_MAX_ICNT (22 bits) in an otherwise well-formed
+    // stream (the N-Trace reference encoder never reports I-CNT full and writes 26
+    // bits and more): decoded and counted (icnt_out_of_spec()), or with strict_icnt an
+    // error as the spec's limit says.
+    bool strict_icnt = false;
     // Code the program rewrites while it runs (textpatch.hpp); its addresses must be
     // volatile in the image (Image::set_volatile). Shared state: see TextPatches.
     trace::TextPatches *patches = nullptr;
@@ -55,6 +60,7 @@ class Decoder : public Callbacks {
     void on_error(uint64_t offset, Err e) override;
 
     uint64_t errors() const { return nerrors_; }
+    uint64_t icnt_out_of_spec() const { return nicnt_oos_; }
     uint64_t instructions() const { return ninsns_; }
     bool synced() const { return synced_; }
 
@@ -138,7 +144,9 @@ class Decoder : public Callbacks {
         uint64_t icnt, hist, target;
         bool hist_present;
     } last_{};
-    uint64_t nerrors_ = 0, ninsns_ = 0;
+    uint64_t nerrors_ = 0, ninsns_ = 0, nicnt_oos_ = 0;
+    // False (after failing) when an I-CNT above the spec's limit must be rejected.
+    bool icnt_in_spec(uint64_t icnt, uint64_t off);
 };
 
 } // namespace ntrace

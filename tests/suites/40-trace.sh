@@ -88,6 +88,19 @@ done <<'SETS'
 3374|--mode htm --implicit-return 3 --stack-depth 8
 2604|--mode htm --implicit-return 3 --stack-depth 8 --repeated-history
 SETS
+# The reference encoder never reports I-CNT full: 2.2 million straight-line
+# instructions end in one I-CNT of 4.4 million halfwords (23 bits, the spec
+# allows 22). Decoded with a warning by default, an error with --strict.
+python3 -c "
+n = 2200000
+open('$W/lin.pcinfo', 'w').write(''.join('0x%X,L4\\n' % (0x80000000 + 4 * i) for i in range(n)))
+open('$W/lin.bin', 'wb').write(b'\\x13\\0\\0\\0' * n)"
+$T ntrace encode --compat refcode --nobhm $W/lin.pcinfo -o $W/lin.nex
+$T ntrace decode --bin $W/lin.bin --load 0x80000000 $W/lin.nex >$W/lin.pcs 2>$W/lin.err; rc=$?
+check "refcode: an I-CNT above 22 bits decodes, with a warning that counts it" bash -c "
+  test $rc = 0 && test \$(wc -l <$W/lin.pcs) = 2200000 && grep -q 'warning: 1 I-CNT values above' $W/lin.err"
+$T ntrace decode --strict --bin $W/lin.bin --load 0x80000000 $W/lin.nex >/dev/null 2>&1; rc=$?
+check "refcode: --strict rejects an I-CNT above 22 bits (exit 1)" test "$rc" = 1
 check "refcode t1: its per-address PC-info file parses (CRLF)" bash -c "
   $T ntrace encode --compat refcode $R/test-PCINFO.txt -o $W/t1i.bin && test -s $W/t1i.bin"
 $T ntrace encode --compat refcode --cs 33 $W/t1.pcseq -o $W/t1x.bin >/dev/null 2>&1; rc=$?
