@@ -524,4 +524,13 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # Exit 1 means "some case failed" (each with its FAIL line); a runner that
+    # dies says so with a FAIL line of its own and exit 2, so no suite can take
+    # Python's crash status for an ordinary failure.
+    try:
+        sys.exit(main())
+    except Exception:
+        import traceback
+        traceback.print_exc()
+        print("FAIL: payload-runner crashed: %s" % traceback.format_exc().strip().splitlines()[-1])
+        sys.exit(2)
