@@ -7,13 +7,14 @@
 #include "platform.hpp"
 #include "riscv/csr.hpp"
 #include "insn_decode.hpp"
+#include "ctr/ctr_spec.hpp"
 #include "trap.hpp"
 
 namespace fw {
 namespace {
 
 constexpr uint32_t OPCODE_MASK = 0x7f, OPCODE_SYSTEM = 0x73;
-constexpr uint32_t INSN_SCTRCLR = 0x10400073; // Smctr 1.0, "Instructions"
+constexpr uint32_t INSN_SCTRCLR = ctr::ratified::sctrclr_insn; // Smctr 1.0, "Instructions"
 
 inline unsigned rd_of(uint32_t i) { return (i >> 7) & 31; }
 inline unsigned rs1_of(uint32_t i) { return (i >> 15) & 31; }

@@ -75,7 +75,7 @@ struct HwCsr {
         case ctr::ind::vsireg: return csr_read(0x251);
         case ctr::ind::vsireg2: return csr_read(0x252);
         case ctr::ind::vsireg3: return csr_read(0x253);
-        case ctr::native::kHstateen0: return csr_read(0x60C);
+        case ctr::native::kHstateen0: return csr_read(csr::hstateen0);
         default: return 0;
         }
     }
@@ -96,7 +96,7 @@ struct HwCsr {
         default: break;
         }
     }
-    static void sctrclr() { asm volatile(".4byte 0x10400073" ::: "memory"); }
+    static void sctrclr() { asm volatile(".4byte %0" ::"i"(ctr::ratified::sctrclr_insn) : "memory"); }
 };
 
 inline unsigned long mcycle() { return csr_read(csr::mcycle); }
@@ -396,7 +396,7 @@ void ctr_hart_init() {
         constexpr unsigned long kBits = csr::mstateen0_bits::CTR | csr::mstateen0_bits::CSRIND;
         if (g_views & ctr::VIEW_RATIFIED) csr_set(csr::mstateen0, kBits);
         else csr_clear(csr::mstateen0, csr::mstateen0_bits::CTR);
-        if (c.has_h && csr::csr_read_safe_num(0x60C).trapped == 0) csr_set(0x60C, kBits);
+        if (c.has_h && csr::csr_read_safe_num(csr::hstateen0).trapped == 0) csr_set(csr::hstateen0, kBits);
         // M-mode is never recorded and does not opt in to external traps.
         csr_write(0x34E, 0);
         HwCsr::sctrclr();
@@ -426,7 +426,7 @@ void ctr_hart_resume() {
         constexpr unsigned long kBits = csr::mstateen0_bits::CTR | csr::mstateen0_bits::CSRIND;
         if (p.cfg.views & ctr::VIEW_RATIFIED) csr_set(csr::mstateen0, kBits);
         else csr_set(csr::mstateen0, csr::mstateen0_bits::CSRIND);
-        if (p.cfg.has_h) csr_set(0x60C, kBits);
+        if (p.cfg.has_h) csr_set(csr::hstateen0, kBits);
     } else if (p.impl == Impl::emulated && (p.bp_managed | p.lcofi_managed)) {
         sync_delegation(p, s.emu);
     }

@@ -13,10 +13,11 @@
 // CSR accesses; host tests pass hw_models/ctr's model of a ratified hart.
 #pragma once
 #include "ctr_emul.hpp"
+#include "riscv/csr.hpp"
 
 namespace ctr::native {
 
-constexpr unsigned kHstateen0 = 0x60C;
+constexpr unsigned kHstateen0 = csr::hstateen0;
 
 // What a ratified hart cannot hold for the draft layout, per control
 // register: ETEN, and the STE software asked for. While the register was

@@ -54,7 +54,7 @@ enum class CsrResult { NotMine, Done, Illegal, Virtual };
 // dispatcher calls csr_read then csr_write with the new value.
 CsrResult ctr_csr_read(unsigned csr, unsigned mode, bool virt, unsigned long &value);
 CsrResult ctr_csr_write(unsigned csr, unsigned mode, bool virt, unsigned long value);
-// The SCTRCLR instruction (0x10400073) trapped as illegal.
+// The SCTRCLR instruction (ctr::ratified::sctrclr_insn) trapped as illegal.
 CsrResult ctr_sctrclr(unsigned mode, bool virt);
 void ctr_cold_init(const void *fdt);
 void ctr_hart_init();
