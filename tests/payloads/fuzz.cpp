@@ -204,6 +204,12 @@ Addr pick_addr(Rng &r) {
     case A_RAM: {
         unsigned long lo = image_end(), hi = p.ram_base + p.ram_size;
         v = lo + r.below(hi - lo - 64);
+        // RAM the device tree reserves with no-map (the firmware's trace and
+        // CTR buffers, PMP-closed) is no S memory: treated as firmware memory.
+        for (unsigned i = 0; i < p.nreserved; i++) {
+            const Platform::Region &z = p.reserved[i];
+            if (z.no_map && v + 64 > z.base && v < z.base + z.size) k = A_FW;
+        }
         break;
     }
     case A_CANARY: v = reinterpret_cast<uintptr_t>(canary) + r.below(sizeof canary - 64); break;
