@@ -93,5 +93,11 @@ void process_ipis();
 void process_timer();
 // Sends IPI reason `why` to `hartid` (sets the bit, raises MSIP).
 void send_ipi(unsigned long hartid, unsigned long why);
+// Privilege of a next stage (OpenSBI's fw_dynamic_info next_mode values).
+constexpr unsigned long FW_DYNAMIC_NEXT_MODE_U = 0, FW_DYNAMIC_NEXT_MODE_S = 1;
+// HSM start of a STOPPED hart: it leaves its stopped loop and enters `addr` in
+// `mode` (FW_DYNAMIC_NEXT_MODE_*) with a0 = its hart ID, a1 = `arg1`. False
+// (nothing changed) when the hart is not STOPPED.
+bool request_start(unsigned long hartid, unsigned long addr, unsigned long arg1, unsigned long mode);
 
 } // namespace fw

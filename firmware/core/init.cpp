@@ -33,7 +33,6 @@ struct FwDynamicInfo {
     unsigned long magic, version, next_addr, next_mode, options, boot_hart;
 };
 constexpr unsigned long FW_DYNAMIC_INFO_MAGIC = 0x4942534f;
-constexpr unsigned long FW_DYNAMIC_NEXT_MODE_U = 0, FW_DYNAMIC_NEXT_MODE_S = 1;
 // fw_jump default: next stage 2 MiB (RV64) / 4 MiB (RV32) above the firmware.
 constexpr unsigned long kJumpOffset = sizeof(long) == 8 ? 0x200000 : 0x400000;
 // Room for device-tree fix-ups.
@@ -287,18 +286,22 @@ void cold_boot(unsigned long hartid, unsigned long fdt, const FwDynamicInfo *di)
 // The boot hart cannot run the next stage: start it on the lowest hart that
 // can, through the HSM start path (that hart waits in stopped_loop).
 void hand_off_next_stage() {
-    for (unsigned long t = 0; t < kMaxHarts; t++) {
-        HartState &h = harts[t];
-        if (!h.present) continue;
-        h.hsm_state.store(HSM_START_PENDING, fw::memory_order_relaxed);
-        h.next_addr = boot.next_addr;
-        h.next_arg1 = boot.fdt;
-        h.next_mode = boot.next_mode;
-        h.start_ready.store(1, fw::memory_order_release);
-        platform::ipi_send(t);
-        return;
-    }
+    for (unsigned long t = 0; t < kMaxHarts; t++)
+        if (harts[t].present && request_start(t, boot.next_addr, boot.fdt, boot.next_mode)) return;
     fatal("no hart can run the next stage");
+}
+
+bool request_start(unsigned long hartid, unsigned long addr, unsigned long arg1, unsigned long mode) {
+    HartState &h = harts[hartid];
+    unsigned expected = HSM_STOPPED;
+    if (!h.hsm_state.compare_exchange_strong(expected, HSM_START_PENDING, fw::memory_order_acq_rel))
+        return false;
+    h.next_addr = addr;
+    h.next_arg1 = arg1;
+    h.next_mode = mode;
+    h.start_ready.store(1, fw::memory_order_release);
+    send_ipi(hartid, IPI_WAKE);
+    return true;
 }
 
 void fatal(const char *why) {

@@ -23,23 +23,13 @@ enum : unsigned long {
 // Suspend types (ext-hsm.adoc, "HSM Hart Suspend Types").
 constexpr uint32_t SUSPEND_DEFAULT_RETENTIVE = 0x00000000;
 constexpr uint32_t SUSPEND_DEFAULT_NON_RETENTIVE = 0x80000000;
-constexpr unsigned long NEXT_MODE_S = 1;
 
 SbiRet hart_start(unsigned long hartid, unsigned long start_addr, unsigned long opaque) {
     if (!hart_valid(hartid)) return err(Error::InvalidParam);
     // The start address must be memory S-mode may execute: a DT memory range
     // outside the firmware.
     if (!smode_entry_ok(start_addr)) return err(Error::InvalidAddress);
-    HartState &h = harts[hartid];
-    unsigned expected = HSM_STOPPED;
-    if (!h.hsm_state.compare_exchange_strong(expected, HSM_START_PENDING,
-                                             fw::memory_order_acq_rel))
-        return err(Error::AlreadyAvailable);
-    h.next_addr = start_addr;
-    h.next_arg1 = opaque;
-    h.next_mode = NEXT_MODE_S;
-    h.start_ready.store(1, fw::memory_order_release);
-    send_ipi(hartid, IPI_WAKE);
+    if (!request_start(hartid, start_addr, opaque, FW_DYNAMIC_NEXT_MODE_S)) return err(Error::AlreadyAvailable);
     return ok();
 }
 

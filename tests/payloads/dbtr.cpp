@@ -412,10 +412,7 @@ void smp() {
 } // namespace
 
 void payload_main() {
-    if (!extension_present(eid::dbtr, "present")) return;
-    clause("base/probe_extension/tsbi_required");
-    expect_ret(sbi_probe(eid::dbtr), SUCCESS, 1, "probe");
-    clause(nullptr); // the checks below name no clause yet
+    if (!extension_required(eid::dbtr)) return;
     num_triggers();
     if (!ntrig) return;
     no_shmem("at_start");

@@ -172,10 +172,7 @@ void bad_resume_addresses() {
 } // namespace
 
 void payload_main() {
-    if (!extension_present(eid::susp, "present")) return;
-    clause("base/probe_extension/tsbi_required");
-    expect_ret(sbi_probe(eid::susp), SUCCESS, 1, "probe");
-    clause(nullptr); // the checks below name no clause yet
+    if (!extension_required(eid::susp)) return;
     invalid_types();
     bool smp = platform().nharts > 1;
     if (smp && start_secondaries()) {

@@ -134,6 +134,14 @@ bool extension_present(long ext, const char *case_name) {
     return false;
 }
 
+bool extension_required(long ext) {
+    if (!extension_present(ext, "present")) return false;
+    clause("base/probe_extension/tsbi_required");
+    expect_ret(sbi_probe(ext), SUCCESS, 1, "probe");
+    clause(nullptr);
+    return true;
+}
+
 const char *error_name(long e) {
     static const char *const names[] = {"SUCCESS",           "ERR_FAILED",
                                         "ERR_NOT_SUPPORTED", "ERR_INVALID_PARAM",

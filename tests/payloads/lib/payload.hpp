@@ -264,6 +264,10 @@ void info(const char *name, const char *fmt, ...) __attribute__((format(printf, 
 // reports N/A "<case>" and returns false (the caller skips its checks).
 // Otherwise (and always in strict mode) returns true.
 bool extension_present(long ext, const char *case_name);
+// extension_present(), then the check that tsbi offers it (probe = 1, an
+// implementation fact in conformance mode); the checks after it name no
+// clause until the caller sets one.
+bool extension_required(long ext);
 
 unsigned passed_count();
 unsigned failed_count();
