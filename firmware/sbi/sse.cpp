@@ -447,6 +447,8 @@ void sse_trap_exit(fw::TrapFrame &f) {
     // Most interrupts find events masked: only the mailbox to empty, no lock.
     HartSse &h = self();
     if (!h.unmasked) {
+        // A plain load first: the AMO only when something was injected.
+        if (!h.injected.load(fw::memory_order_relaxed)) return;
         if (unsigned got = h.injected.exchange(0, fw::memory_order_acquire))
             for (unsigned i = 0; i < kNumLocal; i++)
                 if ((got >> i) & 1) signal(h.local[i]);
