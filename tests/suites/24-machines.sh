@@ -48,3 +48,24 @@ check "linux/sifive_u/sbi_v3" grep -q "SBI specification v3.0 detected" "$log"
 check "linux/sifive_u/init_ran" grep -q "TSBI-RESULT end test=reboot rc=0 action=reboot" "$log"
 check "linux/sifive_u/rebooted_through_srst" bash -c "test $rc = 0 && grep -q 'tsbi: system reboot requested' $log"
 check "linux/sifive_u/no_panic" bash -c "! grep -qE 'Kernel panic|Oops|BUG:' $log"
+
+# Debian's Linux 6.12 on spike, 4 harts. The kernel has no HTIF console
+# driver (nor hvc_riscv_sbi), so everything is printed through earlycon=sbi
+# (SBI DBCN) and init writes its results to the kernel log (tsbi.kmsg=1).
+# The boot test runs (timer, IPIs to every hart, HSM hotplug twice) and ends
+# with a power-off through SRST and HTIF.
+log=$d/linux-spike.log
+timeout -k 5 $((240 * ${LINUX_TIMEOUT_SCALE:-1})) qemu-system-riscv64 -M spike -smp 4 -m 512M \
+  -cpu rv64,sstc=false -nographic -bios build/fw/tsbi_dynamic.bin -kernel "$LINUX_IMAGE" \
+  -initrd "$LINUX_INITRD" -append "earlycon=sbi keep_bootcon tsbi.kmsg=1 tsbi.test=boot" \
+  </dev/null >"$log" 2>&1
+rc=$?
+r() { sed -n "s/^\[ *[0-9.]*\] TSBI-RESULT .*\b$1=\([^ ]*\).*/\1/p" "$log" | head -1 | tr -d '\r'; }
+check "linux/spike/4_harts_up" grep -q "smp: Brought up 1 node, 4 CPUs" "$log"
+check "linux/spike/sbi_v3" grep -q "SBI specification v3.0 detected" "$log"
+check "linux/spike/timer" test "$(r sleep1)" = ok
+check "linux/spike/tasks_on_every_hart" test "$(r taskset_cpus)" = 4
+check "linux/spike/hsm_hotplug" test "$(r hotplug)" = ok
+check "linux/spike/init_ended_rc0" grep -aq "TSBI-RESULT end test=boot rc=0 action=poweroff" "$log"
+check "linux/spike/powered_off_through_htif" bash -c "test $rc = 0 && grep -q 'tsbi: system shutdown requested' $log"
+check "linux/spike/no_panic" bash -c "! grep -qE 'Kernel panic|Oops|BUG:' $log"
