@@ -1,16 +1,16 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # The firmware images: build/fw/tsbi_{dynamic,jump}.{elf,bin} for the default
-# configuration (PLATFORM=qemu_virt FW_XLEN=64 FW_SUBSYSTEMS=1), and
+# configuration (PLATFORM=generic FW_XLEN=64 FW_SUBSYSTEMS=1), and
 # build/fw-<platform>-rv<xlen>[-core]/ for any other, so switching a knob never
 # links objects built for another configuration. Within a directory,
 # $(FW_BUILD)/config records the flags; a change of flags rebuilds everything.
-PLATFORM   ?= qemu_virt
+PLATFORM   ?= generic
 FW_XLEN    ?= 64
 # Subsystems (PMU, CTR, trace) are linked by default; FW_SUBSYSTEMS=0 builds the
 # core alone (their hooks fall back to the weak defaults; suite 21 boots it).
 FW_SUBSYSTEMS ?= 1
 FW_KEY     := $(PLATFORM)-rv$(FW_XLEN)$(if $(filter 1,$(FW_SUBSYSTEMS)),,-core)
-FW_BUILD   ?= $(BUILD)/fw$(if $(filter qemu_virt-rv64,$(FW_KEY)),,-$(FW_KEY))
+FW_BUILD   ?= $(BUILD)/fw$(if $(filter generic-rv64,$(FW_KEY)),,-$(FW_KEY))
 LIBFDT_VER := 1.7.2
 LIBFDT_DIR := $(TSBI_CACHE)/src/dtc-$(LIBFDT_VER)/libfdt
 

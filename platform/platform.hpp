@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // The platform interface: everything the firmware needs from an SoC. A vendor
 // port is one folder under platform/ implementing these functions (select it
-// with `make PLATFORM=<folder>`). platform/qemu_virt is the reference port; it
+// with `make PLATFORM=<folder>`). platform/generic is the reference port; it
 // finds every device through the device tree with the generic drivers in
 // firmware/drivers, which other ports may reuse.
 #pragma once
