@@ -23,6 +23,17 @@ for n in 2 5; do
     $P/susp.elf $P/dbtr.elf $P/sse.elf $P/fuzz.elf
 done
 
+# The other hart counts each machine takes (spike 1-8, sifive_u 2-5): hart
+# discovery, HSM and IPIs.
+for n in 2 3 8; do
+  python3 tests/payloads/run.py --machine spike --smp $n --cpu sstc=false --tag spike-smp$n \
+    --known tests/payloads/known-differences/qemu-spike.txt $P/base.elf $P/hsm.elf $P/ipi.elf
+done
+for n in 3 4; do
+  python3 tests/payloads/run.py --machine sifive_u --smp $n --qemu-arg=-no-reboot --tag sifive_u-smp$n \
+    --known tests/payloads/known-differences/qemu-sifive_u.txt $P/base.elf $P/hsm.elf $P/ipi.elf
+done
+
 # The E51 (hart 0) is never offered: disabled in the device tree S-mode gets,
 # and the next stage starts on the first U54 although QEMU names hart 0 as the
 # boot hart.
