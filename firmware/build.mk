@@ -5,6 +5,9 @@
 # links objects built for another configuration. Within a directory,
 # $(FW_BUILD)/config records the flags; a change of flags rebuilds everything.
 PLATFORM   ?= generic
+# The port's folder (its quirks.hpp and any .cpp): platform/<PLATFORM>, or
+# anywhere for a port kept out of this tree.
+PLATFORM_DIR ?= platform/$(PLATFORM)
 FW_XLEN    ?= 64
 # Subsystems (PMU, CTR, trace) are linked by default; FW_SUBSYSTEMS=0 builds the
 # core alone (their hooks fall back to the weak defaults; suite 21 boots it).
@@ -33,7 +36,7 @@ endif
 FW_COMMON := $(FW_ARCH) -mcmodel=medany -ffreestanding -nostdlib -fno-pic -fno-stack-protector \
 	-fno-tree-loop-distribute-patterns -fno-asynchronous-unwind-tables -fno-unwind-tables \
 	-ffunction-sections -fdata-sections -g -Wall -Wextra \
-	-Ifirmware/include -Ifirmware/core -Ifirmware -Iplatform -Ihw_models/trace -I$(LIBFDT_DIR) -I$(FW_BUILD)/compat
+	-Ifirmware/include -Ifirmware/core -Ifirmware -I$(PLATFORM_DIR) -Iplatform -Ihw_models/trace -I$(LIBFDT_DIR) -I$(FW_BUILD)/compat
 FW_CXXFLAGS = -std=c++20 $(FW_OPT) -fno-exceptions -fno-rtti -fno-threadsafe-statics \
 	-Wno-missing-field-initializers $(FW_COMMON)
 FW_CFLAGS   := -std=gnu11 -Os $(FW_COMMON) -Wno-sign-compare -Wno-unused-parameter
@@ -42,7 +45,7 @@ FW_LDFLAGS  := $(FW_ARCH) -nostdlib -static -Wl,--gc-sections -Wl,--build-id=non
 FW_CORE_SRCS := $(filter-out firmware/core/image_%.cpp,$(wildcard firmware/core/*.cpp)) \
 	$(wildcard firmware/core/*.S) $(wildcard firmware/drivers/*.cpp) \
 	$(filter-out firmware/sbi/pmu%.cpp firmware/sbi/trace.cpp,$(wildcard firmware/sbi/*.cpp)) \
-	$(wildcard platform/$(PLATFORM)/*.cpp)
+	platform/generic/platform.cpp $(filter-out platform/generic/platform.cpp,$(wildcard $(PLATFORM_DIR)/*.cpp))
 ifeq ($(FW_SUBSYSTEMS),1)
 FW_CORE_SRCS += $(wildcard firmware/sbi/pmu*.cpp firmware/pmu/*.cpp firmware/ctr/*.cpp) \
 	firmware/sbi/trace.cpp $(wildcard firmware/trace/*.cpp)

@@ -83,3 +83,17 @@ check "linux/spike/hsm_hotplug" test "$(r hotplug)" = ok
 check "linux/spike/init_ended_rc0" grep -aq "TSBI-RESULT end test=boot rc=0 action=poweroff" "$log"
 check "linux/spike/powered_off_through_htif" bash -c "test $rc = 0 && grep -q 'tsbi: system shutdown requested' $log"
 check "linux/spike/no_panic" bash -c "! grep -qE 'Kernel panic|Oops|BUG:' $log"
+
+# A quirk-only port (platform/README.md, "A quirk"), out of tree: its kQuirks
+# hooks run (boot, every hart, the shutdown it wraps) and the payloads pass on
+# QEMU virt with the image it gives. The aim: a quirk port under 150 lines.
+Q=tests/platform/quirk_demo
+check "quirk_port/builds" make -s firmware PLATFORM=quirk_demo PLATFORM_DIR=$Q
+qfw=build/fw-quirk_demo-rv64/tsbi_dynamic.bin
+python3 tests/payloads/run.py --fw $qfw --smp 4 --tag quirk_demo-smp4 $P/base.elf $P/hsm.elf $P/srst.elf
+timeout 30 qemu-system-riscv64 -M virt -smp 4 -m 256M -nographic -bios $qfw -kernel $P/base.elf \
+  >"$d/quirk_demo.log" 2>&1
+check "quirk_port/cold_init_once" test "$(grep -c '^quirk_demo: cold_init' "$d/quirk_demo.log")" = 1
+check "quirk_port/hart_init_on_each_hart" test "$(grep -o '^quirk_demo: hart_init [0-3]' "$d/quirk_demo.log" | sort -u | wc -l)" = 4
+check "quirk_port/reset_quirk_ran" grep -q "^quirk_demo: shutdown, reason 0" "$d/quirk_demo.log"
+check "quirk_port/under_150_lines" test "$(cat $Q/*.hpp $Q/*.cpp | wc -l)" -lt 150
