@@ -63,6 +63,24 @@ check "linux/sifive_u/init_ran" grep -q "TSBI-RESULT end test=reboot rc=0 action
 check "linux/sifive_u/rebooted_through_srst" bash -c "test $rc = 0 && grep -q 'tsbi: system reboot requested' $log"
 check "linux/sifive_u/no_panic" bash -c "! grep -qE 'Kernel panic|Oops|BUG:' $log"
 
+# sifive_u has no power-off: SRST shutdown is NOT_SUPPORTED, and Linux says
+# so and halts (no panic, nothing from the firmware). QEMU does not exit on
+# its own then: stop it once Linux has answered.
+log=$d/linux-sifive_u-poweroff.log
+qemu-system-riscv64 -M sifive_u -smp 5 -m 512M -nographic -no-reboot -bios build/fw/tsbi_dynamic.bin \
+  -kernel "$LINUX_IMAGE" -initrd "$LINUX_INITRD" -append "console=ttySIF0 tsbi.test=poweroff" \
+  </dev/null >"$log" 2>&1 &
+qpid=$!
+for _ in $(seq $((240 * ${LINUX_TIMEOUT_SCALE:-1}))); do
+  grep -q "sbi_srst_reset: .*failed\|Kernel panic" "$log" && break
+  kill -0 $qpid 2>/dev/null || break
+  sleep 1
+done
+sleep 2
+kill $qpid 2>/dev/null; wait $qpid 2>/dev/null
+check "linux/sifive_u/poweroff_not_supported" grep -q "sbi_srst_reset: type=0x0 reason=0x0 failed" "$log"
+check "linux/sifive_u/poweroff_halts_cleanly" bash -c "! grep -qE 'Kernel panic|Oops|BUG:|tsbi: .*(fatal|unexpected)' $log"
+
 # Debian's Linux 6.12 on spike, 4 harts. The kernel has no HTIF console
 # driver (nor hvc_riscv_sbi), so everything is printed through earlycon=sbi
 # (SBI DBCN) and init writes its results to the kernel log (tsbi.kmsg=1).
