@@ -56,6 +56,7 @@ struct Env {
     unsigned long mstatus;
     uint32_t gen; // this decode's icache generation
     bool stop;    // code could not be read: the rest of this data is skipped
+    TransferRun run;
 
     bool insn(uint64_t pc, rv::Insn &in) {
         // Loops and calls walk the same code again: classified instructions
@@ -78,20 +79,19 @@ struct Env {
         line = {pc, gen, in};
         return true;
     }
+    // The encoder has no cycle count here: CCV=0 (README).
     void transfer(uint64_t src, uint64_t tgt, uint8_t itype) {
-        // The encoder has no cycle count here: CCV=0 (README).
+        if (itype != TYPE_TRAP_RETURN)
+            return run.transfer(static_cast<unsigned long>(src), static_cast<unsigned long>(tgt),
+                                static_cast<Type>(itype));
         cycles_inexact(h);
-        if (itype == TYPE_TRAP_RETURN)
-            record_trap_return(c, h, MODE_S, MODE_S, static_cast<unsigned long>(src),
-                               static_cast<unsigned long>(tgt));
-        else
-            record_transfer(c, h, MODE_S, static_cast<unsigned long>(src), static_cast<unsigned long>(tgt),
-                            static_cast<Type>(itype));
+        record_trap_return(c, h, MODE_S, MODE_S, static_cast<unsigned long>(src), static_cast<unsigned long>(tgt));
     }
     void trap(uint64_t epc, uint64_t handler, bool interrupt) {
         cycles_inexact(h);
         record_trap(c, h, MODE_S, MODE_S, static_cast<unsigned long>(epc), static_cast<unsigned long>(handler),
                     interrupt, kCauseUnknown);
+        run.refresh(); // a trap may freeze (not with kCauseUnknown, but the rules decide)
     }
     void leave(uint64_t pc, const rv::Insn *last) {
         // sret to U-mode: U is not traced, so the target is unknown; the
@@ -138,7 +138,7 @@ void sync(const Config &c, Hart &h) {
 #endif
     // A new generation per decode (0 is never one: zeroed lines stay invalid).
     if (++g_icache_gen == 0) g_icache_gen = 1;
-    Env env{c, h, ms, g_icache_gen, false};
+    Env env{c, h, ms, g_icache_gen, false, TransferRun(c, h, MODE_S)};
     ntrace::FlowConfig fc;
     fc.xlen = __riscv_xlen;
     fc.src = static_cast<int>(hartid);
