@@ -252,40 +252,69 @@ struct Fields {
     bool has(Fld f) const { return present >> unsigned(f) & 1; }
     uint64_t get(Fld f) const { return v[unsigned(f)]; }
 };
-inline Err decode_fields(const Framing &fr, const uint8_t *bytes, size_t n, Fields &m) {
-    // The messages BTM sends for almost every transfer, read straight: the
-    // same fields in the same order as their table rows (no TSTAMP).
-    if (!fr.tstamp && n && (bytes[0] & 3) == wire::kMseoData &&
-        (bytes[0] >> 2 == NT_TCODE_DirectBranch || bytes[0] >> 2 == NT_TCODE_IndirectBranch)) {
-        FieldReader r{bytes, n};
-        uint64_t v;
-        unsigned nb;
-        m.tcode = uint8_t(bytes[0] >> 2);
-        r.idx = 1;
-        uint32_t p = 1u << unsigned(Fld::TCODE);
-        m.v[unsigned(Fld::TCODE)] = m.tcode;
-        Err e = Err::None;
-        if (fr.src_bits) {
-            e = r.fixed(fr.src_bits, v);
-            m.v[unsigned(Fld::SRC)] = v, p |= 1u << unsigned(Fld::SRC);
-        }
-        if (e == Err::None && m.tcode == NT_TCODE_IndirectBranch) {
-            e = r.fixed(kFields[unsigned(Fld::BTYPE)].bits, v);
-            m.v[unsigned(Fld::BTYPE)] = v, p |= 1u << unsigned(Fld::BTYPE);
-        }
-        if (e == Err::None) {
-            e = r.var(v, nb);
-            m.v[unsigned(Fld::ICNT)] = v, p |= 1u << unsigned(Fld::ICNT);
-        }
-        if (e == Err::None && m.tcode == NT_TCODE_IndirectBranch) {
-            e = r.var(v, nb);
-            if (fr.extend_addr) v = extend_addr_field(v, nb, fr.xlen);
-            m.v[unsigned(Fld::UADDR)] = v, p |= 1u << unsigned(Fld::UADDR);
-        }
-        m.present = p;
-        if (e != Err::None) return e;
-        return r.ended ? Err::None : Err::ExtraField;
+namespace detail {
+// DirectBranch and IndirectBranch, the messages BTM sends for almost every transfer,
+// read in one pass: TCODE, SRC and B-TYPE are fixed fields at the start, then I-CNT
+// and (IndirectBranch) U-ADDR as variable fields. False for anything else (another
+// message, TSTAMP, an error, a field of more than 64 bits): the table-driven reader
+// then decides, so the result is always the table's.
+inline bool decode_branch(const Framing &fr, const uint8_t *b, size_t n, Fields &m) {
+    using namespace wire;
+    if (fr.tstamp || n < 2 || (b[0] & 3) != kMseoData) return false;
+    const unsigned tcode = b[0] >> 2;
+    const bool ib = tcode == NT_TCODE_IndirectBranch;
+    if (!ib && tcode != NT_TCODE_DirectBranch) return false;
+    constexpr unsigned kBtypeBits = kFields[unsigned(Fld::BTYPE)].bits;
+    const unsigned fixed = fr.src_bits + (ib ? kBtypeBits : 0); // bits after TCODE
+    // The fixed fields fill whole MDO groups of bytes 1..k, which carry no end of a
+    // field except in the last one, when I-CNT starts in it.
+    size_t i = 1;
+    uint64_t acc = 0;
+    unsigned have = 0;
+    while (have < fixed) {
+        if (i >= n || have + kMdoBits > 64) return false;
+        const uint8_t byte = b[i++];
+        acc |= uint64_t(byte >> 2) << have;
+        have += kMdoBits;
+        if ((byte & 3) != kMseoData && (have <= fixed || (byte & 3) == kMseoReserved)) return false;
     }
+    uint32_t p = 1u << unsigned(Fld::TCODE);
+    m.tcode = uint8_t(tcode);
+    m.v[unsigned(Fld::TCODE)] = tcode;
+    if (fr.src_bits) m.v[unsigned(Fld::SRC)] = acc & mask(fr.src_bits), p |= 1u << unsigned(Fld::SRC);
+    if (ib) m.v[unsigned(Fld::BTYPE)] = (acc >> fr.src_bits) & mask(kBtypeBits), p |= 1u << unsigned(Fld::BTYPE);
+    // I-CNT: the rest of the last fixed byte (whose MSEO is I-CNT's), then bytes up to
+    // an end of field or message.
+    uint64_t v = acc >> fixed;
+    unsigned nb = have - fixed;
+    uint8_t mseo = nb ? b[i - 1] & 3 : kMseoData;
+    while (mseo == kMseoData) {
+        if (i >= n || nb + kMdoBits > 64) return false;
+        v |= uint64_t(b[i] >> 2) << nb;
+        nb += kMdoBits;
+        mseo = b[i++] & 3;
+    }
+    m.v[unsigned(Fld::ICNT)] = v, p |= 1u << unsigned(Fld::ICNT);
+    if (ib) {
+        if (mseo != kMseoEndField) return false;
+        v = 0, nb = 0;
+        do {
+            if (i >= n || nb + kMdoBits > 64) return false;
+            v |= uint64_t(b[i] >> 2) << nb;
+            nb += kMdoBits;
+            mseo = b[i++] & 3;
+        } while (mseo == kMseoData);
+        if (fr.extend_addr) v = extend_addr_field(v, nb, fr.xlen);
+        m.v[unsigned(Fld::UADDR)] = v, p |= 1u << unsigned(Fld::UADDR);
+    }
+    if (mseo != kMseoEndMsg || i != n) return false;
+    m.present = p;
+    return true;
+}
+} // namespace detail
+
+inline Err decode_fields(const Framing &fr, const uint8_t *bytes, size_t n, Fields &m) {
+    if (detail::decode_branch(fr, bytes, n, m)) return Err::None;
     return decode_fields(fr, bytes, n, m.tcode, m.present,
                          [&](Fld f, uint64_t val, unsigned, size_t) { m.v[unsigned(f)] = val; });
 }
@@ -314,6 +343,15 @@ inline Err decode_fields(const Framing &fr, const uint8_t *bytes, size_t n, Fiel
 //   void gap()                                the flow is broken (lost data, an error,
 //                                             unreadable code): what follows is a
 //                                             fresh sequence
+//   uint64_t plain_run(uint64_t pc)           optional: half-words of the plain
+//                                             instructions (is_plain) from pc on, any
+//                                             count up to where they end (pc's is
+//                                             plain); the walk steps over them at once
+//                                             when the block goes on past them. The
+//                                             Env may cache it.
+// Instructions the walk steps over: no transfer, no end of a block.
+constexpr bool is_plain(rv::Kind k) { return k == rv::Kind::Linear || k == rv::Kind::Illegal; }
+
 struct FlowConfig {
     unsigned xlen = 64;
     int src = -1; // only messages with this SRC (-1: all)
@@ -438,8 +476,25 @@ template <class Env> class Flow {
         uint64_t pc = pc_;
         const bool trap_end = end == End::Addr && btype != NT_BTYPE_INDIRECT;
         rv::Insn in{};
+        bool measured = false; // pc is in a run of plain instructions plain_run measured
         while (budget > 0) {
             if (!env_.insn(pc, in)) return lose(), false;
+            if constexpr (requires { env_.plain_run(pc); }) {
+                // Stepping over plain instructions one by one would only move pc
+                // and budget (the default case below).
+                if (!is_plain(in.kind)) {
+                    measured = false;
+                } else if (!measured) {
+                    measured = true;
+                    const int64_t run = int64_t(env_.plain_run(pc));
+                    if (run && run < budget) {
+                        budget -= run;
+                        pc = (pc + 2 * uint64_t(run)) & pcmask;
+                        measured = false;
+                        continue;
+                    }
+                }
+            }
             budget -= in.size / 2;
             if (budget < 0) return fail(), false;
             const bool last = budget == 0;
