@@ -371,9 +371,7 @@ struct FlowState {
 
 template <class Env> class Flow {
   public:
-    Flow(const FlowConfig &c, FlowState &s, Env &env)
-        : cfg_(c), env_(env), synced_(s.synced), last_valid_(s.last_valid), pc_(s.pc), ref_(s.ref),
-          budget_(s.budget), errors_(s.errors), s_(s) {}
+    Flow(const FlowConfig &c, FlowState &s, Env &env) : cfg_(c), env_(env), s_(s) {}
     static void reset(FlowState &s) {
         uint64_t e = s.errors;
         s = FlowState{};
@@ -389,7 +387,7 @@ template <class Env> class Flow {
             const uint64_t faddr = (m.get(Fld::FADDR) << 1) & pcmask;
             const uint64_t sync = m.get(Fld::SYNC);
             if (sync == NT_SYNC_FIFO_OVERRUN || sync == NT_SYNC_EXIT_DEBUG) lose();
-            if (synced_) {
+            if (s_.synced) {
                 // The block before the synchronising message ends like the non-sync form.
                 if (m.tcode == NT_TCODE_DirectBranchSync && m.get(Fld::ICNT))
                     walk(m.get(Fld::ICNT), End::Taken, faddr, 0);
@@ -399,10 +397,10 @@ template <class Env> class Flow {
                     walk(m.get(Fld::ICNT), End::None, 0, 0);
             }
             // Every synchronising message resets the state (8.5).
-            synced_ = true;
-            pc_ = ref_ = faddr;
-            budget_ = 0;
-            last_valid_ = false;
+            s_.synced = true;
+            s_.pc = s_.ref = faddr;
+            s_.budget = 0;
+            s_.last_valid = false;
             return;
         }
         switch (m.tcode) {
@@ -410,38 +408,38 @@ template <class Env> class Flow {
         case NT_TCODE_Ownership: return;
         default: break;
         }
-        if (!synced_) return;
+        if (!s_.synced) return;
         switch (m.tcode) {
         case NT_TCODE_DirectBranch:
             if (walk(m.get(Fld::ICNT), End::Taken, 0, 0)) set_last(true, m.get(Fld::ICNT), 0, 0);
             break;
         case NT_TCODE_IndirectBranch: {
-            const uint64_t target = (ref_ ^ (m.get(Fld::UADDR) << 1)) & pcmask;
+            const uint64_t target = (s_.ref ^ (m.get(Fld::UADDR) << 1)) & pcmask;
             if (walk(m.get(Fld::ICNT), End::Addr, target, m.get(Fld::BTYPE))) {
-                ref_ = target;
+                s_.ref = target;
                 set_last(false, m.get(Fld::ICNT), target, m.get(Fld::BTYPE));
             }
             break;
         }
         case NT_TCODE_ResourceFull:
-            last_valid_ = false;
+            s_.last_valid = false;
             if (m.get(Fld::RCODE) != NT_RCODE_ICNT_FULL || m.get(Fld::RDATA) > kMaxIcnt) return fail();
-            budget_ += int64_t(m.get(Fld::RDATA));
+            s_.budget += int64_t(m.get(Fld::RDATA));
             break;
         case NT_TCODE_RepeatBranch: {
             const uint64_t n = m.get(Fld::BCNT);
-            if (!last_valid_ || n > (1ull << NT_LIMIT_MAX_BCNT)) return fail();
-            for (uint64_t i = 0; i < n && synced_; i++) {
+            if (!s_.last_valid || n > (1ull << NT_LIMIT_MAX_BCNT)) return fail();
+            for (uint64_t i = 0; i < n && s_.synced; i++) {
                 if (!walk(s_.last_icnt, s_.last_direct ? End::Taken : End::Addr, s_.last_target, s_.last_btype))
                     break;
-                if (!s_.last_direct) ref_ = s_.last_target;
+                if (!s_.last_direct) s_.ref = s_.last_target;
             }
             break;
         }
         case NT_TCODE_ProgTraceCorrelation:
             if (m.get(Fld::CDF)) return fail();
             walk(m.get(Fld::ICNT), End::Leave, 0, 0);
-            synced_ = false;
+            s_.synced = false;
             break;
         default: return fail(); // HTM messages, vendor-defined
         }
@@ -453,27 +451,27 @@ template <class Env> class Flow {
     uint64_t mask() const { return cfg_.xlen == 32 ? 0xFFFFFFFFull : ~0ull; }
 
     void fail() {
-        errors_++;
+        s_.errors++;
         lose();
     }
     void lose() {
-        if (synced_ || budget_) env_.gap();
+        if (s_.synced || s_.budget) env_.gap();
         reset();
     }
     void set_last(bool direct, uint64_t icnt, uint64_t target, uint64_t btype) {
-        last_valid_ = true;
+        s_.last_valid = true;
         s_.last_direct = direct, s_.last_btype = uint8_t(btype), s_.last_icnt = icnt, s_.last_target = target;
     }
 
-    // Runs the I-CNT block from pc_ and ends it as the message says: the taken branch
+    // Runs the I-CNT block from s_.pc and ends it as the message says: the taken branch
     // (End::Taken), the indirect jump, trap return or trap to `target` (End::Addr with
     // B-TYPE), nothing (End::None: I-CNT full or periodic) or leaving traced code
     // (End::Leave). False when the block does not match the code.
     bool walk(uint64_t icnt, End end, uint64_t target, uint64_t btype) {
         if (icnt > kMaxIcnt) return fail(), false;
         const uint64_t pcmask = mask();
-        int64_t budget = budget_ + int64_t(icnt);
-        uint64_t pc = pc_;
+        int64_t budget = s_.budget + int64_t(icnt);
+        uint64_t pc = s_.pc;
         const bool trap_end = end == End::Addr && btype != NT_BTYPE_INDIRECT;
         rv::Insn in{};
         bool measured = false; // pc is in a run of plain instructions plain_run measured
@@ -522,7 +520,7 @@ template <class Env> class Flow {
                 if (!last) return fail(), false;
                 if (end == End::Leave) {
                     // A trap return that left traced code: its target is not known here.
-                    pc_ = pc, budget_ = 0;
+                    s_.pc = pc, s_.budget = 0;
                     env_.leave(pc, in.kind == rv::Kind::TrapReturn ? &in : nullptr);
                     return true;
                 }
@@ -536,7 +534,7 @@ template <class Env> class Flow {
             default: pc = next; break;
             }
         }
-        budget_ = 0;
+        s_.budget = 0;
         switch (end) {
         case End::Taken: return fail(), false; // no taken branch where the message ended
         case End::Addr:
@@ -549,24 +547,19 @@ template <class Env> class Flow {
         case End::Leave: env_.leave(pc, nullptr); break;
         default: break;
         }
-        pc_ = pc;
+        s_.pc = pc;
         return true;
     }
 
     void reset() {
-        synced_ = false;
-        pc_ = ref_ = 0;
-        budget_ = 0;
-        last_valid_ = false;
+        s_.synced = false;
+        s_.pc = s_.ref = 0;
+        s_.budget = 0;
+        s_.last_valid = false;
     }
 
     const FlowConfig &cfg_;
     Env &env_;
-    bool &synced_;
-    bool &last_valid_;
-    uint64_t &pc_, &ref_;
-    int64_t &budget_;
-    uint64_t &errors_;
     FlowState &s_;
 };
 
