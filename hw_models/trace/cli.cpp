@@ -365,51 +365,77 @@ int ntrace_dump(const Args &a) {
 }
 
 // Streams decoded PCs (or PC-info lines, one instruction behind to see the next PC) and
-// events to the output, so memory stays bounded however long the trace is.
+// events to the output, so memory stays bounded however long the trace is. A PC line is
+// formatted straight into the output buffer: it is most of the decoder's work.
 struct StreamSink : ntrace::DecodeSink {
+    static constexpr size_t kBuf = 1 << 16, kLineMax = 256;
     FILE *f;
     const trace::Image &img;
     bool pcinfo, events;
     bool have_prev = false;
     uint64_t prev = 0;
-    std::string line;
+    std::vector<char> buf = std::vector<char>(kBuf);
+    size_t len = 0;
     StreamSink(FILE *o, const trace::Image &i, bool pi, bool ev) : f(o), img(i), pcinfo(pi), events(ev) {}
-    void put_hex(uint64_t v) {
-        char b[20];
-        int n = 0;
-        do b[n++] = "0123456789ABCDEF"[v & 15], v >>= 4;
-        while (v);
-        line += "0x";
-        while (n) line += b[--n];
+    // "0x" and the value in uppercase hex without leading zeros (the reference code's
+    // spelling).
+    // Eight nibbles to eight ASCII hex digits at once, most significant first.
+    static uint64_t hex8(uint32_t v) {
+        uint64_t x = v;
+        x = (x & 0xFFFF0000ull) << 16 | (x & 0xFFFFull);
+        x = (x & 0x0000FF000000FF00ull) << 8 | (x & 0x000000FF000000FFull);
+        x = (x & 0x00F000F000F000F0ull) << 4 | (x & 0x000F000F000F000Full);
+        // Nibbles 10..15: +7 more to reach 'A' from '0' + 10.
+        const uint64_t letters = ((x + 0x0606060606060606ull) >> 4) & 0x0101010101010101ull;
+        return __builtin_bswap64(x + 0x3030303030303030ull + letters * 7);
+    }
+    static char *put_hex(char *p, uint64_t v) {
+        const unsigned nd = v ? unsigned(67 - std::countl_zero(v)) / 4 : 1;
+        *p++ = '0', *p++ = 'x';
+        if (nd <= 8) { // the 8-byte store may run past the digits: room() leaves space
+            const uint64_t lo = hex8(uint32_t(v) << (32 - 4 * nd));
+            memcpy(p, &lo, 8);
+            return p + nd;
+        }
+        const uint64_t hi = hex8(uint32_t(v >> 32) << (64 - 4 * nd)), lo = hex8(uint32_t(v));
+        memcpy(p, &hi, 8), memcpy(p + nd - 8, &lo, 8);
+        return p + nd;
+    }
+    char *room() {
+        if (len > kBuf - kLineMax) drain();
+        return buf.data() + len;
     }
     void info(uint64_t pc, bool have_next, uint64_t next) {
         const trace::PcInfo p = trace::pcinfo_one(img, pc, have_next, next);
-        put_hex(p.addr);
-        line += ',';
-        line += p.type;
-        line += char('0' + p.size);
-        if (p.has_dest) line += ',', put_hex(p.dest);
-        line += '\n';
+        char *o = put_hex(room(), p.addr);
+        *o++ = ',';
+        for (const char *t = p.type; *t;) *o++ = *t++;
+        *o++ = char('0' + p.size);
+        if (p.has_dest) *o++ = ',', o = put_hex(o, p.dest);
+        *o++ = '\n';
+        len = size_t(o - buf.data());
     }
     void insns(const uint64_t *a, size_t n) override {
-        for (size_t i = 0; i < n; i++) {
-            if (!pcinfo) {
-                put_hex(a[i]);
-                line += '\n';
-            } else {
+        if (pcinfo) {
+            for (size_t i = 0; i < n; i++) {
                 if (have_prev) info(prev, true, a[i]);
                 prev = a[i], have_prev = true;
             }
-            if (line.size() > 60000) drain();
+            return;
+        }
+        for (size_t i = 0; i < n; i++) {
+            char *o = put_hex(room(), a[i]);
+            *o++ = '\n';
+            len = size_t(o - buf.data());
         }
     }
     void event(const ntrace::Event &e) override {
         static const char *const names[] = {"sync", "trap", "ownership", "stop", "error", "vendor", "lost"};
         char b[240], ts[40] = "";
         if (e.has_tstamp) snprintf(ts, sizeof ts, " tstamp=%llu", (unsigned long long)e.tstamp);
-        snprintf(b, sizeof b, "# %s at offset %llu: addr=0x%llX value=0x%llX%s%s%s\n", names[e.kind],
-                 (unsigned long long)e.offset, (unsigned long long)e.addr, (unsigned long long)e.value, ts,
-                 e.kind == ntrace::Event::Error ? " " : "", e.kind == ntrace::Event::Error ? e.what : "");
+        int n = snprintf(b, sizeof b, "# %s at offset %llu: addr=0x%llX value=0x%llX%s%s%s\n", names[e.kind],
+                         (unsigned long long)e.offset, (unsigned long long)e.addr, (unsigned long long)e.value, ts,
+                         e.kind == ntrace::Event::Error ? " " : "", e.kind == ntrace::Event::Error ? e.what : "");
         if (e.kind == ntrace::Event::Error) fputs(b, stderr);
         // A stop or an error ends the flow the pending PC-info line belongs to.
         if (pcinfo && have_prev &&
@@ -417,7 +443,11 @@ struct StreamSink : ntrace::DecodeSink {
             info(prev, false, 0);
             have_prev = false;
         }
-        if (events) line += b;
+        if (events) {
+            room();
+            memcpy(buf.data() + len, b, size_t(std::min(n, int(sizeof b) - 1)));
+            len += size_t(std::min(n, int(sizeof b) - 1));
+        }
     }
     void finish() {
         if (pcinfo && have_prev) info(prev, false, 0);
@@ -425,11 +455,13 @@ struct StreamSink : ntrace::DecodeSink {
         drain();
     }
     void drain() {
-        fwrite(line.data(), 1, line.size(), f);
-        line.clear();
+        fwrite(buf.data(), 1, len, f);
+        len = 0;
     }
 };
 
+// Reads the trace a piece at a time and writes PCs as they come: memory is one piece,
+// the output buffer and the image, whatever the trace's length.
 int ntrace_decode(const Args &a) {
     std::string err;
     ntrace::DecoderConfig dc;
@@ -454,19 +486,34 @@ int ntrace_decode(const Args &a) {
         dc.seq_jump = c.sequential_jump();
     }
     dc.fr.xlen = uint8_t(img.opts.xlen);
-    std::vector<uint8_t> in;
-    if (!read_input(a.pos.size() > 2 ? a.pos[2] : "", in)) return fprintf(stderr, "tsbi-trace: cannot read input\n"), kIo;
-    Output o;
-    if (!o.open(a)) return kIo;
-    // Without an explicit limit, bound the work by the input size: even a maximally
-    // compressed trace expands to far fewer than 2^24 instructions per byte.
     uint64_t limit;
-    if (!num(a, "--max-steps", limit, (uint64_t(in.size()) + 1) << 24, err)) return usage(err.c_str());
+    if (!num(a, "--max-steps", limit, 0, err)) return usage(err.c_str());
+    const bool fixed_limit = a.has("--max-steps");
     dc.max_steps = limit;
     dc.strict_icnt = a.has("--strict");
+    const std::string path = a.pos.size() > 2 ? a.pos[2] : "";
+    FILE *in = path.empty() || path == "-" ? stdin : fopen(path.c_str(), "rb");
+    if (!in) return fprintf(stderr, "tsbi-trace: cannot read input\n"), kIo;
+    Output o;
+    if (!o.open(a)) return kIo;
     StreamSink sink(o.f, img, a.has("--pcinfo"), a.has("--events"));
     ntrace::Decoder d(dc, img, sink);
-    d.run(in, a.has("--mid-stream"));
+    ntrace::StreamParser parser(dc.fr, d, a.has("--mid-stream"), true);
+    std::vector<uint8_t> piece(1 << 20);
+    uint64_t total = 0;
+    for (size_t n; (n = fread(piece.data(), 1, piece.size(), in)) > 0;) {
+        total += n;
+        // Without an explicit limit, bound the work by the input read so far: even a
+        // maximally compressed trace expands to far fewer than 2^24 instructions per
+        // byte, and a message is decoded only once all its bytes are read.
+        if (!fixed_limit) d.set_max_steps((total + 1) << 24);
+        parser.feed(piece.data(), n);
+    }
+    const bool read_error = ferror(in);
+    if (in != stdin) fclose(in);
+    if (read_error) return fprintf(stderr, "tsbi-trace: cannot read input\n"), o.close(), kIo;
+    parser.finish();
+    d.finish();
     sink.finish();
     if (d.icnt_out_of_spec())
         fprintf(stderr,

@@ -143,7 +143,11 @@ bool Decoder::walk(uint64_t add_icnt, uint64_t hist, bool hist_present, End end,
     size_t nb = nbuf_;
     uint64_t steps = 0;
     const uint64_t step_limit = cfg_.max_steps ? (cfg_.max_steps > ninsns_ ? cfg_.max_steps - ninsns_ : 0) : ~0ull;
-    const trace::Image::Seg *seg = nullptr;
+    // The current segment's classification cache (empty: look the PC up).
+    uint64_t seg_base = 0, seg_len = 0;
+    const rv::Insn *seg_cache = nullptr;
+    uint64_t *bufp = buf_.data();
+    size_t bufcap = buf_.size();
     choices_.clear();
     unsigned retries = 0;
     constexpr unsigned kMaxChoices = 16, kMaxRetries = 256;
@@ -170,7 +174,7 @@ bool Decoder::walk(uint64_t add_icnt, uint64_t hist, bool hist_present, End end,
             hbits_ = c.hbits, hrep_ = c.hrep, hpos_ = c.hpos, sp_ = c.sp, depth_ = c.depth;
             tp->cursor = c.cursor;
             if (ir) stack_ = c.stack;
-            seg = nullptr;
+            seg_len = 0;
             retries++;
             tp->backtracks++;
             return true;
@@ -188,8 +192,8 @@ bool Decoder::walk(uint64_t add_icnt, uint64_t hist, bool hist_present, End end,
         const rv::Insn *in;
         uint32_t site;
         unsigned hw;
-        if (seg && pc - seg->base < seg->bytes.size() && !(pc & 1) && seg->cache[(pc - seg->base) >> 1].size) {
-            in = &seg->cache[(pc - seg->base) >> 1];
+        if (pc - seg_base < seg_len && !(pc & 1) && seg_cache[(pc - seg_base) >> 1].size) {
+            in = &seg_cache[(pc - seg_base) >> 1];
         } else if (tp && tp->find(pc, site, hw)) {
             int v = -1;
             if (tp->site(site).scheduled) {
@@ -205,22 +209,25 @@ bool Decoder::walk(uint64_t add_icnt, uint64_t hist, bool hist_present, End end,
                 }
             }
             in = &tp->site(site).insn[v][hw];
-            seg = nullptr;
+            seg_len = 0;
             if (!in->size) RETRY_OR_BAIL("PC inside an instruction of rewritten code");
         } else {
             in = img_.at(pc);
             if (!in) RETRY_OR_BAIL("PC outside the program image");
-            seg = img_.segment_of(pc);
+            // img_.at() classified the instruction, so the cache holds it now.
+            const trace::Image::Seg *seg = img_.segment_of(pc);
+            seg_base = seg->base, seg_len = seg->bytes.size(), seg_cache = seg->cache.data();
             if (tp) tp->retire(pc);
         }
-        buf_[nb++] = pc;
-        if (nb == buf_.size()) {
+        bufp[nb++] = pc;
+        if (nb == bufcap) {
             if (choices_.empty()) {
                 nbuf_ = nb;
                 flush();
                 nb = 0;
             } else {
                 buf_.resize(2 * nb); // keep the block until its choices are settled
+                bufp = buf_.data(), bufcap = buf_.size();
             }
         }
         steps++;

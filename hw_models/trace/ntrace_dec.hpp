@@ -56,6 +56,9 @@ class Decoder : public Callbacks {
     // Decodes a whole byte stream (may start inside a message when mid_stream).
     void run(std::span<const uint8_t> bytes, bool mid_stream = false);
     void finish(); // flushes buffered addresses
+    // Streaming input (StreamParser feeding on_msg/on_error): the instruction limit
+    // may grow with the bytes read so far.
+    void set_max_steps(uint64_t n) { cfg_.max_steps = n; }
     void on_msg(const Msg &m) override;
     void on_error(uint64_t offset, Err e) override;
 

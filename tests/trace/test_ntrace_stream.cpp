@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// The streaming message reader (ntrace::StreamParser, `ntrace decode`): the same
+// messages, errors and byte offsets as parse() over the whole stream, whatever the
+// pieces the stream arrives in, and the same decoded PCs.
+#include <doctest/doctest.h>
+
+#include <random>
+
+#include "ntrace_dec.hpp"
+#include "ntrace_enc.hpp"
+#include "progen.hpp"
+
+using namespace ntrace;
+
+namespace {
+// Everything a Callbacks sees, as one comparable log.
+struct Log : Callbacks {
+    std::vector<std::string> lines;
+    void on_msg(const Msg &m) override {
+        std::string s = "msg " + std::to_string(m.offset) + " " + std::to_string(m.tcode) + " " +
+                        std::to_string(m.length);
+        for (unsigned f = 0; f < kFieldCount; f++)
+            if (m.has(Fld(f))) s += " " + std::to_string(f) + "=" + std::to_string(m.get(Fld(f)));
+        lines.push_back(s);
+    }
+    void on_error(uint64_t off, Err e) override {
+        lines.push_back("err " + std::to_string(off) + " " + err_name(e));
+    }
+};
+
+std::vector<std::string> whole(const Framing &fr, const std::vector<uint8_t> &b, bool mid) {
+    Log l;
+    parse(fr, b, l, mid);
+    return l.lines;
+}
+std::vector<std::string> pieces(const Framing &fr, const std::vector<uint8_t> &b, bool mid, std::mt19937 &rng,
+                                size_t maxpiece, bool values_only = false) {
+    Log l;
+    StreamParser p(fr, l, mid, values_only);
+    for (size_t i = 0; i < b.size();) {
+        size_t n = std::min<size_t>(b.size() - i, 1 + rng() % maxpiece);
+        p.feed(b.data() + i, n);
+        i += n;
+    }
+    p.finish();
+    return l.lines;
+}
+
+std::vector<uint8_t> encoded(unsigned mode, uint64_t n, trace::Program &prog) {
+    EncoderConfig c;
+    c.trTeControl = te_put(0, NT_TE(trTeControl, InstMode), mode);
+    c.trTeInstFeatures = te_put(0, NT_TE(trTeInstFeatures, EnRepeatedHistory), 1);
+    Encoder e(c);
+    prog.run(n, [&](const trace::GenEvent &ev) {
+        switch (ev.kind) {
+        case trace::GenEvent::Start: e.start(ev.addr); break;
+        case trace::GenEvent::Stop: e.stop(ev.addr); break;
+        case trace::GenEvent::Trap: e.trap(ev.addr, ev.target, ev.interrupt); break;
+        case trace::GenEvent::Context: break;
+        case trace::GenEvent::Retire: e.retire(ev.addr, ev.size, ev.itype); break;
+        }
+    });
+    return e.out();
+}
+} // namespace
+
+TEST_CASE("ntrace stream: pieces of any size give parse()'s messages, errors and offsets") {
+    trace::GenConfig g;
+    g.seed = 5;
+    trace::Program prog(g);
+    const std::vector<uint8_t> good = encoded(TCI_INSTMODE_HTM, 20000, prog);
+    REQUIRE(good.size() > 1000);
+    std::mt19937 rng(1);
+    Framing fr;
+    for (int round = 0; round < 40; round++) {
+        std::vector<uint8_t> b = good;
+        // Damage: random bytes (reserved MSEO, stray end bytes, idles, garbage runs).
+        if (round) {
+            for (int k = 0; k < round; k++) b[rng() % b.size()] = uint8_t(rng());
+            if (round % 5 == 0) b.insert(b.begin() + long(rng() % b.size()), 300, uint8_t(0x04)); // one long "message"
+            if (round % 7 == 0) b.resize(b.size() - 1 - rng() % 5); // truncated at the end
+        }
+        for (bool mid : {false, true}) {
+            const auto want = whole(fr, b, mid);
+            for (size_t maxpiece : {1, 2, 7, 64, 4096}) {
+                CAPTURE(round);
+                CAPTURE(mid);
+                CAPTURE(maxpiece);
+                CHECK(pieces(fr, b, mid, rng, maxpiece) == want);
+            }
+        }
+    }
+}
+
+TEST_CASE("ntrace stream: values_only gives the same field values") {
+    trace::GenConfig g;
+    g.seed = 9;
+    trace::Program prog(g);
+    for (unsigned mode : {unsigned(TCI_INSTMODE_BTM), unsigned(TCI_INSTMODE_HTM)}) {
+        const std::vector<uint8_t> b = encoded(mode, 20000, prog);
+        std::mt19937 rng(2);
+        CHECK(pieces(Framing{}, b, false, rng, 100, true) == whole(Framing{}, b, false));
+    }
+}
+
+TEST_CASE("ntrace stream: a run longer than any message is reported once and skipped") {
+    Framing fr;
+    std::vector<uint8_t> b(StreamParser::kMaxCarry + 10, uint8_t(0x04)); // MDO data, never an end byte
+    b.push_back(0xFF); // the end byte the skip stops at
+    const size_t at = b.size();
+    Msg m;
+    m.tcode = NT_TCODE_ProgTraceSync;
+    m.set(Fld::SYNC, NT_SYNC_EXIT_DEBUG).set(Fld::ICNT, 0).set(Fld::FADDR, 0x1234);
+    encode(fr, m, b);
+    Log l;
+    StreamParser p(fr, l, false);
+    for (size_t i = 0; i < b.size(); i += 4096) p.feed(b.data() + i, std::min<size_t>(4096, b.size() - i));
+    p.finish();
+    CHECK(p.consumed() == b.size());
+    REQUIRE(l.lines.size() >= 2);
+    CHECK(l.lines[0].rfind("err 0 ", 0) == 0);
+    // The message after the run is read where it is.
+    CHECK(l.lines.back().rfind("msg " + std::to_string(at) + " " + std::to_string(NT_TCODE_ProgTraceSync) + " ", 0) == 0);
+}
+
+TEST_CASE("ntrace stream: the decoder fed in pieces gives the PCs of the whole-stream decode") {
+    trace::GenConfig g;
+    g.seed = 11;
+    trace::Program prog(g);
+    const std::vector<uint8_t> b = encoded(TCI_INSTMODE_HTM, 50000, prog);
+    struct Sink : DecodeSink {
+        std::vector<uint64_t> pcs;
+        size_t events = 0;
+        void insns(const uint64_t *a, size_t n) override { pcs.insert(pcs.end(), a, a + n); }
+        void event(const Event &) override { events++; }
+    } s1, s2;
+    DecoderConfig dc;
+    Decoder d1(dc, prog.image(), s1);
+    d1.run(b);
+    Decoder d2(dc, prog.image(), s2);
+    StreamParser p(dc.fr, d2, false, true);
+    std::mt19937 rng(4);
+    for (size_t i = 0; i < b.size();) {
+        size_t n = std::min<size_t>(b.size() - i, 1 + rng() % 333);
+        p.feed(b.data() + i, n);
+        i += n;
+    }
+    p.finish();
+    d2.finish();
+    CHECK(s1.pcs.size() > 40000);
+    CHECK(d1.errors() == 0);
+    CHECK(d2.errors() == 0);
+    CHECK(s2.pcs == s1.pcs);
+    CHECK(s2.events == s1.events);
+}
