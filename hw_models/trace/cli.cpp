@@ -365,56 +365,15 @@ int ntrace_dump(const Args &a) {
 }
 
 // Streams decoded PCs (or PC-info lines, one instruction behind to see the next PC) and
-// events to the output, so memory stays bounded however long the trace is. A PC line is
-// formatted straight into the output buffer: it is most of the decoder's work.
+// events to the output, so memory stays bounded however long the trace is.
 struct StreamSink : ntrace::DecodeSink {
-    static constexpr size_t kBuf = 1 << 16, kLineMax = 256;
-    FILE *f;
+    trace::LineWriter w;
     const trace::Image &img;
     bool pcinfo, events;
     bool have_prev = false;
     uint64_t prev = 0;
-    std::vector<char> buf = std::vector<char>(kBuf);
-    size_t len = 0;
-    StreamSink(FILE *o, const trace::Image &i, bool pi, bool ev) : f(o), img(i), pcinfo(pi), events(ev) {}
-    // "0x" and the value in uppercase hex without leading zeros (the reference code's
-    // spelling).
-    // Eight nibbles to eight ASCII hex digits at once, most significant first.
-    static uint64_t hex8(uint32_t v) {
-        uint64_t x = v;
-        x = (x & 0xFFFF0000ull) << 16 | (x & 0xFFFFull);
-        x = (x & 0x0000FF000000FF00ull) << 8 | (x & 0x000000FF000000FFull);
-        x = (x & 0x00F000F000F000F0ull) << 4 | (x & 0x000F000F000F000Full);
-        // Nibbles 10..15: +7 more to reach 'A' from '0' + 10.
-        const uint64_t letters = ((x + 0x0606060606060606ull) >> 4) & 0x0101010101010101ull;
-        return __builtin_bswap64(x + 0x3030303030303030ull + letters * 7);
-    }
-    static char *put_hex(char *p, uint64_t v) {
-        const unsigned nd = v ? unsigned(67 - std::countl_zero(v)) / 4 : 1;
-        *p++ = '0', *p++ = 'x';
-        if (nd <= 8) { // the 8-byte store may run past the digits: room() leaves space
-            const uint64_t lo = hex8(uint32_t(v) << (32 - 4 * nd));
-            memcpy(p, &lo, 8);
-            return p + nd;
-        }
-        const uint64_t hi = hex8(uint32_t(v >> 32) << (64 - 4 * nd)), lo = hex8(uint32_t(v));
-        memcpy(p, &hi, 8), memcpy(p + nd - 8, &lo, 8);
-        return p + nd;
-    }
-    char *room() {
-        if (len > kBuf - kLineMax) drain();
-        return buf.data() + len;
-    }
-    void info(uint64_t pc, bool have_next, uint64_t next) {
-        const trace::PcInfo p = trace::pcinfo_one(img, pc, have_next, next);
-        char *o = put_hex(room(), p.addr);
-        *o++ = ',';
-        for (const char *t = p.type; *t;) *o++ = *t++;
-        *o++ = char('0' + p.size);
-        if (p.has_dest) *o++ = ',', o = put_hex(o, p.dest);
-        *o++ = '\n';
-        len = size_t(o - buf.data());
-    }
+    StreamSink(FILE *o, const trace::Image &i, bool pi, bool ev) : w(o), img(i), pcinfo(pi), events(ev) {}
+    void info(uint64_t pc, bool have_next, uint64_t next) { w.pcinfo(trace::pcinfo_one(img, pc, have_next, next)); }
     void insns(const uint64_t *a, size_t n) override {
         if (pcinfo) {
             for (size_t i = 0; i < n; i++) {
@@ -423,11 +382,7 @@ struct StreamSink : ntrace::DecodeSink {
             }
             return;
         }
-        for (size_t i = 0; i < n; i++) {
-            char *o = put_hex(room(), a[i]);
-            *o++ = '\n';
-            len = size_t(o - buf.data());
-        }
+        for (size_t i = 0; i < n; i++) w.pc(a[i]);
     }
     void event(const ntrace::Event &e) override {
         static const char *const names[] = {"sync", "trap", "ownership", "stop", "error", "vendor", "lost"};
@@ -443,20 +398,12 @@ struct StreamSink : ntrace::DecodeSink {
             info(prev, false, 0);
             have_prev = false;
         }
-        if (events) {
-            room();
-            memcpy(buf.data() + len, b, size_t(std::min(n, int(sizeof b) - 1)));
-            len += size_t(std::min(n, int(sizeof b) - 1));
-        }
+        if (events) w.text(b, size_t(std::min(n, int(sizeof b) - 1)));
     }
-    void finish() {
+    bool finish() {
         if (pcinfo && have_prev) info(prev, false, 0);
         have_prev = false;
-        drain();
-    }
-    void drain() {
-        fwrite(buf.data(), 1, len, f);
-        len = 0;
+        return w.flush();
     }
 };
 
@@ -514,13 +461,13 @@ int ntrace_decode(const Args &a) {
     if (read_error) return fprintf(stderr, "tsbi-trace: cannot read input\n"), o.close(), kIo;
     parser.finish();
     d.finish();
-    sink.finish();
+    const bool written = sink.finish();
     if (d.icnt_out_of_spec())
         fprintf(stderr,
                 "tsbi-trace: warning: %llu I-CNT values above the spec's %u bits decoded "
                 "(--strict rejects them)\n",
                 (unsigned long long)d.icnt_out_of_spec(), unsigned(NT_LIMIT_MAX_ICNT));
-    if (!o.close()) return kIo;
+    if (!o.close() || !written) return kIo;
     return d.errors() ? kBadData : kOk;
 }
 
@@ -719,14 +666,24 @@ int ntrace_gen(const Args &a) {
             return fprintf(stderr, "tsbi-trace: cannot write %s\n", raw->c_str()), kIo;
         printf("raw image loads at 0x%llx\n", (unsigned long long)sg.base);
     }
-    std::vector<uint64_t> pcs;
-    p.run(n, [&](const trace::GenEvent &ev) {
-        if (ev.kind == trace::GenEvent::Retire) pcs.push_back(ev.addr);
-    });
+    // Each line is written once the next address tells taken from not taken, so memory
+    // stays bounded whatever the count.
     Output o;
-    if (!o.open(a) || !o.write(trace::format_pcinfo(trace::pcinfo_from_pcs(p.image(), pcs))) || !o.close())
-        return kIo;
-    return kOk;
+    if (!o.open(a)) return kIo;
+    bool written;
+    {
+        trace::LineWriter w(o.f);
+        bool have_prev = false;
+        uint64_t prev = 0;
+        p.run(n, [&](const trace::GenEvent &ev) {
+            if (ev.kind != trace::GenEvent::Retire) return;
+            if (have_prev) w.pcinfo(trace::pcinfo_one(img, prev, true, ev.addr));
+            prev = ev.addr, have_prev = true;
+        });
+        if (have_prev) w.pcinfo(trace::pcinfo_one(img, prev, false, 0));
+        written = w.flush();
+    }
+    return o.close() && written ? kOk : kIo;
 }
 
 int ntrace_main(const Args &a) {

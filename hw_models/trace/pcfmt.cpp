@@ -2,6 +2,7 @@
 // PC-only and PC-info text formats (see pcfmt.hpp).
 #include "pcfmt.hpp"
 
+#include <bit>
 #include <cstdio>
 #include <cstring>
 
@@ -119,6 +120,58 @@ bool LineReader::next(std::string_view &l) {
         if (l.empty() || l.front() == '#') continue;
         return true;
     }
+}
+
+namespace {
+// Eight nibbles to eight ASCII hex digits at once, most significant first.
+uint64_t hex8(uint32_t v) {
+    uint64_t x = v;
+    x = (x & 0xFFFF0000ull) << 16 | (x & 0xFFFFull);
+    x = (x & 0x0000FF000000FF00ull) << 8 | (x & 0x000000FF000000FFull);
+    x = (x & 0x00F000F000F000F0ull) << 4 | (x & 0x000F000F000F000Full);
+    // Nibbles 10..15: 7 more to reach 'A' from '0' + 10.
+    const uint64_t letters = ((x + 0x0606060606060606ull) >> 4) & 0x0101010101010101ull;
+    return __builtin_bswap64(x + 0x3030303030303030ull + letters * 7);
+}
+} // namespace
+
+char *LineWriter::put_hex(char *p, uint64_t v) {
+    const unsigned nd = v ? unsigned(67 - std::countl_zero(v)) / 4 : 1;
+    *p++ = '0', *p++ = 'x';
+    if (nd <= 8) {
+        const uint64_t lo = hex8(uint32_t(v) << (32 - 4 * nd));
+        memcpy(p, &lo, 8);
+        return p + nd;
+    }
+    const uint64_t hi = hex8(uint32_t(v >> 32) << (64 - 4 * nd)), lo = hex8(uint32_t(v));
+    memcpy(p, &hi, 8), memcpy(p + nd - 8, &lo, 8);
+    return p + nd;
+}
+
+void LineWriter::pcinfo(const PcInfo &p) {
+    char *o = put_hex(room(), p.addr);
+    *o++ = ',';
+    for (const char *t = p.type; *t;) *o++ = *t++;
+    *o++ = char('0' + p.size);
+    if (p.has_dest) *o++ = ',', o = put_hex(o, p.dest);
+    *o++ = '\n';
+    len_ = size_t(o - buf_.data());
+}
+
+void LineWriter::text(const char *s, size_t n) {
+    if (len_ + n > kBuf) flush();
+    if (n > kBuf) {
+        error_ |= fwrite(s, 1, n, f_) != n;
+        return;
+    }
+    memcpy(buf_.data() + len_, s, n);
+    len_ += n;
+}
+
+bool LineWriter::flush() {
+    if (len_) error_ |= fwrite(buf_.data(), 1, len_, f_) != len_;
+    len_ = 0;
+    return !error_;
 }
 
 std::string format_pc_list(const std::vector<uint64_t> &pcs) {

@@ -49,6 +49,38 @@ class LineReader {
     bool eof_ = false, error_ = false;
 };
 
+// PC-only and PC-info lines written to a file through a buffer, formatted without
+// printf (the decoder writes one line per instruction: most of its work).
+class LineWriter {
+  public:
+    explicit LineWriter(FILE *f) : f_(f) {}
+    ~LineWriter() { flush(); }
+    void pc(uint64_t pc) { // "0xADDR\n"
+        char *o = put_hex(room(), pc);
+        *o++ = '\n';
+        len_ = size_t(o - buf_.data());
+    }
+    void pcinfo(const PcInfo &p); // "0xADDR,TYPE<size>[,0xDEST]\n"
+    void text(const char *s, size_t n);
+    bool flush(); // false after a write error
+    static constexpr size_t kLineMax = 128;
+
+    // "0x" and the value in uppercase hex without leading zeros (the reference code's
+    // spelling); stores up to 8 bytes past the digits (room() leaves kLineMax).
+    static char *put_hex(char *p, uint64_t v);
+
+  private:
+    static constexpr size_t kBuf = 1 << 16;
+    char *room() {
+        if (len_ > kBuf - kLineMax) flush();
+        return buf_.data() + len_;
+    }
+    FILE *f_;
+    std::vector<char> buf_ = std::vector<char>(kBuf);
+    size_t len_ = 0;
+    bool error_ = false;
+};
+
 // Parse; on error returns false and sets the 1-based line number in err_line.
 bool parse_pc_list(std::string_view text, std::vector<uint64_t> &out, size_t &err_line);
 bool parse_pcinfo(std::string_view text, std::vector<PcInfo> &out, size_t &err_line);
