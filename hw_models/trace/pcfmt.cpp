@@ -9,23 +9,28 @@
 namespace trace {
 
 namespace {
-bool parse_hex(std::string_view &s, uint64_t &v) {
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-    if (s.size() >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) s.remove_prefix(2);
-    v = 0;
-    size_t n = 0;
-    while (n < s.size() && n < 17) {
-        char c = s[n];
-        unsigned d;
-        if (c >= '0' && c <= '9') d = unsigned(c - '0');
-        else if (c >= 'a' && c <= 'f') d = unsigned(c - 'a' + 10);
-        else if (c >= 'A' && c <= 'F') d = unsigned(c - 'A' + 10);
-        else break;
-        v = v << 4 | d;
-        n++;
+// Hex digit values (0xFF: not a digit): the PC text is read a character at a time.
+constexpr struct HexVal {
+    uint8_t v[256];
+    constexpr HexVal() : v() {
+        for (auto &x : v) x = 0xFF;
+        for (int i = 0; i < 10; i++) v['0' + i] = uint8_t(i);
+        for (int i = 0; i < 6; i++) v['a' + i] = v['A' + i] = uint8_t(10 + i);
     }
-    if (n == 0 || n > 16) return false;
-    s.remove_prefix(n);
+} kHexVal;
+
+bool parse_hex(std::string_view &s, uint64_t &v) {
+    const char *p = s.data();
+    const size_t n = s.size();
+    size_t i = 0;
+    while (i < n && (p[i] == ' ' || p[i] == '\t')) i++;
+    if (n - i >= 2 && p[i] == '0' && (p[i + 1] == 'x' || p[i + 1] == 'X')) i += 2;
+    const size_t first = i;
+    uint64_t x = 0;
+    for (uint8_t d; i < n && (d = kHexVal.v[uint8_t(p[i])]) < 16; i++) x = x << 4 | d;
+    if (i == first || i - first > 16) return false;
+    v = x;
+    s.remove_prefix(i);
     return true;
 }
 template <typename F> bool for_lines(std::string_view text, size_t &err_line, F f) {
@@ -48,28 +53,35 @@ template <typename F> bool for_lines(std::string_view text, size_t &err_line, F 
 
 bool parse_pc_line(std::string_view l, uint64_t &v) { return parse_hex(l, v) && l.empty(); }
 
+// The PC-info TYPE spellings (L, BN, BD, JD, JI, CD, CI, R) and the reference code's
+// PC-sequence ones (NexRv -conv ... -pcseq: B, J and C without D are the taken direct
+// branch, direct jump and direct call); canonical name to `out`, false if unknown.
+static bool pcinfo_type(char c0, char c1, char out[3]) {
+    static constexpr struct {
+        char in[2];
+        char name[3];
+    } kTypes[] = {{{'L', 0}, "L"},     {{'R', 0}, "R"},     {{'B', 'N'}, "BN"}, {{'B', 'D'}, "BD"},
+                  {{'B', 0}, "BD"},    {{'J', 'D'}, "JD"},  {{'J', 'I'}, "JI"}, {{'J', 0}, "JD"},
+                  {{'C', 'D'}, "CD"},  {{'C', 'I'}, "CI"},  {{'C', 0}, "CD"}};
+    for (const auto &t : kTypes)
+        if (t.in[0] == c0 && t.in[1] == c1) {
+            memcpy(out, t.name, 3);
+            return true;
+        }
+    return false;
+}
+
 bool parse_pcinfo_line(std::string_view l, PcInfo &p) {
-    p = PcInfo{};
+    p.size = 4, p.dest = 0, p.has_dest = false;
     if (!parse_hex(l, p.addr) || l.empty() || l.front() != ',') return false;
     l.remove_prefix(1);
     size_t n = 0;
     while (n < l.size() && n < 2 && l[n] >= 'A' && l[n] <= 'Z') n++;
-    if (n == 0) return false;
-    memcpy(p.type, l.data(), n);
-    p.type[n] = 0;
+    if (n == 0 || !pcinfo_type(l[0], n == 2 ? l[1] : 0, p.type)) return false;
     l.remove_prefix(n);
     if (l.empty() || (l.front() != '2' && l.front() != '4')) return false;
     p.size = uint8_t(l.front() - '0');
     l.remove_prefix(1);
-    static const char *const known[] = {"L", "BN", "BD", "JD", "JI", "CD", "CI", "R"};
-    // The reference code's PC-sequence spelling (NexRv -conv ... -pcseq): B, J and C
-    // without D are the taken direct branch, direct jump and direct call.
-    static const char *const pcseq[][2] = {{"B", "BD"}, {"J", "JD"}, {"C", "CD"}};
-    for (const auto &a : pcseq)
-        if (strcmp(a[0], p.type) == 0) strcpy(p.type, a[1]);
-    bool ok = false;
-    for (const char *k : known) ok |= strcmp(k, p.type) == 0;
-    if (!ok) return false;
     if (!l.empty()) {
         if (l.front() != ',') return false;
         l.remove_prefix(1);
@@ -233,13 +245,24 @@ std::vector<PcInfo> pcinfo_from_pcs(const Image &img, const std::vector<uint64_t
 
 uint8_t pcinfo_itype(const PcInfo &p) {
     const char *t = p.type;
-    if (!strcmp(t, "BN")) return NT_ITYPE_BRANCH_NOT_TAKEN;
-    if (!strcmp(t, "BD")) return NT_ITYPE_BRANCH_TAKEN;
-    if (!strcmp(t, "JD")) return NT_ITYPE_DIRECT_JUMP_NOLINK;
-    if (!strcmp(t, "CD")) return NT_ITYPE_DIRECT_CALL;
-    if (!strcmp(t, "JI")) return NT_ITYPE_INDIRECT_JUMP_NOLINK;
-    if (!strcmp(t, "CI")) return NT_ITYPE_INDIRECT_CALL;
-    if (!strcmp(t, "R")) return NT_ITYPE_RETURN;
+    switch (t[0]) {
+    case 'B':
+        if (t[1] == 'N' && !t[2]) return NT_ITYPE_BRANCH_NOT_TAKEN;
+        if (t[1] == 'D' && !t[2]) return NT_ITYPE_BRANCH_TAKEN;
+        break;
+    case 'J':
+        if (t[1] == 'D' && !t[2]) return NT_ITYPE_DIRECT_JUMP_NOLINK;
+        if (t[1] == 'I' && !t[2]) return NT_ITYPE_INDIRECT_JUMP_NOLINK;
+        break;
+    case 'C':
+        if (t[1] == 'D' && !t[2]) return NT_ITYPE_DIRECT_CALL;
+        if (t[1] == 'I' && !t[2]) return NT_ITYPE_INDIRECT_CALL;
+        break;
+    case 'R':
+        if (!t[1]) return NT_ITYPE_RETURN;
+        break;
+    default: break;
+    }
     return NT_ITYPE_NONE;
 }
 
