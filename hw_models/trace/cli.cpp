@@ -567,7 +567,7 @@ int ntrace_encode(const Args &a) {
     auto feed = [&](const trace::PcInfo &p) {
         if (ref) ref->retire(p);
         else feeder.feed(p);
-        if (bytes.size() >= 1 << 20) ok &= o.write(bytes.data(), bytes.size()), bytes.clear();
+        if (bytes.size() >= 1 << 16) ok &= o.write(bytes.data(), bytes.size()), bytes.clear();
     };
     trace::LineReader lines(in);
     std::string_view l;

@@ -147,6 +147,16 @@ uint64_t hex8(uint32_t v) {
 }
 } // namespace
 
+const char LineWriter::kPairs[256][2] = {
+#define P(h) {"0123456789ABCDEF"[(h) >> 4], "0123456789ABCDEF"[(h) & 15]}
+#define P16(h) P(h), P(h + 1), P(h + 2), P(h + 3), P(h + 4), P(h + 5), P(h + 6), P(h + 7), P(h + 8), P(h + 9), \
+    P(h + 10), P(h + 11), P(h + 12), P(h + 13), P(h + 14), P(h + 15)
+    P16(0x00), P16(0x10), P16(0x20), P16(0x30), P16(0x40), P16(0x50), P16(0x60), P16(0x70),
+    P16(0x80), P16(0x90), P16(0xA0), P16(0xB0), P16(0xC0), P16(0xD0), P16(0xE0), P16(0xF0)
+#undef P16
+#undef P
+};
+
 char *LineWriter::put_hex(char *p, uint64_t v) {
     const unsigned nd = v ? unsigned(67 - std::countl_zero(v)) / 4 : 1;
     *p++ = '0', *p++ = 'x';

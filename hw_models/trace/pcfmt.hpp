@@ -10,6 +10,7 @@
 #pragma once
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -56,9 +57,21 @@ class LineWriter {
     explicit LineWriter(FILE *f) : f_(f) {}
     ~LineWriter() { flush(); }
     void pc(uint64_t pc) { // "0xADDR\n"
-        char *o = put_hex(room(), pc);
-        *o++ = '\n';
-        len_ = size_t(o - buf_.data());
+        char *o = room();
+        if (((pc ^ last_) >> 16) == 0 && pc >> 16) {
+            // Most lines differ from the last in their low four digits only: the last
+            // line with those four replaced.
+            memcpy(o, last_line_, sizeof last_line_);
+            memcpy(o + last_len_ - 5, kPairs[pc >> 8 & 0xFF], 2);
+            memcpy(o + last_len_ - 3, kPairs[pc & 0xFF], 2);
+            len_ += last_len_;
+            return;
+        }
+        char *e = put_hex(o, pc);
+        *e++ = '\n';
+        last_len_ = unsigned(e - o), last_ = pc;
+        memcpy(last_line_, o, sizeof last_line_);
+        len_ = size_t(e - buf_.data());
     }
     void pcinfo(const PcInfo &p); // "0xADDR,TYPE<size>[,0xDEST]\n"
     void text(const char *s, size_t n);
@@ -75,10 +88,14 @@ class LineWriter {
         if (len_ > kBuf - kLineMax) flush();
         return buf_.data() + len_;
     }
+    static const char kPairs[256][2]; // "00" .. "FF"
     FILE *f_;
     std::vector<char> buf_ = std::vector<char>(kBuf);
     size_t len_ = 0;
     bool error_ = false;
+    uint64_t last_ = 0; // pc() only: the last value written in full and its line
+    unsigned last_len_ = 0;
+    char last_line_[24];
 };
 
 // Parse; on error returns false and sets the 1-based line number in err_line.
