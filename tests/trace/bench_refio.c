@@ -12,9 +12,10 @@
  *
  * Both do strictly less than the reference, so the reference is slower than this
  * program: our speed divided by this program's is a lower bound on our speed-up.
- * Prints "encode CPU_SECONDS" and "decode CPU_SECONDS" (user + system).
+ * Prints the CPU seconds (user + system) of the loop.
  *
- * usage: bench_refio PC_TEXT NEX_BYTES INSTRUCTIONS OUT_FILE
+ * usage: bench_refio encode PC_TEXT
+ *        bench_refio decode NEX_BYTES INSTRUCTIONS OUT_FILE
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -30,31 +31,32 @@ static double cpu(void) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 5) return fprintf(stderr, "usage: bench_refio PC_TEXT NEX_BYTES INSTRUCTIONS OUT_FILE\n"), 2;
-    FILE *in = fopen(argv[1], "r");
-    if (!in) return perror(argv[1]), 3;
-    char line[1000];
-    uint64_t a, sum = 0, lines = 0;
-    double t0 = cpu();
-    while (fgets(line, sizeof line, in)) {
-        if (sscanf(line, "%" SCNx64, &a) == 1) sum += a;
-        const char *t = strchr(line, ',');
-        if (t) sum += (unsigned char)t[1];
-        lines++;
+    uint64_t sum = 0;
+    double t0;
+    if (argc == 3 && !strcmp(argv[1], "encode")) {
+        FILE *in = fopen(argv[2], "r");
+        if (!in) return perror(argv[2]), 3;
+        char line[1000];
+        uint64_t a;
+        t0 = cpu();
+        while (fgets(line, sizeof line, in)) {
+            if (sscanf(line, "%" SCNx64, &a) == 1) sum += a;
+            const char *t = strchr(line, ',');
+            if (t) sum += (unsigned char)t[1];
+        }
+    } else if (argc == 5 && !strcmp(argv[1], "decode")) {
+        FILE *nex = fopen(argv[2], "rb"), *out = fopen(argv[4], "w");
+        if (!nex || !out) return perror("open"), 3;
+        const uint64_t n = strtoull(argv[3], NULL, 0);
+        unsigned char b;
+        t0 = cpu();
+        while (fread(&b, 1, 1, nex) == 1) sum += b;
+        for (uint64_t i = 0; i < n; i++) fprintf(out, "0x%08X\n", (unsigned)(0x80000000u + 4 * (i & 0xFFFF)));
+        if (fclose(out)) return perror(argv[4]), 3;
+    } else {
+        fprintf(stderr, "usage: bench_refio encode PC_TEXT | decode NEX_BYTES INSTRUCTIONS OUT_FILE\n");
+        return 2;
     }
-    const double tenc = cpu() - t0;
-    fclose(in);
-
-    FILE *nex = fopen(argv[2], "rb"), *out = fopen(argv[4], "w");
-    if (!nex || !out) return perror("open"), 3;
-    const uint64_t n = strtoull(argv[3], NULL, 0);
-    unsigned char b;
-    t0 = cpu();
-    while (fread(&b, 1, 1, nex) == 1) sum += b;
-    for (uint64_t i = 0; i < n; i++) fprintf(out, "0x%08X\n", (unsigned)(0x80000000u + 4 * (i & 0xFFFF)));
-    if (fclose(out)) return perror(argv[4]), 3;
-    const double tdec = cpu() - t0;
-    fclose(nex);
-    printf("encode %.3f\ndecode %.3f\nlines %" PRIu64 " (checksum %" PRIu64 ")\n", tenc, tdec, lines, sum & 0xFF);
-    return 0;
+    printf("%.3f\n", cpu() - t0);
+    return sum == 1; /* the loops' results are used */
 }
