@@ -574,16 +574,18 @@ int ntrace_encode(const Args &a) {
     bool have_prev = false;
     uint64_t prev = 0;
     int rc = kOk;
-    while (rc == kOk && lines.next(l)) {
-        if (pcs) {
+    if (pcs) {
+        while (rc == kOk && lines.next(l)) {
             // A PC-only line is classified once the next PC tells taken from not.
             uint64_t pc;
             if (!trace::parse_pc_line(l, pc)) rc = kBadData;
             else if (have_prev) feed(trace::pcinfo_one(img, prev, true, pc));
             prev = pc, have_prev = true;
-        } else {
-            trace::PcInfo p;
-            if (!trace::parse_pcinfo_line(l, p)) rc = kBadData;
+        }
+    } else {
+        trace::PcInfo p;
+        for (int r; rc == kOk && (r = lines.next_pcinfo(p));) {
+            if (r < 0) rc = kBadData;
             else feed(p);
         }
     }

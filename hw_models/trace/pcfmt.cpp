@@ -109,18 +109,22 @@ bool parse_pcinfo(std::string_view text, std::vector<PcInfo> &out, size_t &err_l
     });
 }
 
+void LineReader::refill() {
+    // Keep the unread part, read the next chunk after it.
+    buf_.erase(0, pos_);
+    pos_ = 0;
+    const size_t have = buf_.size();
+    buf_.resize(have + kChunk);
+    const size_t got = fread(buf_.data() + have, 1, kChunk, f_);
+    buf_.resize(have + got);
+    if (got < kChunk) eof_ = true, error_ = ferror(f_) != 0;
+}
+
 bool LineReader::next(std::string_view &l) {
     for (;;) {
         size_t e = buf_.find('\n', pos_);
         if (e == std::string::npos && !eof_) {
-            // Refill: keep the partial line, read the next chunk after it.
-            buf_.erase(0, pos_);
-            pos_ = 0;
-            const size_t have = buf_.size();
-            buf_.resize(have + kChunk);
-            const size_t got = fread(buf_.data() + have, 1, kChunk, f_);
-            buf_.resize(have + got);
-            if (got < kChunk) eof_ = true, error_ = ferror(f_) != 0;
+            refill();
             continue;
         }
         if (e == std::string::npos && pos_ >= buf_.size()) return false;
@@ -132,6 +136,45 @@ bool LineReader::next(std::string_view &l) {
         if (l.empty() || l.front() == '#') continue;
         return true;
     }
+}
+
+namespace {
+// Hex digits at q (at most 16; the buffer's terminating NUL stops the scan).
+const char *hex_digits(const char *q, uint64_t &v) {
+    const char *first = q;
+    uint64_t x = 0;
+    for (uint8_t d; (d = kHexVal.v[uint8_t(*q)]) < 16; q++) x = x << 4 | d;
+    if (q == first || q - first > 16) return nullptr;
+    v = x;
+    return q;
+}
+} // namespace
+
+int LineReader::next_pcinfo(PcInfo &p) {
+    // A whole line is in the buffer unless it is longer than kFastLine (then, or for
+    // any other spelling, the general path below).
+    if (buf_.size() - pos_ < kFastLine && !eof_) refill();
+    const char *q = buf_.c_str() + pos_;
+    if (q[0] == '0' && (q[1] == 'x' || q[1] == 'X') && (q = hex_digits(q + 2, p.addr)) && *q == ',') {
+        const char c0 = q[1], c1 = q[2] >= 'A' && q[2] <= 'Z' ? q[2] : 0;
+        q += c1 ? 3 : 2;
+        if ((*q == '2' || *q == '4') && pcinfo_type(c0, c1, p.type)) {
+            p.size = uint8_t(*q++ - '0');
+            p.has_dest = *q == ',';
+            p.dest = 0;
+            if (p.has_dest && !(q[1] == '0' && (q[2] == 'x' || q[2] == 'X') && (q = hex_digits(q + 3, p.dest))))
+                q = nullptr;
+            if (q && *q == '\r') q++;
+            if (q && *q == '\n') {
+                pos_ = size_t(q + 1 - buf_.c_str());
+                line_++;
+                return 1;
+            }
+        }
+    }
+    std::string_view l;
+    if (!next(l)) return 0;
+    return parse_pcinfo_line(l, p) ? 1 : -1;
 }
 
 namespace {

@@ -39,11 +39,15 @@ class LineReader {
   public:
     explicit LineReader(FILE *f) : f_(f) {}
     bool next(std::string_view &l);
+    // The next PC-info (or PC-sequence) line parsed: 1, or 0 at the end, -1 when the
+    // line is not one. The canonical spelling is read straight from the buffer.
+    int next_pcinfo(PcInfo &p);
     size_t line() const { return line_; }
     bool error() const { return error_; }
 
   private:
-    static constexpr size_t kChunk = 1 << 20;
+    void refill();
+    static constexpr size_t kChunk = 1 << 20, kFastLine = 128;
     FILE *f_;
     std::string buf_;
     size_t pos_ = 0, line_ = 0;
