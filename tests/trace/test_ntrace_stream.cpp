@@ -153,3 +153,56 @@ TEST_CASE("ntrace stream: the decoder fed in pieces gives the PCs of the whole-s
     CHECK(s2.pcs == s1.pcs);
     CHECK(s2.events == s1.events);
 }
+
+#include "pcfmt.hpp"
+
+TEST_CASE("pcfmt: LineReader::next_pcinfo reads every line as next() + parse_pcinfo_line()") {
+    // Canonical lines (the fast path), other spellings and bad lines (the general
+    // path), LF and CRLF, long lines, and a last line without its end.
+    const char *const lines[] = {
+        "0x80000000,L4", "0x80000004,BD4,0x80000010", "0x2001052A,BN2", "0x10,J2", "0x12,C4",
+        "0x14,R2", "0x16,JI4", "0x18,CI2", "0x1A,CD4,0x100", "0x1c,b4", "0X1E,L4", "  0x20,L4",
+        "0x22,L4  ", "# comment", "", "0x24,LX4", "0x26,L3", "0x28,BD4,", "0x2A,BD4,0x", "0x,L4",
+        "0x12345678901234567,L4", "0xFFFFFFFFFFFFFFFE,JD4,0xFFFFFFFFFFFFFFF0", "0x2C,B4", "0x2E,L4,0x1,",
+        "0x30,L4 # x", "x30,L4", "0x32,BN4,0x40"};
+    std::mt19937 rng(7);
+    for (int round = 0; round < 200; round++) {
+        std::string text;
+        std::vector<std::string> picked;
+        const int n = 1 + int(rng() % 40);
+        for (int i = 0; i < n; i++) {
+            std::string l = lines[rng() % (sizeof lines / sizeof *lines)];
+            if (rng() % 7 == 0) l = std::string(200, ' ') + l; // longer than the fast path looks
+            picked.push_back(l);
+            text += l;
+            if (i + 1 < n || rng() % 2) text += rng() % 2 ? "\r\n" : "\n";
+        }
+        auto run = [&](bool fast) {
+            FILE *f = tmpfile();
+            fwrite(text.data(), 1, text.size(), f);
+            rewind(f);
+            trace::LineReader r(f);
+            std::vector<std::string> out;
+            for (;;) {
+                trace::PcInfo p;
+                int got;
+                if (fast) {
+                    got = r.next_pcinfo(p);
+                } else {
+                    std::string_view l;
+                    got = r.next(l) ? (trace::parse_pcinfo_line(l, p) ? 1 : -1) : 0;
+                }
+                if (!got) break;
+                char b[128];
+                snprintf(b, sizeof b, "%d %zu %llx %s %u %d %llx", got, r.line(), (unsigned long long)p.addr,
+                         got > 0 ? p.type : "", got > 0 ? p.size : 0, got > 0 && p.has_dest,
+                         got > 0 ? (unsigned long long)p.dest : 0ull);
+                out.push_back(b);
+            }
+            fclose(f);
+            return out;
+        };
+        CAPTURE(text);
+        CHECK(run(true) == run(false));
+    }
+}
