@@ -188,6 +188,18 @@ bool Decoder::walk(uint64_t add_icnt, uint64_t hist, bool hist_present, End end,
     }
     for (;;) {
     while (budget > 0) {
+        // Straight-line code inside the block (not its last instruction): nothing to
+        // decide, only addresses to emit. Classified code only: rewritten code and
+        // trigger addresses are never in the cache (Image::set_volatile).
+        for (const rv::Insn *c; pc - seg_base < seg_len && (c = &seg_cache[(pc - seg_base) >> 1])->size &&
+                                c->kind == rv::Kind::Linear && budget > c->size / 2 && nb + 1 < bufcap &&
+                                steps < step_limit;) {
+            bufp[nb++] = pc;
+            steps++;
+            budget -= c->size / 2;
+            prev = pc;
+            pc = (pc + c->size) & pcmask;
+        }
         if (steps >= step_limit) return bail("instruction limit reached");
         const rv::Insn *in;
         uint32_t site;

@@ -87,7 +87,7 @@ class LineWriter {
     static char *put_hex(char *p, uint64_t v);
 
   private:
-    static constexpr size_t kBuf = 1 << 16;
+    static constexpr size_t kBuf = 1 << 18;
     char *room() {
         if (len_ > kBuf - kLineMax) flush();
         return buf_.data() + len_;
