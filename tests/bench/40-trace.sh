@@ -16,7 +16,7 @@ check "ntrace bench (10^7 instructions, decode verified)" build/trace/trace-benc
 #
 # The reference itself cannot be built here. tests/trace/bench_refio.c times only the
 # C library calls it makes per record (fgets + sscanf per input line; fread per trace
-# byte + fprintf per decoded PC): less than the reference does, so "x ref>=" (its time
+# byte + two fprintf per decoded PC): less than the reference does, so "x ref>=" (its time
 # over ours) is a lower bound on our speed-up over the reference. Aim: encoder 2x,
 # decoder 5x.
 T=build/trace/tsbi-trace
@@ -57,10 +57,4 @@ while IFS='|' read -r set ours ref; do
         s, w, b, b * 8 / n, n / ec / 1e6, ti / ec / 1e6, em, re / ec, n / dc / 1e6, to / dc / 1e6, dm, rd / dc }'
     check "bench: ntrace file $set $who decodes to the executed PCs" cmp -s "$W/d.pcs" "$W/g.pcs"
   done
-done <<'SETS'
--nobhm|--mode btm|--nobhm
--cs 0 -rpt 0|--mode htm|--cs 0 --rpt 0
--cs 0 -rpt 2|--mode htm --repeated-history|--cs 0 --rpt 2
--cs 8 -rpt 0|--mode htm --implicit-return 3 --stack-depth 8|--cs 8 --rpt 0
--cs 8 -rpt 2|--mode htm --implicit-return 3 --stack-depth 8 --repeated-history|--cs 8 --rpt 2
-SETS
+done <tests/trace/refcode_sets.txt

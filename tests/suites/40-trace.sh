@@ -111,7 +111,8 @@ check "refcode: a call stack deeper than the reference's 32 is a usage error (ex
 # PC-info streamed by ntrace gen; each of the reference's five option sets in our terms
 # and with --compat refcode: the bytes must be the README's table, every stream must
 # decode back to the PCs, and encoder and decoder must stay within a few MiB (peak RSS,
-# /usr/bin/time) although the text is 156 MB and the PCs 110 MB.
+# /usr/bin/time) although the text is 156 MB and the PCs 110 MB. The option sets:
+# tests/trace/refcode_sets.txt, per line the reference's options|ours|--compat refcode's.
 B=$W/big
 mkdir -p $B
 if ! command -v /usr/bin/time >/dev/null; then
@@ -136,13 +137,7 @@ else
       check "10^7 $set ($who): encoder peak RSS $(cat $B/enc.rss) KiB <= $kMaxKiB" test "$(cat $B/enc.rss)" -le $kMaxKiB
       check "10^7 $set ($who): decoder peak RSS $(cat $B/dec.rss) KiB <= $kMaxKiB" test "$(cat $B/dec.rss)" -le $kMaxKiB
     done
-  done <<'SETS'
--nobhm|--mode btm|--nobhm
--cs 0 -rpt 0|--mode htm|--cs 0 --rpt 0
--cs 0 -rpt 2|--mode htm --repeated-history|--cs 0 --rpt 2
--cs 8 -rpt 0|--mode htm --implicit-return 3 --stack-depth 8|--cs 8 --rpt 0
--cs 8 -rpt 2|--mode htm --implicit-return 3 --stack-depth 8 --repeated-history|--cs 8 --rpt 2
-SETS
+  done <tests/trace/refcode_sets.txt
   # Memory that does not grow with the input: 10^7 instructions against 10^4 of the same
   # program (BTM: the largest trace, 4 MB), encoder and decoder.
   head -10000 $B/g.pcinfo >$B/s.pcinfo
