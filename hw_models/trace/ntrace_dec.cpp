@@ -2,6 +2,8 @@
 // N-Trace program-flow decoder (N-Trace 1.0 chapter 11 "Decoding Algorithm Principles").
 #include "ntrace_dec.hpp"
 
+#include <algorithm>
+
 namespace ntrace {
 
 namespace {
@@ -191,14 +193,23 @@ bool Decoder::walk(uint64_t add_icnt, uint64_t hist, bool hist_present, End end,
         // Straight-line code inside the block (not its last instruction): nothing to
         // decide, only addresses to emit. Classified code only: rewritten code and
         // trigger addresses are never in the cache (Image::set_volatile).
-        for (const rv::Insn *c; pc - seg_base < seg_len && (c = &seg_cache[(pc - seg_base) >> 1])->size &&
-                                c->kind == rv::Kind::Linear && budget > c->size / 2 && nb + 1 < bufcap &&
-                                steps < step_limit;) {
-            bufp[nb++] = pc;
-            steps++;
-            budget -= c->size / 2;
-            prev = pc;
-            pc = (pc + c->size) & pcmask;
+        // Copies the lambdas above do not capture, so they stay in registers.
+        if (pc - seg_base < seg_len) {
+            uint64_t p = pc, q = prev, st = steps;
+            int64_t bu = budget;
+            size_t k = nb;
+            const uint64_t room = std::min<uint64_t>(bufcap - 1 - nb, step_limit - steps);
+            const uint64_t stop = steps + room;
+            for (const rv::Insn *c; st < stop && p - seg_base < seg_len &&
+                                    (c = &seg_cache[(p - seg_base) >> 1])->kind == rv::Kind::Linear && c->size &&
+                                    bu > c->size / 2;) {
+                bufp[k++] = p;
+                st++;
+                bu -= c->size / 2;
+                q = p;
+                p = (p + c->size) & pcmask;
+            }
+            pc = p, prev = q, steps = st, budget = bu, nb = k;
         }
         if (steps >= step_limit) return bail("instruction limit reached");
         const rv::Insn *in;
