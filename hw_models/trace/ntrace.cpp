@@ -129,16 +129,15 @@ namespace {
 // layout), read by the core's faster reader.
 void deliver(const Framing &fr, const uint8_t *b, size_t n, uint64_t off, Msg &m, Callbacks &cb,
              bool values_only = false) {
-    m.offset = off;
-    Err e;
     if (values_only) {
         Fields f;
-        e = decode_fields(fr, b, n, f);
-        m.tcode = f.tcode, m.present = f.present, m.length = uint32_t(n), m.raw = std::span<const uint8_t>(b, n);
-        for (uint32_t p = f.present; p; p &= p - 1) m.v[unsigned(std::countr_zero(p))] = f.v[std::countr_zero(p)];
-    } else {
-        e = parse_one(fr, std::span<const uint8_t>(b, n), m);
+        const Err e = decode_fields(fr, b, n, f);
+        if (e != Err::None) cb.on_error(off, e);
+        if (e == Err::None || e == Err::ReservedTcode) cb.on_fields(f, off, std::span<const uint8_t>(b, n));
+        return;
     }
+    m.offset = off;
+    const Err e = parse_one(fr, std::span<const uint8_t>(b, n), m);
     if (e == Err::None) {
         cb.on_msg(m);
     } else if (e == Err::ReservedTcode) {
@@ -149,6 +148,13 @@ void deliver(const Framing &fr, const uint8_t *b, size_t n, uint64_t off, Msg &m
     }
 }
 } // namespace
+
+void Callbacks::on_fields(const Fields &f, uint64_t offset, std::span<const uint8_t> raw) {
+    Msg m;
+    m.tcode = f.tcode, m.present = f.present, m.offset = offset, m.length = uint32_t(raw.size()), m.raw = raw;
+    for (uint32_t p = f.present; p; p &= p - 1) m.v[unsigned(std::countr_zero(p))] = f.v[std::countr_zero(p)];
+    on_msg(m);
+}
 
 void parse(const Framing &fr, std::span<const uint8_t> bytes, Callbacks &cb, bool mid_stream) {
     Msg m;

@@ -66,6 +66,9 @@ const char *err_name(Err e);
 struct Callbacks {
     virtual ~Callbacks() = default;
     virtual void on_msg(const Msg &m) = 0;
+    // A message's field values without their layout (StreamParser with values_only);
+    // by default passed on as a Msg.
+    virtual void on_fields(const Fields &f, uint64_t offset, std::span<const uint8_t> raw);
     // Framing/format error at byte offset; the parser resynchronises at the next start.
     virtual void on_error(uint64_t offset, Err e) = 0;
 };

@@ -494,9 +494,8 @@ bool Decoder::walk_hist(uint64_t hist, uint64_t repeat, uint64_t off) {
     return true;
 }
 
-void Decoder::on_msg(const Msg &m) {
+template <class M> void Decoder::handle(const M &m, const uint64_t off) {
     if (cfg_.src >= 0 && m.has(Fld::SRC) && m.get(Fld::SRC) != uint64_t(cfg_.src)) return;
-    const uint64_t off = m.offset;
     const uint64_t pcmask = img_.opts.xlen == 32 ? 0xFFFFFFFFull : ~0ull;
     const bool sync = is_sync_tcode(m.tcode);
     if (m.has(Fld::TSTAMP)) {
@@ -592,5 +591,8 @@ void Decoder::on_msg(const Msg &m) {
     default: break;
     }
 }
+
+template void Decoder::handle(const Msg &, uint64_t);
+template void Decoder::handle(const Fields &, uint64_t);
 
 } // namespace ntrace
