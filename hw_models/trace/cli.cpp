@@ -60,6 +60,7 @@ const char kUsageText[] =
     "                                               a generated program and its PC-info\n"
     "    framing:  --src-bits N  --tstamp  --extend-addr  --xlen 32|64\n"
     "    IMAGE:    --elf FILE | --bin FILE --load ADDR (repeatable)  [--jvt ADDR] [--zcmp] [--zcmt]\n"
+    "              | --pcinfo-image FILE (per-address PC-info, as the reference decoder reads)\n"
     "    decoder:  --implicit-return  --all-jumps  --seq-jump  --src ID  --mid-stream  --max-steps N\n"
     "              (default 2^24 instructions per input byte), and instead of the flags the encoder's\n"
     "              --te-control X --te-inst-features X --ts-control X\n"
@@ -131,7 +132,7 @@ bool takes_value(const std::string &n) {
                                     "--te-inst-features", "--ts-control", "--count", "--seed", "--raw", "--max-steps",
                                     "--data-width", "--daddress-width", "--lrid-width", "--csr-width", "--compress",
                                     "--max-tail", "--image", "--syms", "--top", "--ram-base", "--virt",
-                                    "--compat", "--cs", "--rpt", "--traps"};
+                                    "--compat", "--cs", "--rpt", "--traps", "--pcinfo-image"};
     for (const char *x : v)
         if (n == x) return true;
     return false;
@@ -253,6 +254,22 @@ int load_image(const Args &a, trace::Image &img, std::string &err) {
             if (!tmp.load_elf(o.second, err)) return -1;
             if (!a.has("--xlen")) img.opts.xlen = tmp.opts.xlen;
             for (const auto &sg : tmp.segments()) img.add(sg.base, sg.bytes);
+            loaded = 1;
+        } else if (o.first == "--pcinfo-image") {
+            // The reference decoder's program input: a per-address PC-info file.
+            FILE *f = fopen(o.second.c_str(), "rb");
+            if (!f) return err = "cannot read " + o.second, -1;
+            trace::LineReader lines(f);
+            std::vector<trace::PcInfo> v;
+            trace::PcInfo p;
+            int r;
+            while ((r = lines.next_pcinfo(p)) > 0) v.push_back(p);
+            fclose(f);
+            if (r < 0) return err = o.second + ": bad PC-info at line " + std::to_string(lines.line()), -1;
+            uint64_t base;
+            std::vector<uint8_t> code;
+            if (!trace::code_from_pcinfo(v, img.opts, base, code, err)) return err = o.second + ": " + err, -1;
+            img.add(base, std::move(code));
             loaded = 1;
         } else if (o.first == "--bin") {
             bin = &o.second;

@@ -2,6 +2,7 @@
 // PC-only and PC-info text formats (see pcfmt.hpp).
 #include "pcfmt.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <cstdio>
 #include <cstring>
@@ -317,6 +318,86 @@ uint8_t pcinfo_itype(const PcInfo &p) {
     default: break;
     }
     return NT_ITYPE_NONE;
+}
+
+namespace {
+// RISC-V instruction fields (unprivileged ISA chapters 2.3 and 16.2).
+constexpr uint32_t kOpBranch = 0x63, kOpJal = 0x6F, kOpJalr = 0x67, kNop = 0x13, kCNop = 0x0001;
+constexpr unsigned kRa = 1, kT1 = 6; // t1: a register jump that is neither call nor return
+uint32_t bit(int64_t v, unsigned from, unsigned to) { return uint32_t(uint64_t(v) >> from & 1) << to; }
+uint32_t btype(int64_t off) { // bne x0, x1, off
+    uint32_t i = kOpBranch | 1u << 12 | kRa << 20;
+    for (unsigned b = 1; b <= 4; b++) i |= bit(off, b, 7 + b);
+    for (unsigned b = 5; b <= 10; b++) i |= bit(off, b, 20 + b);
+    return i | bit(off, 11, 7) | bit(off, 12, 31);
+}
+uint32_t jtype(int64_t off, unsigned rd) {
+    uint32_t i = kOpJal | rd << 7;
+    for (unsigned b = 1; b <= 10; b++) i |= bit(off, b, 20 + b);
+    for (unsigned b = 12; b <= 19; b++) i |= bit(off, b, b);
+    return i | bit(off, 11, 20) | bit(off, 20, 31);
+}
+uint32_t cbtype(int64_t off) { // c.bnez s0, off
+    uint32_t i = 0xE001;
+    i |= bit(off, 1, 3) | bit(off, 2, 4) | bit(off, 5, 2) | bit(off, 6, 5) | bit(off, 7, 6);
+    return i | bit(off, 3, 10) | bit(off, 4, 11) | bit(off, 8, 12);
+}
+uint32_t cjtype(int64_t off, bool link) { // c.j / c.jal (RV32)
+    uint32_t i = link ? 0x2001 : 0xA001;
+    i |= bit(off, 5, 2) | bit(off, 1, 3) | bit(off, 2, 4) | bit(off, 3, 5) | bit(off, 7, 6) | bit(off, 6, 7);
+    return i | bit(off, 10, 8) | bit(off, 8, 9) | bit(off, 9, 10) | bit(off, 4, 11) | bit(off, 11, 12);
+}
+} // namespace
+
+bool code_from_pcinfo(const std::vector<PcInfo> &v, const rv::Options &o, uint64_t &base, std::vector<uint8_t> &bytes,
+                      std::string &err) {
+    if (v.empty()) return err = "empty PC-info", false;
+    uint64_t lo = ~0ull, hi = 0;
+    for (const PcInfo &p : v) lo = std::min(lo, p.addr), hi = std::max(hi, p.addr + p.size);
+    if (hi - lo > (64u << 20)) return err = "PC-info spans more than 64 MiB", false;
+    base = lo;
+    bytes.assign(hi - lo, 0);
+    std::vector<bool> used(hi - lo);
+    char where[64];
+    for (const PcInfo &p : v) {
+        snprintf(where, sizeof where, " at 0x%llX", (unsigned long long)p.addr);
+        const int64_t off = int64_t(p.dest - p.addr);
+        const uint8_t it = pcinfo_itype(p);
+        const bool c = p.size == 2;
+        uint32_t i;
+        switch (it) {
+        case NT_ITYPE_NONE: i = c ? kCNop : kNop; break;
+        case NT_ITYPE_BRANCH_TAKEN:
+        case NT_ITYPE_BRANCH_NOT_TAKEN: i = c ? cbtype(off) : btype(off); break;
+        case NT_ITYPE_DIRECT_JUMP_NOLINK: i = c ? cjtype(off, false) : jtype(off, 0); break;
+        case NT_ITYPE_DIRECT_CALL: i = c ? cjtype(off, true) : jtype(off, kRa); break;
+        case NT_ITYPE_INDIRECT_JUMP_NOLINK: i = c ? 0x8002 | kT1 << 7 : kOpJalr | kT1 << 15; break;
+        case NT_ITYPE_INDIRECT_CALL: i = c ? 0x9002 | kT1 << 7 : kOpJalr | kRa << 7 | kT1 << 15; break;
+        default: i = c ? 0x8002 | kRa << 7 : kOpJalr | kRa << 15; break; // return
+        }
+        // The instruction must classify as the line says (this also catches a DEST out
+        // of the instruction's reach: its offset would come out different).
+        const rv::Insn in = rv::classify(i, o);
+        const bool direct = it == NT_ITYPE_BRANCH_TAKEN || it == NT_ITYPE_BRANCH_NOT_TAKEN ||
+                            it == NT_ITYPE_DIRECT_JUMP_NOLINK || it == NT_ITYPE_DIRECT_CALL;
+        if (direct && !p.has_dest) return err = std::string("direct transfer without DEST") + where, false;
+        const rv::Kind want = it == NT_ITYPE_NONE                                              ? rv::Kind::Linear
+                              : it == NT_ITYPE_BRANCH_TAKEN || it == NT_ITYPE_BRANCH_NOT_TAKEN ? rv::Kind::Branch
+                              : direct                                                         ? rv::Kind::DirectJump
+                                                                                               : rv::Kind::Indirect;
+        const bool call = it == NT_ITYPE_DIRECT_CALL || it == NT_ITYPE_INDIRECT_CALL;
+        if (in.size != p.size || in.kind != want || (direct && in.offset != off) || in.pushes() != call ||
+            in.pops() != (it == NT_ITYPE_RETURN))
+            return err = std::string("no ") + p.type + char('0' + p.size) + " instruction can say this" + where,
+                   false;
+        const uint64_t at = p.addr - lo;
+        for (unsigned k = 0; k < p.size; k++) {
+            if (used[at + k]) return err = std::string("overlapping lines") + where, false;
+            used[at + k] = true;
+            bytes[at + k] = uint8_t(i >> 8 * k);
+        }
+    }
+    return true;
 }
 
 void PcInfoFeeder::feed(const PcInfo &next) {

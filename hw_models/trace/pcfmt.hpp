@@ -112,6 +112,15 @@ std::string format_pcinfo(const std::vector<PcInfo> &v);
 std::vector<PcInfo> pcinfo_from_pcs(const Image &img, const std::vector<uint64_t> &pcs);
 PcInfo pcinfo_one(const Image &img, uint64_t pc, bool have_next, uint64_t next);
 
+// Code that behaves as a per-address PC-info file says (the reference decoder's program
+// input, NexRv -deco -pcinfo): one instruction per line of the line's size and kind
+// (L: nop; BD: bne to DEST; JD/CD: jal x0/ra to DEST; JI/CI: jalr x0/ra through t1;
+// R: ret), each checked with rv::classify. Bytes from the lowest address on (gaps are
+// zero: no instruction); false with err when a line cannot be expressed (no DEST, DEST
+// out of reach, a 2-byte call on RV64, overlapping lines).
+bool code_from_pcinfo(const std::vector<PcInfo> &v, const rv::Options &o, uint64_t &base, std::vector<uint8_t> &bytes,
+                      std::string &err);
+
 // 4-bit itype of a PC-info line (branches 4/5).
 uint8_t pcinfo_itype(const PcInfo &p);
 

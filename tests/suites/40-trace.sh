@@ -103,6 +103,34 @@ $T ntrace decode --strict --bin $W/lin.bin --load 0x80000000 $W/lin.nex >/dev/nu
 check "refcode: --strict rejects an I-CNT above 22 bits (exit 1)" test "$rc" = 1
 check "refcode t1: its per-address PC-info file parses (CRLF)" bash -c "
   $T ntrace encode --compat refcode $R/test-PCINFO.txt -o $W/t1i.bin && test -s $W/t1i.bin"
+# Decoding as the reference's decoder does (NexRv -deco -pcinfo): its per-address PC-info
+# is the program (--pcinfo-image); its PC-only file (CRLF) is the expected output.
+xz -dc $R/test-PCONLY.txt.xz >$W/t1.pconly
+tr -d '\r' <$W/t1.pconly >$W/t1.pcs
+check "refcode t1: its test-NEX.bin decodes, its PC-info as the program, to its 164,959 PCs" bash -c "
+  $T ntrace decode --xlen 32 --pcinfo-image $R/test-PCINFO.txt --implicit-return $R/test-NEX.bin >$W/t1d.pcs &&
+  test \$(wc -l <$W/t1d.pcs) = 164959 && cmp -s $W/t1d.pcs $W/t1.pcs"
+while IFS='|' read -r set ours ref; do
+  for who in ours compat; do
+    if [ $who = ours ]; then opts=$ours; else opts="--compat refcode $ref"; fi
+    dflags=""; case "$opts" in *implicit-return*|*"--cs 8"*) dflags=--implicit-return;; esac
+    check "refcode t1: $set ($who) round trip: PC-sequence -> bytes -> its PCs" bash -c "
+      $T ntrace encode $opts $W/t1.pcseq -o $W/t1r.bin &&
+      $T ntrace decode --xlen 32 --pcinfo-image $R/test-PCINFO.txt $dflags $W/t1r.bin | cmp -s - $W/t1.pcs"
+  done
+done <tests/trace/refcode_sets.txt
+check "refcode t1: its PC-only file (CRLF), classified by its PC-info, gives test-NEX.bin with --compat refcode" bash -c "
+  $T ntrace encode --pc --xlen 32 --pcinfo-image $R/test-PCINFO.txt --compat refcode --cs 8 --rpt 2 $W/t1.pconly \
+    -o $W/t1p.bin && cmp $W/t1p.bin $R/test-NEX.bin"
+check "refcode t1: ntrace dump of test-NEX.bin has its test-DUMP.txt's bytes and fields (CRLF)" bash -c "
+  xz -dc $R/test-DUMP.txt.xz >$W/t1.dump && grep -q \$'\r\$' $W/t1.dump &&
+  $T ntrace dump $R/test-NEX.bin >$W/t1our.dump &&
+  python3 tests/trace/dump_fields.py $W/t1.dump >$W/t1.dumpn && test \$(wc -l <$W/t1.dumpn) = 2604 &&
+  python3 tests/trace/dump_fields.py $W/t1our.dump | cmp -s - $W/t1.dumpn"
+printf '0x100,L4\r\n0x104,JD4\r\n' >$W/nodest.pci
+$T ntrace decode --pcinfo-image $W/nodest.pci $R/test-NEX.bin >/dev/null 2>$W/nodest.err; rc=$?
+check "ntrace decode --pcinfo-image: a direct jump without DEST is an input error (exit 3)" bash -c "
+  test $rc = 3 && grep -q 'without DEST at 0x104' $W/nodest.err"
 $T ntrace encode --compat refcode --cs 33 $W/t1.pcseq -o $W/t1x.bin >/dev/null 2>&1; rc=$?
 check "refcode: a call stack deeper than the reference's 32 is a usage error (exit 2)" test "$rc" = 2
 
