@@ -4,6 +4,7 @@
 // pieces the stream arrives in, and the same decoded PCs.
 #include <doctest/doctest.h>
 
+#include <cstring>
 #include <random>
 
 #include "ntrace_dec.hpp"
@@ -205,4 +206,62 @@ TEST_CASE("pcfmt: LineReader::next_pcinfo reads every line as next() + parse_pci
         CAPTURE(text);
         CHECK(run(true) == run(false));
     }
+}
+
+TEST_CASE("pcfmt: code_from_pcinfo expresses every line it can, and says which it cannot") {
+    struct Case {
+        const char *type;
+        unsigned size;
+        int64_t reach; // largest even |DEST - ADDR| the instruction reaches (0: no DEST)
+    } cases[] = {{"L", 4, 0},  {"L", 2, 0},    {"BD", 4, 4094}, {"BN", 4, 4094}, {"BD", 2, 254},
+                 {"JD", 4, (1 << 20) - 2}, {"CD", 4, (1 << 20) - 2}, {"JD", 2, 2046}, {"CD", 2, 2046},
+                 {"JI", 4, 0}, {"CI", 4, 0},   {"R", 4, 0},     {"JI", 2, 0},     {"CI", 2, 0}, {"R", 2, 0}};
+    for (unsigned xlen : {32u, 64u}) {
+        rv::Options o;
+        o.xlen = xlen;
+        for (const Case &c : cases) {
+            const bool c_jal = !strcmp(c.type, "CD") && c.size == 2; // RV32 only
+            std::vector<int64_t> offs = {0};
+            if (c.reach) offs = {2, -2, c.reach, -c.reach - 2, c.reach + 2, -c.reach - 4};
+            for (int64_t off : offs) {
+                trace::PcInfo p;
+                p.addr = 0x80100000;
+                p.size = uint8_t(c.size);
+                strcpy(p.type, c.type);
+                p.has_dest = c.reach != 0;
+                p.dest = p.addr + uint64_t(off);
+                uint64_t base;
+                std::vector<uint8_t> bytes;
+                std::string err;
+                const bool ok = trace::code_from_pcinfo({p}, o, base, bytes, err);
+                const bool in_reach = !c.reach || (off <= c.reach && off >= -c.reach - 2);
+                CAPTURE(xlen);
+                CAPTURE(c.type);
+                CAPTURE(c.size);
+                CAPTURE(off);
+                CHECK(ok == (in_reach && !(c_jal && xlen == 64)));
+                if (!ok) continue;
+                CHECK(base == p.addr);
+                REQUIRE(bytes.size() == c.size);
+                uint32_t bits = 0;
+                memcpy(&bits, bytes.data(), c.size);
+                const rv::Insn in = rv::classify(bits, o);
+                CHECK(in.size == c.size);
+                if (c.reach) CHECK(in.offset == off);
+            }
+        }
+    }
+    // A direct transfer needs its DEST; lines must not overlap.
+    trace::PcInfo j;
+    j.addr = 0x100, j.size = 4;
+    strcpy(j.type, "JD");
+    uint64_t base;
+    std::vector<uint8_t> bytes;
+    std::string err;
+    CHECK_FALSE(trace::code_from_pcinfo({j}, rv::Options{}, base, bytes, err));
+    CHECK(err.find("without DEST") != std::string::npos);
+    trace::PcInfo a, b;
+    a.addr = 0x100, b.addr = 0x102, a.size = b.size = 4;
+    CHECK_FALSE(trace::code_from_pcinfo({a, b}, rv::Options{}, base, bytes, err));
+    CHECK(err.find("overlapping") != std::string::npos);
 }
