@@ -52,15 +52,7 @@ std::vector<uint8_t> encoded(unsigned mode, uint64_t n, trace::Program &prog) {
     c.trTeControl = te_put(0, NT_TE(trTeControl, InstMode), mode);
     c.trTeInstFeatures = te_put(0, NT_TE(trTeInstFeatures, EnRepeatedHistory), 1);
     Encoder e(c);
-    prog.run(n, [&](const trace::GenEvent &ev) {
-        switch (ev.kind) {
-        case trace::GenEvent::Start: e.start(ev.addr); break;
-        case trace::GenEvent::Stop: e.stop(ev.addr); break;
-        case trace::GenEvent::Trap: e.trap(ev.addr, ev.target, ev.interrupt); break;
-        case trace::GenEvent::Context: break;
-        case trace::GenEvent::Retire: e.retire(ev.addr, ev.size, ev.itype); break;
-        }
-    });
+    prog.run(n, [&](const trace::GenEvent &ev) { trace::to_encoder(ev, e); });
     return e.out();
 }
 } // namespace
