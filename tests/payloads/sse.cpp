@@ -286,8 +286,23 @@ void test_ids() {
     // Standard events QEMU virt cannot back.
     const unsigned long unbacked[] = {LOCAL_HIGH_PRIO_RAS, LOCAL_DOUBLE_TRAP, GLOBAL_HIGH_PRIO_RAS,
                                       LOCAL_LOW_PRIO_RAS, GLOBAL_LOW_PRIO_RAS};
-    for (unsigned long id : unbacked)
+    for (unsigned long id : unbacked) {
+        // A RAS event may have a source QEMU virt lacks (firmware-first
+        // error handling): a firmware that offers one is conformant, so a
+        // conformance run reports it and cleans up. Double trap and PMU
+        // overflow need a hart extension QEMU 7.2 lacks: NOT_SUPPORTED.
+        unsigned long v = 0;
+        if (conformance_mode() && id != LOCAL_DOUBLE_TRAP &&
+            read_attrs(id, STATUS, 1, &v).error == SUCCESS) {
+            clause("sse/event_id/ras_offered");
+            char name[48];
+            snprintf(name, sizeof name, "not_supported/0x%lx/offered", id);
+            info(name, "event offered by the firmware (STATUS 0x%lx)", v);
+            call(UNREGISTER, id);
+            continue;
+        }
         expect_every_fid(id, ERR_NOT_SUPPORTED, "not_supported");
+    }
     if (!pmu_event_backed) expect_every_fid(LOCAL_PMU_OVERFLOW, ERR_NOT_SUPPORTED, "no_sscofpmf");
 }
 
@@ -545,7 +560,9 @@ void test_delivery(unsigned long id) {
     clause("sse/enable/pending_delivered");
     // Disabled: pending until enabled, then runs inside the enable call.
     call(DISABLE, id);
-    expect_err(call(INJECT, id, me), SUCCESS, "%s/deliver/inject_registered", n);
+    clause("sse/inject/error_codes");
+    expect_err_or(call(INJECT, id, me), SUCCESS, ERR_FAILED, "%s/deliver/inject_registered", n);
+    clause("sse/enable/pending_delivered");
     expect_eq(c.count, 2, "%s/deliver/registered_not_run", n);
     expect_eq(inj(attr(id, STATUS)), ST_REGISTERED | kPending | kInjectable,
               "%s/deliver/registered_pending", n);
@@ -560,14 +577,18 @@ void test_delivery(unsigned long id) {
     expect_err(call(INJECT, id, me), SUCCESS, "%s/oneshot/inject", n);
     expect_eq(c.count, 4, "%s/oneshot/ran", n);
     expect_eq(state(id), ST_REGISTERED, "%s/oneshot/registered_after", n);
-    expect_err(call(INJECT, id, me), SUCCESS, "%s/oneshot/inject_again", n);
+    clause("sse/inject/error_codes");
+    expect_err_or(call(INJECT, id, me), SUCCESS, ERR_FAILED, "%s/oneshot/inject_again", n);
+    clause("sse/complete/oneshot");
     expect_eq(c.count, 4, "%s/oneshot/not_run_again", n);
     set_attr(id, CONFIG, 0);
     call(UNREGISTER, id);
     clause("sse/inject/unused_ignored");
     // Unregistering dropped the pending injection; an UNUSED event ignores one.
     expect_eq(inj(attr(id, STATUS)), ST_UNUSED | kInjectable, "%s/unused/not_pending", n);
-    expect_err(call(INJECT, id, me), SUCCESS, "%s/unused/inject", n);
+    clause("sse/inject/error_codes");
+    expect_err_or(call(INJECT, id, me), SUCCESS, ERR_FAILED, "%s/unused/inject", n);
+    clause("sse/inject/unused_ignored");
     expect_eq(inj(attr(id, STATUS)), ST_UNUSED | kInjectable, "%s/unused/ignored", n);
     if (!is_global(id)) {
         clause("sse/inject/INVALID_PARAM");
@@ -738,6 +759,8 @@ void test_harts() {
     set_attr(GLOBAL_SOFTWARE, PREFERRED_HART, hartid());
     call(INJECT, GLOBAL_SOFTWARE, sec);
     expect_eq(g.count, 1, "harts/global_disabled_pending");
+    // It runs once enabled only if the injection stayed pending (tsbi).
+    clause("sse/enable/pending_delivered");
     run_on(sec, [](void *) { job_result = call(ENABLE, GLOBAL_SOFTWARE).error; }, nullptr);
     expect_eq(job_result, SUCCESS, "harts/global_enable_from_other_hart");
     expect_true(wait_until([&] { return g.count == 2; }, 1000000), "harts/global_ran_here");
