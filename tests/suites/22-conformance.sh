@@ -9,7 +9,7 @@
 # a machine reset under a payload are recorded against the clause that was
 # running, the payload is rerun without it, and the next payload still runs.
 . "$(dirname "$0")/../lib.sh"
-build firmware payloads
+build firmware payloads pmu-payloads
 OUT=build/conformance/suite
 rm -rf "$OUT"
 
