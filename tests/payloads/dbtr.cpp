@@ -483,6 +483,18 @@ void update_errors() {
         e[0] = {{idx, mc(TYPE_MCONTROL, STORE), target_addr(target_a), 0}};
         dbtr(F::update_triggers, 1);
     }
+    // tdata3 (textra sselect = 1) the hart may not keep: NOT_SUPPORTED with
+    // the previous configuration kept, or (a hart that keeps it) updated.
+    clause("dbtr/update_triggers/NOT_SUPPORTED");
+    e[0] = {{idx, mc(TYPE_MCONTROL, LOAD | S), target_addr(target_b), 1}};
+    SbiRet r3 = dbtr(F::update_triggers, 1);
+    if (r3.error == SUCCESS) {
+        expect_eq(read1(idx).w[3], 1, "update/tdata3/read_back");
+    } else {
+        expect_ret_or(r3, ERR_NOT_SUPPORTED, 0, ERR_FAILED, kNoAlt, "update/tdata3/not_supported");
+        clause("dbtr/update_triggers/all_or_nothing");
+        expect_eq(read1(idx).w[1], mc(TYPE_MCONTROL, STORE), "update/tdata3/unchanged");
+    }
     dbtr(F::uninstall_triggers, idx, 1);
     uninstall_all();
     expect_alive("update_errors");
