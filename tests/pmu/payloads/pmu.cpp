@@ -23,7 +23,15 @@ alignas(16) volatile uint32_t entries[4 * 64];
 constexpr unsigned kH = 3, kH2 = 4; // QEMU's DT maps the TLB events on 3..18
 constexpr unsigned long kLcofip = 1ul << csr::irq::LCOFI;
 
-void release(unsigned long idx) { stop(idx, 1, STOP_RESET); }
+// Releases a counter. Whether STOP_RESET of a stopped counter (which
+// answers ALREADY_STOPPED) still removes the mapping is the firmware's
+// choice (tsbi: it does); a conformance run starts such a counter first so
+// the reset takes effect either way.
+void release(unsigned long idx) {
+    if (stop(idx, 1, STOP_RESET).error == ERR_ALREADY_STOPPED && conformance_mode() &&
+        start(idx, 1).error == SUCCESS)
+        stop(idx, 1, STOP_RESET);
+}
 void release_all() {
     for (unsigned i = 0; i < C.n; i++)
         if (((C.hw | C.fw) >> i) & 1) release(i);
@@ -213,7 +221,9 @@ void start_stop() {
     clause("pmu/counter_start/ALREADY_STARTED");
     expect_err(start(kH, 1), ERR_ALREADY_STARTED, "start/twice");
     clause("pmu/counter_stop/INVALID_PARAM");
-    expect_err(stop(kH, 1, 1ul << 2), ERR_INVALID_PARAM, "stop/reserved_flag_bit2");
+    r = stop(kH, 1, 1ul << 2);
+    expect_err(r, ERR_INVALID_PARAM, "stop/reserved_flag_bit2");
+    if (conformance_mode() && r.error == SUCCESS) start(kH, 1);
     expect_err(stop(0, 0), ERR_INVALID_PARAM, "stop/mask_zero");
     clause("pmu/counter_stop/stops");
     expect_err(stop(kH, 1), SUCCESS, "stop/ok");
