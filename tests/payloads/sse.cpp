@@ -978,8 +978,14 @@ void on_remote(HCtx *c) {
     remote_handler_sepc = c->sepc;
     overflow_flag = kFlagValue;
 }
+// Set by the boot hart just before it enters the pattern loop: the
+// injection must come while the loop runs, not before it (a loaded host can
+// stall a hart's thread for milliseconds), so the injecting hart waits for
+// it and then long enough for the few instructions up to the loop.
+volatile bool remote_ready;
 void job_inject_boot(void *) {
-    delay_us(2000);
+    wait_until([] { return remote_ready; }, 1000000);
+    delay_us(20000);
     call(INJECT, LOCAL_SOFTWARE, platform().boot_hartid);
 }
 void test_remote_exact() {
@@ -990,7 +996,9 @@ void test_remote_exact() {
     call(HART_UNMASK);
     PatternRun run;
     run.prepare();
+    remote_ready = false;
     post_job(last_secondary(), job_inject_boot, nullptr);
+    remote_ready = true;
     run.run_and_check(c, remote_handler_sepc, "remote_exact");
     wait_job(last_secondary());
     call(HART_MASK);
