@@ -45,11 +45,11 @@ payloads: $(PL_ELFS)
 # make conformance-peers: ours, OpenSBI 1.1 and 1.6, and the side-by-side
 # table build/conformance/peers.md (README "SBI conformance").
 .PHONY: conformance conformance-peers
-conformance: firmware payloads
+conformance: firmware payloads pmu-payloads
 	@test -n "$(FW)" || { echo "usage: make conformance FW=<image>|ours|opensbi-1.1|opensbi-1.6 [QEMU=..] [SMP=..] [CPU=..] [STRICT_TSBI=1]" >&2; exit 2; }
 	$(PL_DIR)/conformance.py --fw $(FW) $(if $(QEMU),--qemu $(QEMU)) $(if $(SMP),--smp $(SMP)) \
 	  $(if $(CPU),--cpu $(CPU)) $(if $(STRICT_TSBI),--strict-tsbi) $(if $(NAME),--name $(NAME))
-conformance-peers: firmware payloads
+conformance-peers: firmware payloads pmu-payloads
 	for fw in ours opensbi-1.1 opensbi-1.6; do \
 	  $(PL_DIR)/conformance.py --fw $$fw $(if $(QEMU),--qemu $(QEMU)) || exit 1; done
 	$(PL_DIR)/conformance.py --compare $(BUILD)/conformance/ours $(BUILD)/conformance/opensbi-1.1 \

@@ -49,7 +49,10 @@ NO_CLAUSE = "(no clause)"
 # Extra runs that reach error cases the default machine cannot: RFENCE's
 # hfence functions answer NOT_SUPPORTED on harts without H. (tag suffix,
 # -cpu properties, payloads); skipped when --cpu is given.
-VARIANTS = [("noh", "h=false", ["rfence"])]
+# The PMU payload once more with Sscofpmf (overflow, the snapshot's
+# overflow bitmap).
+VARIANTS = [("noh", "h=false", ["rfence"]),
+            ("sscofpmf", "sscofpmf=true", [os.path.join(ROOT, "build", "pmu", "pmu.elf")])]
 # Error-table rows no payload can provoke on purpose: an unspecified failure.
 UNPROVOKABLE = {"SBI_ERR_FAILED"}
 STATUSES = ("pass", "fail", "na", "info")
@@ -91,12 +94,19 @@ def error_row_of(clause):
     return (clause["file"], clause["section"], m.group(1)) if m else None
 
 
+# The PMU extension's payloads live with the PMU code (tests/pmu/payloads,
+# built by `make pmu-payloads` into build/pmu); pmu_bench only measures.
+PMU_PAYLOADS = ("pmu", "pmu_smp")
+
+
 def default_payloads():
-    """Every payload the source tree has (tests/payloads/<name>.cpp), not
-    whatever else lies in build/payloads."""
+    """Every payload the source tree has (tests/payloads/<name>.cpp, and
+    the PMU payloads as build/pmu/<name>.elf), not whatever else lies in
+    build/payloads."""
     d = os.path.join(ROOT, "tests", "payloads")
     names = sorted(os.path.splitext(n)[0] for n in os.listdir(d) if n.endswith(".cpp"))
-    return [n for n in names if n not in EXCLUDE]
+    return [n for n in names if n not in EXCLUDE] + [
+        os.path.join(ROOT, "build", "pmu", n + ".elf") for n in PMU_PAYLOADS]
 
 
 def resolve_fw(fw):

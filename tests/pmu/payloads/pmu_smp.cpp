@@ -47,6 +47,7 @@ void release_job(void *) { release_all(); }
 void per_hart_state() {
     const Platform &p = platform();
     on_all(release_job, nullptr);
+    clause("pmu/per_hart/state");
     expect_ret(match(kH, 1, CFG_AUTO_START, kDtlbRdMiss), SUCCESS, kH, "per_hart/boot_configures");
     for (unsigned i = 0; i < p.nharts; i++) {
         unsigned long h = p.hartids[i];
@@ -90,6 +91,10 @@ void sent_received(const char *name, unsigned sent, unsigned received, void (*se
     unsigned long sv = fw_read(s).value;
     stop(s, 1, STOP_RESET);
     on_all(recv_read, &r);
+    // "Sent IPI to other HART", "Sent FENCE.I request to other HART": whether
+    // a self-IPI counts and whether a fence counts once per target hart or
+    // once per request is a reading (tsbi: once per target, self included).
+    clause("pmu/firmware_events/remote_counts");
     expect_eq(sv, p.nharts, "%s/sent_once_per_target", name);
     unsigned wrong = 0;
     for (unsigned i = 0; i < p.nharts; i++)
@@ -139,6 +144,7 @@ void concurrent() {
     PerHart r{};
     on_all(hammer, &r);
     for (unsigned i = 0; i < p.nharts; i++) {
+        clause("pmu/harts/concurrent");
         expect_eq(r.w[i], 1, "concurrent/hart%lu/finished", p.hartids[i]);
         expect_eq(r.v[i], 0, "concurrent/hart%lu/no_errors", p.hartids[i]);
     }
@@ -169,6 +175,7 @@ void hsm_stop_releases() {
     // not run for a while (OpenSBI 1.1 missed 2 s there); a hang still fails.
     bool stopped = wait_until(
         [&] { return sbi_hart_get_status(h).value == hsm_state::stopped; }, 5 * kWait);
+    clause("pmu/hsm/reset");
     if (!expect_true(stopped, "hsm_stop/hart%lu/stopped", h)) return;
     reset_checkin(h);
     expect_err(sbi_hart_start(h, secondary_entry(), secondary_opaque(h)), SUCCESS,
@@ -227,6 +234,7 @@ void suspend_keeps(bool non_retentive) {
     post_job(h, suspend_job, &s);
     bool suspended = wait_until(
         [&] { return sbi_hart_get_status(h).value == hsm_state::suspended; }, kWait);
+    clause("pmu/hsm/suspend_keeps");
     expect_true(suspended, "%s/hart%lu/suspended", name, h);
     sbi_send_ipi(1, h);
     if (!expect_true(wait_job(h, kWait), "%s/hart%lu/woke", name, h)) return;
