@@ -45,7 +45,23 @@ TrapFrame &current_frame() {
                                           FRAME_SIZE);
 }
 
+// Ssdbltrp (privileged spec, "Double Trap"): a trap into S-mode that finds
+// sstatus.SDT set is a double trap, taken in M-mode. It becomes S-mode's SSE
+// LOCAL_DOUBLE_TRAP event; without a handler ready for it the trapped
+// software cannot continue, and the firmware stops with a message.
+void take_double_trap(TrapFrame &f, unsigned long cause) {
+    if (sbi::sse_double_trap(f)) return;
+    printf("tsbi: hart %lu: double trap in S-mode (cause %lu at 0x%lx) and no SSE double-trap "
+           "handler ready\n",
+           current_hartid(), cause, f.mepc);
+    fatal("unrecoverable S-mode double trap");
+}
+
 void redirect_to_smode(TrapFrame &f, unsigned long cause, unsigned long tval) {
+    // A trap the firmware hands to S-mode behaves as one the hart delivers:
+    // with menvcfg.DTE it sets SDT, or is a double trap if SDT is set.
+    const bool dte = sbi::fwft_double_trap_enabled();
+    if (dte && (f.mstatus & mstatus_bits::SDT)) return take_double_trap(f, cause);
     unsigned prev = trap_priv(f);
     bool virt = trap_virt(f);
     unsigned record_from = prev | (virt ? 4 : 0);
@@ -83,6 +99,7 @@ void redirect_to_smode(TrapFrame &f, unsigned long cause, unsigned long tval) {
     else
         ms &= ~mstatus_bits::SPIE;
     ms &= ~(mstatus_bits::SIE | mstatus_bits::MPP);
+    if (dte) ms |= mstatus_bits::SDT;
     ms |= static_cast<unsigned long>(PRV_S) << mstatus_bits::MPP_SHIFT;
     f.mstatus = ms;
     // Exceptions always enter at the stvec base, whatever its MODE.
@@ -138,6 +155,7 @@ extern "C" void trap_handler(TrapFrame *f) {
         hooks::pmu_fw_event(FwEvent::access_store);
         redirect_to_smode(*f, cause, tval);
         break;
+    case csr::cause::double_trap: take_double_trap(*f, cause); break;
     default: redirect_to_smode(*f, cause, tval); break;
     }
 }

@@ -29,7 +29,7 @@ constexpr unsigned long LOCK = 1;
 
 // menvcfg fields: LPE (Zicfilp), SSE (Zicfiss), PMM (Ssnpm), DTE
 // (Ssdbltrp), ADUE (Svadu).
-constexpr uint64_t LPE = 1ull << 2, SSE = 1ull << 3, DTE = 1ull << 59, ADUE = 1ull << 61;
+constexpr uint64_t LPE = 1ull << 2, SSE = 1ull << 3, DTE = csr::menvcfg_bits::DTE, ADUE = 1ull << 61;
 constexpr unsigned kPmmShift = 32;
 constexpr uint64_t PMM = 3ull << kPmmShift;
 // PMM encodings (Ssnpm): 2 = PMLEN 7, 3 = PMLEN 16.
@@ -161,6 +161,9 @@ SbiRet handle(unsigned long a0, unsigned long a1, unsigned long a2, unsigned lon
     }
 }
 } // namespace
+
+bool fwft_double_trap_backed() { return supported(probe(), DOUBLE_TRAP); }
+bool fwft_double_trap_enabled() { return fwft_double_trap_backed() && (env_read() & DTE) != 0; }
 
 void fwft_hart_reset() {
     // "Upon hart reset, local feature values are not retained and reset to

@@ -25,6 +25,10 @@ void system_reset_and_wait(uint32_t type, uint32_t reason);
 // FWFT: this hart's features back to their reset values, unlocked (a hart
 // that starts is reset, ext-firmware-features.adoc).
 void fwft_hart_reset();
+// FWFT DOUBLE_TRAP: whether this hart has Ssdbltrp (menvcfg.DTE), and whether
+// S-mode has turned it on.
+bool fwft_double_trap_backed();
+bool fwft_double_trap_enabled();
 // DBTR: this hart's triggers uninstalled and its shared memory disabled (a
 // hart that starts begins without S-mode triggers).
 void dbtr_hart_reset();
@@ -43,6 +47,10 @@ bool sse_take_lcofi();
 // SSE: on the way out of an M-mode interrupt, delivers a ready event into
 // the interrupted context.
 void sse_trap_exit(fw::TrapFrame &f);
+// SSE: S-mode took a trap with SDT set (Ssdbltrp): delivers LOCAL_DOUBLE_TRAP
+// into the trapped context; false when S-mode has no enabled handler ready to
+// take it, and the trap cannot be served.
+bool sse_double_trap(fw::TrapFrame &f);
 // SSE: this hart's events back to their reset state (HSM start).
 void sse_hart_reset();
 // Remote fence with the range checks of ext-rfence.adoc.

@@ -26,9 +26,9 @@ namespace {
 using namespace sse;
 using namespace csr;
 
-// mstatus fields only SSE needs: SPELP (Zicfilp), SDT (Ssdbltrp); MPELP in
-// mstatus on RV64, in mstatush on RV32 (privileged spec, "mstatus").
-constexpr unsigned long SPELP = 1ul << 23, SDT = 1ul << 24;
+// mstatus fields only SSE needs: SPELP (Zicfilp); MPELP in mstatus on RV64,
+// in mstatush on RV32 (privileged spec, "mstatus").
+constexpr unsigned long SPELP = 1ul << 23, SDT = mstatus_bits::SDT;
 constexpr unsigned kMstatush = 0x310;
 #if __riscv_xlen == 64
 constexpr unsigned long MPELP = 1ul << 41;
@@ -69,6 +69,7 @@ struct GlobalGuard {
 
 HartSse &self() { return sse_harts[fw::current_hartid()]; }
 bool pmu_overflow_backed() { return fw::hart_has(fw::current_hartid(), fw::EXT_SSCOFPMF); }
+bool double_trap_backed() { return fwft_double_trap_backed(); }
 
 // PREFERRED_HART of a global event: its reset value is the lowest hart ID
 // S-mode can use (README "SSE").
@@ -278,7 +279,7 @@ struct Target {
     Event *e;
 };
 Target resolve(uint32_t id) {
-    Lookup l = lookup(id, pmu_overflow_backed());
+    Lookup l = lookup(id, pmu_overflow_backed(), double_trap_backed());
     if (l.err != Error::Success) return {l.err, 0, nullptr};
     return {Error::Success, l.idx, &event_of(l.idx, self())};
 }
@@ -440,6 +441,21 @@ bool sse_take_lcofi() {
     // comes meanwhile; clearing LCOFIP ends this one.
     csr_clear(mip, kLcofiBit);
     signal(h.local[EV_PMU_OVERFLOW]);
+    return true;
+}
+
+bool sse_double_trap(fw::TrapFrame &f) {
+    // The trapped instruction cannot run again until S-mode has handled the
+    // event, so it must be deliverable now: ENABLED on this hart, events
+    // unmasked, nothing of higher priority running.
+    HartSse &h = self();
+    Event &e = h.local[EV_DOUBLE_TRAP];
+    if (e.state != ENABLED || !h.unmasked) return false;
+    signal(e);
+    Ctx c{f.mepc, f.mstatus, f.x[16], f.x[17]};
+    if (!deliver(c)) return false;
+    f.mepc = c.pc;
+    f.mstatus = c.mstatus;
     return true;
 }
 

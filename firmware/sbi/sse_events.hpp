@@ -67,9 +67,16 @@ enum State : uint8_t { UNUSED = 0, REGISTERED = 1, ENABLED = 2, RUNNING = 3 };
 
 // The events this firmware implements (README "SSE"), by index; local ones
 // first. Each local event exists once per hart, each global one once.
-enum EventIdx : unsigned { EV_PMU_OVERFLOW, EV_LOCAL_SOFTWARE, EV_GLOBAL_SOFTWARE, kNumEvents };
-constexpr unsigned kNumLocal = 2;
-constexpr uint32_t kEventIds[kNumEvents] = {LOCAL_PMU_OVERFLOW, LOCAL_SOFTWARE, GLOBAL_SOFTWARE};
+enum EventIdx : unsigned {
+    EV_PMU_OVERFLOW,
+    EV_LOCAL_SOFTWARE,
+    EV_DOUBLE_TRAP,
+    EV_GLOBAL_SOFTWARE,
+    kNumEvents
+};
+constexpr unsigned kNumLocal = 3;
+constexpr uint32_t kEventIds[kNumEvents] = {LOCAL_PMU_OVERFLOW, LOCAL_SOFTWARE, LOCAL_DOUBLE_TRAP,
+                                            GLOBAL_SOFTWARE};
 
 constexpr bool is_global(uint32_t id) { return (id & kGlobalBit) != 0; }
 
@@ -80,15 +87,16 @@ struct Lookup {
     Error err;
     unsigned idx;
 };
-constexpr Lookup lookup(uint32_t id, bool pmu_overflow_backed) {
+// PMU overflow needs Sscofpmf, double trap Ssdbltrp (menvcfg.DTE).
+constexpr Lookup lookup(uint32_t id, bool pmu_overflow_backed, bool double_trap_backed) {
     for (unsigned i = 0; i < kNumEvents; i++)
         if (kEventIds[i] == id) {
             if (i == EV_PMU_OVERFLOW && !pmu_overflow_backed) return {Error::NotSupported, 0};
+            if (i == EV_DOUBLE_TRAP && !double_trap_backed) return {Error::NotSupported, 0};
             return {Error::Success, i};
         }
     switch (id) {
     case LOCAL_HIGH_PRIO_RAS:
-    case LOCAL_DOUBLE_TRAP:
     case GLOBAL_HIGH_PRIO_RAS:
     case LOCAL_LOW_PRIO_RAS:
     case GLOBAL_LOW_PRIO_RAS: return {Error::NotSupported, 0};

@@ -15,17 +15,19 @@ bool valid_hart(unsigned long h) { return h < 4; }
 } // namespace
 
 TEST_CASE("sse lookup: our events, unbacked standard events, reserved and platform IDs") {
-    CHECK(lookup(LOCAL_SOFTWARE, true).err == Error::Success);
-    CHECK(lookup(LOCAL_SOFTWARE, true).idx == EV_LOCAL_SOFTWARE);
-    CHECK(lookup(GLOBAL_SOFTWARE, false).idx == EV_GLOBAL_SOFTWARE);
-    CHECK(lookup(LOCAL_PMU_OVERFLOW, true).idx == EV_PMU_OVERFLOW);
-    CHECK(lookup(LOCAL_PMU_OVERFLOW, false).err == Error::NotSupported);
-    for (uint32_t id : {LOCAL_HIGH_PRIO_RAS, LOCAL_DOUBLE_TRAP, GLOBAL_HIGH_PRIO_RAS,
-                        LOCAL_LOW_PRIO_RAS, GLOBAL_LOW_PRIO_RAS})
-        CHECK(lookup(id, true).err == Error::NotSupported);
+    CHECK(lookup(LOCAL_SOFTWARE, true, true).err == Error::Success);
+    CHECK(lookup(LOCAL_SOFTWARE, true, true).idx == EV_LOCAL_SOFTWARE);
+    CHECK(lookup(GLOBAL_SOFTWARE, false, false).idx == EV_GLOBAL_SOFTWARE);
+    CHECK(lookup(LOCAL_PMU_OVERFLOW, true, false).idx == EV_PMU_OVERFLOW);
+    CHECK(lookup(LOCAL_PMU_OVERFLOW, false, true).err == Error::NotSupported);
+    CHECK(lookup(LOCAL_DOUBLE_TRAP, false, true).idx == EV_DOUBLE_TRAP);
+    CHECK(lookup(LOCAL_DOUBLE_TRAP, true, false).err == Error::NotSupported);
+    for (uint32_t id : {LOCAL_HIGH_PRIO_RAS, GLOBAL_HIGH_PRIO_RAS, LOCAL_LOW_PRIO_RAS,
+                        GLOBAL_LOW_PRIO_RAS})
+        CHECK(lookup(id, true, true).err == Error::NotSupported);
     for (uint32_t id : {0x2u, 0x4000u, 0x8001u, 0xc000u, 0x10001u, 0x20000u, 0xffff0001u,
                         0xffff4000u, 0xffffc000u, 0xffffffffu})
-        CHECK(lookup(id, true).err == Error::InvalidParam);
+        CHECK(lookup(id, true, true).err == Error::InvalidParam);
     CHECK(is_global(GLOBAL_SOFTWARE));
     CHECK_FALSE(is_global(LOCAL_PMU_OVERFLOW));
 }

@@ -75,7 +75,7 @@ struct HCtx {
 };
 static_assert(__builtin_offsetof(HCtx, stack_top) == 256);
 
-constexpr unsigned kEvents = 3; // LOCAL_SOFTWARE, GLOBAL_SOFTWARE, LOCAL_PMU_OVERFLOW
+constexpr unsigned kEvents = 4; // LOCAL_SOFTWARE, GLOBAL_SOFTWARE, LOCAL_PMU_OVERFLOW, LOCAL_DOUBLE_TRAP
 constexpr unsigned kStack = 2048;
 HCtx ctxs[kMaxHarts][kEvents];
 alignas(16) char stacks[kMaxHarts][kEvents][kStack];
@@ -95,7 +95,7 @@ void log_add(unsigned long v) {
 constexpr unsigned long kEnd = 1ul << 40; // log entry: event ID | kEnd when it ends
 
 unsigned ev_slot(unsigned long id) {
-    return id == LOCAL_SOFTWARE ? 0 : id == GLOBAL_SOFTWARE ? 1 : 2;
+    return id == LOCAL_SOFTWARE ? 0 : id == GLOBAL_SOFTWARE ? 1 : id == LOCAL_PMU_OVERFLOW ? 2 : 3;
 }
 HCtx &ctx_for(unsigned long hart, unsigned long id) {
     return ctxs[hart_index(hart)][ev_slot(id)];
@@ -219,9 +219,15 @@ void teardown(unsigned long id) {
 }
 
 bool pmu_event_backed;
-const unsigned long kOurEvents[] = {LOCAL_SOFTWARE, GLOBAL_SOFTWARE, LOCAL_PMU_OVERFLOW};
+// Ssdbltrp: FWFT offers DOUBLE_TRAP (project QEMU 10 with ssdbltrp=true).
+bool double_trap_backed;
+const unsigned long kOurEvents[] = {LOCAL_SOFTWARE, GLOBAL_SOFTWARE, LOCAL_PMU_OVERFLOW,
+                                    LOCAL_DOUBLE_TRAP};
 const char *name_of(unsigned long id) {
-    return id == LOCAL_SOFTWARE ? "local_sw" : id == GLOBAL_SOFTWARE ? "global_sw" : "pmu_ovf";
+    return id == LOCAL_SOFTWARE    ? "local_sw"
+           : id == GLOBAL_SOFTWARE ? "global_sw"
+           : id == LOCAL_DOUBLE_TRAP ? "double_trap"
+                                   : "pmu_ovf";
 }
 
 // --- discovery, mask, IDs ------------------------------------------------------------------
@@ -296,6 +302,7 @@ void test_ids() {
         // conformance run reports it and cleans up. Double trap and PMU
         // overflow need a hart extension QEMU 7.2 lacks: NOT_SUPPORTED.
         unsigned long v = 0;
+        if (id == LOCAL_DOUBLE_TRAP && double_trap_backed) continue;
         if (conformance_mode() && id != LOCAL_DOUBLE_TRAP &&
             read_attrs(id, STATUS, 1, &v).error == SUCCESS) {
             clause("sse/event_id/ras_offered");
@@ -1040,6 +1047,53 @@ void test_pmu_overflow() {
     csr_clear(csr::sip, 1ul << 13);
 }
 
+// A real double trap (Ssdbltrp): with FWFT DOUBLE_TRAP on and sstatus.SDT
+// set, a breakpoint (delegated to S-mode) is a double trap, which the
+// firmware delivers as LOCAL_DOUBLE_TRAP with the trapped instruction as the
+// interrupted pc; the handler steps over it and completion resumes there.
+constexpr unsigned long kSdt = 1ul << 24;
+constexpr long kFwftDoubleTrap = 3; // ext-firmware-features.adoc, feature 3
+unsigned long dbl_sepc, dbl_sstatus;
+void on_double_trap(HCtx *c) {
+    dbl_sepc = c->sepc;
+    dbl_sstatus = c->sstatus;
+    csr_write(csr::sepc, c->sepc + 4);
+}
+extern "C" void double_trap_site();
+asm(R"(
+    .text
+    .globl double_trap_site
+double_trap_site:
+    .option push
+    .option norvc
+    ebreak
+    .option pop
+    ret
+)");
+void test_double_trap() {
+    if (!double_trap_backed) return;
+    clause("sse/double_trap/delivered");
+    HCtx &c = ctx_for(hartid(), LOCAL_DOUBLE_TRAP);
+    if (!expect_err(sbi_call(eid::fwft, 0, kFwftDoubleTrap, 1, 0), SUCCESS, "double_trap/fwft_on"))
+        return;
+    if (!expect_true(setup(LOCAL_DOUBLE_TRAP, on_double_trap), "double_trap/setup")) return;
+    call(HART_UNMASK);
+    csr_set(csr::sstatus, kSdt);
+    expect_true((csr_read(csr::sstatus) & kSdt) != 0, "double_trap/sdt_writable");
+    double_trap_site();
+    unsigned long after = csr_read(csr::sstatus);
+    csr_clear(csr::sstatus, kSdt);
+    expect_eq(c.count, 1, "double_trap/handled_once");
+    expect_eq(dbl_sepc, reinterpret_cast<unsigned long>(double_trap_site), "double_trap/interrupted_pc");
+    expect_true((dbl_sstatus & kSdt) != 0, "double_trap/sdt_in_handler");
+    expect_true((c.interrupted[1] & (1ul << 5)) != 0, "double_trap/interrupted_flags_sdt");
+    expect_true((after & kSdt) != 0, "double_trap/sdt_restored");
+    expect_eq(state(LOCAL_DOUBLE_TRAP), ST_ENABLED, "double_trap/enabled_after");
+    call(HART_MASK);
+    teardown(LOCAL_DOUBLE_TRAP);
+    sbi_call(eid::fwft, 0, kFwftDoubleTrap, 0, 0);
+}
+
 // --- HSM: a restarted hart starts with its events reset --------------------------------------------
 void stop_job(void *arg) {
     irq_enable(false);
@@ -1107,11 +1161,14 @@ void payload_main() {
     if (!extension_present(kSse, "present")) return;
     pmu_event_backed = catch_exception(read_scountovf, nullptr) == ~0ul;
     note("sscofpmf %s", pmu_event_backed ? "present" : "absent");
+    double_trap_backed = sbi_call(eid::fwft, 1, kFwftDoubleTrap).error == SUCCESS;
+    note("ssdbltrp %s", double_trap_backed ? "present" : "absent");
     start_secondaries();
     test_mask();
     test_ids();
     for (unsigned long id : kOurEvents) {
         if (id == LOCAL_PMU_OVERFLOW && !pmu_event_backed) continue;
+        if (id == LOCAL_DOUBLE_TRAP && !double_trap_backed) continue;
         test_attrs(id);
         test_states(id);
         test_delivery(id);
@@ -1120,6 +1177,7 @@ void payload_main() {
     test_priorities();
     test_harts();
     test_pmu_overflow();
+    test_double_trap();
     test_remote_exact();
     test_hsm_reset();
 }

@@ -31,7 +31,7 @@ constexpr unsigned mstatus = 0x300, misa = 0x301, medeleg = 0x302, mideleg = 0x3
 namespace mstatus_bits {
 constexpr unsigned long SIE = 1ul << 1, MIE = 1ul << 3, SPIE = 1ul << 5, MPIE = 1ul << 7,
                         SPP = 1ul << 8, MPP_SHIFT = 11, MPP = 3ul << 11, MPRV = 1ul << 17,
-                        SUM = 1ul << 18, MXR = 1ul << 19;
+                        SUM = 1ul << 18, MXR = 1ul << 19, SDT = 1ul << 24;
 #if __riscv_xlen == 64 || !defined(__riscv)
 constexpr unsigned long long MPV = 1ull << 39, GVA = 1ull << 38;
 #endif
@@ -55,7 +55,7 @@ constexpr unsigned long insn_misaligned = 0, insn_access = 1, illegal_insn = 2, 
                         store_access = 7, ecall_u = 8, ecall_s = 9, ecall_vs = 10, ecall_m = 11,
                         insn_page_fault = 12, load_page_fault = 13, store_page_fault = 15,
                         insn_guest_page_fault = 20, load_guest_page_fault = 21,
-                        virtual_insn = 22, store_guest_page_fault = 23;
+                        double_trap = 16, virtual_insn = 22, store_guest_page_fault = 23;
 constexpr unsigned long interrupt_bit = 1ul << (sizeof(long) * 8 - 1);
 } // namespace cause
 
@@ -77,7 +77,7 @@ constexpr unsigned long ASID_MASK = 0xffff, VMID_MASK = 0x3fff;
 // --- counters / envcfg / stateen -------------------------------------------
 namespace menvcfg_bits {
 constexpr unsigned long long FIOM = 1, CBIE = 3ull << 4, CBCFE = 1ull << 6, CBZE = 1ull << 7,
-                             PBMTE = 1ull << 62, STCE = 1ull << 63;
+                             DTE = 1ull << 59, PBMTE = 1ull << 62, STCE = 1ull << 63;
 }
 namespace mstateen0_bits {
 // Smstateen; CTR bit per Smctr 1.0 (bit 54), CSRIND per Smcsrind (bit 60).
