@@ -84,7 +84,7 @@ TEST_CASE("discovery: without mcountinhibit only firmware counters are offered")
     CHECK_EQ(r.num().value, static_cast<unsigned long>(pmu::kMaxFwCounters));
     CHECK_EQ(r.info(0).value, kFwInfo);
     CHECK_ERR(r.match(0, 0xffff, 0, kCycles), NotSupported);
-    CHECK_OK(r.match(0, 0xffff, 0, fw_ev(hooks::FwEvent::set_timer)));
+    CHECK_OK(r.match(0, 0xffff, 0, fw_ev(fw::FwEvent::set_timer)));
 }
 
 TEST_CASE("hart init: counters readable from S-mode, hpm inhibited, cycle/instret free-running") {
