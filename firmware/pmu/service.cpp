@@ -114,7 +114,8 @@ uint64_t counter_set(unsigned long base, unsigned long mask, uint64_t allowed) {
 
 inline bool is_fw(unsigned c) { return c >= g_config.fw_base; }
 
-[[gnu::always_inline]] inline uint64_t fw_value(const HartState &h, unsigned j, bool running) {
+[[gnu::always_inline]] inline uint64_t fw_value(const HartState &h, unsigned long j,
+                                                bool running) {
     return running ? *h.fw_src[j] - h.fw_val[j] : h.fw_val[j];
 }
 
@@ -561,7 +562,7 @@ template <bool kCommon>
     const Config &g = g_config;
     const HartState &h = self();
     if (idx >= kMaxCounters || !(((g.fw_mask & h.configured) >> idx) & 1)) return false;
-    value = fw_value(h, static_cast<unsigned>(idx - g.fw_base), (h.started >> idx) & 1);
+    value = fw_value(h, idx - g.fw_base, (h.started >> idx) & 1);
     return true;
 }
 
