@@ -105,5 +105,5 @@ SbiRet suspend_current_hart(bool non_retentive, unsigned long resume_addr, unsig
     return ok();
 }
 
-extern const Extension sbi_ext_hsm = {eid::hsm, eid::hsm, nullptr, handle};
+extern const Extension sbi_ext_hsm = {nullptr, handle};
 } // namespace sbi

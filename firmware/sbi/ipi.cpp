@@ -39,5 +39,5 @@ SbiRet handle(unsigned long mask, unsigned long base, unsigned long, unsigned lo
 }
 } // namespace
 
-extern const Extension sbi_ext_ipi = {eid::ipi, eid::ipi, nullptr, handle};
+extern const Extension sbi_ext_ipi = {nullptr, handle};
 } // namespace sbi

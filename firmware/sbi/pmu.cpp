@@ -34,6 +34,6 @@ SbiRet handle(unsigned long a0, unsigned long a1, unsigned long a2, unsigned lon
 
 } // namespace
 
-extern const Extension sbi_ext_pmu = {eid::pmu, eid::pmu, nullptr, handle};
+extern const Extension sbi_ext_pmu = {nullptr, handle};
 
 } // namespace sbi

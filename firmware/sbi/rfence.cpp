@@ -82,5 +82,5 @@ SbiRet handle(unsigned long mask, unsigned long base, unsigned long start, unsig
 }
 } // namespace
 
-extern const Extension sbi_ext_rfence = {eid::rfence, eid::rfence, nullptr, handle};
+extern const Extension sbi_ext_rfence = {nullptr, handle};
 } // namespace sbi

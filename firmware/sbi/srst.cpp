@@ -50,5 +50,5 @@ SbiRet handle(unsigned long a0, unsigned long a1, unsigned long, unsigned long, 
 }
 } // namespace
 
-extern const Extension sbi_ext_srst = {eid::srst, eid::srst, probe, handle};
+extern const Extension sbi_ext_srst = {probe, handle};
 } // namespace sbi

@@ -40,5 +40,5 @@ SbiRet handle(unsigned long a0, unsigned long a1, unsigned long, unsigned long, 
 }
 } // namespace
 
-extern const Extension sbi_ext_time = {eid::time, eid::time, nullptr, handle};
+extern const Extension sbi_ext_time = {nullptr, handle};
 } // namespace sbi
