@@ -77,7 +77,7 @@ void execute_fence(const FenceRequest &r) {
     case FenceKind::hfence_gvma: {
         bool vmid = r.kind == FenceKind::hfence_gvma_vmid;
         subsystems::fw_event(vmid ? FwEvent::hfence_gvma_vmid_received
-                                 : FwEvent::hfence_gvma_received);
+                                  : FwEvent::hfence_gvma_received);
         unsigned long id = vmid ? r.id : 0;
         if (all) {
             if (vmid)
@@ -99,7 +99,7 @@ void execute_fence(const FenceRequest &r) {
     case FenceKind::hfence_vvma: {
         bool asid = r.kind == FenceKind::hfence_vvma_asid;
         subsystems::fw_event(asid ? FwEvent::hfence_vvma_asid_received
-                                 : FwEvent::hfence_vvma_received);
+                                  : FwEvent::hfence_vvma_received);
         // hfence.vvma applies to the VMID in hgatp: use the caller's VMID
         // (SBI RFENCE: "the current VMID of the calling hart").
         constexpr unsigned long kVmid = csr::atp::VMID_MASK << csr::atp::VMID_SHIFT;

@@ -40,12 +40,14 @@ template <const Subsystem &...S> struct List {
         return n;
     }
 
-private:
+  private:
     // Member M of S, or what an absent member means (nothing, NotMine,
     // false, no regions).
     template <const Subsystem &D, auto M, class... A> static inline auto call(A &&...a) {
-        if constexpr (D.*M != nullptr) return (D.*M)(static_cast<A &&>(a)...);
-        else return decltype((D.*M)(static_cast<A &&>(a)...))();
+        if constexpr (D.*M != nullptr)
+            return (D.*M)(static_cast<A &&>(a)...);
+        else
+            return decltype((D.*M)(static_cast<A &&>(a)...))();
     }
 };
 
@@ -58,25 +60,53 @@ using All = List<>;
 inline void cold_init(const void *fdt, unsigned long next_addr) {
     All::each<&Subsystem::cold_init>(fdt, next_addr);
 }
-inline void fdt_fixup(void *fdt) { All::each<&Subsystem::fdt_fixup>(fdt); }
-inline unsigned mmode_regions(MmioRange *out, unsigned max) { return All::mmode_regions(out, max); }
-inline void hart_init() { All::each<&Subsystem::hart_init>(); }
-inline void hart_restart() { All::each<&Subsystem::hart_restart>(); }
-inline void smode_enter() { All::each<&Subsystem::smode_enter>(); }
-inline void smode_leave() { All::each<&Subsystem::smode_leave>(); }
-inline void hart_stop() { All::each<&Subsystem::hart_stop>(); }
-inline void hart_suspend() { All::each<&Subsystem::hart_suspend>(); }
-inline void hart_resume() { All::each<&Subsystem::hart_resume>(); }
-inline void system_reset() { All::each<&Subsystem::system_reset>(); }
-inline void fw_event(FwEvent e) { All::each<&Subsystem::fw_event>(e); }
-inline CsrResult read_csr(unsigned csr, unsigned mode, bool virt, unsigned long &value) {
+inline void fdt_fixup(void *fdt) {
+    All::each<&Subsystem::fdt_fixup>(fdt);
+}
+[[nodiscard]] inline unsigned mmode_regions(MmioRange *out, unsigned max) {
+    return All::mmode_regions(out, max);
+}
+inline void hart_init() {
+    All::each<&Subsystem::hart_init>();
+}
+inline void hart_restart() {
+    All::each<&Subsystem::hart_restart>();
+}
+inline void smode_enter() {
+    All::each<&Subsystem::smode_enter>();
+}
+inline void smode_leave() {
+    All::each<&Subsystem::smode_leave>();
+}
+inline void hart_stop() {
+    All::each<&Subsystem::hart_stop>();
+}
+inline void hart_suspend() {
+    All::each<&Subsystem::hart_suspend>();
+}
+inline void hart_resume() {
+    All::each<&Subsystem::hart_resume>();
+}
+inline void system_reset() {
+    All::each<&Subsystem::system_reset>();
+}
+inline void fw_event(FwEvent e) {
+    All::each<&Subsystem::fw_event>(e);
+}
+[[nodiscard]] inline CsrResult read_csr(unsigned csr, unsigned mode, bool virt,
+                                        unsigned long &value) {
     return All::first<&Subsystem::read_csr>(csr, mode, virt, value);
 }
-inline CsrResult write_csr(unsigned csr, unsigned mode, bool virt, unsigned long value) {
+[[nodiscard]] inline CsrResult write_csr(unsigned csr, unsigned mode, bool virt,
+                                         unsigned long value) {
     return All::first<&Subsystem::write_csr>(csr, mode, virt, value);
 }
-inline CsrResult sctrclr(unsigned mode, bool virt) { return All::first<&Subsystem::sctrclr>(mode, virt); }
-[[nodiscard]] inline bool m_interrupt(unsigned long code) { return All::any<&Subsystem::m_interrupt>(code); }
+[[nodiscard]] inline CsrResult sctrclr(unsigned mode, bool virt) {
+    return All::first<&Subsystem::sctrclr>(mode, virt);
+}
+[[nodiscard]] inline bool m_interrupt(unsigned long code) {
+    return All::any<&Subsystem::m_interrupt>(code);
+}
 inline void record_trap(unsigned long from_pc, unsigned long to_pc, unsigned long cause,
                         unsigned from_priv, unsigned to_priv) {
     All::each<&Subsystem::record_trap>(from_pc, to_pc, cause, from_priv, to_priv);

@@ -111,7 +111,8 @@ extern "C" void trap_handler(TrapFrame *f) {
             // M-mode; one nobody takes stays pending and would trap again
             // at once, forever. No spec behaviour applies: it is a firmware
             // bug, so stop with a word rather than hang silently.
-            printf("tsbi: hart %lu: M-level interrupt %lu has no handler\n", current_hartid(), code);
+            printf("tsbi: hart %lu: M-level interrupt %lu has no handler\n", current_hartid(),
+                   code);
             fatal("unhandled M-level interrupt");
         }
         }

@@ -23,8 +23,8 @@ fw::CsrResult write_csr(unsigned csr, unsigned mode, bool virt, unsigned long va
 fw::CsrResult sctrclr(unsigned mode, bool virt);
 // An LCOFI armed for LCOFIFRZ emulation (README "Freeze").
 bool m_interrupt(unsigned long code);
-void record_trap(unsigned long from_pc, unsigned long to_pc, unsigned long cause, unsigned from_priv,
-                 unsigned to_priv);
+void record_trap(unsigned long from_pc, unsigned long to_pc, unsigned long cause,
+                 unsigned from_priv, unsigned to_priv);
 } // namespace ctr::subsystem
 
 namespace ctr {
