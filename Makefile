@@ -27,5 +27,5 @@ clean:
 # firmware/build.mk sets PLATFORM; only the selected platform's build.mk (if it
 # has one) is read.
 include firmware/build.mk
--include platform/$(PLATFORM)/build.mk
+-include $(PLATFORM_DIR)/build.mk
 include $(sort $(wildcard hw_models/*/build.mk tests/*/build.mk))

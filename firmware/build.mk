@@ -1,17 +1,20 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # The firmware images: build/fw/tsbi_{dynamic,jump}.{elf,bin} for the default
-# configuration (PLATFORM=qemu_virt FW_XLEN=64 FW_SUBSYSTEMS=1), and
+# configuration (PLATFORM=generic FW_XLEN=64 FW_SUBSYSTEMS=1), and
 # build/fw-<platform>-rv<xlen>[-core]/ for any other, so switching a knob never
 # links objects built for another configuration. Within a directory,
 # $(FW_BUILD)/config records the flags; a change of flags rebuilds everything.
-PLATFORM   ?= qemu_virt
+PLATFORM   ?= generic
+# The port's folder (its quirks.hpp and any .cpp): platform/<PLATFORM>, or
+# anywhere for a port kept out of this tree.
+PLATFORM_DIR ?= platform/$(PLATFORM)
 FW_XLEN    ?= 64
 # Subsystems (PMU, CTR, trace) are linked by default; FW_SUBSYSTEMS=0 builds the
 # core alone (TSBI_SUBSYSTEMS=0 empties the list in core/subsystems.hpp; suite
 # 21 boots it).
 FW_SUBSYSTEMS ?= 1
 FW_KEY     := $(PLATFORM)-rv$(FW_XLEN)$(if $(filter 1,$(FW_SUBSYSTEMS)),,-core)
-FW_BUILD   ?= $(BUILD)/fw$(if $(filter qemu_virt-rv64,$(FW_KEY)),,-$(FW_KEY))
+FW_BUILD   ?= $(BUILD)/fw$(if $(filter generic-rv64,$(FW_KEY)),,-$(FW_KEY))
 LIBFDT_VER := 1.7.2
 LIBFDT_DIR := $(TSBI_CACHE)/src/dtc-$(LIBFDT_VER)/libfdt
 
@@ -34,7 +37,7 @@ endif
 FW_COMMON := $(FW_ARCH) -mcmodel=medany -ffreestanding -nostdlib -fno-pic -fno-stack-protector \
 	-fno-tree-loop-distribute-patterns -fno-asynchronous-unwind-tables -fno-unwind-tables \
 	-ffunction-sections -fdata-sections -g -Wall -Wextra \
-	-Ifirmware/include -Ifirmware/core -Ifirmware -Iplatform -Ihw_models/trace -I$(LIBFDT_DIR) -I$(FW_BUILD)/compat
+	-Ifirmware/include -Ifirmware/core -Ifirmware -I$(PLATFORM_DIR) -Iplatform -Ihw_models/trace -I$(LIBFDT_DIR) -I$(FW_BUILD)/compat
 FW_CXXFLAGS = -std=c++20 $(FW_OPT) -fno-exceptions -fno-rtti -fno-threadsafe-statics \
 	-Wno-missing-field-initializers -DTSBI_SUBSYSTEMS=$(FW_SUBSYSTEMS) $(FW_COMMON)
 FW_CFLAGS   := -std=gnu11 -Os $(FW_COMMON) -Wno-sign-compare -Wno-unused-parameter
@@ -43,7 +46,7 @@ FW_LDFLAGS  := $(FW_ARCH) -nostdlib -static -Wl,--gc-sections -Wl,--build-id=non
 FW_CORE_SRCS := $(filter-out firmware/core/image_%.cpp,$(wildcard firmware/core/*.cpp)) \
 	$(wildcard firmware/core/*.S) $(wildcard firmware/drivers/*.cpp) \
 	$(filter-out firmware/sbi/pmu%.cpp firmware/sbi/trace.cpp,$(wildcard firmware/sbi/*.cpp)) \
-	$(wildcard platform/$(PLATFORM)/*.cpp)
+	platform/generic/platform.cpp $(filter-out platform/generic/platform.cpp,$(wildcard $(PLATFORM_DIR)/*.cpp))
 ifeq ($(FW_SUBSYSTEMS),1)
 FW_CORE_SRCS += $(wildcard firmware/sbi/pmu*.cpp firmware/pmu/*.cpp firmware/ctr/*.cpp) \
 	firmware/sbi/trace.cpp $(wildcard firmware/trace/*.cpp)

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: BSD-2-Clause
-// The platform interface: everything the firmware needs from an SoC. A vendor
-// port is one folder under platform/ implementing these functions (select it
-// with `make PLATFORM=<folder>`). platform/qemu_virt is the reference port; it
-// finds every device through the device tree with the generic drivers in
-// firmware/drivers, which other ports may reuse.
+// The platform interface: everything the firmware needs from an SoC. It is
+// implemented once, in platform/generic/platform.cpp, which finds every device
+// through the device tree with the drivers in firmware/drivers. A vendor port
+// is a folder with a quirks.hpp defining `kQuirks` (select it with
+// `make PLATFORM=<folder>`): only what the device tree cannot say, each member
+// optional (see Quirks below and platform/README.md).
 #pragma once
 #include <stdint.h>
 #include "sbi/sbi.hpp" // SRST reset types
@@ -40,5 +41,31 @@ unsigned mmode_only_regions(MmioRegion *out, unsigned max);
 // supported or the reset failed.
 bool system_reset_supported(uint32_t type);
 void system_reset(uint32_t type, uint32_t reason);
+
+// What a port may add or replace, checked when platform/generic/platform.cpp
+// is compiled against the port's `inline constexpr platform::Quirks kQuirks`
+// (its quirks.hpp): a member left null keeps the device-tree behaviour and
+// costs nothing at run time. A function of the wrong type does not compile.
+struct Quirks {
+    // After the device-tree drivers are set up (fixed devices the tree lacks,
+    // errata); false stops the boot.
+    bool (*cold_init)(const void *fdt) = nullptr;
+    // Every hart's start-up after the core's own (vendor CSRs).
+    void (*hart_init)(unsigned long hartid) = nullptr;
+    // A console, IPI or timer device the tree cannot describe replaces the
+    // device-tree driver (both functions of a pair are given).
+    void (*console_putc)(char c) = nullptr;
+    int (*console_getc)() = nullptr;
+    void (*ipi_send)(unsigned long hartid) = nullptr;
+    void (*ipi_clear)(unsigned long hartid) = nullptr;
+    uint64_t (*timer_value)() = nullptr;
+    void (*timer_set)(unsigned long hartid, uint64_t deadline) = nullptr;
+    // More M-mode-only MMIO, added after the device tree's.
+    unsigned (*mmode_only_regions)(MmioRegion *out, unsigned max) = nullptr;
+    // A reset the tree cannot describe; return false from `supported` to
+    // fall back to the device-tree devices for that type.
+    bool (*system_reset_supported)(uint32_t type) = nullptr;
+    void (*system_reset)(uint32_t type, uint32_t reason) = nullptr;
+};
 
 } // namespace platform

@@ -47,6 +47,24 @@ void console_write(const volatile char *buf, unsigned long n) {
     unlock();
 }
 
+// Reads hold the lock too: a console device may answer reads and writes
+// through one channel (HTIF's tohost/fromhost pair), where a read on one hart
+// in the middle of another's write loses a command or takes its answer.
+int console_getc() {
+    lock();
+    int c = platform::console_getc();
+    unlock();
+    return c;
+}
+
+unsigned long console_read(volatile char *buf, unsigned long n) {
+    unsigned long i = 0;
+    lock();
+    for (int c; i < n && (c = platform::console_getc()) >= 0; i++) buf[i] = static_cast<char>(c);
+    unlock();
+    return i;
+}
+
 void printf(const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);

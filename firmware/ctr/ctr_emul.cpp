@@ -53,10 +53,12 @@ static inline void reset_cycles(Hart &h) {
     h.cycles_valid = false;
 }
 
+uint32_t cc_field(const Config &c, uint64_t cycles) {
+    return c.cycle_counting ? cc::encode(cycles, c.cce_bits) << entry::data_CC_shift : 0;
+}
+
 static inline uint32_t cycle_fields(const Config &c, const Hart &h) {
-    if (!c.cycle_counting) return 0;
-    return (h.cycles_valid ? entry::data_CCV : 0) |
-           (cc::encode(h.cycles, c.cce_bits) << entry::data_CC_shift);
+    return (c.cycle_counting && h.cycles_valid ? entry::data_CCV : 0) | cc_field(c, h.cycles);
 }
 
 // Writes one record at physical entry `p` and restarts the cycle counter.
@@ -110,6 +112,22 @@ void record_transfer(const Config &c, Hart &h, Mode mode, unsigned long source,
     bool bit = ctl & filter_bit(type);
     if (type == TYPE_NOT_TAKEN_BRANCH ? !bit : bit) return;
     push(c, h, source, target, type, misp);
+}
+
+void TransferRun::refresh() {
+    record_ = 0;
+    wrap_ = depth_entries(h_) - 1;
+    general_ = false;
+    if (frozen(h_) || !mode_enabled(h_, mode_)) return;
+    uint64_t ctl = mode_virt(mode_) ? h_.vsctl : h_.mctl;
+    if (ctl & rc::RASEMU) {
+        general_ = true;
+        return;
+    }
+    // record_transfer()'s filter test for every type at once: filter_bit()
+    // is bit 32 + TYPE, opt-out except NTBREN.
+    constexpr unsigned kShift = __builtin_ctzll(filter_bit(0));
+    record_ = (~uint32_t(ctl >> kShift) & 0xFFFFu) ^ (1u << TYPE_NOT_TAKEN_BRANCH);
 }
 
 static bool enabled(const Controls &s, Mode m) {

@@ -203,4 +203,45 @@ void record_trap_return(const Config &c, Hart &h, Mode from, Mode to, unsigned l
 inline void add_cycles(Hart &h, uint64_t n) { h.cycles += n; }
 inline void cycles_inexact(Hart &h) { h.cycles_valid = false; }
 
+// The CC field (without CCV) of the next record for a cycle count (0 when CC
+// is not implemented).
+uint32_t cc_field(const Config &c, uint64_t cycles);
+
+// Transfers of one mode in a row, each with an unknown cycle count: what
+// record_transfer() after cycles_inexact() records, for a feed that records
+// many at once (the trace decoder, ctr_trace.cpp). What cannot change
+// between two transfers (FROZEN, the mode's enable, RASEMU, the filters, the
+// depth) is looked at once, in refresh(); call it again after anything else
+// changed the control state. Under RASEMU every transfer takes the general
+// path.
+class TransferRun {
+  public:
+    TransferRun(const Config &c, Hart &h, Mode mode) : c_(c), h_(h), mode_(mode) { refresh(); }
+    void refresh();
+    CTR_INLINE void transfer(unsigned long source, unsigned long target, Type type) {
+        if (!(record_ >> type & 1)) {
+            cycles_inexact(h_);
+            if (general_) record_transfer(c_, h_, mode_, source, target, type);
+            return;
+        }
+        // push() of ctr_emul.cpp with misp = false and CCV = 0.
+        unsigned w = h_.status & ratified::status::WRPTR;
+        h_.src[w] = (source & c_.xlen_mask) | entry::source_V;
+        h_.tgt[w] = target & c_.xlen_mask & ~entry::target_MISP;
+        h_.data[w] = type | (h_.cycles ? cc_field(c_, h_.cycles) : 0);
+        h_.cycles = 0;
+        h_.cycles_valid = true;
+        unsigned next = (w + 1) & wrap_;
+        h_.status = (h_.status & ~ratified::status::WRPTR) | next | (next == 0 ? canon::WRAP : 0);
+    }
+
+  private:
+    const Config &c_;
+    Hart &h_;
+    Mode mode_;
+    uint32_t record_ = 0; // bit per type: recorded by the fast path
+    unsigned wrap_ = 0;   // depth - 1
+    bool general_ = false;
+};
+
 } // namespace ctr

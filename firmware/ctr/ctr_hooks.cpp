@@ -57,41 +57,29 @@ fw::dt::HartDesc g_descs[fw::kMaxHarts];
 constexpr unsigned long kBpDeleg = 1ul << csr::cause::breakpoint;
 constexpr unsigned long kLcofiBit = 1ul << csr::irq::LCOFI;
 
-// The hart's real CTR registers from M-mode (ctr_native.hpp's Hw).
+// The hart's real CTR registers from M-mode (ctr_native.hpp's Hw), by CSR
+// number, which the instruction needs as an immediate: one case per register
+// the translation reads or writes.
+#define CTR_HW_WRITABLE(X)                                                                         \
+    X(ctr::ratified::mctrctl) X(ctr::ratified::sctrctl) X(ctr::ratified::vsctrctl)              \
+    X(ctr::ratified::sctrstatus) X(ctr::ratified::sctrdepth) X(ctr::ind::siselect) X(ctr::ind::sireg) \
+    X(ctr::ind::sireg2) X(ctr::ind::sireg3) X(ctr::ind::vsireg) X(ctr::ind::vsireg2) X(ctr::ind::vsireg3)
+#define CTR_HW_READ_ONLY(X) X(ctr::ind::vsiselect) X(ctr::native::kHstateen0)
+#define CTR_HW_READ_CASE(n)                                                                        \
+    case n: return csr_read(n);
+#define CTR_HW_WRITE_CASE(n)                                                                       \
+    case n: csr_write(n, v); break;
 struct HwCsr {
     static uint64_t read(unsigned n) {
         switch (n) {
-        case ctr::ratified::mctrctl: return csr_read(0x34E);
-        case ctr::ratified::sctrctl: return csr_read(0x14E);
-        case ctr::ratified::vsctrctl: return csr_read(0x24E);
-        case ctr::ratified::sctrstatus: return csr_read(0x14F);
-        case ctr::ratified::sctrdepth: return csr_read(0x15F);
-        case ctr::ind::siselect: return csr_read(0x150);
-        case ctr::ind::sireg: return csr_read(0x151);
-        case ctr::ind::sireg2: return csr_read(0x152);
-        case ctr::ind::sireg3: return csr_read(0x153);
-        case ctr::ind::vsiselect: return csr_read(0x250);
-        case ctr::ind::vsireg: return csr_read(0x251);
-        case ctr::ind::vsireg2: return csr_read(0x252);
-        case ctr::ind::vsireg3: return csr_read(0x253);
-        case ctr::native::kHstateen0: return csr_read(csr::hstateen0);
+            CTR_HW_WRITABLE(CTR_HW_READ_CASE)
+            CTR_HW_READ_ONLY(CTR_HW_READ_CASE)
         default: return 0;
         }
     }
     static void write(unsigned n, uint64_t v) {
         switch (n) {
-        case ctr::ratified::mctrctl: csr_write(0x34E, v); break;
-        case ctr::ratified::sctrctl: csr_write(0x14E, v); break;
-        case ctr::ratified::vsctrctl: csr_write(0x24E, v); break;
-        case ctr::ratified::sctrstatus: csr_write(0x14F, v); break;
-        case ctr::ratified::sctrdepth: csr_write(0x15F, v); break;
-        case ctr::ind::siselect: csr_write(0x150, v); break;
-        case ctr::ind::sireg: csr_write(0x151, v); break;
-        case ctr::ind::sireg2: csr_write(0x152, v); break;
-        case ctr::ind::sireg3: csr_write(0x153, v); break;
-        case ctr::ind::vsireg: csr_write(0x251, v); break;
-        case ctr::ind::vsireg2: csr_write(0x252, v); break;
-        case ctr::ind::vsireg3: csr_write(0x253, v); break;
+            CTR_HW_WRITABLE(CTR_HW_WRITE_CASE)
         default: break;
         }
     }
@@ -106,7 +94,7 @@ CTR_INLINE bool is_ireg(unsigned csr) { return csr - ctr::ind::sireg <= 6 || is_
 // The emulated hart's xiselect when it lives in the hart (Sscsrind without
 // Smctr): V=1 accesses and vsireg* use vsiselect.
 CTR_INLINE unsigned long hw_select(unsigned csr, bool virt) {
-    return virt || is_vs_ireg(csr) ? csr_read(0x250) : csr_read(0x150);
+    return virt || is_vs_ireg(csr) ? csr_read(ctr::ind::vsiselect) : csr_read(ctr::ind::siselect);
 }
 
 CTR_INLINE ctr::Access access(const PerHart &p, unsigned csr, unsigned mode, bool virt) {
@@ -387,9 +375,9 @@ void ctr::subsystem::hart_init() {
         else csr_clear(csr::mstateen0, csr::mstateen0_bits::CTR);
         if (c.has_h && csr::csr_read_safe_num(csr::hstateen0).trapped == 0) csr_set(csr::hstateen0, kBits);
         // M-mode is never recorded and does not opt in to external traps.
-        csr_write(0x34E, 0);
+        csr_write(ctr::ratified::mctrctl, 0);
         HwCsr::sctrclr();
-        csr_write(0x14F, 0);
+        csr_write(ctr::ratified::sctrstatus, 0);
         p.shadow = {};
         return;
     }

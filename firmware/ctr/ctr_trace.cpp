@@ -45,6 +45,15 @@ constexpr unsigned kICacheLines = 64;
 ICacheLine g_icache[kICacheLines];
 uint32_t g_icache_gen;
 
+// Runs of plain instructions (Env::plain_run), the same way.
+struct RunLine {
+    uint64_t pc;
+    uint32_t gen;
+    uint64_t hw;
+};
+constexpr unsigned kRunLines = 64;
+RunLine g_runs[kRunLines];
+
 
 // The decoder's view of the hart: code read as S-mode reads it (MPRV with
 // MPP=S and the current satp; MXR so execute-only code reads), records into
@@ -56,8 +65,29 @@ struct Env {
     unsigned long mstatus;
     uint32_t gen; // this decode's icache generation
     bool stop;    // code could not be read: the rest of this data is skipped
+    TransferRun run;
 
-    bool insn(uint64_t pc, rv::Insn &in) {
+    bool insn(uint64_t pc, rv::Insn &in) { return read(pc, in) || (stop = true, false); }
+
+    // Half-words of plain instructions from pc on, within pc's page: code
+    // the hart ran up to pc runs on there unless it traps, and a page
+    // boundary is where the mapping may change.
+    uint64_t plain_run(uint64_t pc) {
+        RunLine &line = g_runs[(pc >> 1) & (kRunLines - 1)];
+        if (line.pc == pc && line.gen == gen) return line.hw;
+        const uint64_t page_end = (pc | (kPage - 1)) + 1;
+        uint64_t p = pc;
+        rv::Insn in;
+        while (p < page_end && read(p, in) && ntrace::is_plain(in.kind) && p + in.size <= page_end) p += in.size;
+        line = {pc, gen, (p - pc) / 2};
+        return line.hw;
+    }
+
+  private:
+    static constexpr uint64_t kPage = 4096;
+
+    // The instruction at pc; false if S-mode cannot read it.
+    CTR_INLINE bool read(uint64_t pc, rv::Insn &in) {
         // Loops and calls walk the same code again: classified instructions
         // are kept for the rest of this decode (code and satp do not change
         // while the hart is in M-mode).
@@ -67,31 +97,32 @@ struct Env {
             return true;
         }
         fw::UnprivResult lo = fw::unpriv_lhu(static_cast<unsigned long>(pc), mstatus);
-        if (lo.trapped) return stop = true, false;
+        if (lo.trapped) return false;
         uint32_t bits = static_cast<uint32_t>(lo.value);
         if ((bits & 3) == 3) {
             fw::UnprivResult hi = fw::unpriv_lhu(static_cast<unsigned long>(pc + 2), mstatus);
-            if (hi.trapped) return stop = true, false;
+            if (hi.trapped) return false;
             bits |= static_cast<uint32_t>(hi.value) << 16;
         }
         in = rv::classify(bits, kOptions);
         line = {pc, gen, in};
         return true;
     }
+
+  public:
+    // The encoder has no cycle count here: CCV=0 (README).
     void transfer(uint64_t src, uint64_t tgt, uint8_t itype) {
-        // The encoder has no cycle count here: CCV=0 (README).
+        if (itype != TYPE_TRAP_RETURN)
+            return run.transfer(static_cast<unsigned long>(src), static_cast<unsigned long>(tgt),
+                                static_cast<Type>(itype));
         cycles_inexact(h);
-        if (itype == TYPE_TRAP_RETURN)
-            record_trap_return(c, h, MODE_S, MODE_S, static_cast<unsigned long>(src),
-                               static_cast<unsigned long>(tgt));
-        else
-            record_transfer(c, h, MODE_S, static_cast<unsigned long>(src), static_cast<unsigned long>(tgt),
-                            static_cast<Type>(itype));
+        record_trap_return(c, h, MODE_S, MODE_S, static_cast<unsigned long>(src), static_cast<unsigned long>(tgt));
     }
     void trap(uint64_t epc, uint64_t handler, bool interrupt) {
         cycles_inexact(h);
         record_trap(c, h, MODE_S, MODE_S, static_cast<unsigned long>(epc), static_cast<unsigned long>(handler),
                     interrupt, kCauseUnknown);
+        run.refresh(); // a trap may freeze (not with kCauseUnknown, but the rules decide)
     }
     void leave(uint64_t pc, const rv::Insn *last) {
         // sret to U-mode: U is not traced, so the target is unknown; the
@@ -138,7 +169,7 @@ void sync(const Config &c, Hart &h) {
 #endif
     // A new generation per decode (0 is never one: zeroed lines stay invalid).
     if (++g_icache_gen == 0) g_icache_gen = 1;
-    Env env{c, h, ms, g_icache_gen, false};
+    Env env{c, h, ms, g_icache_gen, false, TransferRun(c, h, MODE_S)};
     ntrace::FlowConfig fc;
     fc.xlen = __riscv_xlen;
     fc.src = static_cast<int>(hartid);

@@ -43,6 +43,8 @@ bool aclint_init_from_fdt(const void *fdt) {
     for (const char *compat : clints) {
         node = -1;
         while ((node = fdt_node_offset_by_compatible(fdt, node, compat)) >= 0) {
+            // A node listing both strings (QEMU's) is taken once, at the first.
+            if (compat != clints[0] && !fdt_node_check_compatible(fdt, node, clints[0])) continue;
             uint64_t addr, size;
             if (!fdt_get_reg(fdt, node, 0, addr, size)) continue;
             add_block(addr, size);

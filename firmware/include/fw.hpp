@@ -43,5 +43,8 @@ void printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 // Raw bytes to the console under the same lock as printf (DBCN, legacy
 // putchar), so firmware messages and S-mode output never interleave mid-line.
 void console_write(const volatile char *buf, unsigned long n);
+// One byte from the console, -1 if none; up to n bytes, returns how many.
+int console_getc();
+unsigned long console_read(volatile char *buf, unsigned long n);
 
 } // namespace fw

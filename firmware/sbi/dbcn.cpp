@@ -28,11 +28,7 @@ SbiRet handle(unsigned long num, unsigned long lo, unsigned long hi, unsigned lo
             fw::console_write(buf, num);
             n = num;
         } else {
-            for (; n < num; n++) {
-                int c = platform::console_getc();
-                if (c < 0) break;
-                buf[n] = static_cast<char>(c);
-            }
+            n = fw::console_read(buf, num);
         }
         return ok(n);
     }

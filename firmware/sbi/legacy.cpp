@@ -53,7 +53,7 @@ SbiRet handle(unsigned long a0, unsigned long a1, unsigned long a2, unsigned lon
         fw::console_write(&c, 1);
         return legacy_ret(0, a1);
     }
-    case eid::legacy_console_getchar: return legacy_ret(platform::console_getc(), a1);
+    case eid::legacy_console_getchar: return legacy_ret(fw::console_getc(), a1);
     case eid::legacy_clear_ipi: {
         // 0 if no IPI was pending, a positive value if one was.
         unsigned long was = csr_read(csr::mip) & (1ul << csr::irq::SSI);

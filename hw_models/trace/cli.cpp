@@ -60,6 +60,7 @@ const char kUsageText[] =
     "                                               a generated program and its PC-info\n"
     "    framing:  --src-bits N  --tstamp  --extend-addr  --xlen 32|64\n"
     "    IMAGE:    --elf FILE | --bin FILE --load ADDR (repeatable)  [--jvt ADDR] [--zcmp] [--zcmt]\n"
+    "              | --pcinfo-image FILE (per-address PC-info, as the reference decoder reads)\n"
     "    decoder:  --implicit-return  --all-jumps  --seq-jump  --src ID  --mid-stream  --max-steps N\n"
     "              (default 2^24 instructions per input byte), and instead of the flags the encoder's\n"
     "              --te-control X --te-inst-features X --ts-control X\n"
@@ -131,7 +132,7 @@ bool takes_value(const std::string &n) {
                                     "--te-inst-features", "--ts-control", "--count", "--seed", "--raw", "--max-steps",
                                     "--data-width", "--daddress-width", "--lrid-width", "--csr-width", "--compress",
                                     "--max-tail", "--image", "--syms", "--top", "--ram-base", "--virt",
-                                    "--compat", "--cs", "--rpt", "--traps"};
+                                    "--compat", "--cs", "--rpt", "--traps", "--pcinfo-image"};
     for (const char *x : v)
         if (n == x) return true;
     return false;
@@ -254,6 +255,22 @@ int load_image(const Args &a, trace::Image &img, std::string &err) {
             if (!a.has("--xlen")) img.opts.xlen = tmp.opts.xlen;
             for (const auto &sg : tmp.segments()) img.add(sg.base, sg.bytes);
             loaded = 1;
+        } else if (o.first == "--pcinfo-image") {
+            // The reference decoder's program input: a per-address PC-info file.
+            FILE *f = fopen(o.second.c_str(), "rb");
+            if (!f) return err = "cannot read " + o.second, -1;
+            trace::LineReader lines(f);
+            std::vector<trace::PcInfo> v;
+            trace::PcInfo p;
+            int r;
+            while ((r = lines.next_pcinfo(p)) > 0) v.push_back(p);
+            fclose(f);
+            if (r < 0) return err = o.second + ": bad PC-info at line " + std::to_string(lines.line()), -1;
+            uint64_t base;
+            std::vector<uint8_t> code;
+            if (!trace::code_from_pcinfo(v, img.opts, base, code, err)) return err = o.second + ": " + err, -1;
+            img.add(base, std::move(code));
+            loaded = 1;
         } else if (o.first == "--bin") {
             bin = &o.second;
         } else if (o.first == "--load") {
@@ -367,49 +384,30 @@ int ntrace_dump(const Args &a) {
 // Streams decoded PCs (or PC-info lines, one instruction behind to see the next PC) and
 // events to the output, so memory stays bounded however long the trace is.
 struct StreamSink : ntrace::DecodeSink {
-    FILE *f;
+    trace::LineWriter w;
     const trace::Image &img;
     bool pcinfo, events;
     bool have_prev = false;
     uint64_t prev = 0;
-    std::string line;
-    StreamSink(FILE *o, const trace::Image &i, bool pi, bool ev) : f(o), img(i), pcinfo(pi), events(ev) {}
-    void put_hex(uint64_t v) {
-        char b[20];
-        int n = 0;
-        do b[n++] = "0123456789ABCDEF"[v & 15], v >>= 4;
-        while (v);
-        line += "0x";
-        while (n) line += b[--n];
-    }
-    void info(uint64_t pc, bool have_next, uint64_t next) {
-        const trace::PcInfo p = trace::pcinfo_one(img, pc, have_next, next);
-        put_hex(p.addr);
-        line += ',';
-        line += p.type;
-        line += char('0' + p.size);
-        if (p.has_dest) line += ',', put_hex(p.dest);
-        line += '\n';
-    }
+    StreamSink(FILE *o, const trace::Image &i, bool pi, bool ev) : w(o), img(i), pcinfo(pi), events(ev) {}
+    void info(uint64_t pc, bool have_next, uint64_t next) { w.pcinfo(trace::pcinfo_one(img, pc, have_next, next)); }
     void insns(const uint64_t *a, size_t n) override {
-        for (size_t i = 0; i < n; i++) {
-            if (!pcinfo) {
-                put_hex(a[i]);
-                line += '\n';
-            } else {
+        if (pcinfo) {
+            for (size_t i = 0; i < n; i++) {
                 if (have_prev) info(prev, true, a[i]);
                 prev = a[i], have_prev = true;
             }
-            if (line.size() > 60000) drain();
+            return;
         }
+        for (size_t i = 0; i < n; i++) w.pc(a[i]);
     }
     void event(const ntrace::Event &e) override {
         static const char *const names[] = {"sync", "trap", "ownership", "stop", "error", "vendor", "lost"};
         char b[240], ts[40] = "";
         if (e.has_tstamp) snprintf(ts, sizeof ts, " tstamp=%llu", (unsigned long long)e.tstamp);
-        snprintf(b, sizeof b, "# %s at offset %llu: addr=0x%llX value=0x%llX%s%s%s\n", names[e.kind],
-                 (unsigned long long)e.offset, (unsigned long long)e.addr, (unsigned long long)e.value, ts,
-                 e.kind == ntrace::Event::Error ? " " : "", e.kind == ntrace::Event::Error ? e.what : "");
+        int n = snprintf(b, sizeof b, "# %s at offset %llu: addr=0x%llX value=0x%llX%s%s%s\n", names[e.kind],
+                         (unsigned long long)e.offset, (unsigned long long)e.addr, (unsigned long long)e.value, ts,
+                         e.kind == ntrace::Event::Error ? " " : "", e.kind == ntrace::Event::Error ? e.what : "");
         if (e.kind == ntrace::Event::Error) fputs(b, stderr);
         // A stop or an error ends the flow the pending PC-info line belongs to.
         if (pcinfo && have_prev &&
@@ -417,19 +415,17 @@ struct StreamSink : ntrace::DecodeSink {
             info(prev, false, 0);
             have_prev = false;
         }
-        if (events) line += b;
+        if (events) w.text(b, size_t(std::min(n, int(sizeof b) - 1)));
     }
-    void finish() {
+    bool finish() {
         if (pcinfo && have_prev) info(prev, false, 0);
         have_prev = false;
-        drain();
-    }
-    void drain() {
-        fwrite(line.data(), 1, line.size(), f);
-        line.clear();
+        return w.flush();
     }
 };
 
+// Reads the trace a piece at a time and writes PCs as they come: memory is one piece,
+// the output buffer and the image, whatever the trace's length.
 int ntrace_decode(const Args &a) {
     std::string err;
     ntrace::DecoderConfig dc;
@@ -454,26 +450,41 @@ int ntrace_decode(const Args &a) {
         dc.seq_jump = c.sequential_jump();
     }
     dc.fr.xlen = uint8_t(img.opts.xlen);
-    std::vector<uint8_t> in;
-    if (!read_input(a.pos.size() > 2 ? a.pos[2] : "", in)) return fprintf(stderr, "tsbi-trace: cannot read input\n"), kIo;
-    Output o;
-    if (!o.open(a)) return kIo;
-    // Without an explicit limit, bound the work by the input size: even a maximally
-    // compressed trace expands to far fewer than 2^24 instructions per byte.
     uint64_t limit;
-    if (!num(a, "--max-steps", limit, (uint64_t(in.size()) + 1) << 24, err)) return usage(err.c_str());
+    if (!num(a, "--max-steps", limit, 0, err)) return usage(err.c_str());
+    const bool fixed_limit = a.has("--max-steps");
     dc.max_steps = limit;
     dc.strict_icnt = a.has("--strict");
+    const std::string path = a.pos.size() > 2 ? a.pos[2] : "";
+    FILE *in = path.empty() || path == "-" ? stdin : fopen(path.c_str(), "rb");
+    if (!in) return fprintf(stderr, "tsbi-trace: cannot read input\n"), kIo;
+    Output o;
+    if (!o.open(a)) return kIo;
     StreamSink sink(o.f, img, a.has("--pcinfo"), a.has("--events"));
     ntrace::Decoder d(dc, img, sink);
-    d.run(in, a.has("--mid-stream"));
-    sink.finish();
+    ntrace::StreamParser parser(dc.fr, d, a.has("--mid-stream"), true);
+    std::vector<uint8_t> piece(1 << 20);
+    uint64_t total = 0;
+    for (size_t n; (n = fread(piece.data(), 1, piece.size(), in)) > 0;) {
+        total += n;
+        // Without an explicit limit, bound the work by the input read so far: even a
+        // maximally compressed trace expands to far fewer than 2^24 instructions per
+        // byte, and a message is decoded only once all its bytes are read.
+        if (!fixed_limit) d.set_max_steps((total + 1) << 24);
+        parser.feed(piece.data(), n);
+    }
+    const bool read_error = ferror(in);
+    if (in != stdin) fclose(in);
+    if (read_error) return fprintf(stderr, "tsbi-trace: cannot read input\n"), o.close(), kIo;
+    parser.finish();
+    d.finish();
+    const bool written = sink.finish();
     if (d.icnt_out_of_spec())
         fprintf(stderr,
                 "tsbi-trace: warning: %llu I-CNT values above the spec's %u bits decoded "
                 "(--strict rejects them)\n",
                 (unsigned long long)d.icnt_out_of_spec(), unsigned(NT_LIMIT_MAX_ICNT));
-    if (!o.close()) return kIo;
+    if (!o.close() || !written) return kIo;
     return d.errors() ? kBadData : kOk;
 }
 
@@ -573,23 +584,25 @@ int ntrace_encode(const Args &a) {
     auto feed = [&](const trace::PcInfo &p) {
         if (ref) ref->retire(p);
         else feeder.feed(p);
-        if (bytes.size() >= 1 << 20) ok &= o.write(bytes.data(), bytes.size()), bytes.clear();
+        if (bytes.size() >= 1 << 16) ok &= o.write(bytes.data(), bytes.size()), bytes.clear();
     };
     trace::LineReader lines(in);
     std::string_view l;
     bool have_prev = false;
     uint64_t prev = 0;
     int rc = kOk;
-    while (rc == kOk && lines.next(l)) {
-        if (pcs) {
+    if (pcs) {
+        while (rc == kOk && lines.next(l)) {
             // A PC-only line is classified once the next PC tells taken from not.
             uint64_t pc;
             if (!trace::parse_pc_line(l, pc)) rc = kBadData;
             else if (have_prev) feed(trace::pcinfo_one(img, prev, true, pc));
             prev = pc, have_prev = true;
-        } else {
-            trace::PcInfo p;
-            if (!trace::parse_pcinfo_line(l, p)) rc = kBadData;
+        }
+    } else {
+        trace::PcInfo p;
+        for (int r; rc == kOk && (r = lines.next_pcinfo(p));) {
+            if (r < 0) rc = kBadData;
             else feed(p);
         }
     }
@@ -672,14 +685,24 @@ int ntrace_gen(const Args &a) {
             return fprintf(stderr, "tsbi-trace: cannot write %s\n", raw->c_str()), kIo;
         printf("raw image loads at 0x%llx\n", (unsigned long long)sg.base);
     }
-    std::vector<uint64_t> pcs;
-    p.run(n, [&](const trace::GenEvent &ev) {
-        if (ev.kind == trace::GenEvent::Retire) pcs.push_back(ev.addr);
-    });
+    // Each line is written once the next address tells taken from not taken, so memory
+    // stays bounded whatever the count.
     Output o;
-    if (!o.open(a) || !o.write(trace::format_pcinfo(trace::pcinfo_from_pcs(p.image(), pcs))) || !o.close())
-        return kIo;
-    return kOk;
+    if (!o.open(a)) return kIo;
+    bool written;
+    {
+        trace::LineWriter w(o.f);
+        bool have_prev = false;
+        uint64_t prev = 0;
+        p.run(n, [&](const trace::GenEvent &ev) {
+            if (ev.kind != trace::GenEvent::Retire) return;
+            if (have_prev) w.pcinfo(trace::pcinfo_one(img, prev, true, ev.addr));
+            prev = ev.addr, have_prev = true;
+        });
+        if (have_prev) w.pcinfo(trace::pcinfo_one(img, prev, false, 0));
+        written = w.flush();
+    }
+    return o.close() && written ? kOk : kIo;
 }
 
 int ntrace_main(const Args &a) {

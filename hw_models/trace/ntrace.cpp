@@ -123,24 +123,105 @@ Err parse_one(const Framing &fr, std::span<const uint8_t> bytes, Msg &m) {
                          });
 }
 
+namespace {
+// One complete message to the callbacks (a reserved TCODE is reported, then passed on).
+// values_only: the field values without their bit widths and end bytes (the dump's
+// layout), read by the core's faster reader.
+void deliver(const Framing &fr, const uint8_t *b, size_t n, uint64_t off, Msg &m, Callbacks &cb,
+             bool values_only = false) {
+    if (values_only) {
+        Fields f;
+        const Err e = decode_fields(fr, b, n, f);
+        if (e != Err::None) cb.on_error(off, e);
+        if (e == Err::None || e == Err::ReservedTcode) cb.on_fields(f, off, std::span<const uint8_t>(b, n));
+        return;
+    }
+    m.offset = off;
+    const Err e = parse_one(fr, std::span<const uint8_t>(b, n), m);
+    if (e == Err::None) {
+        cb.on_msg(m);
+    } else if (e == Err::ReservedTcode) {
+        cb.on_error(off, e);
+        cb.on_msg(m);
+    } else {
+        cb.on_error(off, e);
+    }
+}
+} // namespace
+
+void Callbacks::on_fields(const Fields &f, uint64_t offset, std::span<const uint8_t> raw) {
+    Msg m;
+    m.tcode = f.tcode, m.present = f.present, m.offset = offset, m.length = uint32_t(raw.size()), m.raw = raw;
+    for (uint32_t p = f.present; p; p &= p - 1) m.v[unsigned(std::countr_zero(p))] = f.v[std::countr_zero(p)];
+    on_msg(m);
+}
+
 void parse(const Framing &fr, std::span<const uint8_t> bytes, Callbacks &cb, bool mid_stream) {
     Msg m;
     size_t end = split_messages(
         bytes.data(), bytes.size(), mid_stream,
-        [&](const uint8_t *b, size_t n, size_t off) {
-            m.offset = off;
-            Err e = parse_one(fr, std::span<const uint8_t>(b, n), m);
-            if (e == Err::None) {
-                cb.on_msg(m);
-            } else if (e == Err::ReservedTcode) {
-                cb.on_error(off, e);
-                cb.on_msg(m);
-            } else {
-                cb.on_error(off, e);
-            }
-        },
+        [&](const uint8_t *b, size_t n, size_t off) { deliver(fr, b, n, off, m, cb); },
         [&](size_t off, Err e) { cb.on_error(off, e); });
     if (end < bytes.size()) cb.on_error(end, Err::Truncated);
+}
+
+// b[0, n) starts at stream offset base_, where the splitter starts afresh; returns where
+// an unfinished message starts (n: none).
+size_t StreamParser::split(const uint8_t *b, size_t n) {
+    const uint64_t base = base_;
+    return split_messages(
+        b, n, false, [&](const uint8_t *p, size_t k, size_t off) { deliver(fr_, p, k, base + off, m_, cb_, values_only_); },
+        [&](size_t off, Err e) { cb_.on_error(base + off, e); });
+}
+
+void StreamParser::feed(const uint8_t *b, size_t n) {
+    using namespace wire;
+    if (skip_) {
+        size_t i = 0;
+        while (i < n && (b[i] & 3) != kMseoEndMsg) i++;
+        if (i == n) {
+            base_ += n;
+            return;
+        }
+        skip_ = false;
+        base_ += i + 1, b += i + 1, n -= i + 1;
+    }
+    size_t last = n;
+    while (last && (b[last - 1] & 3) != kMseoEndMsg) last--;
+    if (!last) { // no end byte: all of it belongs to the unfinished message
+        carry_.insert(carry_.end(), b, b + n);
+        if (carry_.size() > kMaxCarry) {
+            // What is no message: the splitter reports what it can, then the rest is
+            // dropped up to the next end byte.
+            const size_t end = split(carry_.data(), carry_.size());
+            if (end < carry_.size()) cb_.on_error(base_ + end, Err::FieldOverflow);
+            base_ += carry_.size();
+            carry_.clear();
+            skip_ = true;
+        }
+        return;
+    }
+    if (!carry_.empty()) {
+        // Complete the carried message with this piece up to its first end byte.
+        size_t first = 0;
+        while ((b[first] & 3) != kMseoEndMsg) first++;
+        carry_.insert(carry_.end(), b, b + first + 1);
+        split(carry_.data(), carry_.size());
+        base_ += carry_.size();
+        carry_.clear();
+        b += first + 1, n -= first + 1, last -= first + 1;
+    }
+    split(b, last);
+    base_ += last;
+    carry_.assign(b + last, b + n);
+}
+
+void StreamParser::finish() {
+    if (carry_.empty()) return;
+    const size_t end = split(carry_.data(), carry_.size());
+    if (end < carry_.size()) cb_.on_error(base_ + end, Err::Truncated);
+    base_ += carry_.size();
+    carry_.clear();
 }
 
 // ---- dump --------------------------------------------------------------------------------

@@ -66,6 +66,9 @@ const char *err_name(Err e);
 struct Callbacks {
     virtual ~Callbacks() = default;
     virtual void on_msg(const Msg &m) = 0;
+    // A message's field values without their layout (StreamParser with values_only);
+    // by default passed on as a Msg.
+    virtual void on_fields(const Fields &f, uint64_t offset, std::span<const uint8_t> raw);
     // Framing/format error at byte offset; the parser resynchronises at the next start.
     virtual void on_error(uint64_t offset, Err e) = 0;
 };
@@ -75,6 +78,36 @@ struct Callbacks {
 // bytes up to the first end-of-message are skipped silently. Never allocates.
 void parse(const Framing &fr, std::span<const uint8_t> bytes, Callbacks &cb,
            bool mid_stream = false);
+
+// parse() over a stream that arrives in pieces of any size: the same messages, errors and
+// byte offsets as parse() over the whole stream, with memory bounded by one piece plus
+// the bytes of one unfinished message. Each piece is split up to its last end-of-message
+// byte (MSEO=11; idle bytes are such bytes too): after one the splitter always starts
+// afresh, so the rest of the piece is the only state carried to the next.
+class StreamParser {
+  public:
+    // values_only: messages carry their field values only (no nbits/endbyte: not for
+    // the dump), read faster.
+    StreamParser(const Framing &fr, Callbacks &cb, bool mid_stream = false, bool values_only = false)
+        : fr_(fr), cb_(cb), skip_(mid_stream), values_only_(values_only) {}
+    void feed(const uint8_t *bytes, size_t n);
+    // End of the stream: a message without its end byte is reported as Truncated.
+    void finish();
+    uint64_t consumed() const { return base_ + carry_.size(); }
+    // No message is this long (the longest has a few dozen bytes): more carried bytes
+    // without an end byte are reported (FieldOverflow) and skipped to the next end byte.
+    static constexpr size_t kMaxCarry = 1 << 20;
+
+  private:
+    size_t split(const uint8_t *b, size_t n);
+    Framing fr_;
+    Callbacks &cb_;
+    bool skip_;                  // dropping bytes up to the next end byte (mid-stream start)
+    bool values_only_;
+    std::vector<uint8_t> carry_; // bytes after the last end byte seen
+    uint64_t base_ = 0;          // stream offset of carry_[0] (or of the next byte)
+    Msg m_;
+};
 
 // Decodes exactly one message from bytes that hold it (first byte = start of message);
 // returns Err::None and fills m, or the error.

@@ -252,40 +252,69 @@ struct Fields {
     bool has(Fld f) const { return present >> unsigned(f) & 1; }
     uint64_t get(Fld f) const { return v[unsigned(f)]; }
 };
-inline Err decode_fields(const Framing &fr, const uint8_t *bytes, size_t n, Fields &m) {
-    // The messages BTM sends for almost every transfer, read straight: the
-    // same fields in the same order as their table rows (no TSTAMP).
-    if (!fr.tstamp && n && (bytes[0] & 3) == wire::kMseoData &&
-        (bytes[0] >> 2 == NT_TCODE_DirectBranch || bytes[0] >> 2 == NT_TCODE_IndirectBranch)) {
-        FieldReader r{bytes, n};
-        uint64_t v;
-        unsigned nb;
-        m.tcode = uint8_t(bytes[0] >> 2);
-        r.idx = 1;
-        uint32_t p = 1u << unsigned(Fld::TCODE);
-        m.v[unsigned(Fld::TCODE)] = m.tcode;
-        Err e = Err::None;
-        if (fr.src_bits) {
-            e = r.fixed(fr.src_bits, v);
-            m.v[unsigned(Fld::SRC)] = v, p |= 1u << unsigned(Fld::SRC);
-        }
-        if (e == Err::None && m.tcode == NT_TCODE_IndirectBranch) {
-            e = r.fixed(kFields[unsigned(Fld::BTYPE)].bits, v);
-            m.v[unsigned(Fld::BTYPE)] = v, p |= 1u << unsigned(Fld::BTYPE);
-        }
-        if (e == Err::None) {
-            e = r.var(v, nb);
-            m.v[unsigned(Fld::ICNT)] = v, p |= 1u << unsigned(Fld::ICNT);
-        }
-        if (e == Err::None && m.tcode == NT_TCODE_IndirectBranch) {
-            e = r.var(v, nb);
-            if (fr.extend_addr) v = extend_addr_field(v, nb, fr.xlen);
-            m.v[unsigned(Fld::UADDR)] = v, p |= 1u << unsigned(Fld::UADDR);
-        }
-        m.present = p;
-        if (e != Err::None) return e;
-        return r.ended ? Err::None : Err::ExtraField;
+namespace detail {
+// DirectBranch and IndirectBranch, the messages BTM sends for almost every transfer,
+// read in one pass: TCODE, SRC and B-TYPE are fixed fields at the start, then I-CNT
+// and (IndirectBranch) U-ADDR as variable fields. False for anything else (another
+// message, TSTAMP, an error, a field of more than 64 bits): the table-driven reader
+// then decides, so the result is always the table's.
+inline bool decode_branch(const Framing &fr, const uint8_t *b, size_t n, Fields &m) {
+    using namespace wire;
+    if (fr.tstamp || n < 2 || (b[0] & 3) != kMseoData) return false;
+    const unsigned tcode = b[0] >> 2;
+    const bool ib = tcode == NT_TCODE_IndirectBranch;
+    if (!ib && tcode != NT_TCODE_DirectBranch) return false;
+    constexpr unsigned kBtypeBits = kFields[unsigned(Fld::BTYPE)].bits;
+    const unsigned fixed = fr.src_bits + (ib ? kBtypeBits : 0); // bits after TCODE
+    // The fixed fields fill whole MDO groups of bytes 1..k, which carry no end of a
+    // field except in the last one, when I-CNT starts in it.
+    size_t i = 1;
+    uint64_t acc = 0;
+    unsigned have = 0;
+    while (have < fixed) {
+        if (i >= n || have + kMdoBits > 64) return false;
+        const uint8_t byte = b[i++];
+        acc |= uint64_t(byte >> 2) << have;
+        have += kMdoBits;
+        if ((byte & 3) != kMseoData && (have <= fixed || (byte & 3) == kMseoReserved)) return false;
     }
+    uint32_t p = 1u << unsigned(Fld::TCODE);
+    m.tcode = uint8_t(tcode);
+    m.v[unsigned(Fld::TCODE)] = tcode;
+    if (fr.src_bits) m.v[unsigned(Fld::SRC)] = acc & mask(fr.src_bits), p |= 1u << unsigned(Fld::SRC);
+    if (ib) m.v[unsigned(Fld::BTYPE)] = (acc >> fr.src_bits) & mask(kBtypeBits), p |= 1u << unsigned(Fld::BTYPE);
+    // I-CNT: the rest of the last fixed byte (whose MSEO is I-CNT's), then bytes up to
+    // an end of field or message.
+    uint64_t v = acc >> fixed;
+    unsigned nb = have - fixed;
+    uint8_t mseo = nb ? b[i - 1] & 3 : kMseoData;
+    while (mseo == kMseoData) {
+        if (i >= n || nb + kMdoBits > 64) return false;
+        v |= uint64_t(b[i] >> 2) << nb;
+        nb += kMdoBits;
+        mseo = b[i++] & 3;
+    }
+    m.v[unsigned(Fld::ICNT)] = v, p |= 1u << unsigned(Fld::ICNT);
+    if (ib) {
+        if (mseo != kMseoEndField) return false;
+        v = 0, nb = 0;
+        do {
+            if (i >= n || nb + kMdoBits > 64) return false;
+            v |= uint64_t(b[i] >> 2) << nb;
+            nb += kMdoBits;
+            mseo = b[i++] & 3;
+        } while (mseo == kMseoData);
+        if (fr.extend_addr) v = extend_addr_field(v, nb, fr.xlen);
+        m.v[unsigned(Fld::UADDR)] = v, p |= 1u << unsigned(Fld::UADDR);
+    }
+    if (mseo != kMseoEndMsg || i != n) return false;
+    m.present = p;
+    return true;
+}
+} // namespace detail
+
+inline Err decode_fields(const Framing &fr, const uint8_t *bytes, size_t n, Fields &m) {
+    if (detail::decode_branch(fr, bytes, n, m)) return Err::None;
     return decode_fields(fr, bytes, n, m.tcode, m.present,
                          [&](Fld f, uint64_t val, unsigned, size_t) { m.v[unsigned(f)] = val; });
 }
@@ -314,6 +343,15 @@ inline Err decode_fields(const Framing &fr, const uint8_t *bytes, size_t n, Fiel
 //   void gap()                                the flow is broken (lost data, an error,
 //                                             unreadable code): what follows is a
 //                                             fresh sequence
+//   uint64_t plain_run(uint64_t pc)           optional: half-words of the plain
+//                                             instructions (is_plain) from pc on, any
+//                                             count up to where they end (pc's is
+//                                             plain); the walk steps over them at once
+//                                             when the block goes on past them. The
+//                                             Env may cache it.
+// Instructions the walk steps over: no transfer, no end of a block.
+constexpr bool is_plain(rv::Kind k) { return k == rv::Kind::Linear || k == rv::Kind::Illegal; }
+
 struct FlowConfig {
     unsigned xlen = 64;
     int src = -1; // only messages with this SRC (-1: all)
@@ -333,9 +371,7 @@ struct FlowState {
 
 template <class Env> class Flow {
   public:
-    Flow(const FlowConfig &c, FlowState &s, Env &env)
-        : cfg_(c), env_(env), synced_(s.synced), last_valid_(s.last_valid), pc_(s.pc), ref_(s.ref),
-          budget_(s.budget), errors_(s.errors), s_(s) {}
+    Flow(const FlowConfig &c, FlowState &s, Env &env) : cfg_(c), env_(env), s_(s) {}
     static void reset(FlowState &s) {
         uint64_t e = s.errors;
         s = FlowState{};
@@ -351,7 +387,7 @@ template <class Env> class Flow {
             const uint64_t faddr = (m.get(Fld::FADDR) << 1) & pcmask;
             const uint64_t sync = m.get(Fld::SYNC);
             if (sync == NT_SYNC_FIFO_OVERRUN || sync == NT_SYNC_EXIT_DEBUG) lose();
-            if (synced_) {
+            if (s_.synced) {
                 // The block before the synchronising message ends like the non-sync form.
                 if (m.tcode == NT_TCODE_DirectBranchSync && m.get(Fld::ICNT))
                     walk(m.get(Fld::ICNT), End::Taken, faddr, 0);
@@ -361,10 +397,10 @@ template <class Env> class Flow {
                     walk(m.get(Fld::ICNT), End::None, 0, 0);
             }
             // Every synchronising message resets the state (8.5).
-            synced_ = true;
-            pc_ = ref_ = faddr;
-            budget_ = 0;
-            last_valid_ = false;
+            s_.synced = true;
+            s_.pc = s_.ref = faddr;
+            s_.budget = 0;
+            s_.last_valid = false;
             return;
         }
         switch (m.tcode) {
@@ -372,38 +408,38 @@ template <class Env> class Flow {
         case NT_TCODE_Ownership: return;
         default: break;
         }
-        if (!synced_) return;
+        if (!s_.synced) return;
         switch (m.tcode) {
         case NT_TCODE_DirectBranch:
             if (walk(m.get(Fld::ICNT), End::Taken, 0, 0)) set_last(true, m.get(Fld::ICNT), 0, 0);
             break;
         case NT_TCODE_IndirectBranch: {
-            const uint64_t target = (ref_ ^ (m.get(Fld::UADDR) << 1)) & pcmask;
+            const uint64_t target = (s_.ref ^ (m.get(Fld::UADDR) << 1)) & pcmask;
             if (walk(m.get(Fld::ICNT), End::Addr, target, m.get(Fld::BTYPE))) {
-                ref_ = target;
+                s_.ref = target;
                 set_last(false, m.get(Fld::ICNT), target, m.get(Fld::BTYPE));
             }
             break;
         }
         case NT_TCODE_ResourceFull:
-            last_valid_ = false;
+            s_.last_valid = false;
             if (m.get(Fld::RCODE) != NT_RCODE_ICNT_FULL || m.get(Fld::RDATA) > kMaxIcnt) return fail();
-            budget_ += int64_t(m.get(Fld::RDATA));
+            s_.budget += int64_t(m.get(Fld::RDATA));
             break;
         case NT_TCODE_RepeatBranch: {
             const uint64_t n = m.get(Fld::BCNT);
-            if (!last_valid_ || n > (1ull << NT_LIMIT_MAX_BCNT)) return fail();
-            for (uint64_t i = 0; i < n && synced_; i++) {
+            if (!s_.last_valid || n > (1ull << NT_LIMIT_MAX_BCNT)) return fail();
+            for (uint64_t i = 0; i < n && s_.synced; i++) {
                 if (!walk(s_.last_icnt, s_.last_direct ? End::Taken : End::Addr, s_.last_target, s_.last_btype))
                     break;
-                if (!s_.last_direct) ref_ = s_.last_target;
+                if (!s_.last_direct) s_.ref = s_.last_target;
             }
             break;
         }
         case NT_TCODE_ProgTraceCorrelation:
             if (m.get(Fld::CDF)) return fail();
             walk(m.get(Fld::ICNT), End::Leave, 0, 0);
-            synced_ = false;
+            s_.synced = false;
             break;
         default: return fail(); // HTM messages, vendor-defined
         }
@@ -415,31 +451,48 @@ template <class Env> class Flow {
     uint64_t mask() const { return cfg_.xlen == 32 ? 0xFFFFFFFFull : ~0ull; }
 
     void fail() {
-        errors_++;
+        s_.errors++;
         lose();
     }
     void lose() {
-        if (synced_ || budget_) env_.gap();
+        if (s_.synced || s_.budget) env_.gap();
         reset();
     }
     void set_last(bool direct, uint64_t icnt, uint64_t target, uint64_t btype) {
-        last_valid_ = true;
+        s_.last_valid = true;
         s_.last_direct = direct, s_.last_btype = uint8_t(btype), s_.last_icnt = icnt, s_.last_target = target;
     }
 
-    // Runs the I-CNT block from pc_ and ends it as the message says: the taken branch
+    // Runs the I-CNT block from s_.pc and ends it as the message says: the taken branch
     // (End::Taken), the indirect jump, trap return or trap to `target` (End::Addr with
     // B-TYPE), nothing (End::None: I-CNT full or periodic) or leaving traced code
     // (End::Leave). False when the block does not match the code.
     bool walk(uint64_t icnt, End end, uint64_t target, uint64_t btype) {
         if (icnt > kMaxIcnt) return fail(), false;
         const uint64_t pcmask = mask();
-        int64_t budget = budget_ + int64_t(icnt);
-        uint64_t pc = pc_;
+        int64_t budget = s_.budget + int64_t(icnt);
+        uint64_t pc = s_.pc;
         const bool trap_end = end == End::Addr && btype != NT_BTYPE_INDIRECT;
         rv::Insn in{};
+        bool measured = false; // pc is in a run of plain instructions plain_run measured
         while (budget > 0) {
             if (!env_.insn(pc, in)) return lose(), false;
+            if constexpr (requires { env_.plain_run(pc); }) {
+                // Stepping over plain instructions one by one would only move pc
+                // and budget (the default case below).
+                if (!is_plain(in.kind)) {
+                    measured = false;
+                } else if (!measured) {
+                    measured = true;
+                    const int64_t run = int64_t(env_.plain_run(pc));
+                    if (run && run < budget) {
+                        budget -= run;
+                        pc = (pc + 2 * uint64_t(run)) & pcmask;
+                        measured = false;
+                        continue;
+                    }
+                }
+            }
             budget -= in.size / 2;
             if (budget < 0) return fail(), false;
             const bool last = budget == 0;
@@ -467,7 +520,7 @@ template <class Env> class Flow {
                 if (!last) return fail(), false;
                 if (end == End::Leave) {
                     // A trap return that left traced code: its target is not known here.
-                    pc_ = pc, budget_ = 0;
+                    s_.pc = pc, s_.budget = 0;
                     env_.leave(pc, in.kind == rv::Kind::TrapReturn ? &in : nullptr);
                     return true;
                 }
@@ -481,7 +534,7 @@ template <class Env> class Flow {
             default: pc = next; break;
             }
         }
-        budget_ = 0;
+        s_.budget = 0;
         switch (end) {
         case End::Taken: return fail(), false; // no taken branch where the message ended
         case End::Addr:
@@ -494,24 +547,19 @@ template <class Env> class Flow {
         case End::Leave: env_.leave(pc, nullptr); break;
         default: break;
         }
-        pc_ = pc;
+        s_.pc = pc;
         return true;
     }
 
     void reset() {
-        synced_ = false;
-        pc_ = ref_ = 0;
-        budget_ = 0;
-        last_valid_ = false;
+        s_.synced = false;
+        s_.pc = s_.ref = 0;
+        s_.budget = 0;
+        s_.last_valid = false;
     }
 
     const FlowConfig &cfg_;
     Env &env_;
-    bool &synced_;
-    bool &last_valid_;
-    uint64_t &pc_, &ref_;
-    int64_t &budget_;
-    uint64_t &errors_;
     FlowState &s_;
 };
 

@@ -2,6 +2,8 @@
 // N-Trace program-flow decoder (N-Trace 1.0 chapter 11 "Decoding Algorithm Principles").
 #include "ntrace_dec.hpp"
 
+#include <algorithm>
+
 namespace ntrace {
 
 namespace {
@@ -143,7 +145,11 @@ bool Decoder::walk(uint64_t add_icnt, uint64_t hist, bool hist_present, End end,
     size_t nb = nbuf_;
     uint64_t steps = 0;
     const uint64_t step_limit = cfg_.max_steps ? (cfg_.max_steps > ninsns_ ? cfg_.max_steps - ninsns_ : 0) : ~0ull;
-    const trace::Image::Seg *seg = nullptr;
+    // The current segment's classification cache (empty: look the PC up).
+    uint64_t seg_base = 0, seg_len = 0;
+    const rv::Insn *seg_cache = nullptr;
+    uint64_t *bufp = buf_.data();
+    size_t bufcap = buf_.size();
     choices_.clear();
     unsigned retries = 0;
     constexpr unsigned kMaxChoices = 16, kMaxRetries = 256;
@@ -170,7 +176,7 @@ bool Decoder::walk(uint64_t add_icnt, uint64_t hist, bool hist_present, End end,
             hbits_ = c.hbits, hrep_ = c.hrep, hpos_ = c.hpos, sp_ = c.sp, depth_ = c.depth;
             tp->cursor = c.cursor;
             if (ir) stack_ = c.stack;
-            seg = nullptr;
+            seg_len = 0;
             retries++;
             tp->backtracks++;
             return true;
@@ -184,12 +190,33 @@ bool Decoder::walk(uint64_t add_icnt, uint64_t hist, bool hist_present, End end,
     }
     for (;;) {
     while (budget > 0) {
+        // Straight-line code inside the block (not its last instruction): nothing to
+        // decide, only addresses to emit. Classified code only: rewritten code and
+        // trigger addresses are never in the cache (Image::set_volatile).
+        // Copies the lambdas above do not capture, so they stay in registers.
+        if (pc - seg_base < seg_len) {
+            uint64_t p = pc, q = prev, st = steps;
+            int64_t bu = budget;
+            size_t k = nb;
+            const uint64_t room = std::min<uint64_t>(bufcap - 1 - nb, step_limit - steps);
+            const uint64_t stop = steps + room;
+            for (const rv::Insn *c; st < stop && p - seg_base < seg_len &&
+                                    (c = &seg_cache[(p - seg_base) >> 1])->kind == rv::Kind::Linear && c->size &&
+                                    bu > c->size / 2;) {
+                bufp[k++] = p;
+                st++;
+                bu -= c->size / 2;
+                q = p;
+                p = (p + c->size) & pcmask;
+            }
+            pc = p, prev = q, steps = st, budget = bu, nb = k;
+        }
         if (steps >= step_limit) return bail("instruction limit reached");
         const rv::Insn *in;
         uint32_t site;
         unsigned hw;
-        if (seg && pc - seg->base < seg->bytes.size() && !(pc & 1) && seg->cache[(pc - seg->base) >> 1].size) {
-            in = &seg->cache[(pc - seg->base) >> 1];
+        if (pc - seg_base < seg_len && !(pc & 1) && seg_cache[(pc - seg_base) >> 1].size) {
+            in = &seg_cache[(pc - seg_base) >> 1];
         } else if (tp && tp->find(pc, site, hw)) {
             int v = -1;
             if (tp->site(site).scheduled) {
@@ -205,22 +232,25 @@ bool Decoder::walk(uint64_t add_icnt, uint64_t hist, bool hist_present, End end,
                 }
             }
             in = &tp->site(site).insn[v][hw];
-            seg = nullptr;
+            seg_len = 0;
             if (!in->size) RETRY_OR_BAIL("PC inside an instruction of rewritten code");
         } else {
             in = img_.at(pc);
             if (!in) RETRY_OR_BAIL("PC outside the program image");
-            seg = img_.segment_of(pc);
+            // img_.at() classified the instruction, so the cache holds it now.
+            const trace::Image::Seg *seg = img_.segment_of(pc);
+            seg_base = seg->base, seg_len = seg->bytes.size(), seg_cache = seg->cache.data();
             if (tp) tp->retire(pc);
         }
-        buf_[nb++] = pc;
-        if (nb == buf_.size()) {
+        bufp[nb++] = pc;
+        if (nb == bufcap) {
             if (choices_.empty()) {
                 nbuf_ = nb;
                 flush();
                 nb = 0;
             } else {
                 buf_.resize(2 * nb); // keep the block until its choices are settled
+                bufp = buf_.data(), bufcap = buf_.size();
             }
         }
         steps++;
@@ -464,9 +494,8 @@ bool Decoder::walk_hist(uint64_t hist, uint64_t repeat, uint64_t off) {
     return true;
 }
 
-void Decoder::on_msg(const Msg &m) {
+template <class M> void Decoder::handle(const M &m, const uint64_t off) {
     if (cfg_.src >= 0 && m.has(Fld::SRC) && m.get(Fld::SRC) != uint64_t(cfg_.src)) return;
-    const uint64_t off = m.offset;
     const uint64_t pcmask = img_.opts.xlen == 32 ? 0xFFFFFFFFull : ~0ull;
     const bool sync = is_sync_tcode(m.tcode);
     if (m.has(Fld::TSTAMP)) {
@@ -562,5 +591,8 @@ void Decoder::on_msg(const Msg &m) {
     default: break;
     }
 }
+
+template void Decoder::handle(const Msg &, uint64_t);
+template void Decoder::handle(const Fields &, uint64_t);
 
 } // namespace ntrace

@@ -56,7 +56,11 @@ class Decoder : public Callbacks {
     // Decodes a whole byte stream (may start inside a message when mid_stream).
     void run(std::span<const uint8_t> bytes, bool mid_stream = false);
     void finish(); // flushes buffered addresses
-    void on_msg(const Msg &m) override;
+    // Streaming input (StreamParser feeding on_msg/on_error): the instruction limit
+    // may grow with the bytes read so far.
+    void set_max_steps(uint64_t n) { cfg_.max_steps = n; }
+    void on_msg(const Msg &m) override { handle(m, m.offset); }
+    void on_fields(const Fields &f, uint64_t offset, std::span<const uint8_t>) override { handle(f, offset); }
     void on_error(uint64_t offset, Err e) override;
 
     uint64_t errors() const { return nerrors_; }
@@ -65,6 +69,8 @@ class Decoder : public Callbacks {
     bool synced() const { return synced_; }
 
   private:
+    // One message (Msg or Fields: the same has/get/tcode) at byte offset off.
+    template <class M> void handle(const M &m, uint64_t off);
     enum class End : uint8_t { None, Taken, Addr };
     bool walk(uint64_t add_icnt, uint64_t hist, bool hist_present, End end, uint64_t off, bool jump_end = false,
               uint64_t target = 0);

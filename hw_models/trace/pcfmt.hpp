@@ -10,6 +10,7 @@
 #pragma once
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -38,15 +39,67 @@ class LineReader {
   public:
     explicit LineReader(FILE *f) : f_(f) {}
     bool next(std::string_view &l);
+    // The next PC-info (or PC-sequence) line parsed: 1, or 0 at the end, -1 when the
+    // line is not one. The canonical spelling is read straight from the buffer.
+    int next_pcinfo(PcInfo &p);
     size_t line() const { return line_; }
     bool error() const { return error_; }
 
   private:
-    static constexpr size_t kChunk = 1 << 20;
+    void refill();
+    static constexpr size_t kChunk = 1 << 20, kFastLine = 128;
     FILE *f_;
     std::string buf_;
     size_t pos_ = 0, line_ = 0;
     bool eof_ = false, error_ = false;
+};
+
+// PC-only and PC-info lines written to a file through a buffer, formatted without
+// printf (the decoder writes one line per instruction: most of its work).
+class LineWriter {
+  public:
+    explicit LineWriter(FILE *f) : f_(f) {}
+    ~LineWriter() { flush(); }
+    void pc(uint64_t pc) { // "0xADDR\n"
+        char *o = room();
+        if (((pc ^ last_) >> 16) == 0 && pc >> 16) {
+            // Most lines differ from the last in their low four digits only: the last
+            // line with those four replaced.
+            memcpy(o, last_line_, sizeof last_line_);
+            memcpy(o + last_len_ - 5, kPairs[pc >> 8 & 0xFF], 2);
+            memcpy(o + last_len_ - 3, kPairs[pc & 0xFF], 2);
+            len_ += last_len_;
+            return;
+        }
+        char *e = put_hex(o, pc);
+        *e++ = '\n';
+        last_len_ = unsigned(e - o), last_ = pc;
+        memcpy(last_line_, o, sizeof last_line_);
+        len_ = size_t(e - buf_.data());
+    }
+    void pcinfo(const PcInfo &p); // "0xADDR,TYPE<size>[,0xDEST]\n"
+    void text(const char *s, size_t n);
+    bool flush(); // false after a write error
+    static constexpr size_t kLineMax = 128;
+
+    // "0x" and the value in uppercase hex without leading zeros (the reference code's
+    // spelling); stores up to 8 bytes past the digits (room() leaves kLineMax).
+    static char *put_hex(char *p, uint64_t v);
+
+  private:
+    static constexpr size_t kBuf = 1 << 18;
+    char *room() {
+        if (len_ > kBuf - kLineMax) flush();
+        return buf_.data() + len_;
+    }
+    static const char kPairs[256][2]; // "00" .. "FF"
+    FILE *f_;
+    std::vector<char> buf_ = std::vector<char>(kBuf);
+    size_t len_ = 0;
+    bool error_ = false;
+    uint64_t last_ = 0; // pc() only: the last value written in full and its line
+    unsigned last_len_ = 0;
+    char last_line_[24];
 };
 
 // Parse; on error returns false and sets the 1-based line number in err_line.
@@ -58,6 +111,15 @@ std::string format_pcinfo(const std::vector<PcInfo> &v);
 // Classifies each retired address with the image (the next address tells taken/not).
 std::vector<PcInfo> pcinfo_from_pcs(const Image &img, const std::vector<uint64_t> &pcs);
 PcInfo pcinfo_one(const Image &img, uint64_t pc, bool have_next, uint64_t next);
+
+// Code that behaves as a per-address PC-info file says (the reference decoder's program
+// input, NexRv -deco -pcinfo): one instruction per line of the line's size and kind
+// (L: nop; BD: bne to DEST; JD/CD: jal x0/ra to DEST; JI/CI: jalr x0/ra through t1;
+// R: ret), each checked with rv::classify. Bytes from the lowest address on (gaps are
+// zero: no instruction); false with err when a line cannot be expressed (no DEST, DEST
+// out of reach, a 2-byte call on RV64, overlapping lines).
+bool code_from_pcinfo(const std::vector<PcInfo> &v, const rv::Options &o, uint64_t &base, std::vector<uint8_t> &bytes,
+                      std::string &err);
 
 // 4-bit itype of a PC-info line (branches 4/5).
 uint8_t pcinfo_itype(const PcInfo &p);

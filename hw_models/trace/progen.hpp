@@ -34,6 +34,18 @@ struct GenEvent {
     uint64_t target; // Trap: handler
 };
 
+// Passes one generated event to an encoder (ntrace::Encoder or alike: start, stop,
+// trap, retire); the privilege changes (Context) are left to the caller.
+template <class Enc> void to_encoder(const GenEvent &ev, Enc &e) {
+    switch (ev.kind) {
+    case GenEvent::Start: e.start(ev.addr); break;
+    case GenEvent::Stop: e.stop(ev.addr); break;
+    case GenEvent::Trap: e.trap(ev.addr, ev.target, ev.interrupt); break;
+    case GenEvent::Context: break;
+    case GenEvent::Retire: e.retire(ev.addr, ev.size, ev.itype); break;
+    }
+}
+
 class Program {
   public:
     explicit Program(const GenConfig &c);

@@ -8,6 +8,19 @@ $(HOSTTEST_BUILD)/edge.dtb: tests/host/data/edge.dts
 $(HOSTTEST_BUILD)/qemu-virt.dtb:
 	@mkdir -p $(dir $@)
 	qemu-system-riscv64 -M virt,dumpdtb=$@ -smp 4 -m 256M -nographic >/dev/null
+# QEMU 7.2's spike (4 harts) and sifive_u (5 harts: the E51 and 4 U54s).
+$(HOSTTEST_BUILD)/qemu-spike.dtb:
+	@mkdir -p $(dir $@)
+	qemu-system-riscv64 -M spike,dumpdtb=$@ -smp 4 -nographic >/dev/null
+$(HOSTTEST_BUILD)/qemu-sifive_u.dtb:
+	@mkdir -p $(dir $@)
+	qemu-system-riscv64 -M sifive_u,dumpdtb=$@ -smp 5 -nographic >/dev/null
+HOSTTEST_DRIVERS := $(wildcard firmware/drivers/*.cpp)
+$(HOSTTEST_BUILD)/test_drivers: tests/host/test_drivers.cpp $(HOSTTEST_DRIVERS) firmware/drivers/drivers.hpp \
+		$(HOSTTEST_BUILD)/qemu-virt.dtb $(HOSTTEST_BUILD)/qemu-spike.dtb $(HOSTTEST_BUILD)/qemu-sifive_u.dtb
+	$(HOSTCXX) $(HOSTCXXFLAGS) -Ifirmware -Ifirmware/include -Ifirmware/drivers \
+		-DTEST_DATA_DIR='"$(abspath $(HOSTTEST_BUILD))"' -o $@ tests/host/test_drivers.cpp \
+		$(HOSTTEST_DRIVERS) -lfdt -lpthread
 $(HOSTTEST_BUILD)/test_core: tests/host/test_core.cpp firmware/core/dt.cpp firmware/core/dt.hpp \
 		firmware/sbi/hartmask.hpp firmware/core/insn_decode.hpp $(HOSTTEST_BUILD)/edge.dtb $(HOSTTEST_BUILD)/qemu-virt.dtb
 	$(HOSTCXX) $(HOSTCXXFLAGS) -Ifirmware -Ifirmware/include -Ifirmware/core \
@@ -20,4 +33,4 @@ $(HOSTTEST_BUILD)/test_sse: tests/host/test_sse.cpp firmware/sbi/sse_events.hpp
 	@mkdir -p $(dir $@)
 	$(HOSTCXX) $(HOSTCXXFLAGS) -Ifirmware -Ifirmware/include -o $@ tests/host/test_sse.cpp
 .PHONY: host-tests
-host-tests: $(HOSTTEST_BUILD)/test_core $(HOSTTEST_BUILD)/test_dbtr $(HOSTTEST_BUILD)/test_sse
+host-tests: $(HOSTTEST_BUILD)/test_drivers $(HOSTTEST_BUILD)/test_core $(HOSTTEST_BUILD)/test_dbtr $(HOSTTEST_BUILD)/test_sse

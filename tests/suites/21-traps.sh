@@ -25,7 +25,7 @@ check "fatal/no_memory/no_payload_ran" bash -c '! grep -q TSBI-START "$1"' _ "$d
 # it builds into its own directory and serves the core extensions' payloads on
 # 2 harts.
 build firmware FW_SUBSYSTEMS=0 payloads
-python3 tests/payloads/run.py --fw build/fw-qemu_virt-rv64-core/tsbi_dynamic.bin --smp 2 \
+python3 tests/payloads/run.py --fw build/fw-generic-rv64-core/tsbi_dynamic.bin --smp 2 \
   --tag core-only build/payloads/{base,dbcn,fwft,hsm,ipi,legacy,rfence,time}.elf
 
 # The list of subsystems is checked by the compiler: a descriptor member set
@@ -51,12 +51,12 @@ check "subsystems/definition_drift_fails" fails_to_compile definition \
 void ctr::subsystem::hart_init(int) {}'
 
 # RV32 (issue 16, in progress): both images build from the same sources into
-# build/fw-qemu_virt-rv32/ and cold-boot QEMU 7.2's riscv32 virt on 4 harts as
+# build/fw-generic-rv32/ and cold-boot QEMU 7.2's riscv32 virt on 4 harts as
 # far as the hand-off. The S-mode payloads do not build for RV32 yet.
 build firmware FW_XLEN=32
 for img in dynamic jump; do
   timeout 10 qemu-system-riscv32 -M virt -smp 4 -m 256M -nographic \
-    -bios build/fw-qemu_virt-rv32/tsbi_$img.bin > "$d/rv32-$img.log" 2>&1
+    -bios build/fw-generic-rv32/tsbi_$img.bin > "$d/rv32-$img.log" 2>&1
   check "rv32/$img/boots_4_harts" grep -q "tsbi: SBI firmware .*, 4 hart(s)" "$d/rv32-$img.log"
   # fw_jump: the next stage 4 MiB above the firmware (RV32 convention);
   # fw_dynamic: where QEMU's fw_dynamic_info says (0 without -kernel).

@@ -49,9 +49,9 @@ run q10ctr "$Q10" "$CTR_CPU" ratified native build/ctr/pl/ctr_rec_native.elf bui
   build/ctr/pl/ctr_susp.elf
 run q72 "$Q72" "" ratified emulated build/ctr/pl/ctr_rec.elf build/ctr/pl/ctr_susp.elf
 run q10 "$Q10" "" ratified emulated build/ctr/pl/ctr_rec.elf build/ctr/pl/ctr_susp.elf
-# Those records come from the core's trap redirect calling CTR's record_trap
-# (core/subsystems.hpp): ctr_rec's redirect/* checks on the emulated harts fail
-# without it.
+# On the emulated harts (q72, q10) ctr_rec's redirect/* checks fail unless the
+# core's trap redirect reaches CTR: the record of the redirected trap is made
+# only there.
 
 # LCOFIFRZ: an SBI PMU counter overflows, the LCOFI traps to S-mode and
 # freezes CTR (tests/ctr/payloads/ctr_lcofifrz.cpp), natively and through the

@@ -103,8 +103,90 @@ $T ntrace decode --strict --bin $W/lin.bin --load 0x80000000 $W/lin.nex >/dev/nu
 check "refcode: --strict rejects an I-CNT above 22 bits (exit 1)" test "$rc" = 1
 check "refcode t1: its per-address PC-info file parses (CRLF)" bash -c "
   $T ntrace encode --compat refcode $R/test-PCINFO.txt -o $W/t1i.bin && test -s $W/t1i.bin"
+# Decoding as the reference's decoder does (NexRv -deco -pcinfo): its per-address PC-info
+# is the program (--pcinfo-image); its PC-only file (CRLF) is the expected output.
+xz -dc $R/test-PCONLY.txt.xz >$W/t1.pconly
+tr -d '\r' <$W/t1.pconly >$W/t1.pcs
+check "refcode t1: its test-NEX.bin decodes, its PC-info as the program, to its 164,959 PCs" bash -c "
+  $T ntrace decode --xlen 32 --pcinfo-image $R/test-PCINFO.txt --implicit-return $R/test-NEX.bin >$W/t1d.pcs &&
+  test \$(wc -l <$W/t1d.pcs) = 164959 && cmp -s $W/t1d.pcs $W/t1.pcs"
+while IFS='|' read -r set ours ref; do
+  for who in ours compat; do
+    if [ $who = ours ]; then opts=$ours; else opts="--compat refcode $ref"; fi
+    dflags=""; case "$opts" in *implicit-return*|*"--cs 8"*) dflags=--implicit-return;; esac
+    check "refcode t1: $set ($who) round trip: PC-sequence -> bytes -> its PCs" bash -c "
+      $T ntrace encode $opts $W/t1.pcseq -o $W/t1r.bin &&
+      $T ntrace decode --xlen 32 --pcinfo-image $R/test-PCINFO.txt $dflags $W/t1r.bin | cmp -s - $W/t1.pcs"
+  done
+done <tests/trace/refcode_sets.txt
+check "refcode t1: its PC-only file (CRLF), classified by its PC-info, gives test-NEX.bin with --compat refcode" bash -c "
+  $T ntrace encode --pc --xlen 32 --pcinfo-image $R/test-PCINFO.txt --compat refcode --cs 8 --rpt 2 $W/t1.pconly \
+    -o $W/t1p.bin && cmp $W/t1p.bin $R/test-NEX.bin"
+check "refcode t1: ntrace dump of test-NEX.bin has its test-DUMP.txt's bytes and fields (CRLF)" bash -c "
+  xz -dc $R/test-DUMP.txt.xz >$W/t1.dump && grep -q \$'\r\$' $W/t1.dump &&
+  $T ntrace dump $R/test-NEX.bin >$W/t1our.dump &&
+  python3 tests/trace/dump_fields.py $W/t1.dump >$W/t1.dumpn && test \$(wc -l <$W/t1.dumpn) = 2604 &&
+  python3 tests/trace/dump_fields.py $W/t1our.dump | cmp -s - $W/t1.dumpn"
+printf '0x100,L4\r\n0x104,JD4\r\n' >$W/nodest.pci
+$T ntrace decode --pcinfo-image $W/nodest.pci $R/test-NEX.bin >/dev/null 2>$W/nodest.err; rc=$?
+check "ntrace decode --pcinfo-image: a direct jump without DEST is an input error (exit 3)" bash -c "
+  test $rc = 3 && grep -q 'without DEST at 0x104' $W/nodest.err"
 $T ntrace encode --compat refcode --cs 33 $W/t1.pcseq -o $W/t1x.bin >/dev/null 2>&1; rc=$?
 check "refcode: a call stack deeper than the reference's 32 is a usage error (exit 2)" test "$rc" = 2
+
+# --- 10^7 instructions through files: bounded memory, the README's size table -------------
+# A generated program (no traps, which the reference's encoder cannot express), its
+# PC-info streamed by ntrace gen; each of the reference's five option sets in our terms
+# and with --compat refcode: the bytes must be the README's table, every stream must
+# decode back to the PCs, and encoder and decoder must stay within a few MiB (peak RSS,
+# /usr/bin/time) although the text is 156 MB and the PCs 110 MB. The option sets:
+# tests/trace/refcode_sets.txt, per line the reference's options|ours|--compat refcode's.
+B=$W/big
+mkdir -p $B
+if ! command -v /usr/bin/time >/dev/null; then
+  fail "10^7: /usr/bin/time (package time) is needed to measure peak memory"
+elif ! $T ntrace gen --elf $B/g.elf -o $B/g.pcinfo --count 10000000 --seed 7 --xlen 32 --traps 0 >/dev/null; then
+  fail "10^7: ntrace gen"
+else
+  cut -d, -f1 $B/g.pcinfo >$B/g.pcs
+  check "10^7: ntrace gen writes 10^7 PC-info lines" test "$(wc -l <$B/g.pcs)" = 10000000
+  kMaxKiB=16384
+  while IFS='|' read -r set ours ref; do
+    row=$(grep -F "| \`$set\` |" hw_models/trace/README.md | head -1)
+    for who in ours compat; do
+      if [ $who = ours ]; then opts=$ours; col=7; else opts="--compat refcode $ref"; col=6; fi
+      want=$(echo "$row" | awk -F'|' -v c=$col '{ gsub(/[ ,]/, "", $c); print $c }')
+      dflags=""; case "$opts" in *implicit-return*|*"--cs 8"*) dflags=--implicit-return;; esac
+      /usr/bin/time -f %M -o $B/enc.rss $T ntrace encode $opts $B/g.pcinfo -o $B/t.bin
+      /usr/bin/time -f %M -o $B/dec.rss $T ntrace decode --elf $B/g.elf $dflags $B/t.bin -o $B/d.pcs
+      got=$(stat -c %s $B/t.bin)
+      check "10^7 $set ($who): $got bytes, the README's size table says ${want:-nothing}" test "$got" = "$want"
+      check "10^7 $set ($who): decodes back to the executed PCs" cmp -s $B/d.pcs $B/g.pcs
+      check "10^7 $set ($who): encoder peak RSS $(cat $B/enc.rss) KiB <= $kMaxKiB" test "$(cat $B/enc.rss)" -le $kMaxKiB
+      check "10^7 $set ($who): decoder peak RSS $(cat $B/dec.rss) KiB <= $kMaxKiB" test "$(cat $B/dec.rss)" -le $kMaxKiB
+    done
+  done <tests/trace/refcode_sets.txt
+  # Memory that does not grow with the input: 10^7 instructions against 10^4 of the same
+  # program (BTM: the largest trace, 4 MB), encoder and decoder.
+  head -10000 $B/g.pcinfo >$B/s.pcinfo
+  rss() { /usr/bin/time -f %M -o $B/rss "$@" && cat $B/rss; }
+  es=$(rss $T ntrace encode --mode btm $B/s.pcinfo -o $B/s.bin)
+  el=$(rss $T ntrace encode --mode btm $B/g.pcinfo -o $B/t.bin)
+  ds=$(rss $T ntrace decode --elf $B/g.elf $B/s.bin -o $B/s.pcs)
+  dl=$(rss $T ntrace decode --elf $B/g.elf $B/t.bin -o $B/d.pcs)
+  check "10^7: encoder memory does not grow with the input ($es KiB for 10^4, $el KiB for 10^7; <= +2048)" \
+    test "$el" -le $((es + 2048))
+  check "10^7: decoder memory does not grow with the trace ($ds KiB for 10^4, $dl KiB for 10^7; <= +2048)" \
+    test "$dl" -le $((ds + 2048))
+  # The same decode from a pipe (no file size known) and with the CRLF line endings of
+  # the reference's published files on the encoder's input.
+  $T ntrace encode --mode htm $B/g.pcinfo -o $B/t.bin
+  check "10^7: ntrace decode reads the trace from a pipe" bash -c "
+    cat $B/t.bin | $T ntrace decode --elf $B/g.elf | cmp -s - $B/g.pcs"
+  check "10^7: CRLF PC-info encodes to the same bytes as LF" bash -c "
+    sed 's/\$/\r/' $B/g.pcinfo | $T ntrace encode --mode htm - -o $B/crlf.bin && cmp $B/crlf.bin $B/t.bin"
+fi
+rm -rf $B
 
 # --- fuzz smoke runs (longer: make trace-fuzz-long FUZZ_SECONDS=N) -----------------------
 if ! command -v clang++ >/dev/null || ! make -s -j2 trace-fuzz >"$W/fuzz-build.log" 2>&1; then

@@ -65,15 +65,7 @@ int main(int argc, char **argv) {
         Encoder e(ec);
         e.out().reserve(n / 2);
         t0 = now();
-        p.run(n, [&](const trace::GenEvent &ev) {
-            switch (ev.kind) {
-            case trace::GenEvent::Start: e.start(ev.addr); break;
-            case trace::GenEvent::Stop: e.stop(ev.addr); break;
-            case trace::GenEvent::Trap: e.trap(ev.addr, ev.target, ev.interrupt); break;
-            case trace::GenEvent::Context: break;
-            case trace::GenEvent::Retire: e.retire(ev.addr, ev.size, ev.itype); break;
-            }
-        });
+        p.run(n, [&](const trace::GenEvent &ev) { trace::to_encoder(ev, e); });
         const double tenc = std::max(now() - t0 - tgen, 1e-9);
         DecoderConfig dc;
         dc.implicit_return = c.ir != 0;

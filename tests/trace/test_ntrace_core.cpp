@@ -43,6 +43,21 @@ struct Env {
     void gap() { gaps++; }
 };
 
+// The same with plain_run, as the firmware's Env has it (the walk steps over runs of
+// plain instructions at once).
+struct RunEnv : Env {
+    unsigned runs = 0;
+    uint64_t plain_run(uint64_t pc) {
+        uint64_t p = pc;
+        while (const rv::Insn *in = img.at(p)) {
+            if (!is_plain(in->kind)) break;
+            p += in->size;
+        }
+        runs++;
+        return (p - pc) / 2;
+    }
+};
+
 struct Run {
     std::vector<uint8_t> bytes;
     std::vector<Rec> expected;
@@ -99,8 +114,9 @@ Run encode(trace::Program &p, uint64_t n, unsigned xlen, unsigned src_bits) {
 
 // Feeds the stream to the core in pieces (sizes from `seed`); drop: pieces skipped
 // (lost data, then a fresh sequence from the next message boundary).
+template <class E>
 std::vector<Rec> decode(const trace::Image &, const Framing &fr, const std::vector<uint8_t> &b,
-                        uint64_t seed, unsigned drop_every, Env &env) {
+                        uint64_t seed, unsigned drop_every, E &env) {
     FlowConfig fc;
     fc.xlen = fr.xlen;
     fc.src = fr.src_bits ? 1 : -1;
@@ -116,13 +132,13 @@ std::vector<Rec> decode(const trace::Image &, const Framing &fr, const std::vect
         if (drop_every && piece % drop_every == 0) {
             pos += len;
             carry.clear();
-            Flow<Env>::reset(st);
+            Flow<E>::reset(st);
             resync = true;
             continue;
         }
         carry.insert(carry.end(), b.begin() + long(pos), b.begin() + long(pos + len));
         pos += len;
-        Flow<Env> f(fc, st, env);
+        Flow<E> f(fc, st, env);
         size_t end = split_messages(
             carry.data(), carry.size(), resync,
             [&](const uint8_t *m, size_t n, size_t) {
@@ -154,6 +170,10 @@ TEST_CASE("ntrace core: BTM flow gives every transfer with source, target and ty
             CAPTURE(seed);
             CAPTURE(xlen);
             CHECK(env.gaps == 0);
+            // The walk that steps over plain runs gives the same transfers.
+            RunEnv renv{{p.image(), {}}};
+            CHECK(decode(p.image(), fr, r.bytes, seed, 0, renv) == got);
+            CHECK(renv.runs > 0);
             if (r.last_pending && got.size() == r.expected.size() + 1) got.pop_back();
             REQUIRE(got.size() == r.expected.size());
             size_t same = 0;
@@ -199,4 +219,45 @@ TEST_CASE("ntrace core: lost data starts a fresh sequence and never makes a wron
         }
         CHECK(in_order);
     }
+}
+
+TEST_CASE("ntrace core: the branch-message reader gives the table reader's fields") {
+    // Random DirectBranch/IndirectBranch-like byte strings (mostly well formed, some
+    // not) under several framings: where the one-pass reader accepts a message, the
+    // table-driven reader must accept it too, with the same fields and values.
+    uint64_t x = 0x2545F4914F6CDD1Dull;
+    auto rnd = [&x] {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        return x;
+    };
+    unsigned accepted = 0, tried = 0;
+    for (int round = 0; round < 200000; round++) {
+        Framing fr;
+        fr.src_bits = uint8_t(rnd() % 10);
+        fr.xlen = rnd() % 2 ? 64 : 32;
+        fr.extend_addr = rnd() % 2;
+        uint8_t b[16];
+        size_t n = 2 + rnd() % 13;
+        unsigned tcode = rnd() % 8 ? 3 + rnd() % 2 : rnd() % 64;
+        b[0] = uint8_t(tcode << 2 | (rnd() % 16 ? 0 : rnd() % 4));
+        for (size_t i = 1; i < n; i++) {
+            unsigned r = rnd() % 16;
+            uint8_t mseo = r < 11 ? 0 : r < 14 ? 1 : r < 15 ? 3 : 2;
+            b[i] = uint8_t((rnd() & 0xFC) | mseo);
+        }
+        if (rnd() % 4) b[n - 1] |= 3;
+        Fields fast, table;
+        tried++;
+        if (!detail::decode_branch(fr, b, n, fast)) continue;
+        accepted++;
+        Err e = decode_fields(fr, b, n, table.tcode, table.present,
+                              [&](Fld f, uint64_t v, unsigned, size_t) { table.v[unsigned(f)] = v; });
+        CAPTURE(round);
+        REQUIRE(e == Err::None);
+        CHECK(fast.tcode == table.tcode);
+        REQUIRE(fast.present == table.present);
+        for (unsigned f = 0; f < kFieldCount; f++)
+            if (fast.present >> f & 1) CHECK(fast.v[f] == table.v[f]);
+    }
+    CHECK(accepted > tried / 20);
 }

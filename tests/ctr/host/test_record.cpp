@@ -354,3 +354,51 @@ TEST_CASE("record: MISP and XLEN truncation of recorded addresses") {
     CHECK(f.entry(0, 0) == 0x34567891ul);
     CHECK(f.entry(0, 1) == 0x200);
 }
+
+TEST_CASE("record: TransferRun records what record_transfer after cycles_inexact records") {
+    // Random controls (enables, RASEMU, every filter bit, FROZEN, depth, a
+    // pending cycle count), the same transfers through both paths, then the
+    // whole state compared.
+    uint64_t x = 0x9E3779B97F4A7C15ull;
+    auto rnd = [&x] {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        return x;
+    };
+    const Type types[] = {TYPE_NOT_TAKEN_BRANCH, TYPE_TAKEN_BRANCH, TYPE_INDIRECT_CALL,   TYPE_DIRECT_CALL,
+                          TYPE_INDIRECT_JUMP,    TYPE_DIRECT_JUMP,  TYPE_COROUTINE_SWAP,  TYPE_FUNCTION_RETURN,
+                          TYPE_OTHER_INDIRECT_JUMP, TYPE_OTHER_DIRECT_JUMP, TYPE_TRAP_RETURN};
+    for (int round = 0; round < 400; round++) {
+        CAPTURE(round);
+        ctr::Config cfg = with_h();
+        cfg.cycle_counting = round % 3 != 0;
+        Emu a(cfg), b(cfg);
+        uint64_t ctl = (rnd() & (rc::U | rc::S | rc::RASEMU)) | (rnd() & 0xFFFF00000000ull);
+        Mode mode = round % 4 == 0 ? MODE_U : MODE_S;
+        unsigned depth = unsigned(rnd() % 3);
+        uint64_t cycles = round % 5 == 0 ? rnd() % 100000 : 0;
+        uint32_t status = (round % 7 == 0 ? rs::FROZEN : 0) | unsigned(rnd() % 16);
+        for (Emu *e : {&a, &b}) {
+            e->wr(ratified::sctrdepth, depth, kM);
+            e->wr(ratified::mctrctl, ctl, kM);
+            e->wr(ratified::sctrstatus, status, kM);
+            e->h.cycles = cycles;
+        }
+        TransferRun run(b.c, b.h, mode);
+        for (int i = 0; i < 70; i++) {
+            unsigned long src = rnd(), tgt = rnd();
+            Type t = types[rnd() % (sizeof types / sizeof types[0])];
+            cycles_inexact(a.h);
+            record_transfer(a.c, a.h, mode, src, tgt, t);
+            run.transfer(src, tgt, t);
+        }
+        CHECK(a.h.status == b.h.status);
+        CHECK(a.h.cycles == b.h.cycles);
+        CHECK(a.h.cycles_valid == b.h.cycles_valid);
+        for (unsigned i = 0; i < kCapacity; i++) {
+            CAPTURE(i);
+            CHECK(a.h.src[i] == b.h.src[i]);
+            CHECK(a.h.tgt[i] == b.h.tgt[i]);
+            CHECK(a.h.data[i] == b.h.data[i]);
+        }
+    }
+}

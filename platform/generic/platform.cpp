@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// The platform interface for every SoC: devices come from the device tree
+// through firmware/drivers (console by /chosen/stdout-path, CLINT/ACLINT,
+// syscon/HTIF/gpio-restart resets), and the selected port's kQuirks (its
+// quirks.hpp, found through -I$(PLATFORM_DIR)) adds or replaces what the tree
+// cannot say. kQuirks is constexpr: an absent quirk compiles to nothing.
+#include "platform.hpp"
+#include "drivers/drivers.hpp"
+#include <quirks.hpp>
+
+namespace platform {
+
+using namespace sbi::srst;
+constexpr const Quirks &Q = kQuirks;
+// Whether the port gives a quirk (a function, not a comparison GCC warns about).
+consteval bool has(auto f) { return f != nullptr; }
+static_assert(has(Q.console_putc) == has(Q.console_getc), "a console quirk gives putc and getc");
+static_assert(has(Q.ipi_send) == has(Q.ipi_clear), "an IPI quirk gives send and clear");
+static_assert(has(Q.timer_value) == has(Q.timer_set), "a timer quirk gives value and set");
+static_assert(has(Q.system_reset_supported) == has(Q.system_reset), "a reset quirk gives both functions");
+
+bool cold_init(const void *fdt) {
+    drivers::console_init_from_fdt(fdt);
+    drivers::reset_init_from_fdt(fdt);
+    bool clint = drivers::aclint_init_from_fdt(fdt);
+    if constexpr (has(Q.cold_init))
+        if (!Q.cold_init(fdt)) return false;
+    // IPIs and the timer need a CLINT/ACLINT unless the port gives both.
+    return clint || (has(Q.ipi_send) && has(Q.timer_value));
+}
+
+void hart_init(unsigned long hartid) {
+    if constexpr (has(Q.hart_init)) Q.hart_init(hartid);
+}
+
+bool console_present() {
+    if constexpr (has(Q.console_putc)) return true;
+    return drivers::console_present();
+}
+void console_putc(char c) {
+    if constexpr (has(Q.console_putc)) Q.console_putc(c);
+    else drivers::console_putc(c);
+}
+int console_getc() {
+    if constexpr (has(Q.console_getc)) return Q.console_getc();
+    return drivers::console_getc();
+}
+
+void ipi_send(unsigned long hartid) {
+    if constexpr (has(Q.ipi_send)) Q.ipi_send(hartid);
+    else drivers::aclint_ipi_send(hartid);
+}
+void ipi_clear(unsigned long hartid) {
+    if constexpr (has(Q.ipi_clear)) Q.ipi_clear(hartid);
+    else drivers::aclint_ipi_clear(hartid);
+}
+
+uint64_t timer_value() {
+    if constexpr (has(Q.timer_value)) return Q.timer_value();
+    return drivers::aclint_time();
+}
+void timer_set(unsigned long hartid, uint64_t deadline) {
+    if constexpr (has(Q.timer_set)) Q.timer_set(hartid, deadline);
+    else drivers::aclint_set_timecmp(hartid, deadline);
+}
+
+unsigned mmode_only_regions(MmioRegion *out, unsigned max) {
+    drivers::AclintBlock b[8];
+    unsigned n = drivers::aclint_blocks(b, max < 8 ? max : 8);
+    for (unsigned i = 0; i < n; i++) out[i] = {b[i].base, b[i].size};
+    if constexpr (has(Q.mmode_only_regions)) n += Q.mmode_only_regions(out + n, max - n);
+    return n;
+}
+
+namespace {
+bool dt_reset_supported(uint32_t type) {
+    switch (type) {
+    case TYPE_SHUTDOWN: return drivers::poweroff_present();
+    // QEMU's test device resets the whole machine; a warm reboot is served
+    // by the same full reset (what OpenSBI does on virt as well).
+    case TYPE_COLD_REBOOT:
+    case TYPE_WARM_REBOOT: return drivers::reboot_present();
+    default: return false;
+    }
+}
+} // namespace
+
+bool system_reset_supported(uint32_t type) {
+    if constexpr (has(Q.system_reset_supported))
+        if (Q.system_reset_supported(type)) return true;
+    return dt_reset_supported(type);
+}
+
+void system_reset(uint32_t type, uint32_t reason) {
+    if constexpr (has(Q.system_reset_supported))
+        if (Q.system_reset_supported(type)) return Q.system_reset(type, reason);
+    if (type == TYPE_SHUTDOWN)
+        drivers::poweroff();
+    else
+        drivers::reboot();
+}
+
+} // namespace platform

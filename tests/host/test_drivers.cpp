@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// Host tests of the device-tree drivers (firmware/drivers) against the device
+// trees QEMU 7.2 gives its virt, spike and sifive_u machines. Each test moves
+// the register block of the device under test to host memory (the node's reg
+// is rewritten in place), then checks what the driver chose from the tree and
+// what it wrote to the registers. Drivers keep static state, as in the
+// firmware, so each machine runs in its own process (-tc=<machine>*).
+#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#include <doctest/doctest.h>
+
+#include "drivers/drivers.hpp"
+#include <libfdt.h>
+
+#include <atomic>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+std::vector<char> load(const char *machine) {
+    std::string path = std::string(TEST_DATA_DIR) + "/qemu-" + machine + ".dtb";
+    std::ifstream f(path, std::ios::binary);
+    REQUIRE_MESSAGE(f.good(), "cannot open " << path);
+    return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+}
+
+// Rewrites reg[0]'s address of the node at `path` (two address cells, as on
+// all three machines) to `host`.
+void move_reg(std::vector<char> &dtb, const char *path, const void *host) {
+    int node = fdt_path_offset(dtb.data(), path);
+    REQUIRE_MESSAGE(node >= 0, path);
+    int len;
+    auto *reg = static_cast<fdt32_t *>(fdt_getprop_w(dtb.data(), node, "reg", &len));
+    REQUIRE(reg);
+    REQUIRE(len >= 8);
+    auto a = reinterpret_cast<uint64_t>(host);
+    reg[0] = cpu_to_fdt32(static_cast<uint32_t>(a >> 32));
+    reg[1] = cpu_to_fdt32(static_cast<uint32_t>(a));
+}
+
+template <typename T> T at(const void *block, size_t off) {
+    T v;
+    std::memcpy(&v, static_cast<const char *>(block) + off, sizeof v);
+    return v;
+}
+template <typename T> void put(void *block, size_t off, T v) {
+    std::memcpy(static_cast<char *>(block) + off, &v, sizeof v);
+}
+
+alignas(8) uint8_t clint[0x10000];
+
+} // namespace
+
+TEST_CASE("virt: ns16550 console, syscon power-off and reboot, CLINT") {
+    auto dtb = load("virt");
+    alignas(8) uint8_t uart[8] = {};
+    alignas(8) uint8_t test_dev[0x1000] = {};
+    move_reg(dtb, "/soc/serial@10000000", uart);
+    move_reg(dtb, "/soc/test@100000", test_dev);
+    move_reg(dtb, "/soc/clint@2000000", clint);
+
+    uart[5] = 0x20; // LSR: THRE (transmitter empty), no data ready
+    REQUIRE(drivers::console_init_from_fdt(dtb.data()));
+    drivers::console_putc('x');
+    CHECK(uart[0] == 'x');
+    CHECK(drivers::console_getc() == -1);
+    uart[5] |= 0x01, uart[0] = 'k'; // LSR: data ready, RBR
+    CHECK(drivers::console_getc() == 'k');
+
+    REQUIRE(drivers::reset_init_from_fdt(dtb.data()));
+    CHECK(drivers::poweroff_present());
+    CHECK(drivers::reboot_present());
+    CHECK_FALSE(drivers::gpio_restart_present());
+    CHECK_FALSE(drivers::htif_present());
+    // QEMU's sifive_test device: 0x5555 powers off, 0x7777 resets.
+    drivers::poweroff();
+    CHECK(at<uint32_t>(test_dev, 0) == 0x5555);
+    drivers::reboot();
+    CHECK(at<uint32_t>(test_dev, 0) == 0x7777);
+
+    REQUIRE(drivers::aclint_init_from_fdt(dtb.data()));
+    drivers::AclintBlock b[8];
+    REQUIRE(drivers::aclint_blocks(b, 8) == 1);
+    CHECK(b[0].base == reinterpret_cast<uint64_t>(clint));
+    CHECK(b[0].size == 0x10000);
+    for (unsigned long h = 0; h < 4; h++) {
+        drivers::aclint_ipi_send(h);
+        CHECK(at<uint32_t>(clint, 4 * h) == 1);
+        drivers::aclint_ipi_clear(h);
+        CHECK(at<uint32_t>(clint, 4 * h) == 0);
+        drivers::aclint_set_timecmp(h, 0x1234500 + h);
+        CHECK(at<uint64_t>(clint, 0x4000 + 8 * h) == 0x1234500 + h);
+    }
+    put<uint64_t>(clint, 0xbff8, 987654321);
+    CHECK(drivers::aclint_time() == 987654321);
+}
+
+TEST_CASE("sifive_u: SiFive UART console, gpio-restart reboot, no power-off, CLINT with the E51") {
+    auto dtb = load("sifive_u");
+    alignas(8) uint8_t uart[0x20] = {};
+    alignas(8) uint8_t gpio[0x40] = {};
+    move_reg(dtb, "/soc/serial@10010000", uart);
+    move_reg(dtb, "/soc/gpio@10060000", gpio);
+    move_reg(dtb, "/soc/clint@2000000", clint);
+
+    put<uint32_t>(uart, 0x04, 1u << 31); // rxdata: EMPTY
+    REQUIRE(drivers::console_init_from_fdt(dtb.data()));
+    CHECK((at<uint32_t>(uart, 0x08) & 1) == 1); // txctrl.txen
+    CHECK((at<uint32_t>(uart, 0x0c) & 1) == 1); // rxctrl.rxen
+    drivers::console_putc('u');
+    CHECK(at<uint32_t>(uart, 0x00) == 'u');
+    CHECK(drivers::console_getc() == -1);
+    put<uint32_t>(uart, 0x04, 'q');
+    CHECK(drivers::console_getc() == 'q');
+
+    // gpios = <&gpio 10 GPIO_ACTIVE_LOW>: reboot drives pin 10 low as an output.
+    put<uint32_t>(gpio, 0x04, 0xffffffff); // input_en
+    REQUIRE(drivers::reset_init_from_fdt(dtb.data()));
+    CHECK(drivers::reboot_present());
+    CHECK_FALSE(drivers::poweroff_present());
+    drivers::reboot();
+    CHECK((at<uint32_t>(gpio, 0x04) >> 10 & 1) == 0); // input disabled
+    CHECK((at<uint32_t>(gpio, 0x08) >> 10 & 1) == 1); // output enabled
+    CHECK((at<uint32_t>(gpio, 0x0c) >> 10 & 1) == 0); // active level: low
+    CHECK(at<uint32_t>(gpio, 0x08) == 1u << 10);      // no other pin touched
+
+    // The CLINT lists the E51 (hart 0) first: hart N's MSIP is word N.
+    REQUIRE(drivers::aclint_init_from_fdt(dtb.data()));
+    drivers::aclint_ipi_send(4);
+    CHECK(at<uint32_t>(clint, 16) == 1);
+    CHECK(at<uint32_t>(clint, 0) == 0);
+    drivers::aclint_set_timecmp(0, 77);
+    CHECK(at<uint64_t>(clint, 0x4000) == 77);
+}
+
+TEST_CASE("spike: HTIF console and power-off, no reboot") {
+    auto dtb = load("spike");
+    // fromhost, then tohost (QEMU's layout for an image without the symbols).
+    alignas(8) static uint64_t htif[2];
+    move_reg(dtb, "/htif", htif);
+
+    // The host side of HTIF: takes each command from tohost and answers a
+    // console write in fromhost, as QEMU's htif device does.
+    std::string printed;
+    std::atomic<bool> done{false};
+    std::atomic<uint64_t> exit_cmd{0};
+    std::thread host([&] {
+        while (!done.load()) {
+            uint64_t cmd = __atomic_load_n(&htif[1], __ATOMIC_ACQUIRE);
+            if (!cmd) continue;
+            __atomic_store_n(&htif[1], 0, __ATOMIC_RELEASE);
+            uint64_t dev = cmd >> 56, op = cmd >> 48 & 0xff;
+            if (dev == 1 && op == 1) {
+                printed += static_cast<char>(cmd & 0xff);
+                __atomic_store_n(&htif[0], (1ull << 56) | (1ull << 48), __ATOMIC_RELEASE);
+            } else if (dev == 0) {
+                exit_cmd = cmd;
+            }
+        }
+    });
+
+    REQUIRE(drivers::console_init_from_fdt(dtb.data()));
+    for (char c : std::string("htif ok")) drivers::console_putc(c);
+    REQUIRE(drivers::reset_init_from_fdt(dtb.data()));
+    CHECK(drivers::poweroff_present());
+    CHECK_FALSE(drivers::reboot_present());
+    drivers::poweroff();
+    while (__atomic_load_n(&htif[1], __ATOMIC_ACQUIRE)) {
+    }
+    for (int i = 0; i < 1000000 && !exit_cmd; i++) std::this_thread::yield();
+    done = true;
+    host.join();
+    CHECK(printed == "htif ok");
+    CHECK(exit_cmd == 1); // device 0, command 0, payload (0 << 1) | 1: exit code 0
+    CHECK(htif[0] == 0);  // every answer was taken
+}
