@@ -10,7 +10,8 @@ PLATFORM   ?= generic
 PLATFORM_DIR ?= platform/$(PLATFORM)
 FW_XLEN    ?= 64
 # Subsystems (PMU, CTR, trace) are linked by default; FW_SUBSYSTEMS=0 builds the
-# core alone (their hooks fall back to the weak defaults; suite 21 boots it).
+# core alone (TSBI_SUBSYSTEMS=0 empties the list in core/subsystems.hpp; suite
+# 21 boots it).
 FW_SUBSYSTEMS ?= 1
 FW_KEY     := $(PLATFORM)-rv$(FW_XLEN)$(if $(filter 1,$(FW_SUBSYSTEMS)),,-core)
 FW_BUILD   ?= $(BUILD)/fw$(if $(filter generic-rv64,$(FW_KEY)),,-$(FW_KEY))
@@ -38,7 +39,7 @@ FW_COMMON := $(FW_ARCH) -mcmodel=medany -ffreestanding -nostdlib -fno-pic -fno-s
 	-ffunction-sections -fdata-sections -g -Wall -Wextra \
 	-Ifirmware/include -Ifirmware/core -Ifirmware -I$(PLATFORM_DIR) -Iplatform -Ihw_models/trace -I$(LIBFDT_DIR) -I$(FW_BUILD)/compat
 FW_CXXFLAGS = -std=c++20 $(FW_OPT) -fno-exceptions -fno-rtti -fno-threadsafe-statics \
-	-Wno-missing-field-initializers $(FW_COMMON)
+	-Wno-missing-field-initializers -DTSBI_SUBSYSTEMS=$(FW_SUBSYSTEMS) $(FW_COMMON)
 FW_CFLAGS   := -std=gnu11 -Os $(FW_COMMON) -Wno-sign-compare -Wno-unused-parameter
 FW_LDFLAGS  := $(FW_ARCH) -nostdlib -static -Wl,--gc-sections -Wl,--build-id=none -Wl,-T,linker/firmware.ld
 

@@ -3,7 +3,7 @@
 // are emulated here or by a subsystem such as CTR) and misaligned load/store
 // emulation. Whatever is not emulated goes back to S-mode as the original
 // trap, with stval = the instruction or address.
-#include "hooks.hpp"
+#include "subsystems.hpp"
 #include "platform.hpp"
 #include "riscv/csr.hpp"
 #include "insn_decode.hpp"
@@ -53,22 +53,22 @@ void redirect_illegal(TrapFrame &f, uint32_t insn) {
 }
 
 // CSRs the core itself emulates when the hart lacks them.
-hooks::CsrResult core_csr_read(unsigned num, unsigned long &v) {
+fw::CsrResult core_csr_read(unsigned num, unsigned long &v) {
     if (num == csr::time) {
         v = static_cast<unsigned long>(platform::timer_value());
-        return hooks::CsrResult::Done;
+        return fw::CsrResult::Done;
     }
 #if __riscv_xlen == 32
     if (num == csr::timeh) {
         v = static_cast<unsigned long>(platform::timer_value() >> 32);
-        return hooks::CsrResult::Done;
+        return fw::CsrResult::Done;
     }
 #endif
-    return hooks::CsrResult::NotMine;
+    return fw::CsrResult::NotMine;
 }
 
 void emulate_csr(TrapFrame &f, uint32_t insn) {
-    using hooks::CsrResult;
+    using fw::CsrResult;
     unsigned num = insn >> 20, f3 = funct3_of(insn), rs1 = rs1_of(insn);
     unsigned priv = trap_priv(f);
     bool virt = trap_virt(f);
@@ -83,12 +83,12 @@ void emulate_csr(TrapFrame &f, uint32_t insn) {
         if (writes && read_only_csr) return redirect_illegal(f, insn);
     } else if ((f3 & 3) == 1 && rd_of(insn) == 0) {
         // csrrw with rd = x0 does not read the CSR (Zicsr): write only.
-        r = hooks::ctr_csr_write(num, priv, virt, src);
+        r = subsystems::write_csr(num, priv, virt, src);
     } else {
-        r = hooks::ctr_csr_read(num, priv, virt, old);
+        r = subsystems::read_csr(num, priv, virt, old);
         if (r == CsrResult::Done && writes) {
             unsigned long nv = (f3 & 3) == 1 ? src : (f3 & 3) == 2 ? (old | src) : (old & ~src);
-            r = hooks::ctr_csr_write(num, priv, virt, nv);
+            r = subsystems::write_csr(num, priv, virt, nv);
         }
     }
     switch (r) {
@@ -109,9 +109,9 @@ void emulate_illegal_insn(TrapFrame &f, unsigned long mtval) {
     if ((insn & OPCODE_MASK) == OPCODE_SYSTEM) {
         if (funct3_of(insn) != 0 && funct3_of(insn) != 4) return emulate_csr(f, insn);
         if (insn == INSN_SCTRCLR) {
-            switch (hooks::ctr_sctrclr(trap_priv(f), trap_virt(f))) {
-            case hooks::CsrResult::Done: f.mepc += 4; return;
-            case hooks::CsrResult::Virtual:
+            switch (subsystems::sctrclr(trap_priv(f), trap_virt(f))) {
+            case fw::CsrResult::Done: f.mepc += 4; return;
+            case fw::CsrResult::Virtual:
                 return redirect_to_smode(f, csr::cause::virtual_insn, insn);
             default: break;
             }

@@ -5,7 +5,7 @@
 // than the boot hart wait in HSM STOPPED until S-mode starts them.
 #include "dt.hpp"
 #include "hart.hpp"
-#include "hooks.hpp"
+#include "subsystems.hpp"
 #include "platform.hpp"
 #include "riscv/csr.hpp"
 #include "sbi/sbi.hpp"
@@ -83,11 +83,12 @@ void setup_pmp() {
     n++;
     platform::MmioRegion mm[kEntries - 2];
     unsigned nm = platform::mmode_only_regions(mm, kEntries - 2);
-    // Trace components stay M-mode's unless handed to S-mode (firmware/trace),
-    // and so does the buffer of CTR's feed.
-    constexpr unsigned kTraceRegions = 3;
-    hooks::MmioRange tr[kTraceRegions];
-    unsigned nt = hooks::trace_mmode_regions(tr, kEntries - 2 - nm < kTraceRegions ? kEntries - 2 - nm : kTraceRegions);
+    // The subsystems' regions too: trace components unless handed to S-mode
+    // (firmware/trace), and the buffer of CTR's feed.
+    constexpr unsigned kSubsystemRegions = 3;
+    MmioRange tr[kSubsystemRegions];
+    unsigned nt = subsystems::mmode_regions(
+        tr, kEntries - 2 - nm < kSubsystemRegions ? kEntries - 2 - nm : kSubsystemRegions);
     for (unsigned i = 0; i < nt; i++) mm[nm++] = {tr[i].base, tr[i].size};
     for (unsigned i = 0; i < nm; i++) {
         if (napot(mm[i].base, mm[i].size, addr[n]))
@@ -154,7 +155,7 @@ void setup_counters_envcfg(unsigned long hartid) {
     }
     if (hart_has(hartid, EXT_SMSTATEEN) && csr_exists(csr::mstateen0)) {
         // Give S-mode every state the hart has; WARL keeps only what exists.
-        // CTR's bits are then managed by hooks::ctr_hart_init().
+        // CTR's bits are then managed by CTR's hart_init (ctr/subsystem.hpp).
         csr_write(csr::mstateen0, ~0ul);
     }
 }
@@ -265,16 +266,12 @@ void cold_boot(unsigned long hartid, unsigned long fdt, const FwDynamicInfo *di)
         boot.next_mode = di->next_mode;
     }
 
-    hooks::pmu_cold_init(blob);
-    hooks::ctr_cold_init(blob);
-    hooks::trace_cold_init(blob, boot.next_addr);
+    subsystems::cold_init(blob, boot.next_addr);
 
     int err = dt::open_for_fixup(blob, kFdtExtra);
     if (!err) err = dt::fixup_reserve(blob, region_start, region_end - region_start);
     if (!err) err = dt::fixup_disable_harts(blob, unserved);
-    if (!err) hooks::pmu_fdt_fixup(blob);
-    if (!err) hooks::ctr_fdt_fixup(blob);
-    if (!err) hooks::trace_fdt_fixup(blob);
+    if (!err) subsystems::fdt_fixup(blob);
     if (err) printf("tsbi: device-tree fix-up failed (%d)\n", err);
     print_banner(served);
 }
@@ -344,11 +341,11 @@ namespace {
     h.start_ready.store(0, fw::memory_order_relaxed);
     // A restarted hart's CTR state starts afresh (the PMU reset on stop),
     // its SBI FWFT features and SSE events too.
-    hooks::ctr_hart_init();
+    subsystems::hart_restart();
     sbi::fwft_hart_reset();
     sbi::dbtr_hart_reset();
     sbi::sse_hart_reset();
-    hooks::trace_hart_start();
+    subsystems::smode_enter();
     unsigned long pc = h.next_addr, arg1 = h.next_arg1, mode = h.next_mode;
     h.hsm_state.store(HSM_STARTED, fw::memory_order_release);
     enter_next_stage(hartid, pc, arg1, mode);
@@ -401,13 +398,12 @@ extern "C" [[noreturn]] void fw_entry(unsigned long hartid, unsigned long fdt, u
     setup_counters_envcfg(hartid);
     setup_pmp();
     platform::hart_init(hartid);
-    hooks::pmu_hart_init();
-    hooks::ctr_hart_init();
+    subsystems::hart_init();
     csr_write(csr::mip, 0);
     csr_write(csr::mie, 1ul << csr::irq::MSI);
 
     if (is_boot) {
-        hooks::trace_hart_start();
+        subsystems::smode_enter();
         h.hsm_state.store(HSM_STARTED, fw::memory_order_release);
         enter_next_stage(hartid, boot.next_addr, boot.fdt, boot.next_mode);
     }

@@ -6,7 +6,7 @@
 // until every target has processed it, serving its own incoming requests
 // meanwhile (so two harts fencing each other cannot deadlock).
 #include "hart.hpp"
-#include "hooks.hpp"
+#include "subsystems.hpp"
 #include "platform.hpp"
 #include "riscv/csr.hpp"
 
@@ -45,16 +45,16 @@ PageSpan fence_pages(const FenceRequest &r) {
 }
 
 void execute_fence(const FenceRequest &r) {
-    using hooks::FwEvent;
+    using fw::FwEvent;
     const PageSpan span = fence_pages(r);
     const bool all = span.all;
     switch (r.kind) {
     case FenceKind::fence_i:
-        hooks::pmu_fw_event(FwEvent::fence_i_received);
+        subsystems::fw_event(FwEvent::fence_i_received);
         asm volatile("fence.i" ::: "memory");
         break;
     case FenceKind::sfence_vma:
-        hooks::pmu_fw_event(FwEvent::sfence_vma_received);
+        subsystems::fw_event(FwEvent::sfence_vma_received);
         if (all)
             asm volatile("sfence.vma" ::: "memory");
         else
@@ -62,7 +62,7 @@ void execute_fence(const FenceRequest &r) {
                 asm volatile("sfence.vma %0" ::"r"(a) : "memory");
         break;
     case FenceKind::sfence_vma_asid:
-        hooks::pmu_fw_event(FwEvent::sfence_vma_asid_received);
+        subsystems::fw_event(FwEvent::sfence_vma_asid_received);
         if (all)
             asm volatile("sfence.vma zero, %0" ::"r"(r.id) : "memory");
         else
@@ -76,8 +76,8 @@ void execute_fence(const FenceRequest &r) {
     case FenceKind::hfence_gvma_vmid:
     case FenceKind::hfence_gvma: {
         bool vmid = r.kind == FenceKind::hfence_gvma_vmid;
-        hooks::pmu_fw_event(vmid ? FwEvent::hfence_gvma_vmid_received
-                                 : FwEvent::hfence_gvma_received);
+        subsystems::fw_event(vmid ? FwEvent::hfence_gvma_vmid_received
+                                  : FwEvent::hfence_gvma_received);
         unsigned long id = vmid ? r.id : 0;
         if (all) {
             if (vmid)
@@ -98,8 +98,8 @@ void execute_fence(const FenceRequest &r) {
     case FenceKind::hfence_vvma_asid:
     case FenceKind::hfence_vvma: {
         bool asid = r.kind == FenceKind::hfence_vvma_asid;
-        hooks::pmu_fw_event(asid ? FwEvent::hfence_vvma_asid_received
-                                 : FwEvent::hfence_vvma_received);
+        subsystems::fw_event(asid ? FwEvent::hfence_vvma_asid_received
+                                  : FwEvent::hfence_vvma_received);
         // hfence.vvma applies to the VMID in hgatp: use the caller's VMID
         // (SBI RFENCE: "the current VMID of the calling hart").
         constexpr unsigned long kVmid = csr::atp::VMID_MASK << csr::atp::VMID_SHIFT;
@@ -146,7 +146,7 @@ void process_ipis() {
     unsigned long why = self.ipi_pending.exchange(0, fw::memory_order_acquire);
     if (why & IPI_FENCE) process_fences(self);
     if (why & IPI_SMODE) {
-        hooks::pmu_fw_event(hooks::FwEvent::ipi_received);
+        subsystems::fw_event(fw::FwEvent::ipi_received);
         csr_set(csr::mip, 1ul << csr::irq::SSI);
     }
 }

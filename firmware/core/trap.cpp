@@ -3,7 +3,7 @@
 // the short path in entry.S straight to firmware/sbi/ecall.cpp).
 #include "trap.hpp"
 #include "hart.hpp"
-#include "hooks.hpp"
+#include "subsystems.hpp"
 #include "riscv/csr.hpp"
 #include "sbi/sbi.hpp"
 #include "sbi/services.hpp"
@@ -105,16 +105,12 @@ void redirect_to_smode(TrapFrame &f, unsigned long cause, unsigned long tval) {
     // Exceptions always enter at the stvec base, whatever its MODE.
     unsigned long from_pc = f.mepc;
     f.mepc = csr_read(stvec) & ~3ul;
-    hooks::ctr_record_trap(from_pc, f.mepc, cause, record_from, PRV_S);
+    subsystems::record_trap(from_pc, f.mepc, cause, record_from, PRV_S);
 }
 
 } // namespace fw
 
 using namespace fw;
-
-// Tells the CTR subsystem that M-level interrupts the core does not handle
-// (an LCOFI kept in M-mode) reach hooks::ctr_m_interrupt.
-extern "C" const char tsbi_core_routes_lcofi_to_ctr = 1;
 
 extern "C" void trap_handler(TrapFrame *f) {
     unsigned long cause = csr_read(csr::mcause);
@@ -122,37 +118,45 @@ extern "C" void trap_handler(TrapFrame *f) {
         switch (cause & ~csr::cause::interrupt_bit) {
         case csr::irq::MSI: process_ipis(); break;
         case csr::irq::MTI: process_timer(); break;
-        default:
-            // A counter overflow is an SSE event while S-mode has it enabled.
-            if ((cause & ~csr::cause::interrupt_bit) == csr::irq::LCOFI && sbi::sse_take_lcofi())
-                break;
-            hooks::ctr_m_interrupt(cause & ~csr::cause::interrupt_bit);
-            break;
+        default: {
+            unsigned long code = cause & ~csr::cause::interrupt_bit;
+            // A counter overflow is an SSE event while S-mode has it enabled,
+            // else a subsystem's (CTR's LCOFIFRZ emulation).
+            if (code == csr::irq::LCOFI && sbi::sse_take_lcofi()) break;
+            if (subsystems::m_interrupt(code)) break;
+            // Only interrupts some part of the firmware enabled in mie reach
+            // M-mode; one nobody takes stays pending and would trap again
+            // at once, forever. No spec behaviour applies: it is a firmware
+            // bug, so stop with a word rather than hang silently.
+            printf("tsbi: hart %lu: M-level interrupt %lu has no handler\n", current_hartid(),
+                   code);
+            fatal("unhandled M-level interrupt");
+        }
         }
         sbi::sse_trap_exit(*f);
         return;
     }
     unsigned long tval = csr_read(csr::mtval);
-    using hooks::FwEvent;
+    using fw::FwEvent;
     switch (cause) {
     case csr::cause::illegal_insn:
-        hooks::pmu_fw_event(FwEvent::illegal_insn);
+        subsystems::fw_event(FwEvent::illegal_insn);
         emulate_illegal_insn(*f, tval);
         break;
     case csr::cause::load_misaligned:
-        hooks::pmu_fw_event(FwEvent::misaligned_load);
+        subsystems::fw_event(FwEvent::misaligned_load);
         emulate_misaligned(*f, cause, tval);
         break;
     case csr::cause::store_misaligned:
-        hooks::pmu_fw_event(FwEvent::misaligned_store);
+        subsystems::fw_event(FwEvent::misaligned_store);
         emulate_misaligned(*f, cause, tval);
         break;
     case csr::cause::load_access:
-        hooks::pmu_fw_event(FwEvent::access_load);
+        subsystems::fw_event(FwEvent::access_load);
         redirect_to_smode(*f, cause, tval);
         break;
     case csr::cause::store_access:
-        hooks::pmu_fw_event(FwEvent::access_store);
+        subsystems::fw_event(FwEvent::access_store);
         redirect_to_smode(*f, cause, tval);
         break;
     case csr::cause::double_trap: take_double_trap(*f, cause); break;

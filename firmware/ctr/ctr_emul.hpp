@@ -11,7 +11,7 @@
 // each enabled by Config::views.
 #pragma once
 #include "ctr_spec.hpp"
-#include "hooks.hpp"
+#include "../include/subsystem.hpp"
 
 #ifndef TSBI_CTR_EMU_ENTRIES
 // Physical entries per hart; the largest supported depth. 64 entries cost
@@ -22,7 +22,7 @@
 
 namespace ctr {
 
-using hooks::CsrResult;
+using fw::CsrResult;
 
 constexpr unsigned kCapacity = TSBI_CTR_EMU_ENTRIES;
 static_assert(kCapacity >= 16 && kCapacity <= 256 && (kCapacity & (kCapacity - 1)) == 0,

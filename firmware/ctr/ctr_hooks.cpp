@@ -3,7 +3,7 @@
 // (native: open it to S-mode, translate the draft layout, synthesize records
 // for traps the firmware redirects) or it does not (emulated: every CTR CSR
 // access traps here and is served from ctr_emul). See README.md.
-#include "ctr_fw.hpp"
+#include "subsystem.hpp" // ctr/subsystem.hpp: the entries defined here
 
 #include <libfdt.h>
 
@@ -15,7 +15,6 @@
 #include "dt.hpp"
 #include "fw.hpp"
 #include "hart.hpp"
-#include "hooks.hpp"
 #include "riscv/csr.hpp"
 
 namespace {
@@ -141,10 +140,6 @@ bool probe_native() {
 
 } // namespace
 
-// The core routes M-level LCOFI interrupts to hooks::ctr_m_interrupt() when
-// it defines this symbol (see README "What the core must call").
-extern "C" const char tsbi_core_routes_lcofi_to_ctr __attribute__((weak));
-
 namespace {
 
 // The trace feed, kept out of the CSR path's way when it does not run.
@@ -232,9 +227,7 @@ struct BenchScope {
 #define CTR_BENCH_SCOPE
 #endif
 
-namespace hooks {
-
-CsrResult ctr_csr_read(unsigned csr, unsigned mode, bool virt, unsigned long &value) {
+CsrResult ctr::subsystem::read_csr(unsigned csr, unsigned mode, bool virt, unsigned long &value) {
 #ifdef TSBI_CTR_BENCH
     if (csr == kBenchInsns || csr == kBenchCalls) {
         BenchCount &b = g_bench[fw::current_hartid()];
@@ -246,7 +239,7 @@ CsrResult ctr_csr_read(unsigned csr, unsigned mode, bool virt, unsigned long &va
     return csr_read_impl(csr, mode, virt, value);
 }
 
-CsrResult ctr_csr_write(unsigned csr, unsigned mode, bool virt, unsigned long value) {
+CsrResult ctr::subsystem::write_csr(unsigned csr, unsigned mode, bool virt, unsigned long value) {
 #ifdef TSBI_CTR_BENCH
     if (csr == kBenchInsns || csr == kBenchCalls) return CsrResult::Done;
 #endif
@@ -254,13 +247,13 @@ CsrResult ctr_csr_write(unsigned csr, unsigned mode, bool virt, unsigned long va
     return csr_write_impl(csr, mode, virt, value);
 }
 
-CsrResult ctr_sctrclr(unsigned mode, bool virt) {
+CsrResult ctr::subsystem::sctrclr(unsigned mode, bool virt) {
     CTR_BENCH_SCOPE;
     return sctrclr_impl(mode, virt);
 }
 
-void ctr_record_trap(unsigned long from_pc, unsigned long to_pc, unsigned long cause,
-                     unsigned from_priv, unsigned to_priv) {
+void ctr::subsystem::record_trap(unsigned long from_pc, unsigned long to_pc, unsigned long cause,
+                             unsigned from_priv, unsigned to_priv) {
     Slot &s = slot();
     PerHart &p = s.p;
     bool irq = cause & csr::cause::interrupt_bit;
@@ -286,7 +279,7 @@ void ctr_record_trap(unsigned long from_pc, unsigned long to_pc, unsigned long c
     }
 }
 
-bool ctr_m_interrupt(unsigned long code) {
+bool ctr::subsystem::m_interrupt(unsigned long code) {
     Slot &s = slot();
     PerHart &p = s.p;
     if (code != csr::irq::LCOFI || !p.lcofi_managed) return false;
@@ -303,7 +296,7 @@ bool ctr_m_interrupt(unsigned long code) {
     return true;
 }
 
-void ctr_cold_init(const void *fdt) {
+void ctr::subsystem::cold_init(const void *fdt, unsigned long) {
     // Profile: /chosen/tsbi,ctr-profile = "ratified" | "draft" | "both" | "none".
     int chosen = fdt_path_offset(fdt, "/chosen");
     int len = 0;
@@ -330,7 +323,7 @@ void ctr_cold_init(const void *fdt) {
         if (!known) fw::printf("tsbi: ctr: unknown tsbi,ctr-profile, using the default\n");
     }
     // Harts the device tree describes with Smctr/Ssctr (compared with
-    // probing in ctr_hart_init).
+    // probing in hart_init).
     unsigned n = fw::dt::scan_harts(fdt, g_descs, fw::kMaxHarts);
     constexpr uint64_t kCtrExt = (1ull << fw::EXT_SMCTR) | (1ull << fw::EXT_SSCTR);
     for (unsigned i = 0; i < n; i++)
@@ -338,7 +331,7 @@ void ctr_cold_init(const void *fdt) {
     g_boot_native = probe_native();
 }
 
-void ctr_fdt_fixup(void *fdt) {
+void ctr::subsystem::fdt_fixup(void *fdt) {
     // Harts are assumed alike: the boot hart's probe decides. Linux's CTR
     // driver wants ssctr and sscsrind (reference linux.md); the ratified
     // layout is what it drives, so only then.
@@ -347,7 +340,7 @@ void ctr_fdt_fixup(void *fdt) {
     if (err) fw::printf("tsbi: ctr: device-tree fix-up failed (%d)\n", err);
 }
 
-void ctr_hart_init() {
+void ctr::subsystem::hart_init() {
     unsigned long id = fw::current_hartid();
     PerHart &p = g_slot[id].p;
     p = PerHart{};
@@ -397,11 +390,10 @@ void ctr_hart_init() {
     // redirect then does what delegation would have done (for a trap from
     // VS/VU this needs the redirect to honour hedeleg).
     p.bp_managed = csr_read(csr::medeleg) & kBpDeleg;
-    p.lcofi_managed = &tsbi_core_routes_lcofi_to_ctr != nullptr &&
-                      (csr_read(csr::mideleg) & kLcofiBit);
+    p.lcofi_managed = csr_read(csr::mideleg) & kLcofiBit;
 }
 
-void ctr_hart_resume() {
+void ctr::subsystem::hart_resume() {
     // A non-retentive suspend may lose M-mode CSRs: re-open CTR to S-mode.
     // S-mode state (sctrctl, entries) is S-mode's to save and restore.
     Slot &s = slot();
@@ -416,4 +408,4 @@ void ctr_hart_resume() {
     }
 }
 
-} // namespace hooks
+

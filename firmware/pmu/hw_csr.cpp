@@ -14,51 +14,52 @@ asm(R"(
     .pushsection .text.pmu_csr, "ax", @progbits
     .option push
     .option norvc
+    # Jumps to entry a0 of the table that follows: 8 bytes an entry, the
+    # first 16 bytes after the auipc.
+    .macro pmu_csr_dispatch
+    auipc t0, 0
+    slli  a0, a0, 3
+    add   t0, t0, a0
+    jr    16(t0)
+    .endm
+    # `count` entries "csr access of CSR first+i; ret" (read into a0, or
+    # write a1).
+    .macro pmu_csr_entries access, first, count
+    .set .Lpmu_n, \first
+    .rept \count
+    .ifc \access, read
+    csrr  a0, .Lpmu_n
+    .else
+    csrw  .Lpmu_n, a1
+    .endif
+    ret
+    .set .Lpmu_n, .Lpmu_n + 1
+    .endr
+    .endm
+
     .balign 4
     .globl pmu_csr_counter_read
 pmu_csr_counter_read:
-    auipc t0, 0
-    slli  a0, a0, 3
-    add   t0, t0, a0
-    jr    16(t0)
-    .set .Lpmu_n, 0xB00
-    .rept 32
-    csrr  a0, .Lpmu_n
-    ret
-    .set .Lpmu_n, .Lpmu_n + 1
-    .endr
+    pmu_csr_dispatch
+    pmu_csr_entries read, 0xB00, 32
 
     .globl pmu_csr_counter_write
 pmu_csr_counter_write:
-    auipc t0, 0
-    slli  a0, a0, 3
-    add   t0, t0, a0
-    jr    16(t0)
-    .set .Lpmu_n, 0xB00
-    .rept 32
-    csrw  .Lpmu_n, a1
-    ret
-    .set .Lpmu_n, .Lpmu_n + 1
-    .endr
+    pmu_csr_dispatch
+    pmu_csr_entries write, 0xB00, 32
 
     .globl pmu_csr_event_write
 pmu_csr_event_write:
-    auipc t0, 0
-    slli  a0, a0, 3
-    add   t0, t0, a0
-    jr    16(t0)
+    pmu_csr_dispatch
     csrw  0x321, a1     # mcyclecfg
     ret
     ret                 # index 1: time has no selector
     nop
     csrw  0x322, a1     # minstretcfg
     ret
-    .set .Lpmu_n, 0x323
-    .rept 29
-    csrw  .Lpmu_n, a1
-    ret
-    .set .Lpmu_n, .Lpmu_n + 1
-    .endr
+    pmu_csr_entries write, 0x323, 29
+    .purgem pmu_csr_dispatch
+    .purgem pmu_csr_entries
     .option pop
     .popsection
 )");

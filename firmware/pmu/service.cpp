@@ -114,7 +114,8 @@ uint64_t counter_set(unsigned long base, unsigned long mask, uint64_t allowed) {
 
 inline bool is_fw(unsigned c) { return c >= g_config.fw_base; }
 
-uint64_t fw_value(const HartState &h, unsigned j, bool running) {
+[[gnu::always_inline]] inline uint64_t fw_value(const HartState &h, unsigned long j,
+                                                bool running) {
     return running ? *h.fw_src[j] - h.fw_val[j] : h.fw_val[j];
 }
 
@@ -460,35 +461,69 @@ constexpr unsigned long kLinuxOverflowRestartBase = kXlen * kXlen;
 
 namespace {
 
-// Every case of start and stop. counter_start/counter_stop below handle the
-// common one (hardware counters, no snapshot) themselves without any call,
-// so that they need no stack frame, and hand the rest over to these.
-[[gnu::noinline]] SbiRet start_general(unsigned long base, unsigned long mask,
-                                       unsigned long flags, uint64_t initial_value) {
-    if ((flags & ~kStartFlagsValid) || flags == kStartFlagsValid) return err(Error::InvalidParam);
-    if ((flags & START_INIT_SNAPSHOT) && base == kLinuxOverflowRestartBase) base = 0;
+// One implementation of start and stop, instantiated twice. kCommon: the
+// instance counter_start/counter_stop inline for the common case (hardware
+// counters only, no snapshot): no call, so no stack frame. It answers
+// kHandOver, having changed nothing, for any other case, which the
+// kCommon=false instance (start_general, stop_general) handles. Both check in
+// the same order. The answer is the SBI error alone (the value is always 0),
+// so that the hand-over stays a tail call.
+constexpr Error kHandOver = static_cast<Error>(1); // no SBI error is positive
+
+template <bool kCommon>
+[[gnu::always_inline]] inline Error start(unsigned long base, unsigned long mask,
+                                          unsigned long flags, uint64_t initial_value) {
+    const Config &g = g_config;
+    if constexpr (kCommon) {
+        if (flags & ~START_SET_INIT_VALUE) [[unlikely]]
+            return kHandOver;
+    } else {
+        if ((flags & ~kStartFlagsValid) || flags == kStartFlagsValid) return Error::InvalidParam;
+        if ((flags & START_INIT_SNAPSHOT) && base == kLinuxOverflowRestartBase) base = 0;
+    }
     HartState &h = self();
     uint64_t set = counter_set(base, mask, h.configured);
-    if (!set) return err(Error::InvalidParam);
-    if ((flags & START_INIT_SNAPSHOT) && h.shmem == kNoShmem) return err(Error::NoShmem);
+    if (!set) return Error::InvalidParam;
+    if ((flags & START_INIT_SNAPSHOT) && h.shmem == kNoShmem) return Error::NoShmem;
     uint64_t todo = set & ~h.started;
-    start_set(h, todo, flags, initial_value, base);
-    return todo == set ? ok() : err(Error::AlreadyStarted);
+    if constexpr (kCommon) {
+        if (todo & ~static_cast<uint64_t>(g.hw)) [[unlikely]]
+            return kHandOver;
+        start_hw(h, todo, flags, [=](unsigned) { return initial_value; });
+        h.started |= todo;
+    } else {
+        start_set(h, todo, flags, initial_value, base);
+    }
+    return todo == set ? Error::Success : Error::AlreadyStarted;
 }
 
-[[gnu::noinline]] SbiRet stop_general(unsigned long base, unsigned long mask,
-                                      unsigned long flags) {
+template <bool kCommon>
+[[gnu::always_inline]] inline Error stop(unsigned long base, unsigned long mask,
+                                         unsigned long flags) {
     const Config &g = g_config;
-    if (flags & ~kStopFlagsValid) return err(Error::InvalidParam);
+    if constexpr (kCommon) {
+        if (flags) [[unlikely]]
+            return kHandOver;
+    } else {
+        if (flags & ~kStopFlagsValid) return Error::InvalidParam;
+    }
     HartState &h = self();
     uint64_t set = counter_set(base, mask, h.configured);
-    if (!set) return err(Error::InvalidParam);
-    if ((flags & STOP_TAKE_SNAPSHOT) && h.shmem == kNoShmem) return err(Error::NoShmem);
+    if (!set) return Error::InvalidParam;
+    if ((flags & STOP_TAKE_SNAPSHOT) && h.shmem == kNoShmem) return Error::NoShmem;
     uint64_t todo = set & h.started;
-    if (uint32_t hwbits = static_cast<uint32_t>(todo & g.hw)) hw::inhibit_set(hwbits);
-    for (uint64_t m = todo & g.fw_mask; m; m &= m - 1) {
-        unsigned j = lowest(m) - g.fw_base;
-        h.fw_val[j] = *h.fw_src[j] - h.fw_val[j];
+    // The common case has hardware counters only, all of them in todo.
+    uint64_t hwbits = todo & g.hw;
+    if constexpr (kCommon) {
+        if (hwbits != todo) [[unlikely]]
+            return kHandOver;
+        hw::inhibit_set(static_cast<uint32_t>(todo));
+    } else {
+        if (hwbits) hw::inhibit_set(static_cast<uint32_t>(hwbits));
+        for (uint64_t m = todo & g.fw_mask; m; m &= m - 1) {
+            unsigned j = lowest(m) - g.fw_base;
+            h.fw_val[j] = *h.fw_src[j] - h.fw_val[j];
+        }
     }
     h.started &= ~todo;
     if (flags & STOP_TAKE_SNAPSHOT) {
@@ -507,62 +542,57 @@ namespace {
     // gets ALREADY_STOPPED, and relies on the mapping being gone.
     if (flags & STOP_RESET)
         for (uint64_t m = set; m; m &= m - 1) release(h, lowest(m));
-    return todo == set ? ok() : err(Error::AlreadyStopped);
+    return todo == set ? Error::Success : Error::AlreadyStopped;
+}
+
+[[gnu::noinline]] SbiRet start_general(unsigned long base, unsigned long mask,
+                                       unsigned long flags, uint64_t initial_value) {
+    return err(start<false>(base, mask, flags, initial_value));
+}
+
+[[gnu::noinline]] SbiRet stop_general(unsigned long base, unsigned long mask,
+                                      unsigned long flags) {
+    return err(stop<false>(base, mask, flags));
+}
+
+// The value of the configured firmware counter idx names, or false
+// (INVALID_PARAM). Firmware counters lie below logical index 64, so
+// fw_mask & configured alone tells whether idx names a configured one.
+[[gnu::always_inline]] inline bool fw_read(unsigned long idx, uint64_t &value) {
+    const Config &g = g_config;
+    const HartState &h = self();
+    if (idx >= kMaxCounters || !(((g.fw_mask & h.configured) >> idx) & 1)) return false;
+    value = fw_value(h, idx - g.fw_base, (h.started >> idx) & 1);
+    return true;
 }
 
 } // namespace
 
 SbiRet counter_start(unsigned long base, unsigned long mask, unsigned long flags,
                      uint64_t initial_value) {
-    const Config &g = g_config;
-    if (flags & ~START_SET_INIT_VALUE) [[unlikely]]
+    Error e = start<true>(base, mask, flags, initial_value);
+    if (e == kHandOver) [[unlikely]]
         return start_general(base, mask, flags, initial_value);
-    HartState &h = self();
-    uint64_t set = counter_set(base, mask, h.configured);
-    if (!set) return err(Error::InvalidParam);
-    uint64_t todo = set & ~h.started;
-    if (todo & ~static_cast<uint64_t>(g.hw)) [[unlikely]]
-        return start_general(base, mask, flags, initial_value);
-    start_hw(h, todo, flags, [=](unsigned) { return initial_value; });
-    h.started |= todo;
-    return todo == set ? ok() : err(Error::AlreadyStarted);
+    return err(e);
 }
 
 SbiRet counter_stop(unsigned long base, unsigned long mask, unsigned long flags) {
-    const Config &g = g_config;
-    if (flags) [[unlikely]]
+    Error e = stop<true>(base, mask, flags);
+    if (e == kHandOver) [[unlikely]]
         return stop_general(base, mask, flags);
-    HartState &h = self();
-    uint64_t set = counter_set(base, mask, h.configured);
-    if (!set) return err(Error::InvalidParam);
-    uint64_t todo = set & h.started;
-    if (todo & ~static_cast<uint64_t>(g.hw)) [[unlikely]]
-        return stop_general(base, mask, flags);
-    hw::inhibit_set(static_cast<uint32_t>(todo));
-    h.started &= ~todo;
-    return todo == set ? ok() : err(Error::AlreadyStopped);
+    return err(e);
 }
 
-// Firmware counters lie below logical index 64, so fw_mask & configured
-// alone tells whether idx names a configured one.
 SbiRet counter_fw_read(unsigned long idx) {
-    const Config &g = g_config;
-    HartState &h = self();
-    if (idx >= kMaxCounters || !(((g.fw_mask & h.configured) >> idx) & 1))
-        return err(Error::InvalidParam);
-    unsigned long j = idx - g.fw_base;
-    uint64_t v = ((h.started >> idx) & 1) ? *h.fw_src[j] - h.fw_val[j] : h.fw_val[j];
+    uint64_t v;
+    if (!fw_read(idx, v)) return err(Error::InvalidParam);
     return ok(static_cast<unsigned long>(v));
 }
 
 SbiRet counter_fw_read_hi(unsigned long idx) {
-    const Config &g = g_config;
-    HartState &h = self();
-    if (idx >= kMaxCounters || !(((g.fw_mask & h.configured) >> idx) & 1))
-        return err(Error::InvalidParam);
+    uint64_t v;
+    if (!fw_read(idx, v)) return err(Error::InvalidParam);
     if constexpr (kXlen >= 64) return ok(0);
-    unsigned long j = idx - g.fw_base;
-    uint64_t v = ((h.started >> idx) & 1) ? *h.fw_src[j] - h.fw_val[j] : h.fw_val[j];
     return ok(static_cast<unsigned long>(v >> 32));
 }
 

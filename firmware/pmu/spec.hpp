@@ -73,8 +73,9 @@ constexpr unsigned cache_code(unsigned id, unsigned op, unsigned result) {
 }
 
 // Table "PMU Firmware Events" (type 15): codes 0..21 are the standard events
-// (hooks::FwEvent spells them), 22..255 reserved, 256..65534 implementation
-// specific, 65535 platform specific with the encoding in event_data.
+// (fw::FwEvent in include/subsystem.hpp spells them), 22..255 reserved,
+// 256..65534 implementation specific, 65535 platform specific with the
+// encoding in event_data.
 constexpr unsigned kFwStandardCount = 22;
 constexpr unsigned kFwImplFirst = 256, kFwImplLast = 65534;
 constexpr unsigned kFwPlatform = 65535;

@@ -40,5 +40,5 @@ SbiRet handle(unsigned long a0, unsigned long, unsigned long, unsigned long, uns
 }
 } // namespace
 
-extern const Extension sbi_ext_base = {eid::base, eid::base, nullptr, handle};
+extern const Extension sbi_ext_base = {nullptr, handle};
 } // namespace sbi

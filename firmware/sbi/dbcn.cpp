@@ -44,5 +44,5 @@ SbiRet handle(unsigned long num, unsigned long lo, unsigned long hi, unsigned lo
 }
 } // namespace
 
-extern const Extension sbi_ext_dbcn = {eid::dbcn, eid::dbcn, probe, handle};
+extern const Extension sbi_ext_dbcn = {probe, handle};
 } // namespace sbi

@@ -305,5 +305,5 @@ void dbtr_hart_reset() {
     h.shmem_on = false;
 }
 
-extern const Extension sbi_ext_dbtr = {eid::dbtr, eid::dbtr, probe, handle};
+extern const Extension sbi_ext_dbtr = {probe, handle};
 } // namespace sbi

@@ -6,8 +6,6 @@
 #include "fw.hpp"
 #include "trap.hpp"
 
-
-
 namespace sbi {
 namespace {
 
@@ -22,14 +20,16 @@ struct ExtSlot {
     const Extension *ext;
 };
 // Adding an extension: its file, its descriptor's declaration in
-// ecall_list.hpp and one line here. A descriptor that is not linked in
-// (weak: PMU, trace) leaves a null entry, which lookup treats as absent.
+// ecall_list.hpp and one line here. The subsystems' extensions are listed
+// only when the subsystems are built (FW_SUBSYSTEMS, firmware/build.mk).
 constexpr ExtSlot kExtensions[] = {
     {eid::base, &sbi_ext_base},   {eid::time, &sbi_ext_time}, {eid::ipi, &sbi_ext_ipi},
     {eid::rfence, &sbi_ext_rfence}, {eid::hsm, &sbi_ext_hsm}, {eid::srst, &sbi_ext_srst},
-    {eid::pmu, &sbi_ext_pmu},     {eid::dbcn, &sbi_ext_dbcn}, {eid::fwft, &sbi_ext_fwft},
-    {eid::susp, &sbi_ext_susp},     {eid::dbtr, &sbi_ext_dbtr},
-    {eid::sse, &sbi_ext_sse},       {eid::tsbi_trace, &sbi_ext_trace},
+    {eid::dbcn, &sbi_ext_dbcn},   {eid::fwft, &sbi_ext_fwft}, {eid::susp, &sbi_ext_susp},
+    {eid::dbtr, &sbi_ext_dbtr},   {eid::sse, &sbi_ext_sse},
+#if TSBI_SUBSYSTEMS
+    {eid::pmu, &sbi_ext_pmu},     {eid::tsbi_trace, &sbi_ext_trace},
+#endif
 };
 constexpr unsigned kExtSlots = 64;
 constexpr unsigned ext_slot(unsigned long eid) { return (eid ^ (eid >> 11)) & (kExtSlots - 1); }
@@ -53,6 +53,11 @@ constexpr ExtTable make_table() {
 }
 constexpr ExtTable kTable = make_table();
 
+// The legacy extensions, EIDs 0x00-0x08, in one descriptor.
+inline bool is_legacy(unsigned long eid) {
+    return eid <= static_cast<unsigned long>(eid::legacy_shutdown);
+}
+
 inline const Extension *lookup(unsigned long eid) {
     const ExtSlot &s = kTable.s[ext_slot(eid)];
     return s.eid == static_cast<long>(eid) ? s.ext : nullptr;
@@ -60,8 +65,7 @@ inline const Extension *lookup(unsigned long eid) {
 } // namespace
 
 const Extension *find_extension(long eid) {
-    if (static_cast<unsigned long>(eid) <= static_cast<unsigned long>(eid::legacy_shutdown))
-        return &sbi_ext_legacy;
+    if (is_legacy(static_cast<unsigned long>(eid))) return &sbi_ext_legacy;
     return lookup(static_cast<unsigned long>(eid));
 }
 } // namespace sbi
@@ -73,8 +77,7 @@ extern "C" SbiRet sbi_ecall_dispatch(unsigned long a0, unsigned long a1, unsigne
                                      unsigned long fid, unsigned long eid) {
     // Legacy extensions take the EID in place of the FID (and return their
     // own values in a0, exempt from the error-code guard, sbi_ecall_guard).
-    if (static_cast<unsigned long>(eid) <= static_cast<unsigned long>(eid::legacy_shutdown))
-        return sbi_ext_legacy.handle(a0, a1, a2, a3, a4, a5, eid);
+    if (is_legacy(eid)) return sbi_ext_legacy.handle(a0, a1, a2, a3, a4, a5, eid);
     // An EID with bits set above the 32-bit EID space matches nothing.
     const Extension *ext = lookup(eid);
     if (!ext) return err(Error::NotSupported);
@@ -96,8 +99,6 @@ extern "C" long sbi_ecall_guard(long a0) {
         keep = false;
         return a0;
     }
-    if (static_cast<unsigned long>(fw::current_frame().x[17]) <=
-        static_cast<unsigned long>(eid::legacy_shutdown))
-        return a0;
+    if (is_legacy(fw::current_frame().x[17])) return a0;
     return static_cast<long>(Error::Failed);
 }

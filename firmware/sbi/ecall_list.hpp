@@ -8,10 +8,9 @@ namespace sbi {
 extern const Extension sbi_ext_base, sbi_ext_time, sbi_ext_ipi, sbi_ext_rfence, sbi_ext_hsm,
     sbi_ext_srst, sbi_ext_dbcn, sbi_ext_fwft, sbi_ext_susp, sbi_ext_dbtr, sbi_ext_sse,
     sbi_ext_legacy;
-// Present when the PMU extension is linked in (firmware/sbi/pmu.cpp).
-extern const Extension sbi_ext_pmu __attribute__((weak));
-// Present when the trace subsystem is linked in (firmware/sbi/trace.cpp).
-extern const Extension sbi_ext_trace __attribute__((weak));
+// The subsystems' extensions (firmware/sbi/pmu.cpp, trace.cpp), listed only
+// when they are built (TSBI_SUBSYSTEMS, firmware/build.mk).
+extern const Extension sbi_ext_pmu, sbi_ext_trace;
 
 // The descriptor for `eid` (nullptr when absent), for probe_extension.
 const Extension *find_extension(long eid);

@@ -175,5 +175,5 @@ void fwft_hart_reset() {
     f.locked = 0;
 }
 
-extern const Extension sbi_ext_fwft = {eid::fwft, eid::fwft, nullptr, handle};
+extern const Extension sbi_ext_fwft = {nullptr, handle};
 } // namespace sbi

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // Hart State Management extension (ext-hsm.adoc, EID "HSM").
 #include "ecall_list.hpp"
-#include "hooks.hpp"
+#include "subsystems.hpp"
 #include "riscv/csr.hpp"
 #include "services.hpp"
 
@@ -71,8 +71,8 @@ SbiRet handle(unsigned long a0, unsigned long a1, unsigned long a2, unsigned lon
     case HART_START: return hart_start(a0, a1, a2);
     case HART_STOP:
         harts[current_hartid()].hsm_state.store(HSM_STOP_PENDING, fw::memory_order_release);
-        hooks::pmu_hart_stop();
-        hooks::trace_hart_stop();
+        fw::subsystems::hart_stop();
+        fw::subsystems::smode_leave();
         hart_stop_and_wait();
     case HART_GET_STATUS:
         if (!hart_valid(a0)) return err(Error::InvalidParam);
@@ -95,18 +95,15 @@ SbiRet suspend_current_hart(bool non_retentive, unsigned long resume_addr, unsig
     unsigned long hartid = current_hartid();
     HartState &h = harts[hartid];
     h.hsm_state.store(HSM_SUSPENDED, fw::memory_order_release);
-    hooks::trace_hart_stop();
-    if (non_retentive) hooks::pmu_hart_suspend();
+    fw::subsystems::smode_leave();
+    if (non_retentive) fw::subsystems::hart_suspend();
     wait_for_wakeup();
-    if (non_retentive) {
-        hooks::pmu_hart_resume();
-        hooks::ctr_hart_resume();
-    }
-    hooks::trace_hart_start();
+    if (non_retentive) fw::subsystems::hart_resume();
+    fw::subsystems::smode_enter();
     h.hsm_state.store(HSM_STARTED, fw::memory_order_release);
     if (non_retentive) resume_next_stage(hartid, resume_addr, opaque);
     return ok();
 }
 
-extern const Extension sbi_ext_hsm = {eid::hsm, eid::hsm, nullptr, handle};
+extern const Extension sbi_ext_hsm = {nullptr, handle};
 } // namespace sbi

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // IPI extension (ext-ipi.adoc, EID "sPI").
 #include "ecall_list.hpp"
-#include "hooks.hpp"
+#include "subsystems.hpp"
 #include "riscv/csr.hpp"
 #include "services.hpp"
 
@@ -13,11 +13,11 @@ void send_ipi_many(const HartBitmap &targets) {
     for (unsigned w = 0; w < kMaskWords; w++) {
         for (unsigned long m = targets.w[w]; m; m &= m - 1) {
             unsigned long h = w * xlen + __builtin_ctzl(m);
-            hooks::pmu_fw_event(hooks::FwEvent::ipi_sent);
+            fw::subsystems::fw_event(fw::FwEvent::ipi_sent);
             if (h == self) {
                 // No need for a round trip through the M-mode software
                 // interrupt to reach ourselves.
-                hooks::pmu_fw_event(hooks::FwEvent::ipi_received);
+                fw::subsystems::fw_event(fw::FwEvent::ipi_received);
                 csr_set(csr::mip, 1ul << csr::irq::SSI);
             } else {
                 fw::send_ipi(h, fw::IPI_SMODE);
@@ -39,5 +39,5 @@ SbiRet handle(unsigned long mask, unsigned long base, unsigned long, unsigned lo
 }
 } // namespace
 
-extern const Extension sbi_ext_ipi = {eid::ipi, eid::ipi, nullptr, handle};
+extern const Extension sbi_ext_ipi = {nullptr, handle};
 } // namespace sbi

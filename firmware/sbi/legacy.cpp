@@ -85,6 +85,6 @@ SbiRet handle(unsigned long a0, unsigned long a1, unsigned long a2, unsigned lon
 }
 } // namespace
 
-extern const Extension sbi_ext_legacy = {eid::legacy_set_timer, eid::legacy_shutdown, nullptr,
-                                         handle};
+// EIDs 0x00-0x08 (ecall.cpp's is_legacy).
+extern const Extension sbi_ext_legacy = {nullptr, handle};
 } // namespace sbi

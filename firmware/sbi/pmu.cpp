@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // PMU extension (ext-pmu.adoc, EID "PMU"): argument unpacking for the service
-// in firmware/pmu/, and the hooks the firmware core calls into it.
+// in firmware/pmu/ (whose calls from the core are in pmu/subsystem.hpp).
 #include "../pmu/service.hpp"
-#include "hooks.hpp"
 #include "sbi/ecall.hpp"
 
 namespace sbi {
@@ -35,19 +34,6 @@ SbiRet handle(unsigned long a0, unsigned long a1, unsigned long a2, unsigned lon
 
 } // namespace
 
-extern const Extension sbi_ext_pmu = {eid::pmu, eid::pmu, nullptr, handle};
+extern const Extension sbi_ext_pmu = {nullptr, handle};
 
 } // namespace sbi
-
-namespace hooks {
-
-void pmu_fw_event(FwEvent e) { pmu::fw_event(static_cast<unsigned>(e)); }
-void pmu_cold_init(const void *fdt) { pmu::cold_init(fdt); }
-void pmu_hart_init() { pmu::hart_init(); }
-void pmu_hart_stop() { pmu::hart_stop(); }
-void pmu_fdt_fixup(void *fdt) { pmu::fixup_pmu_node(fdt); }
-// Called around a non-retentive HSM suspend so that counters survive it.
-void pmu_hart_suspend() { pmu::hart_suspend(); }
-void pmu_hart_resume() { pmu::hart_resume(); }
-
-} // namespace hooks

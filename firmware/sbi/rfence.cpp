@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // RFENCE extension (ext-rfence.adoc, EID "RFNC").
 #include "ecall_list.hpp"
-#include "hooks.hpp"
+#include "subsystems.hpp"
 #include "riscv/csr.hpp"
 #include "services.hpp"
 
@@ -10,8 +10,8 @@ namespace sbi {
 using fw::FenceKind;
 
 namespace {
-hooks::FwEvent sent_event(FenceKind k) {
-    using hooks::FwEvent;
+fw::FwEvent sent_event(FenceKind k) {
+    using fw::FwEvent;
     switch (k) {
     case FenceKind::fence_i: return FwEvent::fence_i_sent;
     case FenceKind::sfence_vma: return FwEvent::sfence_vma_sent;
@@ -38,7 +38,7 @@ SbiRet rfence(FenceKind kind, const HartBitmap &targets, unsigned long start, un
     }
     // One "sent" firmware event per target hart, as for IPIs.
     for (unsigned w = 0; w < kMaskWords; w++)
-        for (unsigned long m = targets.w[w]; m; m &= m - 1) hooks::pmu_fw_event(sent_event(kind));
+        for (unsigned long m = targets.w[w]; m; m &= m - 1) fw::subsystems::fw_event(sent_event(kind));
     fw::remote_fence(req, targets.w);
     return ok();
 }
@@ -82,5 +82,5 @@ SbiRet handle(unsigned long mask, unsigned long base, unsigned long start, unsig
 }
 } // namespace
 
-extern const Extension sbi_ext_rfence = {eid::rfence, eid::rfence, nullptr, handle};
+extern const Extension sbi_ext_rfence = {nullptr, handle};
 } // namespace sbi

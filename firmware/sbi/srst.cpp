@@ -2,7 +2,7 @@
 // System Reset extension (ext-sys-reset.adoc, EID "SRST").
 #include "ecall_list.hpp"
 #include "fw.hpp"
-#include "hooks.hpp"
+#include "subsystems.hpp"
 #include "platform.hpp"
 #include "services.hpp"
 
@@ -10,7 +10,7 @@ namespace sbi {
 
 void system_reset_and_wait(uint32_t type, uint32_t reason) {
     // Trace in flight reaches its buffer before the machine goes away.
-    hooks::trace_system_reset();
+    fw::subsystems::system_reset();
     platform::system_reset(type, reason);
     // A reset device may act some time after the write (QEMU 10's test
     // device does); a successful reset must not return, so wait for it up
@@ -50,5 +50,5 @@ SbiRet handle(unsigned long a0, unsigned long a1, unsigned long, unsigned long, 
 }
 } // namespace
 
-extern const Extension sbi_ext_srst = {eid::srst, eid::srst, probe, handle};
+extern const Extension sbi_ext_srst = {probe, handle};
 } // namespace sbi

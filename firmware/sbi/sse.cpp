@@ -497,5 +497,5 @@ void sse_hart_reset() {
     route_lcofi(h);
 }
 
-extern const Extension sbi_ext_sse = {eid::sse, eid::sse, nullptr, handle};
+extern const Extension sbi_ext_sse = {nullptr, handle};
 } // namespace sbi

@@ -46,5 +46,5 @@ SbiRet handle(unsigned long a0, unsigned long a1, unsigned long a2, unsigned lon
 }
 } // namespace
 
-extern const Extension sbi_ext_susp = {eid::susp, eid::susp, nullptr, handle};
+extern const Extension sbi_ext_susp = {nullptr, handle};
 } // namespace sbi

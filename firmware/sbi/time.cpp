@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // Timer extension (ext-time.adoc, EID "TIME").
 #include "ecall_list.hpp"
-#include "hooks.hpp"
+#include "subsystems.hpp"
 #include "platform.hpp"
 #include "riscv/csr.hpp"
 #include "services.hpp"
@@ -9,7 +9,7 @@
 namespace sbi {
 
 void set_timer(uint64_t deadline) {
-    hooks::pmu_fw_event(hooks::FwEvent::set_timer);
+    fw::subsystems::fw_event(fw::FwEvent::set_timer);
     unsigned long hartid = fw::current_hartid();
     if (fw::hart_has(hartid, fw::EXT_SSTC)) {
         // With Sstc (menvcfg.STCE=1) STIP follows stimecmp directly.
@@ -40,5 +40,5 @@ SbiRet handle(unsigned long a0, unsigned long a1, unsigned long, unsigned long, 
 }
 } // namespace
 
-extern const Extension sbi_ext_time = {eid::time, eid::time, nullptr, handle};
+extern const Extension sbi_ext_time = {nullptr, handle};
 } // namespace sbi

@@ -95,5 +95,5 @@ SbiRet handle(unsigned long a0, unsigned long a1, unsigned long a2, unsigned lon
 }
 } // namespace
 
-extern const Extension sbi_ext_trace = {eid::tsbi_trace, eid::tsbi_trace, probe, handle};
+extern const Extension sbi_ext_trace = {probe, handle};
 } // namespace sbi

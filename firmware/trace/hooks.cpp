@@ -11,8 +11,8 @@
 //                                   privilege filter may trace (M-mode too)
 #include "core/dt.hpp"
 #include "core/hart.hpp"
-#include "hooks.hpp"
 #include "service.hpp"
+#include "subsystem.hpp" // trace/subsystem.hpp: the entries defined here
 #include "tci.hpp"
 #include <libfdt.h>
 
@@ -82,9 +82,7 @@ bool place_buffer(const void *fdt, unsigned long next_addr, uint64_t size, uint6
 } // namespace
 } // namespace trace
 
-namespace hooks {
-
-void trace_cold_init(const void *fdt, unsigned long next_addr) {
+void trace::subsystem::cold_init(const void *fdt, unsigned long next_addr) {
     using namespace trace;
     static Topology topo; // large: not on the boot stack
     if (!scan_topology(fdt, topo)) return;
@@ -122,7 +120,7 @@ void trace_cold_init(const void *fdt, unsigned long next_addr) {
         if (fw::harts[h].present) boot_harts |= 1ull << h;
 }
 
-void trace_fdt_fixup(void *fdt) {
+void trace::subsystem::fdt_fixup(void *fdt) {
     using namespace trace;
     if (ctr_buffer) {
         int err = fw::dt::fixup_reserve(fdt, ctr_buffer, kCtrBufferSize, "tsbi-ctr-trace");
@@ -154,11 +152,11 @@ void trace_fdt_fixup(void *fdt) {
                static_cast<unsigned long>(boot.buffer + boot.size));
 }
 
-void trace_hart_start() { trace::hart_start(fw::current_hartid()); }
-void trace_hart_stop() { trace::hart_stop(fw::current_hartid()); }
-void trace_system_reset() { trace::system_reset(); }
+void trace::subsystem::smode_enter() { trace::hart_start(fw::current_hartid()); }
+void trace::subsystem::smode_leave() { trace::hart_stop(fw::current_hartid()); }
+void trace::subsystem::system_reset() { trace::system_reset(); }
 
-unsigned trace_mmode_regions(MmioRange *out, unsigned max) {
+unsigned trace::subsystem::mmode_regions(fw::MmioRange *out, unsigned max) {
     trace::Region r[2];
     unsigned n = trace::mmode_regions(r, max < 2 ? max : 2);
     for (unsigned i = 0; i < n; i++) out[i] = {r[i].base, r[i].size};
@@ -167,4 +165,3 @@ unsigned trace_mmode_regions(MmioRange *out, unsigned max) {
     return n;
 }
 
-} // namespace hooks

@@ -93,7 +93,7 @@ constexpr uint32_t BOOT_WRAPPED = 1, BOOT_LOST = 2;
 bool hart_is_stopped(unsigned long hartid);   // HSM stopped or suspended
 bool s_mode_range_ok(uint64_t addr, uint64_t size);
 
-// Core hooks (see hooks.hpp).
+// What the core calls (subsystem.hpp, defined in hooks.cpp) uses these.
 struct BootOptions {
     uint32_t config;         // cfg word; 0: no boot-time trace
     uint64_t buffer, size;   // reserved buffer (header + trace)

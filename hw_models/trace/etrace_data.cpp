@@ -177,87 +177,91 @@ bool Encoder::encode(const Record &r, std::vector<uint8_t> &out) {
         w.put(v, 8 * n);
     };
     auto split_check = [&](bool want_split) { return p_.split == want_split && !p_.unified_only; };
+    // Address only (Tables 28, 30, 33): whether it is differential, then it.
+    auto put_address = [&] {
+        bool d;
+        const uint64_t a = address(true, d);
+        w.put(d, 1);
+        w.put(a, daw);
+    };
+    // The 2-bit code of unified and split data (Tables 27, 31, 32, 36; 0 is
+    // sync or error): 1 XOR, 2 full, 3 differential.
+    auto data_code = [](DMode m) -> unsigned { return m == DMode::Xor ? 1 : m == DMode::Full ? 2 : 3; };
+    // Later data of size s is compressed against this one.
+    auto remember = [&](unsigned s) { st_.data[s] = r.data & mask(8u << s), st_.data_valid[s] = true; };
+    // The body of a unified load, store or atomic (Tables 27-29, 32-34); an
+    // atomic also carries its operand.
+    auto put_access = [&](bool with_operand) {
+        auto put_operand = [&] {
+            if (with_operand) put_len_data(r.operand & mask(aw), aw, size);
+        };
+        if (p_.no_data) return put_address(); // Tables 28, 33
+        uint64_t v;
+        if (p_.no_addr) { // Tables 29, 34
+            DMode m = pick(p_, st_.data_valid[size], r.data, st_.data[size], aw, v);
+            w.put(data_only_code(p_, m), p_.data_diff_bits());
+            put_operand();
+            w.put(sext(v, aw, 64), p_.data_width);
+        } else { // Tables 27, 32
+            const bool sync = !st_.addr_valid[size] || !st_.data_valid[size];
+            DMode m = sync ? (v = r.data & mask(aw), DMode::Full)
+                           : pick(p_, true, r.data, st_.data[size], aw, v);
+            bool d;
+            uint64_t a = address(!sync, d);
+            w.put(sync ? 0 : data_code(m), 2);
+            put_operand();
+            put_len_data(v, aw, size);
+            w.put(a, daw);
+        }
+        remember(size);
+    };
+    // A split response (Tables 31, 36) to a request of size s: code 0 for an
+    // error, else the data's code and the data, at full width (load) or with
+    // its length (atomic).
+    auto put_response = [&](unsigned s, bool with_len) {
+        if (r.error) {
+            w.put(0, 2);
+        } else {
+            const unsigned ws = 8u << s;
+            uint64_t v;
+            DMode m = pick(p_, st_.data_valid[s], r.data, st_.data[s], ws, v);
+            w.put(data_code(m), 2);
+            if (with_len) put_len_data(v, ws, s);
+            else w.put(sext(v, ws, 64), p_.data_width);
+            remember(s);
+        }
+        st_.lrid_pending[r.lrid] = false;
+    };
     const bool atomic = r.kind == Kind::Atomic || r.kind == Kind::ScFail || r.kind == Kind::SplitAtomicAddr;
     if (atomic && unaligned) return false; // atomics are aligned to their size
     switch (r.kind) {
     case Kind::Load:
-    case Kind::Store: {
+    case Kind::Store:
         if (r.kind == Kind::Load && p_.split) return false;
         w.put((r.kind == Kind::Load ? kFmtLoad : kFmtStore) + unaligned, fb);
         w.put(size, sb);
-        bool d;
-        if (p_.no_data) { // Table 28
-            uint64_t a = address(true, d);
-            w.put(d, 1);
-            w.put(a, daw);
-        } else if (p_.no_addr) { // Table 29
-            uint64_t v;
-            DMode m = pick(p_, st_.data_valid[size], r.data, st_.data[size], aw, v);
-            w.put(data_only_code(p_, m), p_.data_diff_bits());
-            w.put(sext(v, aw, 64), p_.data_width);
-        } else { // Table 27
-            uint64_t v;
-            const bool sync = !st_.addr_valid[size] || !st_.data_valid[size];
-            DMode m = sync ? (v = r.data & mask(aw), DMode::Full)
-                           : pick(p_, true, r.data, st_.data[size], aw, v);
-            uint64_t a = address(!sync, d);
-            w.put(sync ? 0 : m == DMode::Xor ? 1 : m == DMode::Full ? 2 : 3, 2);
-            put_len_data(v, aw, size);
-            w.put(a, daw);
-        }
-        if (!p_.no_data) st_.data[size] = r.data & mask(aw), st_.data_valid[size] = true;
+        put_access(false);
         break;
-    }
-    case Kind::ScFail: {
+    case Kind::ScFail:
         if (p_.unified_only) return false;
         w.put(kFmtAtomic, fb);
         w.put(kScFailSubtype, 3);
         w.put(size, sb);
-        bool d;
-        uint64_t a = address(true, d);
-        w.put(d, 1);
-        w.put(a, daw);
+        put_address();
         break;
-    }
-    case Kind::Atomic: {
+    case Kind::Atomic:
         if (!split_check(false) || r.subtype >= kScFailSubtype) return false;
         w.put(kFmtAtomic, fb);
         w.put(r.subtype, 3);
         w.put(size, sb);
-        bool d;
-        if (p_.no_data) { // Table 33
-            uint64_t a = address(true, d);
-            w.put(d, 1);
-            w.put(a, daw);
-        } else if (p_.no_addr) { // Table 34
-            uint64_t v;
-            DMode m = pick(p_, st_.data_valid[size], r.data, st_.data[size], aw, v);
-            w.put(data_only_code(p_, m), p_.data_diff_bits());
-            put_len_data(r.operand & mask(aw), aw, size);
-            w.put(sext(v, aw, 64), p_.data_width);
-        } else { // Table 32
-            uint64_t v;
-            const bool sync = !st_.addr_valid[size] || !st_.data_valid[size];
-            DMode m = sync ? (v = r.data & mask(aw), DMode::Full)
-                           : pick(p_, true, r.data, st_.data[size], aw, v);
-            uint64_t a = address(!sync, d);
-            w.put(sync ? 0 : m == DMode::Xor ? 1 : m == DMode::Full ? 2 : 3, 2);
-            put_len_data(r.operand & mask(aw), aw, size);
-            put_len_data(v, aw, size);
-            w.put(a, daw);
-        }
-        if (!p_.no_data) st_.data[size] = r.data & mask(aw), st_.data_valid[size] = true;
+        put_access(true);
         break;
-    }
     case Kind::SplitLoadAddr: { // Table 30
         if (!split_check(true)) return false;
         w.put(kFmtLoad + unaligned, fb);
         w.put(size, sb);
         w.put(r.lrid, p_.lrid_width);
-        bool d;
-        uint64_t a = address(true, d);
-        w.put(d, 1);
-        w.put(a, daw);
+        put_address();
         st_.lrid_size[r.lrid] = uint8_t(size), st_.lrid_pending[r.lrid] = true;
         break;
     }
@@ -266,16 +270,7 @@ bool Encoder::encode(const Record &r, std::vector<uint8_t> &out) {
         w.put(kFmtSplitData, fb);
         w.put(size, sb);
         w.put(r.lrid, p_.lrid_width);
-        if (r.error) {
-            w.put(0, 2);
-        } else {
-            uint64_t v;
-            DMode m = pick(p_, st_.data_valid[size], r.data, st_.data[size], aw, v);
-            w.put(m == DMode::Xor ? 1 : m == DMode::Full ? 2 : 3, 2);
-            w.put(sext(v, aw, 64), p_.data_width);
-            st_.data[size] = r.data & mask(aw), st_.data_valid[size] = true;
-        }
-        st_.lrid_pending[r.lrid] = false;
+        put_response(size, false);
         break;
     }
     case Kind::SplitAtomicAddr: { // Table 35
@@ -294,19 +289,9 @@ bool Encoder::encode(const Record &r, std::vector<uint8_t> &out) {
     }
     case Kind::SplitAtomicData: { // Table 36
         if (!split_check(true) || !st_.lrid_pending[r.lrid]) return false;
-        const unsigned s = st_.lrid_size[r.lrid], w2 = 8u << s;
         w.put(kFmtSplitAtomicData, fb);
         w.put(r.lrid, p_.lrid_width);
-        if (r.error) {
-            w.put(0, 2);
-        } else {
-            uint64_t v;
-            DMode m = pick(p_, st_.data_valid[s], r.data, st_.data[s], w2, v);
-            w.put(m == DMode::Xor ? 1 : m == DMode::Full ? 2 : 3, 2);
-            put_len_data(v, w2, s);
-            st_.data[s] = r.data & mask(w2), st_.data_valid[s] = true;
-        }
-        st_.lrid_pending[r.lrid] = false;
+        put_response(st_.lrid_size[r.lrid], true);
         break;
     }
     case Kind::Csr: { // Tables 37-39
@@ -418,6 +403,40 @@ Err Decoder::decode(unsigned msg_type, std::span<const uint8_t> pl, Record &r) {
         return d;
     };
     Err e = Err::None;
+    // Address only (Tables 28, 30, 33): whether it is differential, then it.
+    auto get_address = [&](bool unaligned) {
+        const bool d = rd.get(1);
+        return address(r.size, unaligned, d, rd.get(daw), e);
+    };
+    // The 2-bit data code of unified and split data (the encoder's data_code).
+    auto mode_of = [](unsigned code) { return code == 1 ? DMode::Xor : code == 3 ? DMode::Diff : DMode::Full; };
+    // The body of a unified load, store or atomic (Tables 27-29, 32-34); an
+    // atomic also carries its operand. False: a reserved code.
+    auto get_access = [&](bool unaligned, bool with_operand, unsigned aw) {
+        auto get_operand = [&] {
+            if (with_operand) r.operand = len_data(aw, r.size);
+        };
+        if (p_.no_data) { // Tables 28, 33
+            r.addr = get_address(unaligned);
+            return true;
+        }
+        if (p_.no_addr) { // Tables 29, 34
+            bool reserved;
+            DMode m = data_only_mode(p_, unsigned(rd.get(p_.data_diff_bits())), reserved);
+            if (reserved) return false;
+            get_operand();
+            r.data = data_of(m, rd.get(p_.data_width), r.size, aw, e);
+            return true;
+        }
+        const unsigned diff = unsigned(rd.get(2)); // Tables 27, 32
+        if (diff == 1 && !(p_.compress & 1)) return false;
+        if (diff == 3 && !(p_.compress & 2)) return false;
+        get_operand();
+        const uint64_t v = len_data(aw, r.size);
+        r.data = data_of(mode_of(diff), v, r.size, aw, e);
+        r.addr = address(r.size, unaligned, diff != 0, rd.get(daw), e);
+        return true;
+    };
     switch (fmt) {
     case kFmtLoad:
     case kFmtLoad + 1:
@@ -430,29 +449,12 @@ Err Decoder::decode(unsigned msg_type, std::span<const uint8_t> pl, Record &r) {
         if (fmt < kFmtStore && p_.split) { // Table 30
             r.kind = Kind::SplitLoadAddr;
             r.lrid = unsigned(rd.get(p_.lrid_width));
-            const bool d = rd.get(1);
-            r.addr = address(r.size, unaligned, d, rd.get(daw), e);
+            r.addr = get_address(unaligned);
             st_.lrid_size[r.lrid] = uint8_t(r.size), st_.lrid_pending[r.lrid] = true;
             break;
         }
         r.kind = fmt < kFmtStore ? Kind::Load : Kind::Store;
-        if (p_.no_data) {
-            const bool d = rd.get(1);
-            r.addr = address(r.size, unaligned, d, rd.get(daw), e);
-        } else if (p_.no_addr) {
-            bool reserved;
-            DMode m = data_only_mode(p_, unsigned(rd.get(p_.data_diff_bits())), reserved);
-            if (reserved) return Err::Reserved;
-            r.data = data_of(m, rd.get(p_.data_width), r.size, aw, e);
-        } else {
-            const unsigned diff = unsigned(rd.get(2));
-            if (diff == 1 && !(p_.compress & 1)) return Err::Reserved;
-            if (diff == 3 && !(p_.compress & 2)) return Err::Reserved;
-            const uint64_t v = len_data(aw, r.size);
-            const DMode m = diff == 1 ? DMode::Xor : diff == 3 ? DMode::Diff : DMode::Full;
-            r.data = data_of(m, v, r.size, aw, e);
-            r.addr = address(r.size, unaligned, diff != 0, rd.get(daw), e);
-        }
+        if (!get_access(unaligned, false, aw)) return Err::Reserved;
         break;
     }
     case kFmtSplitData: {
@@ -469,8 +471,7 @@ Err Decoder::decode(unsigned msg_type, std::span<const uint8_t> pl, Record &r) {
             r.error = true;
             break;
         }
-        const DMode m = resp == 1 ? DMode::Xor : resp == 2 ? DMode::Full : DMode::Diff;
-        r.data = data_of(m, rd.get(p_.data_width), r.size, aw, e);
+        r.data = data_of(mode_of(resp), rd.get(p_.data_width), r.size, aw, e);
         break;
     }
     case kFmtAtomic: {
@@ -480,8 +481,7 @@ Err Decoder::decode(unsigned msg_type, std::span<const uint8_t> pl, Record &r) {
         if (aw > p_.data_width) return Err::Reserved;
         if (r.subtype == kScFailSubtype) {
             r.kind = Kind::ScFail;
-            const bool d = rd.get(1);
-            r.addr = address(r.size, false, d, rd.get(daw), e);
+            r.addr = get_address(false);
             break;
         }
         if (p_.split) { // Table 35
@@ -494,25 +494,7 @@ Err Decoder::decode(unsigned msg_type, std::span<const uint8_t> pl, Record &r) {
             break;
         }
         r.kind = Kind::Atomic;
-        if (p_.no_data) {
-            const bool d = rd.get(1);
-            r.addr = address(r.size, false, d, rd.get(daw), e);
-        } else if (p_.no_addr) {
-            bool reserved;
-            DMode m = data_only_mode(p_, unsigned(rd.get(p_.data_diff_bits())), reserved);
-            if (reserved) return Err::Reserved;
-            r.operand = len_data(aw, r.size);
-            r.data = data_of(m, rd.get(p_.data_width), r.size, aw, e);
-        } else {
-            const unsigned diff = unsigned(rd.get(2));
-            if (diff == 1 && !(p_.compress & 1)) return Err::Reserved;
-            if (diff == 3 && !(p_.compress & 2)) return Err::Reserved;
-            r.operand = len_data(aw, r.size);
-            const uint64_t v = len_data(aw, r.size);
-            const DMode m = diff == 1 ? DMode::Xor : diff == 3 ? DMode::Diff : DMode::Full;
-            r.data = data_of(m, v, r.size, aw, e);
-            r.addr = address(r.size, false, diff != 0, rd.get(daw), e);
-        }
+        if (!get_access(false, true, aw)) return Err::Reserved;
         break;
     }
     case kFmtSplitAtomicData: {
@@ -528,8 +510,7 @@ Err Decoder::decode(unsigned msg_type, std::span<const uint8_t> pl, Record &r) {
             r.error = true;
             break;
         }
-        const DMode m = resp == 1 ? DMode::Xor : resp == 2 ? DMode::Full : DMode::Diff;
-        r.data = data_of(m, len_data(aw, r.size), r.size, aw, e);
+        r.data = data_of(mode_of(resp), len_data(aw, r.size), r.size, aw, e);
         break;
     }
     case kFmtCsr: {

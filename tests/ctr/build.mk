@@ -7,7 +7,7 @@ CTR_BUILD := $(BUILD)/ctr
 CTR_HOST_SRCS := $(sort $(wildcard tests/ctr/host/*.cpp)) firmware/ctr/ctr_emul.cpp \
                  firmware/ctr/ctr_dt.cpp
 CTR_HOST_DEPS := $(CTR_HOST_SRCS) $(wildcard firmware/ctr/*.hpp hw_models/ctr/*.hpp \
-                 tests/ctr/host/*.hpp) firmware/include/hooks.hpp $(CTR_BUILD)/data/cpus.dtb
+                 tests/ctr/host/*.hpp) firmware/include/subsystem.hpp $(CTR_BUILD)/data/cpus.dtb
 
 $(CTR_BUILD)/data/cpus.dtb: tests/ctr/host/data/cpus.dts
 	@mkdir -p $(@D)

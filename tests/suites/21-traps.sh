@@ -20,12 +20,35 @@ check "fatal/no_memory/says_why" grep -q "tsbi: fatal: no /memory in the device 
 check "fatal/no_memory/stops" [ "$rc" = 124 ]
 check "fatal/no_memory/no_payload_ran" bash -c '! grep -q TSBI-START "$1"' _ "$d/nomem.log"
 
-# The core alone (FW_SUBSYSTEMS=0: no PMU, CTR or trace; their hooks fall back
-# to the weak defaults) is a configuration of its own: it builds into its own
-# directory and serves the core extensions' payloads on 2 harts.
+# The core alone (FW_SUBSYSTEMS=0: no PMU, CTR or trace; the list of
+# subsystems in core/subsystems.hpp is empty) is a configuration of its own:
+# it builds into its own directory and serves the core extensions' payloads on
+# 2 harts.
 build firmware FW_SUBSYSTEMS=0 payloads
 python3 tests/payloads/run.py --fw build/fw-generic-rv64-core/tsbi_dynamic.bin --smp 2 \
   --tag core-only build/payloads/{base,dbcn,fwft,hsm,ipi,legacy,rfence,time}.elf
+
+# The list of subsystems is checked by the compiler: a descriptor member set
+# to a function of another signature, or a subsystem's definition that drifts
+# from its declaration, does not compile (the control case does).
+compiles() { # NAME CODE: does CODE compile as a firmware source?
+  printf '%s\n' "$2" | riscv64-linux-gnu-g++ -std=c++20 -ffreestanding -fno-exceptions -fno-rtti \
+    -fsyntax-only -Ifirmware/include -Ifirmware -x c++ - 2>"$d/sub-$1.log"
+}
+# A compiler error, not a missing compiler.
+fails_to_compile() { ! compiles "$@" && grep -q "error:" "$d/sub-$1.log"; }
+check "subsystems/control_compiles" compiles control \
+  '#include "subsystem.hpp"
+void f(); constexpr fw::Subsystem s{.name = "t", .hart_init = &f};'
+check "subsystems/member_signature_drift_fails" fails_to_compile member \
+  '#include "subsystem.hpp"
+void f(int); constexpr fw::Subsystem s{.name = "t", .hart_init = &f};'
+check "subsystems/result_drift_fails" fails_to_compile result \
+  '#include "subsystem.hpp"
+int f(unsigned long); constexpr fw::Subsystem s{.name = "t", .m_interrupt = &f};'
+check "subsystems/definition_drift_fails" fails_to_compile definition \
+  '#include "ctr/subsystem.hpp"
+void ctr::subsystem::hart_init(int) {}'
 
 # RV32 (issue 16, in progress): both images build from the same sources into
 # build/fw-generic-rv32/ and cold-boot QEMU 7.2's riscv32 virt on 4 harts as

@@ -13,9 +13,8 @@ using Handler = SbiRet (*)(unsigned long a0, unsigned long a1, unsigned long a2,
                            unsigned long a3, unsigned long a4, unsigned long a5,
                            unsigned long fid);
 
+// Its EID is where it is listed (kExtensions), not here.
 struct Extension {
-    long eid_first;
-    long eid_last;
     // Value sbi_probe_extension returns (0 = not available). nullptr means 1.
     long (*probe)();
     Handler handle;

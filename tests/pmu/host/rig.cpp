@@ -62,10 +62,10 @@ Rig::Rig(PmuHartConfig cfg, std::vector<Prop> props, unsigned harts, bool with_n
     // Firmware state starts zeroed, as .bss does.
     std::memset(static_cast<void *>(&pmu::g_config), 0, sizeof pmu::g_config);
     std::memset(static_cast<void *>(pmu::g_harts), 0, sizeof pmu::g_harts);
-    hooks::pmu_cold_init(fdt.data());
+    pmu::kSubsystem.cold_init(fdt.data(), 0);
     for (unsigned h = 0; h < harts; h++) {
         m.current = h;
-        hooks::pmu_hart_init();
+        pmu::kSubsystem.hart_init();
     }
     m.current = 0;
 }

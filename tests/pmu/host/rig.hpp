@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
-// Test rig: the firmware's PMU service (through the SBI handler and the core
-// hooks, as the firmware calls them) running on hart_model::Machine.
+// Test rig: the firmware's PMU service (through the SBI handler and the
+// descriptor of pmu/subsystem.hpp, as the firmware calls them) running on
+// hart_model::Machine.
 #pragma once
 #include <doctest/doctest.h>
 
@@ -9,18 +10,14 @@
 #include <string>
 #include <vector>
 
-#include "../../../firmware/include/hooks.hpp"
 #include "../../../firmware/include/sbi/ecall.hpp"
 #include "../../../firmware/pmu/service.hpp"
+#include "../../../firmware/pmu/subsystem.hpp"
 #include "../../../hw_models/hart/pmu_hart.hpp"
 
 namespace sbi {
 extern const Extension sbi_ext_pmu;
 }
-namespace hooks {
-void pmu_hart_suspend();
-void pmu_hart_resume();
-} // namespace hooks
 
 namespace rig {
 
@@ -59,7 +56,7 @@ constexpr unsigned long kInstr = event_idx(TYPE_HW, HW_INSTRUCTIONS);
 constexpr unsigned long kDtlbRdMiss = event_idx(TYPE_CACHE, cache_code(DTLB, OP_READ, RESULT_MISS));
 constexpr unsigned long kDtlbWrMiss = event_idx(TYPE_CACHE, cache_code(DTLB, OP_WRITE, RESULT_MISS));
 constexpr unsigned long kItlbMiss = event_idx(TYPE_CACHE, cache_code(ITLB, OP_READ, RESULT_MISS));
-constexpr unsigned long fw_ev(hooks::FwEvent e) {
+constexpr unsigned long fw_ev(fw::FwEvent e) {
     return event_idx(TYPE_FW, static_cast<unsigned>(e));
 }
 
@@ -101,8 +98,8 @@ struct Rig {
     // The hardware side.
     hart_model::PmuHart &hart() { return m.hart(); }
     void on(unsigned h) { m.current = h; }
-    void fw_event(hooks::FwEvent e, unsigned n = 1) {
-        for (unsigned i = 0; i < n; i++) hooks::pmu_fw_event(e);
+    void fw_event(fw::FwEvent e, unsigned n = 1) {
+        for (unsigned i = 0; i < n; i++) pmu::kSubsystem.fw_event(e);
     }
     uint64_t snap_value(unsigned i, uint64_t base = kShmem) { return m.load_s(base + 8 + 8 * i, 8); }
     uint64_t snap_bitmap(uint64_t base = kShmem) { return m.load_s(base, 8); }

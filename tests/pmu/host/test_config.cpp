@@ -3,7 +3,7 @@
 #include "rig.hpp"
 
 using namespace rig;
-using FE = hooks::FwEvent;
+using FE = fw::FwEvent;
 
 namespace {
 constexpr uint64_t kOF = 1ull << 63, kMINH = 1ull << 62, kSINH = 1ull << 61, kUINH = 1ull << 60,

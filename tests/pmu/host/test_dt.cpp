@@ -90,7 +90,7 @@ TEST_CASE("dt: fix-up removes the M-mode properties, keeps the node") {
                           {"riscv,event-to-mhpmevent", {1, 0, 1}},
                           {"riscv,raw-event-to-mhpmcounters", {0, 0, 0, 0, 8}},
                           {"other", {5}}});
-    hooks::pmu_fdt_fixup(blob.data());
+    pmu::kSubsystem.fdt_fixup(blob.data());
     int node = fdt_node_offset_by_compatible(blob.data(), -1, "riscv,pmu");
     REQUIRE(node >= 0);
     CHECK(fdt_getprop(blob.data(), node, "riscv,event-to-mhpmcounters", nullptr) == nullptr);

@@ -3,7 +3,7 @@
 #include "rig.hpp"
 
 using namespace rig;
-using FE = hooks::FwEvent;
+using FE = fw::FwEvent;
 
 TEST_CASE("fw: every standard firmware event counts on its own counter, only while started") {
     Rig r;

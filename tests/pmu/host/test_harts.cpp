@@ -4,7 +4,7 @@
 #include "rig.hpp"
 
 using namespace rig;
-using FE = hooks::FwEvent;
+using FE = fw::FwEvent;
 using hart_model::event::dtlb_read_miss;
 
 TEST_CASE("harts: four harts configure, start and count independently") {
@@ -48,7 +48,7 @@ TEST_CASE("harts: HSM stop stops and releases every counter of that hart only") 
         REQUIRE_EQ(r.match(fb, 1, CFG_AUTO_START, fw_ev(FE::ipi_sent)).value, fb);
     }
     r.on(1);
-    hooks::pmu_hart_stop();
+    pmu::kSubsystem.hart_stop();
     CHECK_EQ(pmu::g_harts[1].configured, 0u);
     CHECK_EQ(pmu::g_harts[1].started, 0u);
     CHECK_EQ(pmu::g_harts[1].shmem, pmu::kNoShmem);
@@ -80,9 +80,9 @@ TEST_CASE("harts: non-retentive suspend restores selectors, values and run state
     uint64_t sel3 = r.hart().selector[3], sel4 = r.hart().selector[4], cfg0 = r.hart().cyclecfg;
     uint64_t c0 = r.hart().counter[0];
 
-    hooks::pmu_hart_suspend();
+    pmu::kSubsystem.hart_suspend();
     r.m.harts[0] = hart_model::PmuHart(c); // the hart lost its state
-    hooks::pmu_hart_resume();
+    pmu::kSubsystem.hart_resume();
 
     CHECK_EQ(r.hart().selector[3], sel3);
     CHECK_EQ(r.hart().selector[4], sel4);

@@ -5,7 +5,7 @@
 #include "rig.hpp"
 
 using namespace rig;
-using FE = hooks::FwEvent;
+using FE = fw::FwEvent;
 using hart_model::event::dtlb_read_miss;
 using hart_model::event::itlb_miss;
 

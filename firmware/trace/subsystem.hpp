@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// The trace service's descriptor in the core's list of subsystems
+// (core/subsystems.hpp); the entries are defined in hooks.cpp.
+#pragma once
+#include "../include/subsystem.hpp"
+
+namespace trace::subsystem {
+// Finds and checks the trace components and reads the /chosen options; the
+// boot-time trace buffer must not overlap the next stage (`next_addr`).
+void cold_init(const void *fdt, unsigned long next_addr);
+// Reserves the boot-time trace buffer and, once reserved, starts that trace.
+void fdt_fixup(void *fdt);
+// The components and CTR's feed buffer.
+unsigned mmode_regions(fw::MmioRange *out, unsigned max);
+// The current hart's encoder starts, or is flushed and stops.
+void smode_enter();
+void smode_leave();
+// Everything flushed to the sink.
+void system_reset();
+} // namespace trace::subsystem
+
+namespace trace {
+inline constexpr fw::Subsystem kSubsystem = {
+    .name = "trace",
+    .cold_init = &subsystem::cold_init,
+    .fdt_fixup = &subsystem::fdt_fixup,
+    .mmode_regions = &subsystem::mmode_regions,
+    .smode_enter = &subsystem::smode_enter,
+    .smode_leave = &subsystem::smode_leave,
+    .system_reset = &subsystem::system_reset,
+};
+} // namespace trace
