@@ -431,19 +431,22 @@ bool Decoder::walk_hist(uint64_t hist, uint64_t repeat, uint64_t off) {
         uint64_t seq = 0;
         if (kind == rv::Kind::Indirect && cfg_.seq_jump && seq_target(prev, pc_, *in, seq))
             kind = rv::Kind::DirectJump;
+        // All-jumps mode: an unconditional jump spends a HIST bit, which must be 1.
+        auto jump_bit_ok = [&] {
+            if (!cfg_.all_jumps) return true;
+            gap = 0;
+            return bits.take() != 0;
+        };
         switch (kind) {
         case rv::Kind::Branch:
             gap = 0;
             pc_ = bits.take() ? (pc_ + int64_t(in->offset)) & pcmask : next;
             break;
         case rv::Kind::DirectJump:
-            if (cfg_.all_jumps) {
-                gap = 0;
-                if (!bits.take()) {
-                    if (retry()) continue;
-                    fail(off, "HIST bit 0 for an unconditional jump");
-                    return false;
-                }
+            if (!jump_bit_ok()) {
+                if (retry()) continue;
+                fail(off, "HIST bit 0 for an unconditional jump");
+                return false;
             }
             if (cfg_.implicit_return && in->pushes()) push(next);
             pc_ = in->kind == rv::Kind::Indirect ? seq : (pc_ + int64_t(in->offset)) & pcmask;
@@ -456,13 +459,10 @@ bool Decoder::walk_hist(uint64_t hist, uint64_t repeat, uint64_t off) {
                 fail(off, "cm.jt/cm.jalt without a readable jump table (JVT)");
                 return false;
             }
-            if (cfg_.all_jumps) {
-                gap = 0;
-                if (!bits.take()) {
-                    if (retry()) continue;
-                    fail(off, "HIST bit 0 for an unconditional jump");
-                    return false;
-                }
+            if (!jump_bit_ok()) {
+                if (retry()) continue;
+                fail(off, "HIST bit 0 for an unconditional jump");
+                return false;
             }
             if (cfg_.implicit_return && in->pushes()) push(next);
             pc_ = t & ~1ull & pcmask;

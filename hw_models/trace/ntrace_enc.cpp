@@ -96,19 +96,31 @@ void Encoder::start(uint64_t pc, unsigned sync) {
 }
 
 void Encoder::sync_msg(unsigned sync, uint64_t pc) {
-    Msg m;
     if ((icnt_ == 0 && hist_ == 1) || (sync == NT_SYNC_ICNT_FULL && !htm_)) {
+        Msg m;
         m.tcode = NT_TCODE_ProgTraceSync;
-        m.set(Fld::SYNC, sync).set(Fld::ICNT, icnt_);
+        m.set(Fld::SYNC, sync).set(Fld::ICNT, icnt_).set(Fld::FADDR, pc >> 1);
+        emit(m);
+        reset_state(pc);
     } else {
         // Synchronisation on linear code: B-TYPE=0 without a flow change (ratified 8.5).
+        branch_sync_msg(false, sync, NT_BTYPE_INDIRECT, pc);
+    }
+}
+
+void Encoder::branch_sync_msg(bool direct, unsigned sync, unsigned btype, uint64_t addr) {
+    Msg m;
+    if (direct) {
+        m.tcode = NT_TCODE_DirectBranchSync;
+        m.set(Fld::SYNC, sync).set(Fld::ICNT, icnt_);
+    } else {
         m.tcode = htm_ ? NT_TCODE_IndirectBranchHistSync : NT_TCODE_IndirectBranchSync;
-        m.set(Fld::SYNC, sync).set(Fld::BTYPE, NT_BTYPE_INDIRECT).set(Fld::ICNT, icnt_);
+        m.set(Fld::SYNC, sync).set(Fld::BTYPE, btype).set(Fld::ICNT, icnt_);
         if (htm_) m.set(Fld::HIST, hist_);
     }
-    m.set(Fld::FADDR, pc >> 1);
+    m.set(Fld::FADDR, addr >> 1);
     emit(m);
-    reset_state(pc);
+    reset_state(addr);
 }
 
 void Encoder::check_icnt() {
@@ -164,18 +176,7 @@ void Encoder::branch_msg(bool direct, unsigned btype, uint64_t target) {
     if (sync_due_ || force_sync_) {
         const unsigned sync = force_sync_ ? force_sync_ : unsigned(NT_SYNC_PERIODIC);
         force_sync_ = 0;
-        Msg m;
-        if (direct) {
-            m.tcode = NT_TCODE_DirectBranchSync;
-            m.set(Fld::SYNC, sync).set(Fld::ICNT, icnt_);
-        } else {
-            m.tcode = htm_ ? NT_TCODE_IndirectBranchHistSync : NT_TCODE_IndirectBranchSync;
-            m.set(Fld::SYNC, sync).set(Fld::BTYPE, btype).set(Fld::ICNT, icnt_);
-            if (htm_) m.set(Fld::HIST, hist_);
-        }
-        m.set(Fld::FADDR, target >> 1);
-        emit(m);
-        reset_state(target);
+        branch_sync_msg(direct, sync, btype, target);
         return;
     }
     // N-Trace 1.0, Rules of Generating Messages (HTM): "Should the HIST field be empty, an IndirectBranch message may

@@ -106,6 +106,8 @@ class Encoder {
     void resolve(uint64_t next);
     void branch_msg(bool direct, unsigned btype, uint64_t target);
     void sync_msg(unsigned sync, uint64_t pc);
+    // A synchronising DirectBranchSync or IndirectBranch[Hist]Sync at addr.
+    void branch_sync_msg(bool direct, unsigned sync, unsigned btype, uint64_t addr);
     void reset_state(uint64_t addr);
     void hist_full();
     void flush_repeats();
