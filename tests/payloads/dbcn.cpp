@@ -113,7 +113,7 @@ void hostile() {
         {"base_hi_all_ones", 8, buf, ~0ul},
         {"wraps_around", ~0ul - buf + 2, buf, 0},
         {"size_all_ones", ~0ul, buf, 0},
-        {"high_address", 8, 0xFFFFFFFFFFFFF000ul, 0},
+        {"high_address", 8, ~0ul - 0xfff, 0},
     };
     for (const Bad &c : cases) {
         // binary-encoding.adoc, shared memory: an implementation "may return a

@@ -110,7 +110,7 @@ void shmem_errors() {
     unsigned long base = reinterpret_cast<unsigned long>(my_shmem());
     unsigned long size = ntrig * sizeof(Entry);
     expect_err(dbtr(F::set_shmem, base, 0, 1), ERR_INVALID_PARAM, "set_shmem/flags");
-    expect_err(dbtr(F::set_shmem, base, 0, 1ul << 63), ERR_INVALID_PARAM, "set_shmem/flags_hi");
+    expect_err(dbtr(F::set_shmem, base, 0, kTopBit), ERR_INVALID_PARAM, "set_shmem/flags_hi");
     expect_err(dbtr(F::set_shmem, base + 4, 0, 0), ERR_INVALID_PARAM, "set_shmem/misaligned4");
     expect_err(dbtr(F::set_shmem, base + 1, 0, 0), ERR_INVALID_PARAM, "set_shmem/misaligned1");
     expect_err(dbtr(F::set_shmem, ~0ul, 0, 0), ERR_INVALID_PARAM, "set_shmem/lo_all_ones_only");
@@ -124,7 +124,7 @@ void shmem_errors() {
                {"ram_end_straddle", p.ram_base + p.ram_size - 8, 0},
                {"ram_end", p.ram_base + p.ram_size, 0},
                {"null", 0, 0},
-               {"far_above_ram", 0x4000000000000000ul, 0},
+               {"far_above_ram", kFarAboveRam, 0},
                {"top_of_address_space", ~0ul - 7, 0},
                {"wraps", ~0ul - size + 9, 0}};
     for (auto &b : bad)
@@ -273,7 +273,7 @@ void install_errors() {
     expect_true(mapped, "read/all/mapped");
     e[0] = {{~0ul, ok1, target_addr(target_a), 0}};
     expect_ret(dbtr(F::install_triggers, 1), ERR_FAILED, 0, "install/none_free");
-    expect_err(dbtr(F::uninstall_triggers, 0, (ntrig == kXlen) ? ~0ul : (1ul << ntrig) - 1),
+    expect_err(dbtr(F::uninstall_triggers, 0, (ntrig == pl::kXlen) ? ~0ul : (1ul << ntrig) - 1),
                SUCCESS, "install/all/uninstall");
     // tdata3 (textra) with sselect = 1: kept (read back as written) where the
     // hart implements it, else NOT_SUPPORTED with nothing installed.
@@ -352,7 +352,7 @@ void mask_errors() {
         expect_err(dbtr(fids[i], ntrig, 1), ERR_INVALID_PARAM, "%s/base_trig_max", n);
         expect_err(dbtr(fids[i], ~0ul, 1), ERR_INVALID_PARAM, "%s/base_all_ones", n);
         expect_err(dbtr(fids[i], ~0ul, 2), ERR_INVALID_PARAM, "%s/base_wraps_to_0", n);
-        expect_err(dbtr(fids[i], 0, 1ul << 63), ERR_INVALID_PARAM, "%s/bit63", n);
+        expect_err(dbtr(fids[i], 0, kTopBit), ERR_INVALID_PARAM, "%s/bit63", n);
         expect_err(dbtr(fids[i], ~0ul, 0), SUCCESS, "%s/empty_mask", n);
         expect_eq(read1(idx).w[0], TS_MAPPED, "%s/still_installed", n);
     }

@@ -27,7 +27,6 @@ constexpr unsigned long ST_UNUSED = 0, ST_REGISTERED = 1, ST_ENABLED = 2, ST_RUN
 constexpr unsigned long kPending = 1ul << 2, kInjectable = 1ul << 3, kOneshot = 1;
 constexpr long ERR_INVALID_STATE = code(sbi::Error::InvalidState);
 constexpr long ERR_BAD_RANGE = code(sbi::Error::BadRange);
-constexpr unsigned long kUpper32 = 0xbad00001ul << 32;
 constexpr unsigned long kSpp = 1ul << 8, kSpie = 1ul << 5, kSie = 1ul << 1;
 
 SbiRet call(long f, unsigned long a0 = 0, unsigned long a1 = 0, unsigned long a2 = 0,

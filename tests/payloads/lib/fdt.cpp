@@ -19,9 +19,10 @@ uint32_t be32(const void *p) {
 }
 
 unsigned long cells(const uint8_t *p, unsigned n) {
-    unsigned long v = 0;
+    // Two cells are 64 bits even on RV32 (the virt DT uses them there too).
+    uint64_t v = 0;
     for (unsigned i = 0; i < n; i++) v = (v << 32) | be32(p + 4 * i);
-    return v;
+    return static_cast<unsigned long>(v);
 }
 
 bool starts_with(const char *s, const char *prefix) {
