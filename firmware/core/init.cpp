@@ -156,6 +156,8 @@ void setup_counters_envcfg(unsigned long hartid) {
         // Give S-mode every state the hart has; WARL keeps only what exists.
         // CTR's bits are then managed by hooks::ctr_hart_init().
         csr_write(csr::mstateen0, ~0ul);
+        // RV32: bits 32-63 (ENVCFG, SE0, CSRIND, ...) are in mstateen0h.
+        if constexpr (sizeof(long) == 4) csr_write(csr::mstateen0h, ~0ul);
     }
 }
 
@@ -315,9 +317,16 @@ uintptr_t fw_region_end() { return region_end; }
 bool hart_valid(unsigned long hartid) { return hartid < kMaxHarts && harts[hartid].present; }
 
 bool s_mode_range_ok(unsigned long lo, unsigned long hi, unsigned long size) {
-    if (hi != 0 && sizeof(long) == 8) return false; // beyond a 64-bit physical space
-    uint64_t addr = lo | (sizeof(long) == 4 ? static_cast<uint64_t>(hi) << 32 : 0);
-    return dt::range_in_memory(memory, region_start, region_end, addr, size);
+    // The firmware accesses the range with its own M-mode loads and stores,
+    // whose addresses are XLEN bits wide (Bare addressing). RV32 S-mode can
+    // name memory above 4 GiB through hi (Sv32 maps 34-bit physical
+    // addresses), but M-mode cannot reach it: such a range, or one that runs
+    // past 2^XLEN, is refused rather than truncated to an alias below
+    // (binary-encoding.adoc, shared memory: "inaccessible with respect to its
+    // specific limits"). On RV64, hi != 0 is beyond the physical space.
+    if (hi != 0) return false;
+    if (size != 0 && lo + (size - 1) < lo) return false;
+    return dt::range_in_memory(memory, region_start, region_end, lo, size);
 }
 
 // HSM: a hart that is stopped (or was never started) waits here for

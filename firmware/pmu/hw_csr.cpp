@@ -131,6 +131,7 @@ uint64_t counter_read_table(unsigned idx) {
 
 void counter_write_table(unsigned idx, uint64_t value) {
     // Zero the lower half first so that no carry reaches the new upper half.
+    write_indexed<csr::mcycle + kCounterHi>(idx, 0);
     write_indexed<csr::mcycle>(idx, 0);
     write_indexed<csr::mcycle + kCounterHi>(idx, static_cast<uint32_t>(value >> 32));
     write_indexed<csr::mcycle>(idx, static_cast<uint32_t>(value));
