@@ -307,7 +307,10 @@ struct Platform {
     unsigned nharts;                       // enabled harts in /cpus (hart IDs < kMaxHarts)
     unsigned long hartids[kMaxHarts];      // their hart IDs, ascending
     unsigned long max_hartid;              // largest enabled hart ID
-    unsigned long ram_base, ram_size;      // first /memory range
+    // First /memory range; ram_size ends it at 2^XLEN (on RV32 RAM may reach
+    // above 4 GiB: QEMU virt -m 3G and more), ram_size64 is its full size.
+    unsigned long ram_base, ram_size;
+    uint64_t ram_size64;
     unsigned long timebase_hz;             // /cpus/timebase-frequency
     char isa[160];                         // riscv,isa of the boot hart
     unsigned long fdt;                     // the address passed in a1
