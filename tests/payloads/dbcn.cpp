@@ -26,6 +26,19 @@ unsigned long addr(const volatile void *p) { return reinterpret_cast<uintptr_t>(
 
 char rx[64];
 
+// After a rejected read with input typed: the byte is still there (rx[0]).
+bool input_kept(char want) {
+    memset(rx, 0, sizeof rx);
+    unsigned long got = 0;
+    wait_until(
+        [&] {
+            got = dbcn_read(1, addr(rx)).value;
+            return got != 0;
+        },
+        3000000);
+    return got == 1 && rx[0] == want;
+}
+
 void write_cases() {
     static const char text[] = "dbcn-write-ok\n";
     const unsigned long len = sizeof text - 1;
@@ -141,15 +154,7 @@ void hostile() {
     request_input("Q");
     delay_us(200000);
     expect_err(dbcn_read(1, p.fw_base), ERR_INVALID_PARAM, "read/invalid_with_input/fw_region");
-    memset(rx, 0, sizeof rx);
-    unsigned long got = 0;
-    wait_until(
-        [&] {
-            got = dbcn_read(1, addr(rx)).value;
-            return got != 0;
-        },
-        3000000);
-    expect_true(got == 1 && rx[0] == 'Q', "read/invalid_with_input/input_kept");
+    expect_true(input_kept('Q'), "read/invalid_with_input/input_kept");
     expect_alive("read/invalid_with_input");
 }
 
@@ -202,14 +207,7 @@ void above_4g() {
     expect_err_or(dbcn_read(1, addr(rx), 1), ERR_INVALID_PARAM, ERR_FAILED, "above_4g/read_hi_1");
     expect_true(rx[0] == 'x', "above_4g/alias_below_untouched");
     expect_err_or(dbcn_write(8, addr(rx), 1), ERR_INVALID_PARAM, ERR_FAILED, "above_4g/write_hi_1");
-    unsigned long got = 0;
-    wait_until(
-        [&] {
-            got = dbcn_read(1, addr(rx)).value;
-            return got != 0;
-        },
-        3000000);
-    expect_true(got == 1 && rx[0] == 'H', "above_4g/input_kept");
+    expect_true(input_kept('H'), "above_4g/input_kept");
     // 8 bytes ending at 2^32 + 8, nothing typed: touches no byte.
     SbiRet r = dbcn_read(16, 0xFFFFFFF8ul);
     if constexpr (kXlen == 64) expect_ret(r, SUCCESS, 0, "above_4g/crossing_4g_is_ram");

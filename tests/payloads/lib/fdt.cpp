@@ -187,8 +187,9 @@ void parse_fdt(unsigned long fdt, unsigned long boot_hartid) {
     plat.max_hartid = plat.nharts ? plat.hartids[plat.nharts - 1] : 0;
     plat.ram_base = mem_base;
     plat.ram_size64 = mem_size;
-    const uint64_t reach = (~0ul - mem_base) + 1ull; // bytes from mem_base to 2^XLEN
-    plat.ram_size = static_cast<unsigned long>(mem_size < reach ? mem_size : reach - 1);
+    // RAM past 2^XLEN (RV32 -m 3G and more): ram_size stops below 2^XLEN.
+    const unsigned long room = ~0ul - mem_base; // the last address minus mem_base
+    plat.ram_size = static_cast<unsigned long>(mem_size == 0 || mem_size - 1 <= room ? mem_size : room);
     plat.timebase_hz = boot_timebase ? boot_timebase : cpus_timebase;
     plat.fw_base = mem_base;
     plat.fw_size = 0x200000;
