@@ -14,7 +14,7 @@ build payloads traps-payload pmu-payloads PL_XLEN=32
 build PL_XLEN=32 build/ctr/pl-rv32/ctr_csr_ratified.elf build/ctr/pl-rv32/ctr_csr_draft.elf \
   build/ctr/pl-rv32/ctr_csr_both.elf
 build firmware payloads
-ALL="base time ipi rfence hsm dbcn legacy srst fwft susp dbtr reboot"
+ALL="base time ipi rfence hsm dbcn legacy srst fwft susp dbtr sse reboot"
 KNOWN=tests/payloads/known-differences/opensbi-1.6-rv32.txt
 run() {
   tests/payloads/run.py --xlen 32 --timeout "${TSBI_PAYLOAD_TIMEOUT:-15}" "$@"

@@ -6,17 +6,23 @@
 #define PL_MAX_HARTS 32
 
 /* XLEN: the same sources build RV64 and RV32 payloads (PL_XLEN in build.mk).
- * PAT_TOP is the top byte of pl_ecall_checked's register pattern. */
+ * PAT_TOP is the top byte of pl_ecall_checked's register pattern.
+ * PL_ASM_XLEN_MACROS: SZREG, REG_S and REG_L for a payload's top-level
+ * asm() (asm(PL_ASM_XLEN_MACROS) once, before the first use). */
 #if __riscv_xlen == 64
 #define SZREG 8
 #define REG_S sd
 #define REG_L ld
 #define PAT_TOP 0x5A00000000000000
+#define PL_ASM_XLEN_MACROS ".equ SZREG, 8\n.macro REG_S r, m\nsd \\r, \\m\n.endm\n" \
+                           ".macro REG_L r, m\nld \\r, \\m\n.endm\n"
 #else
 #define SZREG 4
 #define REG_S sw
 #define REG_L lw
 #define PAT_TOP 0x5A000000
+#define PL_ASM_XLEN_MACROS ".equ SZREG, 4\n.macro REG_S r, m\nsw \\r, \\m\n.endm\n" \
+                           ".macro REG_L r, m\nlw \\r, \\m\n.endm\n"
 #endif
 #define PL_STACK_SIZE 16384
 
