@@ -48,6 +48,11 @@ struct BootInfo {
 
 dt::Memory memory;
 uintptr_t region_start, region_end; // PMP/NAPOT-sized firmware region
+// The other regions setup_pmp() closes to S-mode (M-mode-only MMIO, the
+// trace components, CTR's feed buffer in RAM): no S-mode memory either.
+constexpr unsigned kMaxMOnly = 6;
+platform::MmioRegion m_only[kMaxMOnly];
+unsigned n_m_only;
 
 unsigned long napot_size(unsigned long size) {
     unsigned long s = 4096;
@@ -89,6 +94,11 @@ void setup_pmp() {
     hooks::MmioRange tr[kTraceRegions];
     unsigned nt = hooks::trace_mmode_regions(tr, kEntries - 2 - nm < kTraceRegions ? kEntries - 2 - nm : kTraceRegions);
     for (unsigned i = 0; i < nt; i++) mm[nm++] = {tr[i].base, tr[i].size};
+    static_assert(kEntries - 2 <= kMaxMOnly);
+    // Every hart computes the same list; the boot hart's is in place before
+    // any SBI call.
+    for (unsigned i = 0; i < nm; i++) m_only[i] = mm[i];
+    n_m_only = nm;
     for (unsigned i = 0; i < nm; i++) {
         if (napot(mm[i].base, mm[i].size, addr[n]))
             n++;
@@ -325,7 +335,11 @@ bool s_mode_range_ok(unsigned long lo, unsigned long hi, unsigned long size) {
     // (binary-encoding.adoc, shared memory: "inaccessible with respect to its
     // specific limits"). On RV64, hi != 0 is beyond the physical space.
     if (hi != 0) return false;
-    if (size != 0 && lo + (size - 1) < lo) return false;
+    const unsigned long last = lo + (size ? size - 1 : 0);
+    if (last < lo) return false;
+    // RAM closed to S-mode by PMP (CTR's feed buffer) is the firmware's too.
+    for (unsigned i = 0; i < n_m_only; i++)
+        if (lo < m_only[i].base + m_only[i].size && last >= m_only[i].base) return false;
     return dt::range_in_memory(memory, region_start, region_end, lo, size);
 }
 
