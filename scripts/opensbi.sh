@@ -7,11 +7,18 @@
 #                          $TSBI_CACHE/opensbi-1.6/ from the pinned .deb
 #                          (scripts/opensbi.lock); the system's apt sources
 #                          are never touched.
+#   opensbi.sh path 1.6 32 the same package's RV32 fw_dynamic.bin (the RV32
+#                          peer; bookworm's 1.1 has no RV32 image)
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
-cmd=${1:-}; ver=${2:-}
-[ "$cmd" = path ] || { echo "usage: opensbi.sh path 1.1|1.6" >&2; exit 2; }
-FW=lib/riscv64-linux-gnu/opensbi/generic/fw_dynamic.bin
+cmd=${1:-}; ver=${2:-}; xlen=${3:-64}
+[ "$cmd" = path ] || { echo "usage: opensbi.sh path 1.1|1.6 [64|32]" >&2; exit 2; }
+case $xlen in
+  64) FW=lib/riscv64-linux-gnu/opensbi/generic/fw_dynamic.bin ;;
+  32) [ "$ver" = 1.6 ] || { echo "opensbi.sh: RV32 only for 1.6" >&2; exit 2; }
+      FW=lib/riscv32-linux-gnu/opensbi/generic/fw_dynamic.bin ;;
+  *) echo "opensbi.sh: xlen $xlen (64 or 32)" >&2; exit 2 ;;
+esac
 case $ver in
   1.1)
     f=/usr/$FW

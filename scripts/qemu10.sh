@@ -4,6 +4,7 @@
 # project's trace device models and ingress port from hw_models/qemu/.
 #
 #   qemu10.sh path [VARIANT]   print the qemu-system-riscv64 path (builds if needed)
+#   qemu10.sh path32 [VARIANT] the same build's qemu-system-riscv32 (RV32 suites)
 #   qemu10.sh build [VARIANT]  build (or reuse) and print the path
 #   qemu10.sh key [VARIANT]    print the cache key <source-version>-<model hash>
 #   qemu10.sh tree             print the patched source tree (for development)
@@ -19,7 +20,7 @@
 #               overlaid here and only copied when their content changed, so
 #               ninja in tree-<ver>/build-<variant>/ rebuilds only what a model
 #               change touches (seconds)
-#   <ver>-<hash>[-variant]/qemu-system-riscv64   the installed binary; <hash>
+#   <ver>-<hash>[-variant]/qemu-system-riscv{64,32}   the installed binaries; <hash>
 #               covers every file under hw_models/qemu/ and this script, so a
 #               model change gives a new key and a fresh clone reuses the cache.
 set -euo pipefail
@@ -32,7 +33,9 @@ Q=$TSBI_CACHE/qemu10
 MODELS=$TSBI_ROOT/hw_models/qemu
 SRCPKG=qemu
 LOCK=$TSBI_ROOT/scripts/qemu10.lock
-CONFIGURE_ARGS=(--target-list=riscv64-softmmu --without-default-features --enable-fdt=system
+# Both targets in one build: the target-independent objects are shared.
+TARGETS=(riscv64 riscv32)
+CONFIGURE_ARGS=(--target-list=riscv64-softmmu,riscv32-softmmu --without-default-features --enable-fdt=system
                 --disable-docs --disable-tools --disable-install-blobs --disable-werror --enable-plugins)
 [ "$variant" = noingress ] && CONFIGURE_ARGS+=(--extra-cflags=-DTSBI_NO_INGRESS)
 
@@ -134,7 +137,7 @@ build() {
   key=$SRCVER-$(model_hash)
   dest=$Q/$key
   [ "$variant" = noingress ] && dest=$Q/$key-noingress
-  if [ -x "$dest/qemu-system-riscv64" ]; then echo "$dest/qemu-system-riscv64"; return; fi
+  if installed "$dest"; then echo "$dest/qemu-system-$BIN"; return; fi
   # Every checkout builds in the one tree-<ver>: one build at a time. The
   # lock is released when this script exits; a build that finished while
   # we waited for it is reused.
@@ -144,7 +147,7 @@ build() {
     log "waiting for another build ($Q/build.lock)"
     flock "$lockfd"
   fi
-  if [ -x "$dest/qemu-system-riscv64" ]; then echo "$dest/qemu-system-riscv64"; return; fi
+  if installed "$dest"; then echo "$dest/qemu-system-$BIN"; return; fi
   fetch_pydeps
   tree=$Q/tree-$SRCVER
   if [ ! -f "$tree/.tsbi-complete" ]; then
@@ -152,7 +155,9 @@ build() {
     rm -rf "$tree"; cp -a "$PRISTINE" "$tree"; touch "$tree/.tsbi-complete"
   fi
   overlay "$tree"
-  bdir=$tree/build-$variant
+  # The folder names the targets: a checkout with another target list
+  # configures its own instead of wiping this one.
+  bdir=$tree/build-$variant-$(IFS=-; echo "${TARGETS[*]}")
   local want; want="${CONFIGURE_ARGS[*]}"
   if [ ! -f "$bdir/build.ninja" ] || [ "$(cat "$bdir/.tsbi-configure" 2>/dev/null)" != "$want" ]; then
     log "configuring ($variant)"
@@ -161,17 +166,24 @@ build() {
       { tail -30 "$bdir/configure.log" >&2; log "configure failed"; return 1; }
     echo "$want" > "$bdir/.tsbi-configure"
   fi
-  log "building qemu-system-riscv64 ($variant) in $bdir"
-  (cd "$bdir" && ninja -j"${TSBI_JOBS:-2}" qemu-system-riscv64 > ninja.log 2>&1) ||
+  log "building ${TARGETS[*]/#/qemu-system-} ($variant) in $bdir"
+  (cd "$bdir" && ninja -j"${TSBI_JOBS:-2}" "${TARGETS[@]/#/qemu-system-}" > ninja.log 2>&1) ||
     { grep -A8 -E 'error|FAILED' "$bdir/ninja.log" | grep -v '^cc ' | head -60 >&2 || tail -40 "$bdir/ninja.log" >&2; log "build failed"; return 1; }
   mkdir -p "$dest.tmp"
-  cp "$bdir/qemu-system-riscv64" "$dest.tmp/"
+  for t in "${TARGETS[@]}"; do cp "$bdir/qemu-system-$t" "$dest.tmp/"; done
   rm -rf "$dest"; mv "$dest.tmp" "$dest"
-  echo "$dest/qemu-system-riscv64"
+  echo "$dest/qemu-system-$BIN"
 }
 
+installed() {
+  local t
+  for t in "${TARGETS[@]}"; do [ -x "$1/qemu-system-$t" ] || return 1; done
+}
+
+BIN=riscv64
 case $cmd in
   path|build) build ;;
+  path32) BIN=riscv32; build ;;
   key) fetch_source; echo "$SRCVER-$(model_hash)" ;;
   tree) fetch_source; echo "$Q/tree-$SRCVER" ;;
   pristine) fetch_source; echo "$PRISTINE" ;;

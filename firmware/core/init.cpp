@@ -48,6 +48,11 @@ struct BootInfo {
 
 dt::Memory memory;
 uintptr_t region_start, region_end; // PMP/NAPOT-sized firmware region
+// The other regions setup_pmp() closes to S-mode (M-mode-only MMIO, the
+// trace components, CTR's feed buffer in RAM): no S-mode memory either.
+constexpr unsigned kMaxMOnly = 6;
+platform::MmioRegion m_only[kMaxMOnly];
+unsigned n_m_only;
 
 unsigned long napot_size(unsigned long size) {
     unsigned long s = 4096;
@@ -90,6 +95,11 @@ void setup_pmp() {
     unsigned nt = subsystems::mmode_regions(
         tr, kEntries - 2 - nm < kSubsystemRegions ? kEntries - 2 - nm : kSubsystemRegions);
     for (unsigned i = 0; i < nt; i++) mm[nm++] = {tr[i].base, tr[i].size};
+    static_assert(kEntries - 2 <= kMaxMOnly);
+    // Every hart computes the same list; the boot hart's is in place before
+    // any SBI call.
+    for (unsigned i = 0; i < nm; i++) m_only[i] = mm[i];
+    n_m_only = nm;
     for (unsigned i = 0; i < nm; i++) {
         if (napot(mm[i].base, mm[i].size, addr[n]))
             n++;
@@ -157,6 +167,8 @@ void setup_counters_envcfg(unsigned long hartid) {
         // Give S-mode every state the hart has; WARL keeps only what exists.
         // CTR's bits are then managed by CTR's hart_init (ctr/subsystem.hpp).
         csr_write(csr::mstateen0, ~0ul);
+        // RV32: bits 32-63 (ENVCFG, SE0, CSRIND, ...) are in mstateen0h.
+        if constexpr (sizeof(long) == 4) csr_write(csr::mstateen0h, ~0ul);
     }
 }
 
@@ -312,9 +324,20 @@ uintptr_t fw_region_end() { return region_end; }
 bool hart_valid(unsigned long hartid) { return hartid < kMaxHarts && harts[hartid].present; }
 
 bool s_mode_range_ok(unsigned long lo, unsigned long hi, unsigned long size) {
-    if (hi != 0 && sizeof(long) == 8) return false; // beyond a 64-bit physical space
-    uint64_t addr = lo | (sizeof(long) == 4 ? static_cast<uint64_t>(hi) << 32 : 0);
-    return dt::range_in_memory(memory, region_start, region_end, addr, size);
+    // The firmware accesses the range with its own M-mode loads and stores,
+    // whose addresses are XLEN bits wide (Bare addressing). RV32 S-mode can
+    // name memory above 4 GiB through hi (Sv32 maps 34-bit physical
+    // addresses), but M-mode cannot reach it: such a range, or one that runs
+    // past 2^XLEN, is refused rather than truncated to an alias below
+    // (binary-encoding.adoc, shared memory: "inaccessible with respect to its
+    // specific limits"). On RV64, hi != 0 is beyond the physical space.
+    if (hi != 0) return false;
+    const unsigned long last = lo + (size ? size - 1 : 0);
+    if (last < lo) return false;
+    // RAM closed to S-mode by PMP (CTR's feed buffer) is the firmware's too.
+    for (unsigned i = 0; i < n_m_only; i++)
+        if (lo < m_only[i].base + m_only[i].size && last >= m_only[i].base) return false;
+    return dt::range_in_memory(memory, region_start, region_end, lo, size);
 }
 
 // HSM: a hart that is stopped (or was never started) waits here for

@@ -30,7 +30,7 @@ unsigned trap_priv(const TrapFrame &f) {
     return static_cast<unsigned>((f.mstatus & mstatus_bits::MPP) >> mstatus_bits::MPP_SHIFT);
 }
 
-bool trap_virt(const TrapFrame &f) {
+bool trap_virt([[maybe_unused]] const TrapFrame &f) {
 #if __riscv_xlen == 64
     return (f.mstatus & mstatus_bits::MPV) != 0;
 #else

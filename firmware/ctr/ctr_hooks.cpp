@@ -21,6 +21,20 @@ namespace {
 
 using ctr::CsrResult;
 
+// Smstateen: on RV32 bits 32-63 of mstateen0/hstateen0 (CTR, CSRIND) live in
+// mstateen0h/hstateen0h.
+template <unsigned Lo, unsigned Hi> void stateen_set(uint64_t bits) {
+    csr_set(Lo, static_cast<unsigned long>(bits));
+    if constexpr (sizeof(long) == 4) csr_set(Hi, static_cast<unsigned long>(bits >> 32));
+}
+template <unsigned Lo, unsigned Hi> void stateen_clear(uint64_t bits) {
+    csr_clear(Lo, static_cast<unsigned long>(bits));
+    if constexpr (sizeof(long) == 4) csr_clear(Hi, static_cast<unsigned long>(bits >> 32));
+}
+constexpr auto mstateen0_set = stateen_set<csr::mstateen0, csr::mstateen0h>;
+constexpr auto mstateen0_clear = stateen_clear<csr::mstateen0, csr::mstateen0h>;
+constexpr auto hstateen0_set = stateen_set<csr::hstateen0, csr::hstateen0h>;
+
 enum class Impl : uint8_t { none, emulated, native };
 
 struct PerHart {
@@ -64,7 +78,7 @@ constexpr unsigned long kLcofiBit = 1ul << csr::irq::LCOFI;
     X(ctr::ratified::mctrctl) X(ctr::ratified::sctrctl) X(ctr::ratified::vsctrctl)              \
     X(ctr::ratified::sctrstatus) X(ctr::ratified::sctrdepth) X(ctr::ind::siselect) X(ctr::ind::sireg) \
     X(ctr::ind::sireg2) X(ctr::ind::sireg3) X(ctr::ind::vsireg) X(ctr::ind::vsireg2) X(ctr::ind::vsireg3)
-#define CTR_HW_READ_ONLY(X) X(ctr::ind::vsiselect) X(ctr::native::kHstateen0)
+#define CTR_HW_READ_ONLY(X) X(ctr::ind::vsiselect)
 #define CTR_HW_READ_CASE(n)                                                                        \
     case n: return csr_read(n);
 #define CTR_HW_WRITE_CASE(n)                                                                       \
@@ -74,6 +88,11 @@ struct HwCsr {
         switch (n) {
             CTR_HW_WRITABLE(CTR_HW_READ_CASE)
             CTR_HW_READ_ONLY(CTR_HW_READ_CASE)
+        // RV32: bits 32-63 (CTR, CSRIND) are in hstateen0h.
+        case ctr::native::kHstateen0:
+            if constexpr (sizeof(long) == 4)
+                return csr_read(csr::hstateen0) | static_cast<uint64_t>(csr_read(csr::hstateen0h)) << 32;
+            else return csr_read(csr::hstateen0);
         default: return 0;
         }
     }
@@ -352,7 +371,7 @@ void ctr::subsystem::hart_init() {
     c.finish();
     bool native = probe_native();
     if (!g_views) { // "none": CTR hidden from S-mode
-        if (native) csr_clear(csr::mstateen0, csr::mstateen0_bits::CTR);
+        if (native) mstateen0_clear(csr::mstateen0_bits::CTR);
         return;
     }
     if (id == 0 || native != g_boot_native)
@@ -370,10 +389,10 @@ void ctr::subsystem::hart_init() {
         // the ratified layout CTR stays closed: the draft registers and the
         // entries are then served through traps, and S-mode sees no
         // ratified register.
-        constexpr unsigned long kBits = csr::mstateen0_bits::CTR | csr::mstateen0_bits::CSRIND;
-        if (g_views & ctr::VIEW_RATIFIED) csr_set(csr::mstateen0, kBits);
-        else csr_clear(csr::mstateen0, csr::mstateen0_bits::CTR);
-        if (c.has_h && csr::csr_read_safe_num(csr::hstateen0).trapped == 0) csr_set(csr::hstateen0, kBits);
+        constexpr uint64_t kBits = csr::mstateen0_bits::CTR | csr::mstateen0_bits::CSRIND;
+        if (g_views & ctr::VIEW_RATIFIED) mstateen0_set(kBits);
+        else mstateen0_clear(csr::mstateen0_bits::CTR);
+        if (c.has_h && csr::csr_read_safe_num(csr::hstateen0).trapped == 0) hstateen0_set(kBits);
         // M-mode is never recorded and does not opt in to external traps.
         csr_write(ctr::ratified::mctrctl, 0);
         HwCsr::sctrclr();
@@ -383,7 +402,7 @@ void ctr::subsystem::hart_init() {
     }
     p.impl = Impl::emulated;
     p.feed_possible = ctr::feed::hart_init(id);
-    if (stateen && !c.emulate_iselect) csr_set(csr::mstateen0, csr::mstateen0_bits::CSRIND);
+    if (stateen && !c.emulate_iselect) mstateen0_set(csr::mstateen0_bits::CSRIND);
     ctr::reset(c, g_slot[id].emu);
     p.last_cycle = mcycle();
     // Breakpoints pass through M-mode while BPFRZ is armed; the core's
@@ -399,10 +418,10 @@ void ctr::subsystem::hart_resume() {
     Slot &s = slot();
     PerHart &p = s.p;
     if (p.impl == Impl::native) {
-        constexpr unsigned long kBits = csr::mstateen0_bits::CTR | csr::mstateen0_bits::CSRIND;
-        if (p.cfg.views & ctr::VIEW_RATIFIED) csr_set(csr::mstateen0, kBits);
-        else csr_set(csr::mstateen0, csr::mstateen0_bits::CSRIND);
-        if (p.cfg.has_h) csr_set(csr::hstateen0, kBits);
+        constexpr uint64_t kBits = csr::mstateen0_bits::CTR | csr::mstateen0_bits::CSRIND;
+        if (p.cfg.views & ctr::VIEW_RATIFIED) mstateen0_set(kBits);
+        else mstateen0_set(csr::mstateen0_bits::CSRIND);
+        if (p.cfg.has_h) hstateen0_set(kBits);
     } else if (p.impl == Impl::emulated && (p.bp_managed | p.lcofi_managed)) {
         sync_delegation(p, s.emu);
     }

@@ -26,7 +26,9 @@ bool hart_valid(unsigned long hartid);
 // SBI "Shared memory physical address range parameter": true when
 // [addr_lo | addr_hi << XLEN, + size) lies in memory S-mode may access
 // (a /memory range of the device tree, outside the firmware's own region),
-// without wrap-around. size may be 0 (then only addr itself is checked).
+// without wrap-around, and the firmware can reach it: below 2^XLEN, so
+// addr_hi is 0 (on RV32 memory above 4 GiB is refused). size may be 0 (then
+// only addr itself is checked).
 bool s_mode_range_ok(unsigned long addr_lo, unsigned long addr_hi, unsigned long size);
 
 // Firmware's own memory [start, end), protected by PMP from S/U-mode.

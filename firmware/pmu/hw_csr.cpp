@@ -131,7 +131,13 @@ uint64_t counter_read_table(unsigned idx) {
 }
 
 void counter_write_table(unsigned idx, uint64_t value) {
-    // Zero the lower half first so that no carry reaches the new upper half.
+    // Zero the lower half first so that no carry reaches the new upper half,
+    // and the upper half before it: with the old upper half the zeroed value
+    // can be 2^63 (after Linux's half-range start), which on QEMU 7.2 (it
+    // arms its overflow timer on every lower-half write) left a stale timer
+    // remainder and lost the next overflow of an RV32 counter (README "RV32
+    // gaps").
+    write_indexed<csr::mcycle + kCounterHi>(idx, 0);
     write_indexed<csr::mcycle>(idx, 0);
     write_indexed<csr::mcycle + kCounterHi>(idx, static_cast<uint32_t>(value >> 32));
     write_indexed<csr::mcycle>(idx, static_cast<uint32_t>(value));

@@ -18,26 +18,8 @@ for fw in ours opensbi; do
     grep '^FAIL' "$out/$fw.txt"; fail "bench/sbi/$fw/ran"
   fi
 done
-python3 - "$out/ours.txt" "$out/opensbi.txt" <<'PY'
-import sys
-def load(path):
-    rows, ctr = {}, "?"
-    for line in open(path):
-        if line.startswith("BENCH: "):
-            name, per, net, ctr = [x.strip() for x in line[7:].split("|")]
-            rows[name] = (float(per), float(net))
-    return rows, ctr
-ours, c1 = load(sys.argv[1])
-osbi, c2 = load(sys.argv[2])
-print("\nInstructions per SBI call (QEMU 7.2 -icount shift=0, counter: ours %s, OpenSBI %s)" % (c1, c2))
-print("%-40s %12s %12s %8s   %9s %9s" % ("call", "tsbi", "OpenSBI 1.1", "ratio", "tsbi net", "OSBI net"))
-for name in ours:
-    o = ours[name]; s = osbi.get(name)
-    if s is None:
-        print("%-40s %12.0f %12s %8s   %9.0f" % (name, o[0], "-", "-", o[1])); continue
-    ratio = o[0] / s[0] if s[0] else 0
-    print("%-40s %12.0f %12.0f %8.2f   %9.0f %9.0f" % (name, o[0], s[0], ratio, o[1], s[1]))
-PY
+python3 tests/bench/sbi_table.py "$out/ours.txt" "$out/opensbi.txt" \
+  "Instructions per SBI call (QEMU 7.2 -icount shift=0)" "OpenSBI 1.1"
 echo
 echo "Firmware size (riscv64-linux-gnu-size, bytes):"
 printf '%-34s %9s %9s %9s\n' image text data bss

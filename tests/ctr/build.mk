@@ -26,10 +26,13 @@ ctr-host-tests: $(CTR_BUILD)/ctr_tests
 #   make ctr-payloads   build/ctr/pl/ctr_csr_{ratified,draft,both}.elf and
 #                       build/ctr/pl/<name>.elf for the other payloads
 CTR_PL_DIR  := tests/ctr/payloads
-CTR_PL_OUT  := $(CTR_BUILD)/pl
-CTR_PL_LIB  := $(patsubst tests/payloads/%,$(BUILD)/payloads/obj/%.o,\
+# PL_XLEN=32: RV32 builds next to them (tests/payloads/build.mk is read after
+# this file, so its PL_SUFFIX is not known yet).
+CTR_PL_SUFFIX := $(if $(filter-out 64,$(or $(PL_XLEN),64)),-rv$(PL_XLEN))
+CTR_PL_OUT  := $(CTR_BUILD)/pl$(CTR_PL_SUFFIX)
+CTR_PL_LIB  := $(patsubst tests/payloads/%,$(BUILD)/payloads$(CTR_PL_SUFFIX)/obj/%.o,\
                  $(wildcard tests/payloads/lib/*.cpp tests/payloads/lib/*.S))
-CTR_PL_HDRS := $(wildcard $(CTR_PL_DIR)/*.hpp) firmware/ctr/ctr_spec.hpp
+CTR_PL_HDRS := $(wildcard $(CTR_PL_DIR)/*.hpp) firmware/ctr/ctr_spec.hpp tests/payloads/lib/payload.hpp
 CTR_PL_PROGS := $(filter-out ctr_csr,$(basename $(notdir $(wildcard $(CTR_PL_DIR)/*.cpp))))
 CTR_PL_ELFS := $(foreach p,ratified draft both,$(CTR_PL_OUT)/ctr_csr_$(p).elf) \
                $(CTR_PL_PROGS:%=$(CTR_PL_OUT)/%.elf)
@@ -42,7 +45,7 @@ $(CTR_PL_PROGS:%=$(CTR_PL_OUT)/%.o): $(CTR_PL_OUT)/%.o: $(CTR_PL_DIR)/%.cpp $(CT
 	@mkdir -p $(@D)
 	$(CROSS)g++ $(PL_CXXFLAGS) -Ifirmware/ctr -c $< -o $@
 $(CTR_PL_ELFS): $(CTR_PL_OUT)/%.elf: $(CTR_PL_OUT)/%.o $(CTR_PL_LIB) tests/payloads/lib/link.ld
-	$(CROSS)g++ $(PL_LDFLAGS) -o $@ $< $(CTR_PL_LIB)
+	$(CROSS)g++ $(PL_LDFLAGS) -o $@ $< $(CTR_PL_LIB) $(PL_LIBGCC)
 
 .PHONY: ctr-payloads
 ctr-payloads: $(CTR_PL_ELFS)

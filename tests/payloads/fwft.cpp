@@ -29,7 +29,6 @@ enum : unsigned long {
 const char *const kName[kNumFeatures] = {"misaligned_exc_deleg", "landing_pad", "shadow_stack",
                                         "double_trap", "pte_ad_hw_updating",
                                         "pointer_masking_pmlen"};
-constexpr unsigned long kUpper32 = 0xdead0001ul << 32;
 
 SbiRet fwft_set(unsigned long f, unsigned long v, unsigned long flags = 0) {
     return sbi_call(eid::fwft, kFwftSet, f, v, flags);

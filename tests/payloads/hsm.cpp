@@ -36,7 +36,7 @@ void collect_bad_addresses() {
     bad[n_bad++] = {"fw_region_start", p.fw_base};
     bad[n_bad++] = {"fw_region_last_word", p.fw_base + p.fw_size - 4};
     bad[n_bad++] = {"ram_end", ram_end};
-    bad[n_bad++] = {"far_above_ram", 0x4000000000000000ul};
+    bad[n_bad++] = {"far_above_ram", kFarAboveRam};
     bad[n_bad++] = {"top_of_address_space", ~0ul - 3};
 }
 // Also refused for a resume address: an odd one (cannot be executed).
@@ -73,14 +73,14 @@ void status_basics() {
         if (p.hartids[i] != hartid())
             expect_ret(status(p.hartids[i]), SUCCESS, S::stopped,
                        "get_status/hart%lu_stopped_at_boot", p.hartids[i]);
-    const unsigned long invalid[] = {p.max_hartid + 1, 4096, ~0ul, 1ul << 32};
+    const unsigned long invalid[] = {p.max_hartid + 1, 4096, ~0ul, static_cast<unsigned long>(1ull << (kXlen == 64 ? 32 : 31))};
     for (unsigned long h : invalid) {
         clause("hsm/hart_get_status/INVALID_PARAM");
         expect_err(status(h), ERR_INVALID_PARAM, "get_status/invalid_0x%lx", h);
         // Bits above 31 are kept on the boot hart's ID, so a firmware that
         // truncates hart IDs to 32 bits answers ALREADY_AVAILABLE instead of
         // starting some other hart.
-        unsigned long target = h >> 32 ? h | hartid() : h;
+        unsigned long target = upper32(h) ? h | hartid() : h;
         clause("hsm/hart_start/INVALID_PARAM");
         expect_err(sbi_hart_start(target, secondary_entry(), 0), ERR_INVALID_PARAM,
                    "hart_start/invalid_hartid_0x%lx", h);
@@ -153,7 +153,7 @@ bool stop(unsigned long h, const char *what) {
 void stop_restart(unsigned long h) {
     if (!stop(h, "hart_stop")) return;
     unsigned long count = entry_state(h).count;
-    if (start(h, 0x0123456789abcdeful ^ h, "restart"))
+    if (start(h, static_cast<unsigned long>(0x0123456789abcdefull) ^ h, "restart"))
         expect_eq(entry_state(h).count, count + 1, "restart/hart%lu/entered_once", h);
 }
 
@@ -194,7 +194,6 @@ bool arm_timer(unsigned long us) {
 
 // suspend_type is uint32_t: bits above 31 must be ignored (binary-encoding.adoc:
 // "higher privilege software must ensure that it only uses 32 bit data").
-constexpr unsigned long kUpper32 = 0xdead0001ul << 32;
 
 void retentive_on_boot_hart() {
     HartIrq &irq = irq_state(hartid());
@@ -212,7 +211,7 @@ void retentive_on_boot_hart() {
     };
     for (const Variant &v : variants) {
         const char *name = v.name;
-        clause(v.type >> 32 ? "encoding/32bit_args/suspend_type" : "hsm/hart_suspend/retentive");
+        clause(upper32(v.type) ? "encoding/32bit_args/suspend_type" : "hsm/hart_suspend/retentive");
         bool was = irq_enable(false);
         unsigned long before = irq.sti;
         unsigned long deadline = rdtime() + us_to_ticks(3000);
@@ -233,7 +232,7 @@ void retentive_on_boot_hart() {
 }
 
 void non_retentive_on_boot_hart(const char *name, unsigned long type) {
-    clause(type >> 32 ? "encoding/32bit_args/suspend_type" : "hsm/hart_suspend/non_retentive");
+    clause(upper32(type) ? "encoding/32bit_args/suspend_type" : "hsm/hart_suspend/non_retentive");
     HartIrq &irq = irq_state(hartid());
     unsigned long before = irq.sti;
     bool was = irq_enable(false);

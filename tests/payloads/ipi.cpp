@@ -106,7 +106,7 @@ void invalid_masks() {
         {"self_plus_beyond", (1ul << hartid()) | (1ul << beyond), 0},
         {"base_beyond_last_hart", 1, beyond},
         {"base_far_away", 1, 4096},
-        {"bit63", 1ul << 63, 1},
+        {"bit63", kTopBit, 1},
         // base + bit index overflows: hart ID 2^64 + 0 is not hart 0.
         {"base_wraps_to_hart0", 4, ~0ul - 1},
         {"base_minus_two", 2, ~0ul - 1},

@@ -15,7 +15,7 @@ PAYLOAD_NAME("reboot");
 
 namespace {
 
-constexpr unsigned long kMagic = 0x7473626952425354ul; // "tsbiRBST"
+constexpr unsigned long kMagic = static_cast<unsigned long>(0x7473626952425354ull); // "tsbiRBST"
 
 struct Marker {
     unsigned long magic;

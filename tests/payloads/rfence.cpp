@@ -17,14 +17,25 @@ namespace {
 
 namespace F = fid::rfence;
 
-// --- Sv39 page tables (Privileged spec, "Sv39") -------------------------------------
+// --- Page tables: Sv39 on RV64, Sv32 on RV32 (Privileged spec, "Sv39", "Sv32") ---
 constexpr unsigned long PTE_V = 1, PTE_R = 2, PTE_W = 4, PTE_X = 8, PTE_A = 64, PTE_D = 128;
-constexpr unsigned long SATP_SV39 = 8ul << 60, SATP_ASID_SHIFT = 44, SATP_ASID_MASK = 0xffff;
+constexpr unsigned kPtes = 4096 / sizeof(unsigned long);
+#if __riscv_xlen == 64
+constexpr unsigned long SATP_MODE = 8ul << 60, SATP_ASID_SHIFT = 44, SATP_ASID_MASK = 0xffff;
+// hgatp: Sv39x4, VMID at 44 (14 bits)
+constexpr unsigned long HGATP_MODE = 8ul << 60, HGATP_VMID_SHIFT = 44, HGATP_VMID_MASK = 0x3fff;
 constexpr unsigned long kTestVa = 0x1000000000ul; // VPN[2] = 64, VPN[1] = VPN[0] = 0
-constexpr unsigned long kMagicA = 0xAAAA0000AAAA0001ul, kMagicB = 0xBBBB0000BBBB0002ul;
+#else
+constexpr unsigned long SATP_MODE = 1ul << 31, SATP_ASID_SHIFT = 22, SATP_ASID_MASK = 0x1ff;
+// hgatp: Sv32x4, VMID at 22 (7 bits)
+constexpr unsigned long HGATP_MODE = 1ul << 31, HGATP_VMID_SHIFT = 22, HGATP_VMID_MASK = 0x7f;
+constexpr unsigned long kTestVa = 0x40000000ul; // VPN[1] = 256, VPN[0] = 0
+#endif
+constexpr unsigned long kMagicA = static_cast<unsigned long>(0xAAAA0000AAAA0001ull),
+                        kMagicB = static_cast<unsigned long>(0xBBBB0000BBBB0002ull);
 
-alignas(4096) unsigned long l2[512], l1[512], l0[512];
-alignas(4096) volatile unsigned long page_a[512], page_b[512];
+alignas(4096) unsigned long root[kPtes], mid[kPtes], leaf[kPtes];
+alignas(4096) volatile unsigned long page_a[kPtes], page_b[kPtes];
 
 unsigned long pte_table(const void *t) { return (reinterpret_cast<uintptr_t>(t) >> 12) << 10 | PTE_V; }
 unsigned long pte_leaf(unsigned long pa, unsigned long perms) {
@@ -32,19 +43,26 @@ unsigned long pte_leaf(unsigned long pa, unsigned long perms) {
 }
 
 void build_tables() {
-    // Identity gigapage for RAM at 0x80000000 (payload, stacks, these tables).
-    l2[2] = pte_leaf(0x80000000ul, PTE_R | PTE_W | PTE_X);
-    l2[kTestVa >> 30 & 511] = pte_table(l1);
-    l1[0] = pte_table(l0);
+    // Identity map of RAM from 0x80000000 (payload, stacks, these tables):
+    // one gigapage (Sv39) or the first 16 MiB in megapages (Sv32).
+    if constexpr (kXlen == 64) {
+        root[2] = pte_leaf(0x80000000ul, PTE_R | PTE_W | PTE_X);
+        root[kTestVa >> 30 & 511] = pte_table(mid);
+        mid[0] = pte_table(leaf);
+    } else {
+        for (unsigned long mb = 0; mb < 4; mb++)
+            root[(0x80000000ul >> 22) + mb] = pte_leaf(0x80000000ul + (mb << 22), PTE_R | PTE_W | PTE_X);
+        root[kTestVa >> 22] = pte_table(leaf);
+    }
     page_a[0] = kMagicA;
     page_b[0] = kMagicB;
 }
 void map_test_page(volatile unsigned long *page) {
-    l0[0] = pte_leaf(reinterpret_cast<uintptr_t>(page), PTE_R | PTE_W);
+    leaf[0] = pte_leaf(reinterpret_cast<uintptr_t>(page), PTE_R | PTE_W);
     asm volatile("fence rw, rw" ::: "memory");
 }
 unsigned long satp_for(unsigned long asid) {
-    return SATP_SV39 | asid << SATP_ASID_SHIFT | reinterpret_cast<uintptr_t>(l2) >> 12;
+    return SATP_MODE | asid << SATP_ASID_SHIFT | reinterpret_cast<uintptr_t>(root) >> 12;
 }
 void paging_on(unsigned long asid) {
     asm volatile("csrw satp, %0\n sfence.vma" ::"r"(satp_for(asid)) : "memory");
@@ -70,12 +88,12 @@ void detect_id_widths() {
     asid_bits = popcount(got >> SATP_ASID_SHIFT & SATP_ASID_MASK);
     vmid_bits = 0;
     if (has_isa_ext('h')) {
-        unsigned long hg = 8ul << 60 | 0x3ffful << 44; // Sv39x4, VMID all ones, root 0
+        unsigned long hg = HGATP_MODE | HGATP_VMID_MASK << HGATP_VMID_SHIFT; // VMID all ones, root 0
         asm volatile("csrw 0x680, %1\n csrr %0, 0x680\n csrw 0x680, zero"
                      : "=r"(got)
                      : "r"(hg)
                      : "memory");
-        vmid_bits = popcount(got >> 44 & 0x3fff);
+        vmid_bits = popcount(got >> HGATP_VMID_SHIFT & HGATP_VMID_MASK);
     }
     note("ASIDLEN %lu, VMIDLEN %lu, H %s", asid_bits, vmid_bits, has_isa_ext('h') ? "yes" : "no");
 }
@@ -216,7 +234,7 @@ void return_codes() {
         expect_err(call(f, 3, p.max_hartid), ERR_INVALID_PARAM,
                    "%s/last_plus_beyond", f.name);
         expect_err(call(f, 1, beyond), ERR_INVALID_PARAM, "%s/base_beyond_last_hart", f.name);
-        expect_err(call(f, 1ul << 63, 1), ERR_INVALID_PARAM, "%s/bit63", f.name);
+        expect_err(call(f, kTopBit, 1), ERR_INVALID_PARAM, "%s/bit63", f.name);
         expect_err(call(f, 4, ~0ul - 1), ERR_INVALID_PARAM, "%s/base_wraps_to_hart0", f.name);
         if (f.has_id) {
             unsigned long bits = f.is_vmid ? vmid_bits : asid_bits;
@@ -242,7 +260,7 @@ void hostile_ranges() {
         unsigned long start, size;
     };
     const R ranges[] = {{"wraps_top", ~0ul - 4095, 8192},
-                        {"huge", 0x1000, 1ul << 62},
+                        {"huge", 0x1000, 1ul << (kXlen - 2)},
                         {"max_minus_one", 0, ~0ul - 1},
                         {"odd_start", 0x1001, 3}};
     clause("rfence/remote_sfence_vma/huge_ranges");
@@ -267,8 +285,8 @@ void top_of_address_space() {
         const char *name;
         unsigned long start, size;
     };
-    const R ranges[] = {{"top_e5f_b", 0xfffffffffffffe5ful, 0xb},
-                        {"top_f001_10", 0xfffffffffffff001ul, 0x10},
+    const R ranges[] = {{"top_e5f_b", ~0ul - 0x1a0, 0xb},
+                        {"top_f001_10", ~0ul - 0xffe, 0x10},
                         {"last_page_to_end", ~0ul - 4095, 4096},
                         {"last_byte", ~0ul, 1}};
     const bool h = has_isa_ext('h');

@@ -49,11 +49,40 @@ FIRMWARE = {
     "opensbi": OPENSBI_11,
     "opensbi-jump": "/usr/lib/riscv64-linux-gnu/opensbi/generic/fw_jump.bin",
 }
+# RV32 (--xlen 32): our images from build/fw-generic-rv32, payloads from
+# build/payloads-rv32 (make payloads PL_XLEN=32), QEMU's riscv32 system
+# emulator, and Debian trixie's OpenSBI 1.6 RV32 as the peer (Debian's 1.1
+# has no RV32 image; scripts/opensbi.sh fetches 1.6).
+FIRMWARE_RV32 = {
+    "ours": os.path.join(ROOT, "build/fw-generic-rv32/tsbi_dynamic.bin"),
+    "ours-jump": os.path.join(ROOT, "build/fw-generic-rv32/tsbi_jump.bin"),
+}
+
+
+def firmware_path(name, xlen):
+    if xlen == 64:
+        return FIRMWARE.get(name, name)
+    if name in FIRMWARE_RV32:
+        return FIRMWARE_RV32[name]
+    if name in ("opensbi", "opensbi-jump"):
+        try:
+            dyn = subprocess.run([os.path.join(ROOT, "scripts/opensbi.sh"), "path", "1.6", "32"],
+                                 check=True, capture_output=True, text=True).stdout.strip()
+        except (OSError, subprocess.CalledProcessError) as e:
+            return "(opensbi 1.6 rv32: %s)" % e
+        return dyn if name == "opensbi" else os.path.join(os.path.dirname(dyn), "fw_jump.bin")
+    return name
+
+
 # Per-payload QEMU settings the payload relies on (keep in sync with the
 # payload sources): -cpu properties, expected number of starts, allowed exit
 # statuses of QEMU after the final shutdown.
 PAYLOAD_CPU = {
     "base": "mvendorid=0x489,marchid=0x8000000000000007,mimpid=0x20181004",
+}
+# base.cpp's kCpuMarchid: the top bit of an XLEN-wide marchid, plus 7.
+PAYLOAD_CPU_RV32 = {
+    "base": "mvendorid=0x489,marchid=0x80000007,mimpid=0x20181004",
 }
 PAYLOAD_BOOTS = {"reboot": 3}
 PAYLOAD_EXIT = {"srst": (0, 1)}
@@ -240,10 +269,10 @@ class Reporter:
         self.failed += 1
 
 
-def resolve_payload(p):
+def resolve_payload(p, xlen=64):
     if os.path.exists(p):
         return os.path.abspath(p), os.path.splitext(os.path.basename(p))[0]
-    path = os.path.join(ROOT, "build/payloads/%s.elf" % p)
+    path = os.path.join(ROOT, "build/payloads%s/%s.elf" % ("" if xlen == 64 else "-rv32", p))
     return path, p
 
 
@@ -272,12 +301,12 @@ def run_one(args, fw, qemu, payload, rep, log):
 def run_attempt(args, fw, qemu, payload, rep, log, skip):
     """One QEMU run of a payload. Returns the clause that was running when
     the firmware hung or reset the machine before TSBI-DONE, else None."""
-    elf, name = resolve_payload(payload)
+    elf, name = resolve_payload(payload, args.xlen)
     if not os.path.exists(elf):
         rep.result(False, "%s/build" % name, "missing %s (run make payloads)" % elf)
         return None
-    cpu = "rv64"
-    extras = [x for x in (PAYLOAD_CPU.get(name), args.cpu) if x]
+    cpu = "rv%d" % args.xlen
+    extras = [x for x in ((PAYLOAD_CPU if args.xlen == 64 else PAYLOAD_CPU_RV32).get(name), args.cpu) if x]
     if extras:
         cpu += "," + ",".join(extras)
     cmd = [qemu, "-M", args.machine, "-m", args.mem, "-nographic", "-bios", fw, "-kernel", elf,
@@ -480,8 +509,10 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("payloads", nargs="+")
     ap.add_argument("--fw", default="ours", help="ours|ours-jump|opensbi|opensbi-jump|PATH (default ours)")
-    ap.add_argument("--qemu", default=os.environ.get("QEMU", "qemu-system-riscv64"),
-                    help="QEMU binary (default $QEMU or qemu-system-riscv64, i.e. Debian 7.2)")
+    ap.add_argument("--qemu", default=os.environ.get("QEMU"),
+                    help="QEMU binary (default $QEMU or qemu-system-riscv64/32, i.e. Debian 7.2)")
+    ap.add_argument("--xlen", type=int, choices=(64, 32), default=64,
+                    help="32: RV32 images, payloads (build/payloads-rv32), QEMU and peer")
     ap.add_argument("--smp", type=int, default=1)
     ap.add_argument("--machine", default="virt", help="QEMU machine: virt (default), spike, sifive_u")
     ap.add_argument("--mem", default="256M")
@@ -502,8 +533,10 @@ def main():
     ap.add_argument("-v", "--verbose", action="store_true", help="echo the whole console output")
     args = ap.parse_args()
 
-    fw = FIRMWARE.get(args.fw, args.fw)
+    fw = firmware_path(args.fw, args.xlen)
     fwname = args.fw if args.fw in FIRMWARE else os.path.basename(args.fw)
+    if args.qemu is None:
+        args.qemu = "qemu-system-riscv%d" % args.xlen
     tag = args.tag or "%s-smp%d%s" % (fwname, args.smp, "-" + args.cpu.replace(",", "-") if args.cpu else "")
     results = open(args.results, "a") if args.results else None
     rep = Reporter(tag, load_known(args.known), args.smp, results)

@@ -30,7 +30,7 @@ const Case kInvalid[] = {
     {"type_reserved_last", 0xEFFFFFFF, 0},
     {"type_vendor_first", 0xF0000000, 0, true},
     {"type_vendor_last", 0xFFFFFFFF, 0, true},
-    {"type_reserved_upper_bits", 0x100000003ul, 0},
+    {"type_reserved_upper_bits", static_cast<unsigned long>(0x100000003ull), 0},
     {"reason_reserved_first", 0, 0x00000002},
     {"reason_reserved_last", 0, 0xDFFFFFFF},
     {"cold_reboot_reason_reserved", 1, 0x00000002},
@@ -54,7 +54,6 @@ void reset_job(void *arg) {
 // The final shutdown passes garbage above bit 31 of both arguments: they
 // are uint32_t, so only the low 32 bits count (binary-encoding.adoc). A
 // firmware that refuses it fails the case and is then shut down normally.
-constexpr unsigned long kUpper32 = 0xdead0001ul << 32;
 [[noreturn]] void shutdown_upper_bits(const char *case_name) {
     clause("encoding/32bit_args/system_reset");
     SbiRet r = sbi_system_reset(kUpper32 | reset_type::shutdown,

@@ -18,7 +18,6 @@ constexpr unsigned long kWait = 1000000; // µs
 // Table "SUSP System Sleep Types".
 constexpr unsigned long SUSPEND_TO_RAM = 0;
 // sleep_type is 32 bits wide: bits above must be ignored (binary-encoding.adoc).
-constexpr unsigned long kUpper32 = 0xdead0001ul << 32;
 
 long system_suspend_at(unsigned long type, unsigned long addr, EntryState *seen) {
     return suspend_call(eid::susp, fid::susp::system_suspend, type, addr, seen);
@@ -203,7 +202,7 @@ void bad_resume_addresses() {
     } bad[] = {{"fw_region_start", p.fw_base},
                {"fw_region_last_word", p.fw_base + p.fw_size - 4},
                {"ram_end", p.ram_base + p.ram_size},
-               {"far_above_ram", 0x4000000000000000ul},
+               {"far_above_ram", kFarAboveRam},
                {"top_of_address_space", ~0ul - 3},
                {"odd", resume_entry() + 1}};
     char name[64];

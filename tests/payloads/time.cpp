@@ -41,7 +41,7 @@ unsigned long fire_once(SbiRet (*arm)(uint64_t), unsigned long us, const char *n
     return fired ? deadline : 0;
 }
 
-SbiRet legacy_arm(uint64_t t) { return {sbi_legacy(eid::legacy_set_timer, t), 0}; }
+SbiRet legacy_arm(uint64_t t) { return {sbi_legacy(eid::legacy_set_timer, t, arg_hi(t)), 0}; }
 
 void basic() {
     clause("time/set_timer/programs_event");
@@ -121,8 +121,17 @@ void legacy() {
     sbi_set_timer(~0ull);
 }
 
+// stimecmp is 64 bits on every XLEN: RV32 writes the halves through
+// stimecmp and stimecmph, the low half first set to all ones so that no
+// intermediate value lies in the past (Sstc spec, "stimecmp").
 void write_stimecmp(void *v) {
-    asm volatile("csrw 0x14D, %0" ::"r"(*static_cast<unsigned long *>(v)));
+    uint64_t t = *static_cast<uint64_t *>(v);
+    if constexpr (kXlen == 64) {
+        asm volatile("csrw 0x14D, %0" ::"r"(static_cast<unsigned long>(t)));
+    } else {
+        asm volatile("csrw 0x14D, %0\n csrw 0x15D, %1\n csrw 0x14D, %2" ::"r"(~0ul),
+                     "r"(static_cast<unsigned long>(t >> 32)), "r"(static_cast<unsigned long>(t)));
+    }
 }
 
 // With Sstc in the ISA string the firmware must have set menvcfg.STCE,
@@ -136,12 +145,12 @@ void sstc() {
     }
     HartIrq &irq = irq_state(hartid());
     unsigned long before = irq.sti;
-    unsigned long t = rdtime() + us_to_ticks(1000);
+    uint64_t t = rdtime() + us_to_ticks(1000);
     unsigned long cause = catch_exception(write_stimecmp, &t);
     if (!expect_eq(cause, ~0ul, "sstc/stimecmp_writable")) return;
     sie_set(kStip);
     expect_true(wait_until([&] { return irq.sti != before; }, kWait), "sstc/stimecmp_fires");
-    unsigned long never = ~0ul;
+    uint64_t never = ~0ull;
     write_stimecmp(&never);
     expect_true(!stip_pending(), "sstc/stimecmp_max_clears");
     // The SBI call keeps working after S-mode used stimecmp itself.

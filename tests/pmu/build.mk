@@ -23,15 +23,16 @@ pmu-host-tests: $(PMU_HOST_BIN)
 # linked with the payload library of tests/payloads (its build.mk is read
 # first: PL_* variables).
 PMU_PL_SRCS := $(wildcard tests/pmu/payloads/*.cpp)
-PMU_PL_ELFS := $(patsubst tests/pmu/payloads/%.cpp,$(BUILD)/pmu/%.elf,$(PMU_PL_SRCS))
+PMU_PL_OUT  := $(BUILD)/pmu$(PL_SUFFIX)
+PMU_PL_ELFS := $(patsubst tests/pmu/payloads/%.cpp,$(PMU_PL_OUT)/%.elf,$(PMU_PL_SRCS))
 
-$(BUILD)/pmu/obj/%.o: tests/pmu/payloads/%.cpp
+$(PMU_PL_OUT)/obj/%.o: tests/pmu/payloads/%.cpp
 	@mkdir -p $(dir $@)
 	$(CROSS)g++ $(PL_CXXFLAGS) -MMD -MP -c $< -o $@
-$(BUILD)/pmu/%.elf: $(BUILD)/pmu/obj/%.o $(PL_LIB_OBJS) $(PL_DIR)/lib/link.ld
-	$(CROSS)g++ $(PL_LDFLAGS) -o $@ $< $(PL_LIB_OBJS)
+$(PMU_PL_OUT)/%.elf: $(PMU_PL_OUT)/obj/%.o $(PL_LIB_OBJS) $(PL_DIR)/lib/link.ld
+	$(CROSS)g++ $(PL_LDFLAGS) -o $@ $< $(PL_LIB_OBJS) $(PL_LIBGCC)
 
 .PHONY: pmu-payloads
 pmu-payloads: $(PMU_PL_ELFS)
 
--include $(wildcard $(BUILD)/pmu/obj/*.d)
+-include $(wildcard $(PMU_PL_OUT)/obj/*.d)

@@ -50,9 +50,9 @@ check "subsystems/definition_drift_fails" fails_to_compile definition \
   '#include "ctr/subsystem.hpp"
 void ctr::subsystem::hart_init(int) {}'
 
-# RV32 (issue 16, in progress): both images build from the same sources into
+# RV32 (issue 16): both images build from the same sources into
 # build/fw-generic-rv32/ and cold-boot QEMU 7.2's riscv32 virt on 4 harts as
-# far as the hand-off. The S-mode payloads do not build for RV32 yet.
+# far as the hand-off (the RV32 payloads run in suite 23).
 build firmware FW_XLEN=32
 for img in dynamic jump; do
   timeout 10 qemu-system-riscv32 -M virt -smp 4 -m 256M -nographic \

@@ -28,8 +28,8 @@ _start:
     la      t0, __bss_start
     la      t1, __bss_end
 1:  bgeu    t0, t1, 2f
-    sd      zero, 0(t0)
-    addi    t0, t0, 8
+    REG_S   zero, 0(t0)
+    addi    t0, t0, SZREG
     j       1b
 2:  la      t0, pl_trap_vector
     csrw    stvec, t0
@@ -41,7 +41,7 @@ _start:
     li      t1, 1
     amoadd.w t1, t1, (t0)
     la      t0, pl_extra_entry_hartid
-    sd      a0, 0(t0)
+    REG_S   a0, 0(t0)
     .globl pl_park
 pl_park:
     csrw    sie, zero
@@ -70,7 +70,7 @@ pl_secondary_entry:
     j       pl_park
 .Lbad_secondary:
     la      t0, pl_bad_entry_a0
-    sd      a0, 0(t0)
+    REG_S   a0, 0(t0)
     j       pl_park
 
 /* Non-retentive suspend: long pl_suspend_nonret(unsigned long type,
@@ -80,22 +80,22 @@ pl_secondary_entry:
  * returns, 1 when the hart comes back through pl_resume_entry. */
     .globl pl_suspend_nonret
 pl_suspend_nonret:
-    sd      ra, RCTX_RA(a1)
-    sd      sp, RCTX_SP(a1)
-    sd      gp, RCTX_GP(a1)
-    sd      tp, RCTX_TP(a1)
-    sd      s0, RCTX_S(0)(a1)
-    sd      s1, RCTX_S(1)(a1)
-    sd      s2, RCTX_S(2)(a1)
-    sd      s3, RCTX_S(3)(a1)
-    sd      s4, RCTX_S(4)(a1)
-    sd      s5, RCTX_S(5)(a1)
-    sd      s6, RCTX_S(6)(a1)
-    sd      s7, RCTX_S(7)(a1)
-    sd      s8, RCTX_S(8)(a1)
-    sd      s9, RCTX_S(9)(a1)
-    sd      s10, RCTX_S(10)(a1)
-    sd      s11, RCTX_S(11)(a1)
+    REG_S   ra, RCTX_RA(a1)
+    REG_S   sp, RCTX_SP(a1)
+    REG_S   gp, RCTX_GP(a1)
+    REG_S   tp, RCTX_TP(a1)
+    REG_S   s0, RCTX_S(0)(a1)
+    REG_S   s1, RCTX_S(1)(a1)
+    REG_S   s2, RCTX_S(2)(a1)
+    REG_S   s3, RCTX_S(3)(a1)
+    REG_S   s4, RCTX_S(4)(a1)
+    REG_S   s5, RCTX_S(5)(a1)
+    REG_S   s6, RCTX_S(6)(a1)
+    REG_S   s7, RCTX_S(7)(a1)
+    REG_S   s8, RCTX_S(8)(a1)
+    REG_S   s9, RCTX_S(9)(a1)
+    REG_S   s10, RCTX_S(10)(a1)
+    REG_S   s11, RCTX_S(11)(a1)
     mv      t0, a1
     mv      a1, a2
     mv      a2, t0
@@ -118,35 +118,35 @@ pl_resume_entry:
     bgeu    t2, t1, .Lbad_resume
     andi    t1, t2, RCTX_SIZE - 1
     bnez    t1, .Lbad_resume
-    sd      a0, RCTX_SEEN_A0(a1)
-    sd      a1, RCTX_SEEN_A1(a1)
-    sd      a2, RCTX_SEEN_SATP(a1)
-    sd      a3, RCTX_SEEN_SSTATUS(a1)
-    ld      ra, RCTX_RA(a1)
-    ld      sp, RCTX_SP(a1)
-    ld      gp, RCTX_GP(a1)
-    ld      tp, RCTX_TP(a1)
-    ld      s0, RCTX_S(0)(a1)
-    ld      s1, RCTX_S(1)(a1)
-    ld      s2, RCTX_S(2)(a1)
-    ld      s3, RCTX_S(3)(a1)
-    ld      s4, RCTX_S(4)(a1)
-    ld      s5, RCTX_S(5)(a1)
-    ld      s6, RCTX_S(6)(a1)
-    ld      s7, RCTX_S(7)(a1)
-    ld      s8, RCTX_S(8)(a1)
-    ld      s9, RCTX_S(9)(a1)
-    ld      s10, RCTX_S(10)(a1)
-    ld      s11, RCTX_S(11)(a1)
+    REG_S   a0, RCTX_SEEN_A0(a1)
+    REG_S   a1, RCTX_SEEN_A1(a1)
+    REG_S   a2, RCTX_SEEN_SATP(a1)
+    REG_S   a3, RCTX_SEEN_SSTATUS(a1)
+    REG_L   ra, RCTX_RA(a1)
+    REG_L   sp, RCTX_SP(a1)
+    REG_L   gp, RCTX_GP(a1)
+    REG_L   tp, RCTX_TP(a1)
+    REG_L   s0, RCTX_S(0)(a1)
+    REG_L   s1, RCTX_S(1)(a1)
+    REG_L   s2, RCTX_S(2)(a1)
+    REG_L   s3, RCTX_S(3)(a1)
+    REG_L   s4, RCTX_S(4)(a1)
+    REG_L   s5, RCTX_S(5)(a1)
+    REG_L   s6, RCTX_S(6)(a1)
+    REG_L   s7, RCTX_S(7)(a1)
+    REG_L   s8, RCTX_S(8)(a1)
+    REG_L   s9, RCTX_S(9)(a1)
+    REG_L   s10, RCTX_S(10)(a1)
+    REG_L   s11, RCTX_S(11)(a1)
     la      t0, pl_trap_vector
     csrw    stvec, t0
     li      a0, 1
     ret
 .Lbad_resume:
     la      t0, pl_bad_resume_a1
-    sd      a1, 0(t0)
+    REG_S   a1, 0(t0)
     la      t0, pl_bad_resume_a0
-    sd      a0, 0(t0)
+    REG_S   a0, 0(t0)
     j       pl_park
 
 /* S-mode trap vector (direct mode). Payloads never run in U-mode, so the
@@ -155,80 +155,80 @@ pl_resume_entry:
     .globl pl_trap_vector
 pl_trap_vector:
     addi    sp, sp, -TF_SIZE
-    sd      x1, TF_X(1)(sp)
-    sd      x3, TF_X(3)(sp)
-    sd      x4, TF_X(4)(sp)
-    sd      x5, TF_X(5)(sp)
-    sd      x6, TF_X(6)(sp)
-    sd      x7, TF_X(7)(sp)
-    sd      x8, TF_X(8)(sp)
-    sd      x9, TF_X(9)(sp)
-    sd      x10, TF_X(10)(sp)
-    sd      x11, TF_X(11)(sp)
-    sd      x12, TF_X(12)(sp)
-    sd      x13, TF_X(13)(sp)
-    sd      x14, TF_X(14)(sp)
-    sd      x15, TF_X(15)(sp)
-    sd      x16, TF_X(16)(sp)
-    sd      x17, TF_X(17)(sp)
-    sd      x18, TF_X(18)(sp)
-    sd      x19, TF_X(19)(sp)
-    sd      x20, TF_X(20)(sp)
-    sd      x21, TF_X(21)(sp)
-    sd      x22, TF_X(22)(sp)
-    sd      x23, TF_X(23)(sp)
-    sd      x24, TF_X(24)(sp)
-    sd      x25, TF_X(25)(sp)
-    sd      x26, TF_X(26)(sp)
-    sd      x27, TF_X(27)(sp)
-    sd      x28, TF_X(28)(sp)
-    sd      x29, TF_X(29)(sp)
-    sd      x30, TF_X(30)(sp)
-    sd      x31, TF_X(31)(sp)
+    REG_S   x1, TF_X(1)(sp)
+    REG_S   x3, TF_X(3)(sp)
+    REG_S   x4, TF_X(4)(sp)
+    REG_S   x5, TF_X(5)(sp)
+    REG_S   x6, TF_X(6)(sp)
+    REG_S   x7, TF_X(7)(sp)
+    REG_S   x8, TF_X(8)(sp)
+    REG_S   x9, TF_X(9)(sp)
+    REG_S   x10, TF_X(10)(sp)
+    REG_S   x11, TF_X(11)(sp)
+    REG_S   x12, TF_X(12)(sp)
+    REG_S   x13, TF_X(13)(sp)
+    REG_S   x14, TF_X(14)(sp)
+    REG_S   x15, TF_X(15)(sp)
+    REG_S   x16, TF_X(16)(sp)
+    REG_S   x17, TF_X(17)(sp)
+    REG_S   x18, TF_X(18)(sp)
+    REG_S   x19, TF_X(19)(sp)
+    REG_S   x20, TF_X(20)(sp)
+    REG_S   x21, TF_X(21)(sp)
+    REG_S   x22, TF_X(22)(sp)
+    REG_S   x23, TF_X(23)(sp)
+    REG_S   x24, TF_X(24)(sp)
+    REG_S   x25, TF_X(25)(sp)
+    REG_S   x26, TF_X(26)(sp)
+    REG_S   x27, TF_X(27)(sp)
+    REG_S   x28, TF_X(28)(sp)
+    REG_S   x29, TF_X(29)(sp)
+    REG_S   x30, TF_X(30)(sp)
+    REG_S   x31, TF_X(31)(sp)
     addi    t0, sp, TF_SIZE
-    sd      t0, TF_X(2)(sp)
+    REG_S   t0, TF_X(2)(sp)
     csrr    t0, sepc
-    sd      t0, TF_SEPC(sp)
+    REG_S   t0, TF_SEPC(sp)
     csrr    t0, sstatus
-    sd      t0, TF_SSTATUS(sp)
+    REG_S   t0, TF_SSTATUS(sp)
     csrr    t0, scause
-    sd      t0, TF_SCAUSE(sp)
+    REG_S   t0, TF_SCAUSE(sp)
     csrr    t0, stval
-    sd      t0, TF_STVAL(sp)
+    REG_S   t0, TF_STVAL(sp)
     mv      a0, sp
     call    pl_trap
-    ld      t0, TF_SEPC(sp)
+    REG_L   t0, TF_SEPC(sp)
     csrw    sepc, t0
-    ld      x1, TF_X(1)(sp)
-    ld      x3, TF_X(3)(sp)
-    ld      x4, TF_X(4)(sp)
-    ld      x5, TF_X(5)(sp)
-    ld      x6, TF_X(6)(sp)
-    ld      x7, TF_X(7)(sp)
-    ld      x8, TF_X(8)(sp)
-    ld      x9, TF_X(9)(sp)
-    ld      x10, TF_X(10)(sp)
-    ld      x11, TF_X(11)(sp)
-    ld      x12, TF_X(12)(sp)
-    ld      x13, TF_X(13)(sp)
-    ld      x14, TF_X(14)(sp)
-    ld      x15, TF_X(15)(sp)
-    ld      x16, TF_X(16)(sp)
-    ld      x17, TF_X(17)(sp)
-    ld      x18, TF_X(18)(sp)
-    ld      x19, TF_X(19)(sp)
-    ld      x20, TF_X(20)(sp)
-    ld      x21, TF_X(21)(sp)
-    ld      x22, TF_X(22)(sp)
-    ld      x23, TF_X(23)(sp)
-    ld      x24, TF_X(24)(sp)
-    ld      x25, TF_X(25)(sp)
-    ld      x26, TF_X(26)(sp)
-    ld      x27, TF_X(27)(sp)
-    ld      x28, TF_X(28)(sp)
-    ld      x29, TF_X(29)(sp)
-    ld      x30, TF_X(30)(sp)
-    ld      x31, TF_X(31)(sp)
+    REG_L   x1, TF_X(1)(sp)
+    REG_L   x3, TF_X(3)(sp)
+    REG_L   x4, TF_X(4)(sp)
+    REG_L   x5, TF_X(5)(sp)
+    REG_L   x6, TF_X(6)(sp)
+    REG_L   x7, TF_X(7)(sp)
+    REG_L   x8, TF_X(8)(sp)
+    REG_L   x9, TF_X(9)(sp)
+    REG_L   x10, TF_X(10)(sp)
+    REG_L   x11, TF_X(11)(sp)
+    REG_L   x12, TF_X(12)(sp)
+    REG_L   x13, TF_X(13)(sp)
+    REG_L   x14, TF_X(14)(sp)
+    REG_L   x15, TF_X(15)(sp)
+    REG_L   x16, TF_X(16)(sp)
+    REG_L   x17, TF_X(17)(sp)
+    REG_L   x18, TF_X(18)(sp)
+    REG_L   x19, TF_X(19)(sp)
+    REG_L   x20, TF_X(20)(sp)
+    REG_L   x21, TF_X(21)(sp)
+    REG_L   x22, TF_X(22)(sp)
+    REG_L   x23, TF_X(23)(sp)
+    REG_L   x24, TF_X(24)(sp)
+    REG_L   x25, TF_X(25)(sp)
+    REG_L   x26, TF_X(26)(sp)
+    REG_L   x27, TF_X(27)(sp)
+    REG_L   x28, TF_X(28)(sp)
+    REG_L   x29, TF_X(29)(sp)
+    REG_L   x30, TF_X(30)(sp)
+    REG_L   x31, TF_X(31)(sp)
     addi    sp, sp, TF_SIZE
     sret
 
@@ -242,7 +242,7 @@ pl_trap_vector:
  * for the window (tp and gp hold patterns); sp is kept in sscratch, which
  * M-mode firmware has no reason to touch, and the trap entry uses the
  * stack below it. */
-#define PAT(n) (0x5A00000000000000 + ((n) << 8) + (n))
+#define PAT(n) (PAT_TOP + ((n) << 8) + (n))
 #define CHECK_REG(reg, n)       \
     li      a1, PAT(n);         \
     beq     reg, a1, 1f;        \
@@ -250,48 +250,48 @@ pl_trap_vector:
     or      a0, a0, a1;         \
 1:
 #define CHECK_ARG(reg, n, off)  \
-    ld      a1, off(t0);        \
+    REG_L   a1, off(t0);        \
     beq     reg, a1, 1f;        \
     li      a1, 1 << (n);       \
     or      a0, a0, a1;         \
 1:
     .globl pl_ecall_checked
 pl_ecall_checked:
-    addi    sp, sp, -176
-    sd      ra, 0(sp)
-    sd      gp, 8(sp)
-    sd      tp, 16(sp)
-    sd      s0, 24(sp)
-    sd      s1, 32(sp)
-    sd      s2, 40(sp)
-    sd      s3, 48(sp)
-    sd      s4, 56(sp)
-    sd      s5, 64(sp)
-    sd      s6, 72(sp)
-    sd      s7, 80(sp)
-    sd      s8, 88(sp)
-    sd      s9, 96(sp)
-    sd      s10, 104(sp)
-    sd      s11, 112(sp)
-    sd      a0, 120(sp)
-    sd      a1, 128(sp)
+    addi    sp, sp, -22 * SZREG
+    REG_S   ra, 0(sp)
+    REG_S   gp, SZREG(sp)
+    REG_S   tp, 2 * SZREG(sp)
+    REG_S   s0, 3 * SZREG(sp)
+    REG_S   s1, 4 * SZREG(sp)
+    REG_S   s2, 5 * SZREG(sp)
+    REG_S   s3, 6 * SZREG(sp)
+    REG_S   s4, 7 * SZREG(sp)
+    REG_S   s5, 8 * SZREG(sp)
+    REG_S   s6, 9 * SZREG(sp)
+    REG_S   s7, 10 * SZREG(sp)
+    REG_S   s8, 11 * SZREG(sp)
+    REG_S   s9, 12 * SZREG(sp)
+    REG_S   s10, 13 * SZREG(sp)
+    REG_S   s11, 14 * SZREG(sp)
+    REG_S   a0, 15 * SZREG(sp)
+    REG_S   a1, 16 * SZREG(sp)
     csrrci  t0, sstatus, 2
-    sd      t0, 160(sp)
+    REG_S   t0, 20 * SZREG(sp)
     csrr    t0, stvec
-    sd      t0, 136(sp)
+    REG_S   t0, 17 * SZREG(sp)
     la      t0, pl_ecall_trap
     csrw    stvec, t0
-    sd      zero, -16(sp)
+    REG_S   zero, -2 * SZREG(sp)
     csrw    sscratch, sp
     mv      t0, a0
-    ld      a0, 0(t0)
-    ld      a1, 8(t0)
-    ld      a2, 16(t0)
-    ld      a3, 24(t0)
-    ld      a4, 32(t0)
-    ld      a5, 40(t0)
-    ld      a6, 48(t0)
-    ld      a7, 56(t0)
+    REG_L   a0, 0(t0)
+    REG_L   a1, SZREG(t0)
+    REG_L   a2, 2 * SZREG(t0)
+    REG_L   a3, 3 * SZREG(t0)
+    REG_L   a4, 4 * SZREG(t0)
+    REG_L   a5, 5 * SZREG(t0)
+    REG_L   a6, 6 * SZREG(t0)
+    REG_L   a7, 7 * SZREG(t0)
     li      ra, PAT(1)
     li      gp, PAT(3)
     li      tp, PAT(4)
@@ -320,8 +320,8 @@ pl_ecall_insn:
     /* Back on our stack first (sscratch holds it; the firmware's sp goes to
      * sscratch). */
     csrrw   sp, sscratch, sp
-    sd      a0, 144(sp)
-    sd      a1, 152(sp)
+    REG_S   a0, 18 * SZREG(sp)
+    REG_S   a1, 19 * SZREG(sp)
     csrr    a1, sscratch
     li      a0, 0
     beq     sp, a1, 1f
@@ -349,60 +349,60 @@ pl_ecall_insn:
     CHECK_REG(t4, 29)
     CHECK_REG(t5, 30)
     CHECK_REG(t6, 31)
-    ld      t0, 120(sp)
-    CHECK_ARG(a2, 12, 16)
-    CHECK_ARG(a3, 13, 24)
-    CHECK_ARG(a4, 14, 32)
-    CHECK_ARG(a5, 15, 40)
-    CHECK_ARG(a6, 16, 48)
-    CHECK_ARG(a7, 17, 56)
-    ld      t1, 136(sp)
+    REG_L   t0, 15 * SZREG(sp)
+    CHECK_ARG(a2, 12, 2 * SZREG)
+    CHECK_ARG(a3, 13, 3 * SZREG)
+    CHECK_ARG(a4, 14, 4 * SZREG)
+    CHECK_ARG(a5, 15, 5 * SZREG)
+    CHECK_ARG(a6, 16, 6 * SZREG)
+    CHECK_ARG(a7, 17, 7 * SZREG)
+    REG_L   t1, 17 * SZREG(sp)
     csrw    stvec, t1
-    ld      t1, 128(sp)
-    ld      t2, 144(sp)
-    sd      t2, 0(t1)
-    ld      t2, 152(sp)
-    sd      t2, 8(t1)
-    sd      a0, 16(t1)
-    ld      t2, -16(sp)
-    sd      t2, 24(t1)
-    ld      t2, -24(sp)
-    sd      t2, 32(t1)
-    ld      t2, -32(sp)
-    sd      t2, 40(t1)
-    ld      ra, 0(sp)
-    ld      gp, 8(sp)
-    ld      tp, 16(sp)
-    ld      s0, 24(sp)
-    ld      s1, 32(sp)
-    ld      s2, 40(sp)
-    ld      s3, 48(sp)
-    ld      s4, 56(sp)
-    ld      s5, 64(sp)
-    ld      s6, 72(sp)
-    ld      s7, 80(sp)
-    ld      s8, 88(sp)
-    ld      s9, 96(sp)
-    ld      s10, 104(sp)
-    ld      s11, 112(sp)
-    ld      t0, 160(sp)
+    REG_L   t1, 16 * SZREG(sp)
+    REG_L   t2, 18 * SZREG(sp)
+    REG_S   t2, 0(t1)
+    REG_L   t2, 19 * SZREG(sp)
+    REG_S   t2, SZREG(t1)
+    REG_S   a0, 2 * SZREG(t1)
+    REG_L   t2, -2 * SZREG(sp)
+    REG_S   t2, 3 * SZREG(t1)
+    REG_L   t2, -3 * SZREG(sp)
+    REG_S   t2, 4 * SZREG(t1)
+    REG_L   t2, -4 * SZREG(sp)
+    REG_S   t2, 5 * SZREG(t1)
+    REG_L   ra, 0(sp)
+    REG_L   gp, SZREG(sp)
+    REG_L   tp, 2 * SZREG(sp)
+    REG_L   s0, 3 * SZREG(sp)
+    REG_L   s1, 4 * SZREG(sp)
+    REG_L   s2, 5 * SZREG(sp)
+    REG_L   s3, 6 * SZREG(sp)
+    REG_L   s4, 7 * SZREG(sp)
+    REG_L   s5, 8 * SZREG(sp)
+    REG_L   s6, 9 * SZREG(sp)
+    REG_L   s7, 10 * SZREG(sp)
+    REG_L   s8, 11 * SZREG(sp)
+    REG_L   s9, 12 * SZREG(sp)
+    REG_L   s10, 13 * SZREG(sp)
+    REG_L   s11, 14 * SZREG(sp)
+    REG_L   t0, 20 * SZREG(sp)
     andi    t0, t0, 2
     csrs    sstatus, t0
-    addi    sp, sp, 176
+    addi    sp, sp, 22 * SZREG
     ret
 
     .balign 4
 pl_ecall_trap:
     csrrw   sp, sscratch, sp
-    sd      t1, -8(sp)
+    REG_S   t1, -SZREG(sp)
     csrr    t1, scause
-    sd      t1, -16(sp)
+    REG_S   t1, -2 * SZREG(sp)
     csrr    t1, stval
-    sd      t1, -24(sp)
+    REG_S   t1, -3 * SZREG(sp)
     csrr    t1, sepc
-    sd      t1, -32(sp)
+    REG_S   t1, -4 * SZREG(sp)
     addi    t1, t1, 4
     csrw    sepc, t1
-    ld      t1, -8(sp)
+    REG_L   t1, -SZREG(sp)
     csrrw   sp, sscratch, sp
     sret

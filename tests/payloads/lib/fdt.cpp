@@ -18,11 +18,13 @@ uint32_t be32(const void *p) {
     return (uint32_t(b[0]) << 24) | (uint32_t(b[1]) << 16) | (uint32_t(b[2]) << 8) | b[3];
 }
 
-unsigned long cells(const uint8_t *p, unsigned n) {
-    unsigned long v = 0;
+// Two cells are 64 bits even on RV32 (the virt DT uses them there too).
+uint64_t cells64(const uint8_t *p, unsigned n) {
+    uint64_t v = 0;
     for (unsigned i = 0; i < n; i++) v = (v << 32) | be32(p + 4 * i);
     return v;
 }
+unsigned long cells(const uint8_t *p, unsigned n) { return static_cast<unsigned long>(cells64(p, n)); }
 
 bool starts_with(const char *s, const char *prefix) {
     return strncmp(s, prefix, strlen(prefix)) == 0;
@@ -81,7 +83,8 @@ void parse_fdt(unsigned long fdt, unsigned long boot_hartid) {
     Cpu cpu;
     const char *boot_isa = nullptr;
     unsigned long cpus_timebase = 0, boot_timebase = 0;
-    unsigned long mem_base = 0, mem_size = 0;
+    unsigned long mem_base = 0;
+    uint64_t mem_size = 0;
     const uint8_t *mem_reg = nullptr;
     for (;;) {
         uint32_t tok = be32(p);
@@ -121,7 +124,7 @@ void parse_fdt(unsigned long fdt, unsigned long boot_hartid) {
                 plat.reserved[plat.nreserved++] = resv;
             if (depth == 2 && in_memory && mem_reg && !memory_seen) {
                 mem_base = cells(mem_reg, root_ac);
-                mem_size = cells(mem_reg + 4 * root_ac, root_sc);
+                mem_size = cells64(mem_reg + 4 * root_ac, root_sc);
                 memory_seen = true;
             }
             depth--;
@@ -183,7 +186,10 @@ void parse_fdt(unsigned long fdt, unsigned long boot_hartid) {
         }
     plat.max_hartid = plat.nharts ? plat.hartids[plat.nharts - 1] : 0;
     plat.ram_base = mem_base;
-    plat.ram_size = mem_size;
+    plat.ram_size64 = mem_size;
+    // RAM past 2^XLEN (RV32 -m 3G and more): ram_size stops below 2^XLEN.
+    const unsigned long room = ~0ul - mem_base; // the last address minus mem_base
+    plat.ram_size = static_cast<unsigned long>(mem_size == 0 || mem_size - 1 <= room ? mem_size : room);
     plat.timebase_hz = boot_timebase ? boot_timebase : cpus_timebase;
     plat.fw_base = mem_base;
     plat.fw_size = 0x200000;

@@ -21,6 +21,20 @@ namespace pl {
 using sbi::SbiRet;
 namespace eid = sbi::eid;
 
+// The payloads build for RV64 and RV32 from the same sources (build.mk PL_XLEN).
+constexpr unsigned kXlen = 8 * sizeof(unsigned long);
+// Garbage above bit 31 of an argument the spec declares 32-bit
+// (binary-encoding.adoc): the firmware must ignore it. RV32 has no such bits,
+// so the cases that add it repeat the plain call there.
+constexpr unsigned long kUpper32 = kXlen == 64 ? static_cast<unsigned long>(0xdead0001ull << 32) : 0;
+// Bits 32 and above of a register (0 on RV32).
+constexpr uint64_t upper32(unsigned long v) { return static_cast<uint64_t>(v) >> 32; }
+// The top bit of a register (bit 63 or 31).
+constexpr unsigned long kTopBit = 1ul << (kXlen - 1);
+// An address far above RAM on QEMU virt (RAM at 2 GiB, at most 1 GiB in the
+// tests), below the top of the address space.
+constexpr unsigned long kFarAboveRam = kXlen == 64 ? static_cast<unsigned long>(0x4000000000000000ull) : 0xC0000000ul;
+
 // --- SBI function IDs (each extension's "Function Listing" table) ----------
 namespace fid {
 namespace base {
@@ -182,7 +196,12 @@ inline unsigned long pl_ecall_clobbers(long ext, long func, unsigned long a0, un
 
 // Convenience wrappers for the calls most payloads use.
 inline SbiRet sbi_probe(long ext) { return sbi_call(eid::base, fid::base::probe_extension, ext); }
-inline SbiRet sbi_set_timer(uint64_t t) { return sbi_call(eid::time, fid::time::set_timer, t); }
+// A 64-bit argument takes two registers on RV32, the low half first
+// (binary-encoding.adoc): set_timer's stime_value.
+inline unsigned long arg_hi(uint64_t v) { return kXlen == 64 ? 0 : static_cast<unsigned long>(v >> 32); }
+inline SbiRet sbi_set_timer(uint64_t t) {
+    return sbi_call(eid::time, fid::time::set_timer, static_cast<unsigned long>(t), arg_hi(t));
+}
 inline SbiRet sbi_send_ipi(unsigned long mask, unsigned long base) {
     return sbi_call(eid::ipi, fid::ipi::send_ipi, mask, base);
 }
@@ -288,7 +307,10 @@ struct Platform {
     unsigned nharts;                       // enabled harts in /cpus (hart IDs < kMaxHarts)
     unsigned long hartids[kMaxHarts];      // their hart IDs, ascending
     unsigned long max_hartid;              // largest enabled hart ID
-    unsigned long ram_base, ram_size;      // first /memory range
+    // First /memory range; ram_size ends it at 2^XLEN (on RV32 RAM may reach
+    // above 4 GiB: QEMU virt -m 3G and more), ram_size64 is its full size.
+    unsigned long ram_base, ram_size;
+    uint64_t ram_size64;
     unsigned long timebase_hz;             // /cpus/timebase-frequency
     char isa[160];                         // riscv,isa of the boot hart
     unsigned long fdt;                     // the address passed in a1

@@ -4,6 +4,26 @@
 #pragma once
 
 #define PL_MAX_HARTS 32
+
+/* XLEN: the same sources build RV64 and RV32 payloads (PL_XLEN in build.mk).
+ * PAT_TOP is the top byte of pl_ecall_checked's register pattern.
+ * PL_ASM_XLEN_MACROS: SZREG, REG_S and REG_L for a payload's top-level
+ * asm() (asm(PL_ASM_XLEN_MACROS) once, before the first use). */
+#if __riscv_xlen == 64
+#define SZREG 8
+#define REG_S sd
+#define REG_L ld
+#define PAT_TOP 0x5A00000000000000
+#define PL_ASM_XLEN_MACROS ".equ SZREG, 8\n.macro REG_S r, m\nsd \\r, \\m\n.endm\n" \
+                           ".macro REG_L r, m\nld \\r, \\m\n.endm\n"
+#else
+#define SZREG 4
+#define REG_S sw
+#define REG_L lw
+#define PAT_TOP 0x5A000000
+#define PL_ASM_XLEN_MACROS ".equ SZREG, 4\n.macro REG_S r, m\nsw \\r, \\m\n.endm\n" \
+                           ".macro REG_L r, m\nlw \\r, \\m\n.endm\n"
+#endif
 #define PL_STACK_SIZE 16384
 
 /* sp = pl_stacks + (hartid + 1) * PL_STACK_SIZE */
@@ -16,21 +36,21 @@
 
 /* Trap frame: x0..x31 by register number (x0 unused, x2 = sp at the trap),
  * then sepc, sstatus, scause, stval. */
-#define TF_X(n) ((n) * 8)
-#define TF_SEPC (32 * 8)
-#define TF_SSTATUS (33 * 8)
-#define TF_SCAUSE (34 * 8)
-#define TF_STVAL (35 * 8)
-#define TF_SIZE (36 * 8)
+#define TF_X(n) ((n) * SZREG)
+#define TF_SEPC (32 * SZREG)
+#define TF_SSTATUS (33 * SZREG)
+#define TF_SCAUSE (34 * SZREG)
+#define TF_STVAL (35 * SZREG)
+#define TF_SIZE (36 * SZREG)
 
 /* Non-retentive suspend context, one per hart. */
 #define RCTX_RA 0
-#define RCTX_SP 8
-#define RCTX_GP 16
-#define RCTX_TP 24
-#define RCTX_S(n) (32 + (n) * 8)
-#define RCTX_SEEN_A0 128
-#define RCTX_SEEN_A1 136
-#define RCTX_SEEN_SATP 144
-#define RCTX_SEEN_SSTATUS 152
+#define RCTX_SP SZREG
+#define RCTX_GP (2 * SZREG)
+#define RCTX_TP (3 * SZREG)
+#define RCTX_S(n) ((4 + (n)) * SZREG)
+#define RCTX_SEEN_A0 (16 * SZREG)
+#define RCTX_SEEN_A1 (17 * SZREG)
+#define RCTX_SEEN_SATP (18 * SZREG)
+#define RCTX_SEEN_SSTATUS (19 * SZREG)
 #define RCTX_SIZE 256

@@ -12,7 +12,7 @@ volatile unsigned long pl_extra_entry_hartid __attribute__((section(".data"))) =
 volatile unsigned long pl_bad_entry_a0;
 volatile unsigned long pl_bad_resume_a0, pl_bad_resume_a1;
 alignas(16) uint8_t pl_stacks[PL_MAX_HARTS][PL_STACK_SIZE];
-alignas(RCTX_SIZE) unsigned long pl_resume_ctx[PL_MAX_HARTS][RCTX_SIZE / 8];
+alignas(RCTX_SIZE) unsigned long pl_resume_ctx[PL_MAX_HARTS][RCTX_SIZE / SZREG];
 long pl_suspend_nonret(unsigned long type, void *ctx, unsigned long resume_addr, long eid, long fid);
 void pl_secondary_entry();
 void pl_resume_entry();
@@ -27,7 +27,9 @@ namespace {
 
 constexpr unsigned long kSie = csr::mstatus_bits::SIE;
 constexpr unsigned long kSsip = 1ul << csr::irq::SSI, kStip = 1ul << csr::irq::STI;
-constexpr unsigned long kOpaqueTag = 0x5EC0DA7A00000000ul;
+// The tag leaves the low byte to the hart ID (kMaxHarts fits in it).
+constexpr unsigned long kOpaqueTag =
+    sizeof(long) == 8 ? static_cast<unsigned long>(0x5EC0DA7A00000000ull) : 0x5EC0DA00ul;
 
 struct Mailbox {
     JobFn fn;
@@ -232,7 +234,7 @@ long suspend_call(long ext, long func, unsigned long type, unsigned long resume_
                   EntryState *seen) {
     if (skipping_calls()) return ERR_FAILED;
     unsigned long *ctx = pl_resume_ctx[hartid()];
-    for (unsigned off = RCTX_SEEN_A0; off <= RCTX_SEEN_SSTATUS; off += 8) ctx[off / 8] = ~0ul;
+    for (unsigned off = RCTX_SEEN_A0; off <= RCTX_SEEN_SSTATUS; off += SZREG) ctx[off / SZREG] = ~0ul;
     unsigned long stvec = csr_read(csr::stvec), sie = csr_read(csr::sie),
                   sscratch = csr_read(csr::sscratch);
     bool was_on = irq_enable(false);
@@ -241,10 +243,10 @@ long suspend_call(long ext, long func, unsigned long type, unsigned long resume_
     csr_write(csr::sscratch, sscratch);
     csr_write(csr::sie, sie);
     if (seen) {
-        seen->a0 = ctx[RCTX_SEEN_A0 / 8];
-        seen->a1 = ctx[RCTX_SEEN_A1 / 8];
-        seen->satp = ctx[RCTX_SEEN_SATP / 8];
-        seen->sstatus = ctx[RCTX_SEEN_SSTATUS / 8];
+        seen->a0 = ctx[RCTX_SEEN_A0 / SZREG];
+        seen->a1 = ctx[RCTX_SEEN_A1 / SZREG];
+        seen->satp = ctx[RCTX_SEEN_SATP / SZREG];
+        seen->sstatus = ctx[RCTX_SEEN_SSTATUS / SZREG];
         seen->count = r == 1;
     }
     if (was_on) irq_enable(true);

@@ -190,7 +190,7 @@ void hsm_stop_releases() {
         match(kH, 1, 0, kDtlbRdMiss);
         r_snap = stop(kH, 1, STOP_TAKE_SNAPSHOT).error;
         stop(kH, 1, STOP_RESET);
-        unsigned long c0 = read_counter(0);
+        uint64_t c0 = read_counter(0);
         delay_us(100);
         r_cycle = read_counter(0) != c0;
     }, nullptr);

@@ -17,13 +17,15 @@ inline SbiRet pmu(long f, unsigned long a0 = 0, unsigned long a1 = 0, unsigned l
 }
 inline SbiRet num_counters() { return pmu(NUM_COUNTERS); }
 inline SbiRet get_info(unsigned long i) { return pmu(COUNTER_GET_INFO, i); }
+// event_data and initial_value are 64-bit: two registers on RV32, low first.
 inline SbiRet match(unsigned long base, unsigned long mask, unsigned long flags,
                     unsigned long ev, uint64_t data = 0) {
-    return pmu(COUNTER_CONFIG_MATCHING, base, mask, flags, ev, data);
+    return pmu(COUNTER_CONFIG_MATCHING, base, mask, flags, ev, static_cast<unsigned long>(data),
+               arg_hi(data));
 }
 inline SbiRet start(unsigned long base, unsigned long mask, unsigned long flags = 0,
                     uint64_t init = 0) {
-    return pmu(COUNTER_START, base, mask, flags, init);
+    return pmu(COUNTER_START, base, mask, flags, static_cast<unsigned long>(init), arg_hi(init));
 }
 inline SbiRet stop(unsigned long base, unsigned long mask, unsigned long flags = 0) {
     return pmu(COUNTER_STOP, base, mask, flags);
@@ -52,20 +54,33 @@ enum FwCode : unsigned {
     HFENCE_VVMA_RECEIVED, HFENCE_VVMA_ASID_SENT, HFENCE_VVMA_ASID_RECEIVED,
 };
 
-// S-mode read of cycle/instret/hpmcounterN by index (mcounteren opens them).
-template <unsigned N> unsigned long read_csr_n() { return csr_read(N); }
+// S-mode read of cycle/instret/hpmcounterN by index (mcounteren opens them);
+// on RV32 with its upper half (cycleh.., 0x80 above), read until stable.
+constexpr unsigned kCounterHiOffset = 0x80;
+template <unsigned N> uint64_t read_csr_n() {
+    if constexpr (pl::kXlen == 64) {
+        return csr_read(N);
+    } else {
+        unsigned long hi, lo;
+        do {
+            hi = csr_read(N + kCounterHiOffset);
+            lo = csr_read(N);
+        } while (hi != csr_read(N + kCounterHiOffset));
+        return static_cast<uint64_t>(hi) << 32 | lo;
+    }
+}
 template <unsigned... I> struct Seq {};
 template <unsigned N, unsigned... I> struct MakeSeq : MakeSeq<N - 1, N - 1, I...> {};
 template <unsigned... I> struct MakeSeq<0, I...> {
     using type = Seq<I...>;
 };
 struct Readers {
-    unsigned long (*f[32])();
+    uint64_t (*f[32])();
 };
 template <unsigned... I> constexpr Readers counter_readers(Seq<I...>) {
     return Readers{{&read_csr_n<csr::cycle + I>...}};
 }
-inline unsigned long read_counter(unsigned idx) {
+inline uint64_t read_counter(unsigned idx) {
     static constexpr Readers t = counter_readers(MakeSeq<32>::type{});
     return t.f[idx & 31]();
 }
