@@ -6,8 +6,8 @@
 # select other firmware paths (no Sstc, no H, fw_jump), the traps payload,
 # then the same payloads against Debian trixie's OpenSBI 1.6 RV32 (the RV32
 # peer; its differences in tests/payloads/known-differences/opensbi-1.6-rv32.txt
-# are printed as INFO and not counted). TSBI_QEMU10=1 adds a run on the
-# project's QEMU 10 (its riscv32-softmmu target).
+# are printed as INFO and not counted), and a run on the project's QEMU 10
+# (its riscv32-softmmu target).
 . "$(dirname "$0")/../lib.sh"
 build firmware FW_XLEN=32
 build payloads traps-payload pmu-payloads PL_XLEN=32
@@ -55,12 +55,11 @@ for prof in ratified draft both; do
     build/ctr/pl-rv32/ctr_csr_$prof.elf
   check "rv32-ctr-$prof/ctr_mode_emulated" grep -q "tsbi: ctr: hart 0: emulated" "$log"
 done
-if [ -n "${TSBI_QEMU10:-}" ]; then
-  if q=$(scripts/qemu10.sh path32); then
-    QEMU=$q run --fw ours --smp 4 --tag rv32-ours-qemu10-smp4 $ALL
-  else
-    fail "rv32/qemu10 (scripts/qemu10.sh path32 failed)"
-  fi
+# The project QEMU 10's riscv32-softmmu (built with the riscv64 one).
+if q=$(scripts/qemu10.sh path32); then
+  QEMU=$q run --fw ours --smp 4 --tag rv32-ours-qemu10-smp4 $ALL
+else
+  fail "rv32/qemu10 (scripts/qemu10.sh path32 failed)"
 fi
 if ! scripts/opensbi.sh path 1.6 32 >/dev/null; then
   fail "rv32/opensbi-1.6 (scripts/opensbi.sh path 1.6 32 failed)"
