@@ -1033,7 +1033,11 @@ void test_pmu_overflow() {
     ovf_counter = m.value;
     PatternRun run;
     run.prepare();
-    const uint64_t init = ~0ull - 10000000; // initial_value: two registers on RV32
+    // Far enough from overflow that it comes in the loop, not already during
+    // the start call: without -icount QEMU's cycles are host time, and a
+    // loaded host stalls a hart's thread for milliseconds (10^7 cycles was
+    // seen to overflow inside the call). initial_value: two registers on RV32.
+    const uint64_t init = ~0ull - 300000000;
     sbi_call(kPmu, 3 /* counter_start */, ovf_counter, 1, kStartSetInit, static_cast<unsigned long>(init),
              arg_hi(init));
     run.run_and_check(c, ovf_handler_sepc, "pmu");
