@@ -160,7 +160,7 @@ void setup_counters_envcfg(unsigned long hartid) {
         csr_write(csr::menvcfg, env);
 #else
         csr_write(csr::menvcfg, static_cast<unsigned long>(env));
-        csr::csr_write_safe_num(0x31A /* menvcfgh */, static_cast<unsigned long>(env >> 32));
+        csr::csr_write_safe_num(csr::menvcfgh, static_cast<unsigned long>(env >> 32));
 #endif
     }
     if (hart_has(hartid, EXT_SMSTATEEN) && csr_exists(csr::mstateen0)) {

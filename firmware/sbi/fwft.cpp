@@ -64,13 +64,13 @@ uint64_t env_read() {
     if (lo.trapped) return 0;
     uint64_t v = lo.value;
     if constexpr (sizeof(long) == 4)
-        v |= static_cast<uint64_t>(csr::csr_read_safe_num(0x31A /* menvcfgh */).value) << 32;
+        v |= static_cast<uint64_t>(csr::csr_read_safe_num(csr::menvcfgh).value) << 32;
     return v;
 }
 void env_write(uint64_t v) {
     csr::csr_write_safe_num(csr::menvcfg, static_cast<unsigned long>(v));
     if constexpr (sizeof(long) == 4)
-        csr::csr_write_safe_num(0x31A /* menvcfgh */, static_cast<unsigned long>(v >> 32));
+        csr::csr_write_safe_num(csr::menvcfgh, static_cast<unsigned long>(v >> 32));
 }
 
 // Which fields this hart implements: set them, read back, restore. Only
@@ -163,7 +163,13 @@ SbiRet handle(unsigned long a0, unsigned long a1, unsigned long a2, unsigned lon
 } // namespace
 
 bool fwft_double_trap_backed() { return supported(probe(), DOUBLE_TRAP); }
-bool fwft_double_trap_enabled() { return fwft_double_trap_backed() && (env_read() & DTE) != 0; }
+// On the trap-redirect path: a hart that backs DOUBLE_TRAP has menvcfg, so
+// the plain CSR read serves (no trap-safe access).
+bool fwft_double_trap_enabled() {
+    if (!fwft_double_trap_backed()) return false;
+    if constexpr (sizeof(long) == 8) return (csr_read(csr::menvcfg) & DTE) != 0;
+    else return (csr_read(csr::menvcfgh) & static_cast<unsigned long>(DTE >> 32)) != 0;
+}
 
 void fwft_hart_reset() {
     // "Upon hart reset, local feature values are not retained and reset to

@@ -19,7 +19,8 @@ constexpr unsigned hstatus = 0x600, hedeleg = 0x602, hideleg = 0x603, hcounteren
 constexpr unsigned mvendorid = 0xF11, marchid = 0xF12, mimpid = 0xF13, mhartid = 0xF14;
 constexpr unsigned mstatus = 0x300, misa = 0x301, medeleg = 0x302, mideleg = 0x303,
                    mie = 0x304, mtvec = 0x305, mcounteren = 0x306, menvcfg = 0x30A,
-                   mstateen0 = 0x30C, mstateen0h = 0x31C, mcountinhibit = 0x320, mcyclecfg = 0x321,
+                   menvcfgh = 0x31A, mstateen0 = 0x30C, mstateen0h = 0x31C, mcountinhibit = 0x320,
+                   mcyclecfg = 0x321,
                    minstretcfg = 0x322, mhpmevent3 = 0x323, mscratch = 0x340, mepc = 0x341,
                    mcause = 0x342, mtval = 0x343, mip = 0x344, mtinst = 0x34A, mtval2 = 0x34B,
                    pmpcfg0 = 0x3A0, pmpaddr0 = 0x3B0, mcycle = 0xB00, minstret = 0xB02,
