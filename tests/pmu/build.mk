@@ -9,7 +9,7 @@ PMU_HOST_OBJS := $(patsubst %.cpp,$(BUILD)/pmu/host/obj/%.o,$(PMU_HOST_SRCS))
 
 $(BUILD)/pmu/host/obj/%.o: %.cpp
 	@mkdir -p $(dir $@)
-	$(HOSTCXX) $(HOSTCXXFLAGS) -DPMU_HW_MODEL -Ifirmware/include -MMD -MP -c $< -o $@
+	$(HOSTCXX) $(HOSTCXXFLAGS) -DPMU_HW_MODEL -DPMU_HOST_XLEN=64 -Ifirmware/include -MMD -MP -c $< -o $@
 
 $(PMU_HOST_BIN): $(PMU_HOST_OBJS)
 	$(HOSTCXX) $(HOSTCXXFLAGS) -o $@ $^ -lfdt
@@ -33,7 +33,7 @@ $(PMU_HOST32_ASM):
 	ln -sfn /usr/include/$(shell $(HOSTCC) -print-multiarch)/asm $@
 $(BUILD)/pmu/host32/obj/%.o: %.cpp | $(LIBFDT_DIR)/libfdt.h $(PMU_HOST32_ASM)
 	@mkdir -p $(dir $@)
-	$(HOSTCXX) $(PMU_HOST32_FLAGS) $(HOSTCXXFLAGS) -DPMU_HW_MODEL -Ifirmware/include \
+	$(HOSTCXX) $(PMU_HOST32_FLAGS) $(HOSTCXXFLAGS) -DPMU_HW_MODEL -DPMU_HOST_XLEN=32 -Ifirmware/include \
 		-I$(LIBFDT_DIR) -MMD -MP -c $< -o $@
 $(BUILD)/pmu/host32/libfdt/%.c.o: $(LIBFDT_DIR)/libfdt.h | $(PMU_HOST32_ASM)
 	@mkdir -p $(dir $@)
