@@ -42,6 +42,14 @@ inline std::vector<Prop> qemu72_pmu() {
               0x7fff8, 0x10021, 0x10021, 0x7fff8, 0, 0, 0, 0, 0}}};
 }
 
+// A hart with Sscofpmf (overflow, mhpmevent filter bits), Smcntrpmf if asked.
+inline PmuHartConfig sscof(bool smcntrpmf = false) {
+    PmuHartConfig c;
+    c.sscofpmf = true;
+    c.smcntrpmf = smcntrpmf;
+    return c;
+}
+
 // A flattened device tree with /soc/pmu (when `with_node`) holding `props`.
 std::vector<uint8_t> make_fdt(const std::vector<Prop> &props, bool with_node = true);
 

@@ -8,12 +8,6 @@ using FE = fw::FwEvent;
 namespace {
 constexpr uint64_t kOF = 1ull << 63, kMINH = 1ull << 62, kSINH = 1ull << 61, kUINH = 1ull << 60,
                    kVSINH = 1ull << 59, kVUINH = 1ull << 58;
-PmuHartConfig sscof(bool smcntrpmf = false) {
-    PmuHartConfig c;
-    c.sscofpmf = true;
-    c.smcntrpmf = smcntrpmf;
-    return c;
-}
 } // namespace
 
 TEST_CASE("config_matching: every reserved flag bit is INVALID_PARAM, without side effect") {

@@ -44,12 +44,6 @@ std::vector<unsigned long> linux_probe(Rig &r, unsigned long cmask) {
     return ok;
 }
 
-PmuHartConfig sscof() {
-    PmuHartConfig c;
-    c.sscofpmf = true;
-    return c;
-}
-
 } // namespace
 
 TEST_CASE("linux: boot probing finds QEMU's events and leaves nothing configured") {

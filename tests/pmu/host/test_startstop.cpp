@@ -9,11 +9,6 @@ using hart_model::event::itlb_miss;
 
 namespace {
 constexpr uint64_t kOF = 1ull << 63;
-PmuHartConfig sscof() {
-    PmuHartConfig c;
-    c.sscofpmf = true;
-    return c;
-}
 } // namespace
 
 TEST_CASE("start/stop: reserved flag bits and SET_INIT_VALUE|INIT_SNAPSHOT are INVALID_PARAM") {

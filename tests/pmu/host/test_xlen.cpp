@@ -11,10 +11,17 @@ namespace csrno = hart_model::csrno;
 
 namespace {
 constexpr uint64_t kMINH = 1ull << 62, kSINH = 1ull << 61;
-PmuHartConfig sscof() {
-    PmuHartConfig c;
-    c.sscofpmf = true;
+// M-mode runs 1 cycle before every CSR access the firmware makes, so a
+// running counter moves between the accesses to its two halves.
+PmuHartConfig ticking(PmuHartConfig c = {}) {
+    c.m_cycles_per_csr = 1;
     return c;
+}
+// cycles owned by the fixed counter 0 (no Sscofpmf), running, at `value`.
+void cycles_running_at(Rig &r, uint64_t value) {
+    REQUIRE_EQ(r.match(0, 1, 0, kCycles).value, 0u);
+    CHECK_OK(r.start(0, 1));
+    r.hart().counter[0] = value;
 }
 } // namespace
 
@@ -168,14 +175,10 @@ TEST_CASE("config_matching: event_data is a4 alone on RV64, a4 (low) and a5 (hig
 }
 
 TEST_CASE("RV32 counter halves: a read that straddles a carry into the upper half") {
-    // M-mode runs 1 cycle before every CSR access: the counter moves while
-    // the firmware reads its two halves (hw_rv32.hpp reads hi, lo, hi).
-    PmuHartConfig c;
-    c.m_cycles_per_csr = 1;
-    Rig r(c);
-    REQUIRE_EQ(r.match(0, 1, 0, kCycles).value, 0u);
-    CHECK_OK(r.start(0, 1));
-    r.hart().counter[0] = 0xfffffffeull;
+    // The counter moves while the firmware reads its two halves
+    // (hw_rv32.hpp reads hi, lo, hi).
+    Rig r(ticking());
+    cycles_running_at(r, 0xfffffffeull);
     pmu::kSubsystem.hart_suspend(); // reads every configured counter
     uint64_t saved = pmu::g_harts[0].saved[0];
     CHECK_GE(saved, 0xffffffffull);
@@ -187,19 +190,13 @@ TEST_CASE("RV32 counter halves: a write to a running counter gets no carry into 
     // CLEAR_VALUE with SKIP_MATCH rewrites a running counter in place. The
     // old lower half is about to carry: written upper-then-lower, the carry
     // would land in the new upper half (2^32 too much).
-    PmuHartConfig c;
-    c.m_cycles_per_csr = 1;
-    Rig r(c);
-    REQUIRE_EQ(r.match(0, 1, 0, kCycles).value, 0u);
-    CHECK_OK(r.start(0, 1));
-    r.hart().counter[0] = 0x5fffffffeull;
+    Rig r(ticking());
+    cycles_running_at(r, 0x5fffffffeull);
     REQUIRE_EQ(r.match(0, 1, CFG_SKIP_MATCH | CFG_CLEAR_VALUE, kCycles).value, 0u);
     CHECK_LT(r.hart().counter[0], 0x100u);
     // A programmable counter started near the boundary (Sscofpmf: written
     // after it runs, "Overflow sampling on QEMU"): its value plus a few cycles.
-    PmuHartConfig s = sscof();
-    s.m_cycles_per_csr = 1;
-    Rig q(s);
+    Rig q(ticking(sscof()));
     REQUIRE_EQ(q.match(0, 0x7fffd, 0, kCycles).value, 3u);
     CHECK_OK(q.start(3, 1, START_SET_INIT_VALUE, 0x1ffffffffull));
     CHECK_GE(q.hart().counter[3], 0x1ffffffffull);
