@@ -82,8 +82,8 @@ bool decode(unsigned long idx, uint64_t data, Event &e) {
 
 // General and cache events: the device tree's counters, plus the fixed
 // counter whose architectural event this is (with or without a table).
-// Without Sscofpmf an RV32 hart has no mhpmeventNh (privileged spec,
-// "Hardware Performance Monitor": the upper halves come with Sscofpmf), so a
+// Without Sscofpmf an RV32 hart has no mhpmeventNh (Sscofpmf adds them,
+// privileged spec "Count Overflow Control"; mhpmeventN is XLEN bits), so a
 // selector with bits above 31 cannot be programmed into a programmable
 // counter: it is refused there rather than counted as the event its lower
 // half selects (as a raw event above 32 bits is, kRawBits).

@@ -40,10 +40,22 @@ TEST_CASE("dt: event-to-mhpmevent selectors are programmed") {
         CAPTURE(sscofpmf);
         PmuHartConfig cfg;
         cfg.sscofpmf = sscofpmf;
-        Rig r(cfg, {{"riscv,event-to-mhpmcounters", {0x10019, 0x10019, 0x18, 0x10021, 0x10021, 0x18}},
+        Rig r(cfg, {{"riscv,event-to-mhpmcounters",
+                     {0x1, 0x1, 0x19, 0x10019, 0x10019, 0x18, 0x10021, 0x10021, 0x18}},
                     {"riscv,event-to-mhpmevent",
-                     {0x10019, 0x12, 0x34567, 0x10021, 0x0, 0x89abcdef, 0x0, 0x0, 0x0}}});
-        CHECK_EQ(pmu::g_config.map.num_selectors, 2u);
+                     {0x1, 0x1, 0x1, 0x10019, 0x12, 0x34567, 0x10021, 0x0, 0x89abcdef}}});
+        CHECK_EQ(pmu::g_config.map.num_selectors, 3u);
+        // cycles: the fixed counter needs no selector, counter 3 needs 2^32 + 1.
+        CHECK_EQ(r.match(0, 1, 0, kCycles).value, 0u);
+        CHECK_ERR(r.stop(0, 1, STOP_RESET), AlreadyStopped);
+        SbiRet cy = r.match(3, 1, 0, kCycles);
+        if (kRv32 && !sscofpmf) {
+            CHECK_ERR(cy, NotSupported);
+        } else {
+            CHECK_OK(cy);
+            CHECK_EQ(r.hart().selector[3], 0x100000001ull);
+            CHECK_ERR(r.stop(3, 1, STOP_RESET), AlreadyStopped);
+        }
         // A 32-bit selector fits every mhpmeventN.
         SbiRet i = r.match(0, 0x7fffd, 0, kItlbMiss);
         CHECK_OK(i);
