@@ -4,6 +4,7 @@
 BUILD      ?= build
 CROSS      ?= riscv64-linux-gnu-
 HOSTCXX    ?= g++
+HOSTCC     ?= gcc
 HOSTCXXFLAGS ?= -std=c++20 -O2 -g -Wall -Wextra
 export TSBI_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/tsbi
 

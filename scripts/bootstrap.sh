@@ -9,6 +9,11 @@ pkgs=(
   qemu-system-misc        # QEMU 7.2 (qemu-system-riscv64)
   opensbi                 # Debian's OpenSBI 1.1: the peer in tests and benchmarks
   doctest-dev             # host unit tests
+  # 32-bit x86 build of the PMU host tests (an RV32 hart model, unsigned long
+  # of 32 bits): the versioned g++-12-multilib, because g++-multilib/
+  # gcc-multilib conflict with g++-riscv64-linux-gnu in bookworm
+  g++-12-multilib
+  qemu-user               # qemu-i386 runs that build where the kernel cannot (no IA32 emulation)
   libfdt-dev              # device-tree handling in host tests and tools
   device-tree-compiler    # dtc for test device trees
   libelf-dev              # ELF images for the trace decoder

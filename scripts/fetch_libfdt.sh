@@ -3,7 +3,8 @@
 # Prints the path of libfdt's sources (from Debian's device-tree-compiler
 # source package, trixie), fetching and unpacking them into the cache once.
 # The firmware compiles libfdt itself because Debian ships libfdt only as a
-# host (hosted, PIC) library; the host tests link Debian's libfdt-dev.
+# host (hosted, PIC) library; the host tests link Debian's libfdt-dev (64-bit
+# only), the 32-bit PMU host tests compile these sources (tests/pmu/build.mk).
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 ver=1.7.2

@@ -68,6 +68,7 @@ static_assert(pmu::hw::kSlots == 32 && csr::mcycle == 0xB00 && csr::mcyclecfg ==
               csr::minstretcfg == 0x322 && csr::mhpmevent3 == 0x323);
 
 #else // RV32: the same tables as C++ templates, through ordinary calls.
+#include "hw_rv32.hpp"
 
 namespace pmu::hw {
 namespace {
@@ -114,47 +115,25 @@ template <unsigned Base>
                  : "memory");
 }
 
-// RV32 upper halves: mhpmcounterNh = mhpmcounterN + 0x80, mhpmeventNh and
-// mcyclecfgh/minstretcfgh = their low half + 0x400.
-constexpr unsigned kCounterHi = 0x80, kEventHi = 0x400;
+// The CSR tables as hw_rv32.hpp's accessor.
+struct TableCsr {
+    template <unsigned Base> [[gnu::always_inline]] static uint32_t read(unsigned idx) {
+        return read_indexed<Base>(idx);
+    }
+    template <unsigned Base> [[gnu::always_inline]] static void write(unsigned idx, uint32_t v) {
+        write_indexed<Base>(idx, v);
+    }
+    template <unsigned Num> [[gnu::always_inline]] static void write_fixed(uint32_t v) {
+        csr_write(Num, v);
+    }
+};
 
 } // namespace
 
-uint64_t counter_read_table(unsigned idx) {
-    // The upper half may carry between the two reads: read it around the lower.
-    uint32_t hi, lo;
-    do {
-        hi = read_indexed<csr::mcycle + kCounterHi>(idx);
-        lo = read_indexed<csr::mcycle>(idx);
-    } while (hi != read_indexed<csr::mcycle + kCounterHi>(idx));
-    return (static_cast<uint64_t>(hi) << 32) | lo;
-}
-
-void counter_write_table(unsigned idx, uint64_t value) {
-    // Zero the lower half first so that no carry reaches the new upper half,
-    // and the upper half before it: with the old upper half the zeroed value
-    // can be 2^63 (after Linux's half-range start), which on QEMU 7.2 (it
-    // arms its overflow timer on every lower-half write) left a stale timer
-    // remainder and lost the next overflow of an RV32 counter (README "RV32
-    // gaps").
-    write_indexed<csr::mcycle + kCounterHi>(idx, 0);
-    write_indexed<csr::mcycle>(idx, 0);
-    write_indexed<csr::mcycle + kCounterHi>(idx, static_cast<uint32_t>(value >> 32));
-    write_indexed<csr::mcycle>(idx, static_cast<uint32_t>(value));
-}
-
+uint64_t counter_read_table(unsigned idx) { return rv32::counter_read<TableCsr>(idx); }
+void counter_write_table(unsigned idx, uint64_t value) { rv32::counter_write<TableCsr>(idx, value); }
 void event_write_table(unsigned idx, uint64_t value, bool upper) {
-    if (idx == kCycle) {
-        csr_write(csr::mcyclecfg, static_cast<uint32_t>(value));
-        if (upper) csr_write(csr::mcyclecfg + kEventHi, static_cast<uint32_t>(value >> 32));
-    } else if (idx == kInstret) {
-        csr_write(csr::minstretcfg, static_cast<uint32_t>(value));
-        if (upper) csr_write(csr::minstretcfg + kEventHi, static_cast<uint32_t>(value >> 32));
-    } else if (idx >= kFirstHpm) {
-        write_indexed<csr::mcountinhibit>(idx, static_cast<uint32_t>(value));
-        if (upper)
-            write_indexed<csr::mcountinhibit + kEventHi>(idx, static_cast<uint32_t>(value >> 32));
-    }
+    rv32::event_write<TableCsr>(idx, value, upper);
 }
 
 } // namespace pmu::hw

@@ -9,6 +9,9 @@
 #pragma once
 #include "../include/fw.hpp"
 #include "../include/riscv/csr.hpp"
+#if __riscv_xlen == 32
+#include "hw_rv32.hpp"
+#endif
 
 namespace pmu::hw {
 
@@ -55,26 +58,22 @@ inline void counteren_set(uint32_t mask) { csr_set(csr::mcounteren, mask); }
 inline void lcofi_delegate() { csr_set(csr::mideleg, 1ul << csr::irq::LCOFI); }
 
 // M-mode runs with translation off: S-mode's physical addresses are ours.
-inline uint64_t mem_read64(uintptr_t pa) {
-#if __riscv_xlen == 32
-    const volatile uint32_t *p = reinterpret_cast<const volatile uint32_t *>(pa);
-    return p[0] | (static_cast<uint64_t>(p[1]) << 32);
-#else
-    return *reinterpret_cast<const volatile uint64_t *>(pa);
-#endif
-}
-inline void mem_write64(uintptr_t pa, uint64_t value) {
-#if __riscv_xlen == 32
-    volatile uint32_t *p = reinterpret_cast<volatile uint32_t *>(pa);
-    p[0] = static_cast<uint32_t>(value);
-    p[1] = static_cast<uint32_t>(value >> 32);
-#else
-    *reinterpret_cast<volatile uint64_t *>(pa) = value;
-#endif
-}
 inline uint32_t mem_read32(uintptr_t pa) { return *reinterpret_cast<const volatile uint32_t *>(pa); }
 inline void mem_write32(uintptr_t pa, uint32_t value) {
     *reinterpret_cast<volatile uint32_t *>(pa) = value;
 }
+#if __riscv_xlen == 32
+struct Mem32 {
+    static uint32_t load32(uintptr_t pa) { return mem_read32(pa); }
+    static void store32(uintptr_t pa, uint32_t v) { mem_write32(pa, v); }
+};
+inline uint64_t mem_read64(uintptr_t pa) { return rv32::mem_read64<Mem32>(pa); }
+inline void mem_write64(uintptr_t pa, uint64_t value) { rv32::mem_write64<Mem32>(pa, value); }
+#else
+inline uint64_t mem_read64(uintptr_t pa) { return *reinterpret_cast<const volatile uint64_t *>(pa); }
+inline void mem_write64(uintptr_t pa, uint64_t value) {
+    *reinterpret_cast<volatile uint64_t *>(pa) = value;
+}
+#endif
 
 } // namespace pmu::hw

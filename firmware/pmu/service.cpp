@@ -82,24 +82,31 @@ bool decode(unsigned long idx, uint64_t data, Event &e) {
 
 // General and cache events: the device tree's counters, plus the fixed
 // counter whose architectural event this is (with or without a table).
+// Without Sscofpmf an RV32 hart has no mhpmeventNh (Sscofpmf adds them,
+// privileged spec "Count Overflow Control"; mhpmeventN is XLEN bits), so a
+// selector with bits above 31 cannot be programmed into a programmable
+// counter: it is refused there rather than counted as the event its lower
+// half selects (as a raw event above 32 bits is, kRawBits).
 void event_tables(Config &g) {
-    auto counters = [&g](uint32_t idx) {
-        uint32_t m = g.map.counters_for(idx) & hw::kHpmMask;
+    const uint64_t unreachable = (kXlen == 32 && !g.sscofpmf) ? ~0ull << 32 : 0;
+    auto counters = [&g, unreachable](uint32_t idx, uint64_t selector) {
+        uint32_t m = (selector & unreachable) ? 0 : g.map.counters_for(idx) & hw::kHpmMask;
         if (idx == event_idx(TYPE_HW, HW_CPU_CYCLES)) m |= 1u << hw::kCycle;
         if (idx == event_idx(TYPE_HW, HW_INSTRUCTIONS)) m |= 1u << hw::kInstret;
         return m & g.hw;
     };
     for (unsigned c = 0; c < Config::kHwCodes; c++) {
         uint32_t idx = static_cast<uint32_t>(event_idx(TYPE_HW, c));
-        g.events[c].counters = c == HW_NO_EVENT ? 0 : counters(idx);
-        g.events[c].selector = g.map.selector_for(idx) & hw::kEventSelectorMask;
+        uint64_t selector = g.map.selector_for(idx) & hw::kEventSelectorMask;
+        g.events[c].counters = c == HW_NO_EVENT ? 0 : counters(idx, selector);
+        g.events[c].selector = selector;
     }
     for (unsigned c = 0; c < Config::kCacheCodes; c++) {
         uint32_t idx = static_cast<uint32_t>(event_idx(TYPE_CACHE, c));
         bool valid = cache_id(c) <= kCacheIdLast && cache_op(c) <= kCacheOpLast;
         Config::EventEntry &t = g.events[Config::kHwCodes + c];
-        t.counters = valid ? counters(idx) : 0;
         t.selector = g.map.selector_for(idx) & hw::kEventSelectorMask;
+        t.counters = valid ? counters(idx, t.selector) : 0;
     }
 }
 

@@ -9,7 +9,8 @@ namespace {
 constexpr uint64_t kOF = 1ull << 63;
 constexpr uint64_t kInhibitBits = 0x1full << 58; // VUINH..MINH
 constexpr uint64_t kSelectorMask = (1ull << 56) - 1;
-constexpr unsigned kTime = 1, kFirstHpm = 3;
+constexpr uint64_t kLow = 0xffffffffull; // an RV32 CSR's half
+constexpr unsigned kCycle = 0, kTime = 1, kInstret = 2, kFirstHpm = 3;
 } // namespace
 
 PmuHart::PmuHart(const PmuHartConfig &c) : cfg(c) {}
@@ -23,61 +24,99 @@ uint64_t PmuHart::width_mask(unsigned idx) const {
     return w >= 64 ? ~0ull : (1ull << w) - 1;
 }
 
+PmuHart::Reg PmuHart::decode(unsigned csr) const {
+    bool upper = false;
+    if (cfg.xlen == 32) {
+        if (csr >= csrno::mcycleh && csr < csrno::mcycleh + 32) {
+            upper = true;
+            csr -= csrno::mcycleh - csrno::mcycle;
+        } else if (csr >= csrno::mcyclecfgh && csr < csrno::mhpmevent3h + 29) {
+            upper = true;
+            csr -= csrno::mcyclecfgh - csrno::mcyclecfg;
+        }
+    }
+    if (csr >= csrno::mcycle && csr < csrno::mcycle + 32) return {Reg::Counter, csr - csrno::mcycle, upper};
+    if (csr >= csrno::mhpmevent3 && csr < csrno::mcountinhibit + 32)
+        return {Reg::Event, csr - csrno::mcountinhibit, upper};
+    if (csr == csrno::mcyclecfg || csr == csrno::minstretcfg)
+        return {Reg::Cfg, csr == csrno::mcyclecfg ? kCycle : kInstret, upper};
+    return {Reg::None, 0, false};
+}
+
 bool PmuHart::read(unsigned csr, uint64_t &v) const {
     v = 0;
-    if (csr >= csrno::mcycle && csr < csrno::mcycle + 32) {
-        unsigned idx = csr - csrno::mcycle;
-        if (!exists(idx)) return false;
-        v = counter[idx];
-        return true;
-    }
-    if (csr >= csrno::mhpmevent3 && csr < csrno::mcountinhibit + 32) {
-        v = selector[csr - csrno::mcountinhibit];
-        return true;
-    }
-    switch (csr) {
-    case csrno::mcountinhibit:
-        if (!cfg.mcountinhibit) return false;
-        v = inhibit;
-        return true;
-    case csrno::mcyclecfg:
-    case csrno::minstretcfg:
+    Reg r = decode(csr);
+    switch (r.kind) {
+    case Reg::Counter:
+        if (!exists(r.idx)) return false;
+        v = counter[r.idx];
+        break;
+    case Reg::Event:
+        if (r.upper && !cfg.sscofpmf) return false;
+        v = selector[r.idx];
+        break;
+    case Reg::Cfg:
         if (!cfg.smcntrpmf) return false;
-        v = csr == csrno::mcyclecfg ? cyclecfg : instretcfg;
-        return true;
-    case csrno::scountovf:
-        if (!cfg.sscofpmf) return false;
-        // M-mode sees every OF bit; mcounteren masks only lower modes.
-        for (unsigned i = kFirstHpm; i < 32; i++)
-            if (exists(i) && (selector[i] & kOF)) v |= 1ull << i;
-        return true;
-    case csrno::mcounteren: v = counteren; return true;
-    case csrno::mideleg: v = mideleg; return true;
-    default: return false;
+        v = r.idx == kCycle ? cyclecfg : instretcfg;
+        break;
+    case Reg::None:
+        switch (csr) {
+        case csrno::mcountinhibit:
+            if (!cfg.mcountinhibit) return false;
+            v = inhibit;
+            return true;
+        case csrno::scountovf:
+            if (!cfg.sscofpmf) return false;
+            // M-mode sees every OF bit; mcounteren masks only lower modes.
+            for (unsigned i = kFirstHpm; i < 32; i++)
+                if (exists(i) && (selector[i] & kOF)) v |= 1ull << i;
+            return true;
+        case csrno::mcounteren: v = counteren; return true;
+        case csrno::mideleg: v = mideleg; return true;
+        default: return false;
+        }
     }
+    if (cfg.xlen == 32) v = r.upper ? v >> 32 : v & kLow;
+    return true;
 }
 
 bool PmuHart::write(unsigned csr, uint64_t v) {
-    if (csr >= csrno::mcycle && csr < csrno::mcycle + 32) {
-        unsigned idx = csr - csrno::mcycle;
-        if (!exists(idx)) return false;
-        counter[idx] = v & width_mask(idx);
+    if (cfg.xlen == 32 && (v >> 32)) return false; // no RV32 instruction writes 64 bits
+    Reg r = decode(csr);
+    // The register's new 64-bit value: on RV32 one half replaced.
+    auto merged = [&](uint64_t old) {
+        if (cfg.xlen != 32) return v;
+        return r.upper ? (old & kLow) | (v << 32) : (old & ~kLow) | v;
+    };
+    switch (r.kind) {
+    case Reg::Counter:
+        if (!exists(r.idx)) return false;
+        counter[r.idx] = merged(counter[r.idx]) & width_mask(r.idx);
         return true;
-    }
-    if (csr >= csrno::mhpmevent3 && csr < csrno::mcountinhibit + 32) {
-        unsigned idx = csr - csrno::mcountinhibit;
-        if (!exists(idx)) return true; // read-only zero
-        if (!cfg.sscofpmf) v &= kSelectorMask;
-        selector[idx] = v;
-        if (cfg.qemu_event_map) {
+    case Reg::Event: {
+        if (r.upper && !cfg.sscofpmf) return false;
+        if (!exists(r.idx)) return true; // read-only zero
+        uint64_t s = merged(selector[r.idx]);
+        if (!cfg.sscofpmf) s &= kSelectorMask;
+        selector[r.idx] = s;
+        // QEMU maps the event the (lower) selector CSR's write names.
+        if (cfg.qemu_event_map && !r.upper) {
             if (v == 0) {
                 for (auto it = qemu_map_.begin(); it != qemu_map_.end();)
-                    it = it->second == idx ? qemu_map_.erase(it) : std::next(it);
+                    it = it->second == r.idx ? qemu_map_.erase(it) : std::next(it);
             } else {
-                qemu_map_.emplace(v & kSelectorMask, idx); // no-op when already mapped
+                qemu_map_.emplace(v & kSelectorMask, r.idx); // no-op when already mapped
             }
         }
         return true;
+    }
+    case Reg::Cfg: {
+        if (!cfg.smcntrpmf) return false;
+        uint64_t &f = r.idx == kCycle ? cyclecfg : instretcfg;
+        f = merged(f) & kInhibitBits;
+        return true;
+    }
+    case Reg::None: break;
     }
     switch (csr) {
     case csrno::mcountinhibit: {
@@ -88,11 +127,6 @@ bool PmuHart::write(unsigned csr, uint64_t v) {
         inhibit = static_cast<uint32_t>(v) & m;
         return true;
     }
-    case csrno::mcyclecfg:
-    case csrno::minstretcfg:
-        if (!cfg.smcntrpmf) return false;
-        (csr == csrno::mcyclecfg ? cyclecfg : instretcfg) = v & kInhibitBits;
-        return true;
     case csrno::mcounteren: counteren = static_cast<uint32_t>(v); return true;
     case csrno::mideleg: mideleg = v; return true;
     default: return false; // scountovf is read-only, the rest absent
@@ -143,7 +177,7 @@ Machine *Machine::active = nullptr;
 
 Machine::Machine(unsigned n, const PmuHartConfig &c, uint64_t base, uint64_t size,
                  uint64_t fw_size)
-    : harts(n, PmuHart(c)), ram_base(base), fw_end(base + fw_size), ram(size, 0) {}
+    : harts(n, PmuHart(c)), xlen(c.xlen), ram_base(base), fw_end(base + fw_size), ram(size, 0) {}
 
 bool Machine::in_ram(uint64_t pa, uint64_t size) const {
     return pa >= ram_base && size <= ram.size() && pa - ram_base <= ram.size() - size;
@@ -155,6 +189,10 @@ void Machine::fault(const std::string &what) {
 }
 
 uint64_t Machine::load(uint64_t pa, unsigned size) {
+    if (size * 8 > xlen) {
+        fault("load of " + std::to_string(size) + " bytes on RV" + std::to_string(xlen));
+        return 0;
+    }
     if (!in_ram(pa, size) || pa % size) {
         fault("load from " + std::to_string(pa));
         return 0;
@@ -163,6 +201,10 @@ uint64_t Machine::load(uint64_t pa, unsigned size) {
 }
 
 void Machine::store(uint64_t pa, uint64_t value, unsigned size) {
+    if (size * 8 > xlen) {
+        fault("store of " + std::to_string(size) + " bytes on RV" + std::to_string(xlen));
+        return;
+    }
     if (!in_ram(pa, size) || pa % size) {
         fault("store to " + std::to_string(pa));
         return;

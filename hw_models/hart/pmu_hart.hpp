@@ -1,9 +1,17 @@
 // SPDX-License-Identifier: BSD-2-Clause
-// Host model of the performance-monitoring state of RV64 harts, as M-mode
-// sees it (privileged spec "Hardware Performance Monitor", Sscofpmf,
+// Host model of the performance-monitoring state of RV64 and RV32 harts, as
+// M-mode sees it (privileged spec "Hardware Performance Monitor", Sscofpmf,
 // Smcntrpmf), with the QEMU behaviour firmware has to live with switchable:
 // QEMU counts an event on one counter only and forgets a counter's event only
 // when its selector is written with 0.
+//
+// CSRs are XLEN bits wide. On an RV32 hart the 64-bit counters, selectors and
+// filters are reached through two CSRs each: mcycleh/minstreth/mhpmcounterNh
+// for bits 63:32 of a counter, mhpmeventNh (Sscofpmf only) and mcyclecfgh/
+// minstretcfgh (Smcntrpmf) for bits 63:32 of a selector or filter, where the
+// OF and inhibit bits are. The *h CSRs trap on RV64, mhpmeventNh without
+// Sscofpmf; a write of more than XLEN bits, which no instruction can make,
+// fails like a trap. The model still keeps each register as one 64-bit value.
 //
 // A Machine holds harts plus one RAM range; it backs the pmu::hw interface
 // (pmu_hw_host.cpp) so the firmware's PMU service runs against it in host
@@ -26,15 +34,23 @@ constexpr unsigned mideleg = 0x303, mcounteren = 0x306, mcountinhibit = 0x320,
                    mcyclecfg = 0x321, minstretcfg = 0x322, mhpmevent3 = 0x323,
                    mcycle = 0xB00, minstret = 0xB02, mhpmcounter3 = 0xB03, scountovf = 0xDA0,
                    mhartid = 0xF14;
+// RV32 only: bits 63:32 (counter + 0x80, selector and filter + 0x400).
+constexpr unsigned mcycleh = 0xB80, minstreth = 0xB82, mhpmcounter3h = 0xB83,
+                   mcyclecfgh = 0x721, minstretcfgh = 0x722, mhpmevent3h = 0x723;
 }
 
 struct PmuHartConfig {
+    unsigned xlen = sizeof(unsigned long) * 8; // the host program's, as the firmware's
     uint32_t counters = 0x7fffd;  // bit N: counter N exists (cycle, instret, mhpmcounter3..18)
     unsigned hpm_width = 64;      // bits of mhpmcounter3..31
     bool sscofpmf = false;
     bool smcntrpmf = false;
     bool mcountinhibit = true;
     bool qemu_event_map = true;   // QEMU's one-counter-per-event mapping
+    // Cycles (and instructions) M-mode spends before each CSR access the
+    // firmware makes (pmu_hw_host.cpp), so running counters move between two
+    // accesses as on a real hart; 0 freezes them while the firmware runs.
+    unsigned m_cycles_per_csr = 0;
 };
 
 // Hardware event codes the model counts (the values QEMU's virt PMU uses,
@@ -67,6 +83,15 @@ class PmuHart {
     unsigned lcofi_raised = 0;  // times the overflow interrupt was raised
 
   private:
+    // What a CSR number names: a counter, a selector (mhpmeventN) or a
+    // filter (mcyclecfg/minstretcfg, by counter index 0/2), and on RV32 which
+    // half of it.
+    struct Reg {
+        enum Kind { None, Counter, Event, Cfg } kind;
+        unsigned idx;
+        bool upper;
+    };
+    Reg decode(unsigned csr) const;
     bool exists(unsigned idx) const;
     uint64_t width_mask(unsigned idx) const;
     bool filtered(uint64_t filter_bits, Priv p) const;
@@ -83,6 +108,7 @@ struct Machine {
     PmuHart &hart() { return harts[current]; }
 
     // RAM [ram_base, ram_base + size); the firmware owns the first fw_size bytes.
+    unsigned xlen;  // RV32 has no 8-byte load or store: such an access faults
     uint64_t ram_base, fw_end;
     std::vector<uint8_t> ram;
     bool in_ram(uint64_t pa, uint64_t size) const;

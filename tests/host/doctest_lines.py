@@ -6,7 +6,10 @@ one suite line per leaf subcase (doctest's JUnit report):
 A binary that crashes, prints no test case, or has a case marked
 doctest::skip is a FAIL, never silence.
 
-    doctest_lines.py PREFIX BINARY [doctest options...]
+    doctest_lines.py [--via RUNNER] PREFIX BINARY [doctest options...]
+
+--via runs the binary through RUNNER (a program such as qemu-i386 that
+executes it where the kernel cannot).
 """
 import subprocess
 import sys
@@ -38,10 +41,14 @@ def report(p, prefix, what):
 
 
 def main():
-    prefix, binary, extra = sys.argv[1], sys.argv[2], sys.argv[3:]
+    args = sys.argv[1:]
+    via = []
+    if args[:1] == ["--via"]:
+        via, args = [args[1]], args[2:]
+    prefix, binary, extra = args[0], via + [args[1]], args[2:]
     bad = 0
     # doctest's JUnit reporter leaves skipped cases out: list them first.
-    listing = report(run([binary, "-r=xml", "-ltc", "--no-skip=true"] + extra),
+    listing = report(run(binary + ["-r=xml", "-ltc", "--no-skip=true"] + extra),
                      prefix, "listing")
     if listing is None:
         return 1
@@ -50,7 +57,7 @@ def main():
             bad += 1
             print("FAIL: %s/%s skipped (doctest::skip hides a test)"
                   % (prefix, " ".join(tc.get("name").split())))
-    p = run([binary, "-r=junit"] + extra)
+    p = run(binary + ["-r=junit"] + extra)
     root = report(p, prefix, "tests")
     if root is None:
         return 1

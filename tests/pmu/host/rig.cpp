@@ -10,10 +10,14 @@
 
 namespace fw {
 // /memory is the model's RAM; the firmware owns its first kFwSize bytes.
+// The contract of fw.hpp as firmware/core/init.cpp keeps it: addr_hi must be
+// 0 (M-mode reaches XLEN-bit addresses only) and the range must not run past
+// 2^XLEN; one that ends exactly there is fine.
 bool s_mode_range_ok(unsigned long lo, unsigned long hi, unsigned long size) {
     const rig::Machine &m = *rig::Machine::active;
     if (hi != 0) return false;
-    if (lo + size < lo) return false;
+    const unsigned long last = lo + (size ? size - 1 : 0);
+    if (last < lo) return false;
     if (!m.in_ram(lo, size ? size : 1)) return false;
     return lo >= m.fw_end;
 }
@@ -56,8 +60,11 @@ std::vector<uint8_t> make_fdt(const std::vector<Prop> &props, bool with_node) {
     return b;
 }
 
-Rig::Rig(PmuHartConfig cfg, std::vector<Prop> props, unsigned harts, bool with_node)
-    : m(harts, cfg, kRam, 1 << 20, kFwSize), fdt(make_fdt(props, with_node)) {
+Rig::Rig(PmuHartConfig cfg, std::vector<Prop> props, unsigned harts, bool with_node,
+         uint64_t ram_base)
+    : m(harts, cfg, ram_base, kRamSize, kFwSize), fdt(make_fdt(props, with_node)) {
+    // The hart model is as wide as the firmware build: RV32 on a 32-bit host.
+    REQUIRE_EQ(cfg.xlen, kXlen);
     Machine::active = &m;
     // Firmware state starts zeroed, as .bss does.
     std::memset(static_cast<void *>(&pmu::g_config), 0, sizeof pmu::g_config);

@@ -42,13 +42,39 @@ inline std::vector<Prop> qemu72_pmu() {
               0x7fff8, 0x10021, 0x10021, 0x7fff8, 0, 0, 0, 0, 0}}};
 }
 
+// A hart with Sscofpmf (overflow, mhpmevent filter bits), Smcntrpmf if asked.
+inline PmuHartConfig sscof(bool smcntrpmf = false) {
+    PmuHartConfig c;
+    c.sscofpmf = true;
+    c.smcntrpmf = smcntrpmf;
+    return c;
+}
+
 // A flattened device tree with /soc/pmu (when `with_node`) holding `props`.
 std::vector<uint8_t> make_fdt(const std::vector<Prop> &props, bool with_node = true);
 
 constexpr uint64_t kRam = 0x80000000;
+constexpr uint64_t kRamSize = 1 << 20;
 constexpr uint64_t kFwSize = 0x40000;
 constexpr uint64_t kShmem = kRam + 0x80000; // a page S-mode owns
 constexpr unsigned long kAll = ~0ul;
+constexpr bool kRv32 = kXlen == 32;
+static_assert(kXlen == 32 || kXlen == 64);
+// Linux's overflow restart base BITS_PER_LONG^2 (firmware/pmu/README.md,
+// "Linux compatibility"), as the kernel of each XLEN passes it.
+constexpr unsigned long kLinuxRestartBase = kRv32 ? 1024 : 4096;
+// The top bit of an XLEN-wide argument.
+constexpr unsigned long kTopBit = 1ul << (kXlen - 1);
+
+// A 64-bit SBI argument as S-mode passes it (binary-encoding.adoc): one
+// register on RV64 (the next one unused), two on RV32, low half first.
+struct Arg64 {
+    unsigned long first, second;
+};
+constexpr Arg64 arg64(uint64_t v) {
+    if constexpr (kRv32) return {static_cast<unsigned long>(v), static_cast<unsigned long>(v >> 32)};
+    return {static_cast<unsigned long>(v), 0};
+}
 
 // Event indices used throughout.
 constexpr unsigned long kCycles = event_idx(TYPE_HW, HW_CPU_CYCLES);
@@ -65,7 +91,7 @@ struct Rig {
     std::vector<uint8_t> fdt;
 
     explicit Rig(PmuHartConfig cfg = {}, std::vector<Prop> props = qemu72_pmu(),
-                 unsigned harts = 1, bool with_node = true);
+                 unsigned harts = 1, bool with_node = true, uint64_t ram_base = kRam);
     ~Rig();
 
     SbiRet call(unsigned long fid, unsigned long a0 = 0, unsigned long a1 = 0,
@@ -77,11 +103,13 @@ struct Rig {
     SbiRet info(unsigned long i) { return call(COUNTER_GET_INFO, i); }
     SbiRet match(unsigned long base, unsigned long mask, unsigned long flags, unsigned long ev,
                  uint64_t data = 0) {
-        return call(COUNTER_CONFIG_MATCHING, base, mask, flags, ev, data);
+        Arg64 d = arg64(data);
+        return call(COUNTER_CONFIG_MATCHING, base, mask, flags, ev, d.first, d.second);
     }
     SbiRet start(unsigned long base, unsigned long mask, unsigned long flags = 0,
                  uint64_t init = 0) {
-        return call(COUNTER_START, base, mask, flags, init);
+        Arg64 i = arg64(init);
+        return call(COUNTER_START, base, mask, flags, i.first, i.second);
     }
     SbiRet stop(unsigned long base, unsigned long mask, unsigned long flags = 0) {
         return call(COUNTER_STOP, base, mask, flags);

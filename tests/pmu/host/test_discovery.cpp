@@ -8,7 +8,8 @@ namespace {
 constexpr unsigned long info_hw(unsigned idx, unsigned bits) {
     return (0xC00ul + idx) | (static_cast<unsigned long>(bits - 1) << 12);
 }
-constexpr unsigned long kFwInfo = (1ul << 63) | (63ul << 12);
+// Firmware counter: type bit XLEN-1, width field 63 (counter_info, FID 1).
+constexpr unsigned long kFwInfo = kRv32 ? 0x8003f000ul : static_cast<unsigned long>(0x800000000003f000ull);
 } // namespace
 
 TEST_CASE("discovery: QEMU 7.2 layout, 16 mhpmcounters, firmware counters after them") {

@@ -103,19 +103,24 @@ TEST_CASE("snapshot: overflow bitmap with Sscofpmf, relative to the base") {
     CHECK_EQ(r.snap_bitmap(), 0u);
 }
 
-TEST_CASE("snapshot: Linux's overflow restart base (64 * 64) means 0, only with INIT_SNAPSHOT") {
+TEST_CASE("snapshot: Linux's overflow restart base (XLEN^2) means 0, only with INIT_SNAPSHOT") {
     Rig r;
+    const unsigned long base = kLinuxRestartBase, other = kRv32 ? 64 * 64 : 32 * 32;
+    CHECK_EQ(base, kXlen * kXlen);
     CHECK_OK(r.set_shmem(kShmem));
     REQUIRE_EQ(r.match(3, 1, 0, kDtlbRdMiss).value, 3u);
     r.m.store_s(kShmem + 8 + 8 * 3, 777, 8);
-    CHECK_OK(r.start(64 * 64, 1ul << 3, START_INIT_SNAPSHOT));
+    CHECK_OK(r.start(base, 1ul << 3, START_INIT_SNAPSHOT));
     CHECK_EQ(r.hart().counter[3], 777u);
     CHECK_OK(r.stop(3, 1));
-    CHECK_ERR(r.start(64 * 64, 1ul << 3, 0), InvalidParam);
-    CHECK_ERR(r.start(64 * 64, 1ul << 3, START_SET_INIT_VALUE), InvalidParam);
-    CHECK_ERR(r.start(64 * 64 + 1, 1ul << 2, START_INIT_SNAPSHOT), InvalidParam);
+    CHECK_ERR(r.start(base, 1ul << 3, 0), InvalidParam);
+    CHECK_ERR(r.start(base, 1ul << 3, START_SET_INIT_VALUE), InvalidParam);
+    CHECK_ERR(r.start(base + 1, 1ul << 2, START_INIT_SNAPSHOT), InvalidParam);
     CHECK_ERR(r.start(64, 1, START_INIT_SNAPSHOT), InvalidParam);
-    CHECK_ERR(r.stop(64 * 64, 1ul << 3, STOP_TAKE_SNAPSHOT), InvalidParam);
+    CHECK_ERR(r.stop(base, 1ul << 3, STOP_TAKE_SNAPSHOT), InvalidParam);
+    // The other XLEN's base is just out of range here.
+    CHECK_ERR(r.start(other, 1ul << 3, START_INIT_SNAPSHOT), InvalidParam);
+    CHECK_EQ(r.hart().counter[3], 777u);
 }
 
 TEST_CASE("snapshot: disabling removes the area, per hart") {

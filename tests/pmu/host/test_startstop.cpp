@@ -9,24 +9,19 @@ using hart_model::event::itlb_miss;
 
 namespace {
 constexpr uint64_t kOF = 1ull << 63;
-PmuHartConfig sscof() {
-    PmuHartConfig c;
-    c.sscofpmf = true;
-    return c;
-}
 } // namespace
 
 TEST_CASE("start/stop: reserved flag bits and SET_INIT_VALUE|INIT_SNAPSHOT are INVALID_PARAM") {
     Rig r;
     REQUIRE_EQ(r.match(3, 1, 0, kDtlbRdMiss).value, 3u);
-    for (unsigned b = 2; b < 64; b++) {
+    for (unsigned b = 2; b < kXlen; b++) {
         CAPTURE(b);
         CHECK_ERR(r.start(3, 1, 1ul << b), InvalidParam);
     }
     CHECK_ERR(r.start(3, 1, START_SET_INIT_VALUE | START_INIT_SNAPSHOT, 5), InvalidParam);
     CHECK_EQ(pmu::g_harts[0].started, 0u);
     CHECK_OK(r.start(3, 1));
-    for (unsigned b = 2; b < 64; b++) {
+    for (unsigned b = 2; b < kXlen; b++) {
         CAPTURE(b);
         CHECK_ERR(r.stop(3, 1, 1ul << b), InvalidParam);
     }
@@ -38,7 +33,7 @@ TEST_CASE("start/stop: the whole set is validated first, nothing changes on INVA
     REQUIRE_EQ(r.match(3, 1, 0, kDtlbRdMiss).value, 3u);
     CHECK_ERR(r.start(0, 0), InvalidParam);
     CHECK_ERR(r.start(3, 0x3), InvalidParam); // 4 never configured
-    CHECK_ERR(r.start(3, 1ul << 63), InvalidParam);
+    CHECK_ERR(r.start(3, kTopBit), InvalidParam);
     CHECK_ERR(r.start(r.total(), 1), InvalidParam);
     CHECK_ERR(r.start(~0ul, 1), InvalidParam);
     CHECK_ERR(r.start(1, 0x5), InvalidParam); // time
