@@ -46,13 +46,15 @@ PageSpan fence_pages(const FenceRequest &r) {
 
 void execute_fence(const FenceRequest &r) {
     using fw::FwEvent;
+    if (r.kind == FenceKind::fence_i) { // the whole hart: no range to work out
+        subsystems::fw_event(FwEvent::fence_i_received);
+        asm volatile("fence.i" ::: "memory");
+        return;
+    }
     const PageSpan span = fence_pages(r);
     const bool all = span.all;
     switch (r.kind) {
-    case FenceKind::fence_i:
-        subsystems::fw_event(FwEvent::fence_i_received);
-        asm volatile("fence.i" ::: "memory");
-        break;
+    case FenceKind::fence_i: break; // above
     case FenceKind::sfence_vma:
         subsystems::fw_event(FwEvent::sfence_vma_received);
         if (all)
@@ -163,23 +165,26 @@ void process_timer() {
 void remote_fence(const FenceRequest &req, const unsigned long *targets) {
     unsigned long self_id = current_hartid();
     HartState &self = harts[self_id];
-    bool local = (targets[self_id / kXlen] >> (self_id % kXlen)) & 1;
-    unsigned count = 0;
-    for (unsigned w = 0; w < kMaxHarts / kXlen; w++)
-        count += __builtin_popcountl(targets[w]);
-    count -= local;
-    if (!count) { // only this hart (or none): no request to publish
+    const unsigned self_word = static_cast<unsigned>(self_id / kXlen);
+    const unsigned long self_bit = 1ul << (self_id % kXlen);
+    const bool local = targets[self_word] & self_bit;
+    unsigned long others[kMaxHarts / kXlen], any = 0;
+    for (unsigned w = 0; w < kMaxHarts / kXlen; w++) {
+        others[w] = targets[w] & ~(w == self_word ? self_bit : 0);
+        any |= others[w];
+    }
+    if (!any) { // only this hart (or none): no request to publish
         if (local) execute_fence(req);
         return;
     }
+    unsigned count = 0;
+    for (unsigned long m : others) count += __builtin_popcountl(m);
     self.fence_req = req;
     self.fence_waiting.store(count, fw::memory_order_relaxed);
     for (unsigned w = 0; w < kMaxHarts / kXlen; w++) {
-        for (unsigned long m = targets[w]; m; m &= m - 1) {
+        for (unsigned long m = others[w]; m; m &= m - 1) {
             unsigned long h = w * kXlen + __builtin_ctzl(m);
-            if (h == self_id) continue;
-            harts[h].fence_from[self_id / kXlen].fetch_or(1ul << (self_id % kXlen),
-                                                           fw::memory_order_release);
+            harts[h].fence_from[self_word].fetch_or(self_bit, fw::memory_order_release);
             send_ipi(h, IPI_FENCE);
         }
     }

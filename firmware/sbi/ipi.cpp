@@ -9,19 +9,21 @@ namespace sbi {
 
 void send_ipi_many(const HartBitmap &targets) {
     constexpr unsigned xlen = sizeof(long) * 8;
-    unsigned long self = fw::current_hartid();
+    const unsigned long self = fw::current_hartid();
+    const unsigned self_word = static_cast<unsigned>(self / xlen);
+    const unsigned long self_bit = 1ul << (self % xlen);
+    if (targets.w[self_word] & self_bit) {
+        // No need for a round trip through the M-mode software interrupt to
+        // reach ourselves: the IPI is sent and received here.
+        fw::subsystems::fw_event(fw::FwEvent::ipi_sent);
+        fw::subsystems::fw_event(fw::FwEvent::ipi_received);
+        csr_set(csr::mip, 1ul << csr::irq::SSI);
+    }
     for (unsigned w = 0; w < kMaskWords; w++) {
-        for (unsigned long m = targets.w[w]; m; m &= m - 1) {
-            unsigned long h = w * xlen + __builtin_ctzl(m);
+        unsigned long m = targets.w[w] & ~(w == self_word ? self_bit : 0);
+        for (; m; m &= m - 1) {
             fw::subsystems::fw_event(fw::FwEvent::ipi_sent);
-            if (h == self) {
-                // No need for a round trip through the M-mode software
-                // interrupt to reach ourselves.
-                fw::subsystems::fw_event(fw::FwEvent::ipi_received);
-                csr_set(csr::mip, 1ul << csr::irq::SSI);
-            } else {
-                fw::send_ipi(h, fw::IPI_SMODE);
-            }
+            fw::send_ipi(w * xlen + __builtin_ctzl(m), fw::IPI_SMODE);
         }
     }
 }
