@@ -64,9 +64,10 @@ inline const Extension *lookup(unsigned long eid) {
 }
 } // namespace
 
-const Extension *find_extension(long eid) {
-    if (is_legacy(static_cast<unsigned long>(eid))) return &sbi_ext_legacy;
-    return lookup(static_cast<unsigned long>(eid));
+SbiRet probe_extension(unsigned long eid) {
+    const Extension *e = is_legacy(eid) ? &sbi_ext_legacy : lookup(eid);
+    if (!e) return ok(0);
+    return ok(e->probe ? static_cast<unsigned long>(e->probe()) : 1);
 }
 } // namespace sbi
 

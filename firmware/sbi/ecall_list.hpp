@@ -12,6 +12,7 @@ extern const Extension sbi_ext_base, sbi_ext_time, sbi_ext_ipi, sbi_ext_rfence, 
 // when they are built (TSBI_SUBSYSTEMS, firmware/build.mk).
 extern const Extension sbi_ext_pmu, sbi_ext_trace;
 
-// The descriptor for `eid` (nullptr when absent), for probe_extension.
-const Extension *find_extension(long eid);
+// sbi_probe_extension (ext-base.adoc): 0 when `eid` is absent, else its
+// descriptor's probe value (1 without a probe function).
+SbiRet probe_extension(unsigned long eid);
 } // namespace sbi
