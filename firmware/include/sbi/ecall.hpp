@@ -8,7 +8,7 @@
 namespace sbi {
 
 // Arguments arrive exactly as S-mode put them in a0..a5, a6 = FID, so the
-// dispatcher can tail-call the handler without moving registers.
+// trap entry (entry.S) calls the handler without moving registers.
 using Handler = SbiRet (*)(unsigned long a0, unsigned long a1, unsigned long a2,
                            unsigned long a3, unsigned long a4, unsigned long a5,
                            unsigned long fid);
