@@ -160,27 +160,21 @@ void process_timer() {
     csr_set(csr::mip, 1ul << csr::irq::STI);
 }
 
-// Runs `req` on every hart of `targets` (a bitmap of XLEN-wide words), on
-// this hart directly and on the others through IPIs, and waits for them.
-void remote_fence(const FenceRequest &req, const unsigned long *targets) {
-    unsigned long self_id = current_hartid();
+namespace {
+// remote_fence() for a request some other hart must run too: publish it,
+// signal each of `others`, run it here if `local`, and wait for them all.
+// Kept out of line so the common case, a fence for the calling hart alone,
+// saves no registers for it.
+[[gnu::noinline]] void fence_with_others(const FenceRequest &req, const unsigned long *others,
+                                         bool local) {
+    const unsigned long self_id = current_hartid();
     HartState &self = harts[self_id];
-    const unsigned self_word = static_cast<unsigned>(self_id / kXlen);
-    const unsigned long self_bit = 1ul << (self_id % kXlen);
-    const bool local = targets[self_word] & self_bit;
-    unsigned long others[kMaxHarts / kXlen], any = 0;
-    for (unsigned w = 0; w < kMaxHarts / kXlen; w++) {
-        others[w] = targets[w] & ~(w == self_word ? self_bit : 0);
-        any |= others[w];
-    }
-    if (!any) { // only this hart (or none): no request to publish
-        if (local) execute_fence(req);
-        return;
-    }
     unsigned count = 0;
-    for (unsigned long m : others) count += __builtin_popcountl(m);
+    for (unsigned w = 0; w < kMaxHarts / kXlen; w++) count += __builtin_popcountl(others[w]);
     self.fence_req = req;
     self.fence_waiting.store(count, fw::memory_order_relaxed);
+    const unsigned self_word = static_cast<unsigned>(self_id / kXlen);
+    const unsigned long self_bit = 1ul << (self_id % kXlen);
     for (unsigned w = 0; w < kMaxHarts / kXlen; w++) {
         for (unsigned long m = others[w]; m; m &= m - 1) {
             unsigned long h = w * kXlen + __builtin_ctzl(m);
@@ -195,6 +189,19 @@ void remote_fence(const FenceRequest &req, const unsigned long *targets) {
             process_fences(self);
         }
     }
+}
+} // namespace
+
+// Runs `req` on every hart of `targets` (a bitmap of XLEN-wide words), on
+// this hart directly and on the others through IPIs, and waits for them.
+void remote_fence(const FenceRequest &req, const unsigned long *targets) {
+    const unsigned long self_id = current_hartid();
+    const bool local = is_target(targets, self_id);
+    unsigned long others[kMaxHarts / kXlen];
+    if (others_than(targets, self_id, others))
+        fence_with_others(req, others, local);
+    else if (local) // only this hart: no request to publish
+        execute_fence(req);
 }
 
 } // namespace fw
