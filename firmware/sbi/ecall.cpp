@@ -13,21 +13,13 @@
 namespace sbi {
 
 // The one list of extensions, kExtensions, made into a direct-mapped table
-// indexed by a hash of the EID: lookup is one load and one compare. The
-// static_assert keeps the slots distinct, so an extension whose slot
-// collides fails to compile (then widen or change ext_slot()). The low bits
-// alone collide (SRST and FWFT both end in 'T'); this hash keeps every
-// standard EID of SBI 3.0 (those not implemented too: CPPC, NACL, STA,
-// MPXY), the legacy EIDs 0x00-0x08 and the tsbi trace EID in slots of their
-// own.
-struct ExtSlot {
-    long eid;
-    const Extension *ext;
-};
-struct ExtTable {
-    ExtSlot s[SBI_EXT_SLOTS];
-};
-
+// indexed by a hash of the EID (ext_slot(), ecall_list.hpp): lookup is one
+// load and one compare. The static_assert keeps the slots distinct, so an
+// extension whose slot collides fails to compile (then widen or change
+// ext_slot()). The low bits alone collide (SRST and FWFT both end in 'T');
+// this hash keeps every standard EID of SBI 3.0 (those not implemented too:
+// CPPC, NACL, STA, MPXY), the legacy EIDs 0x00-0x08 and the tsbi trace EID
+// in slots of their own.
 namespace {
 
 // Adding an extension: its file, its descriptor's declaration in
@@ -53,10 +45,6 @@ constexpr ExtSlot kExtensions[] = {
     {eid::pmu, &sbi_ext_pmu},     {eid::tsbi_trace, &sbi_ext_trace},
 #endif
 };
-// entry.S computes the same hash from SBI_EXT_HASH_SHIFT and SBI_EXT_SLOTS.
-constexpr unsigned ext_slot(unsigned long eid) {
-    return (eid ^ (eid >> SBI_EXT_HASH_SHIFT)) & (SBI_EXT_SLOTS - 1);
-}
 constexpr bool slots_distinct() {
     for (const ExtSlot &a : kExtensions)
         for (const ExtSlot &b : kExtensions)
@@ -92,15 +80,6 @@ inline bool is_legacy(unsigned long eid) { return eid < kLegacyCount; }
 
 // The table entry.S dispatches SBI calls with.
 extern "C" constexpr sbi::ExtTable sbi_ext_table = sbi::make_table();
-
-namespace sbi {
-SbiRet probe_extension(unsigned long eid) {
-    const ExtSlot &s = sbi_ext_table.s[ext_slot(eid)];
-    // An EID with bits set above the 32-bit EID space matches nothing.
-    if (s.eid != static_cast<long>(eid)) return ok(0);
-    return ok(s.ext->probe ? static_cast<unsigned long>(s.ext->probe()) : 1);
-}
-} // namespace sbi
 
 using namespace sbi;
 
