@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
-// How an SBI extension plugs into the ecall dispatcher (firmware/sbi/ecall.cpp).
-// One file per extension defines one `const Extension` and it is listed once
+// How an SBI extension plugs into the ecall dispatch (firmware/sbi/ecall.cpp's
+// EID table, which entry.S looks EIDs up in). One file per extension defines
+// one `const Extension` (legacy.cpp one per legacy EID) and it is listed once
 // in firmware/sbi/ecall.cpp.
 #pragma once
 #include "sbi/sbi.hpp"
