@@ -6,10 +6,12 @@
 #define REG_S sd
 #define REG_L ld
 #define REGBYTES 8
+#define LOG_REGBYTES 3
 #else
 #define REG_S sw
 #define REG_L lw
 #define REGBYTES 4
+#define LOG_REGBYTES 2
 #endif
 /* Trap frame (firmware/core/trap.hpp): x0..x31 by register number (the x0
  * slot is unused), then mepc and mstatus; trap.cpp checks these against
@@ -22,3 +24,12 @@
 /* SBI binary encoding: error codes run from 0 down to the lowest one the
  * spec defines (sbi::kLowestError, checked in trap.cpp). */
 #define SBI_LOWEST_ERROR (-14)
+#define SBI_ERR_NOT_SUPPORTED (-2)
+/* The SBI extension table entry.S dispatches with (sbi_ext_table,
+ * firmware/sbi/ecall.cpp, which checks this layout): SBI_EXT_SLOTS slots
+ * {EID, descriptor}, EID e in slot (e ^ (e >> SBI_EXT_HASH_SHIFT)) mod
+ * SBI_EXT_SLOTS; the descriptor's handler at EXT_HANDLER. */
+#define SBI_EXT_SLOTS 128
+#define SBI_EXT_HASH_SHIFT 5
+#define SBI_EXT_SLOT_SHIFT (LOG_REGBYTES + 1)
+#define EXT_HANDLER REGBYTES

@@ -87,6 +87,22 @@ enum Ext : unsigned {
 };
 inline bool hart_has(unsigned long hartid, Ext e) { return (harts[hartid].isa >> e) & 1; }
 
+// For a bitmap of target harts (XLEN-wide words, as sbi::HartBitmap): the
+// calling hart is served in place, the others through IPIs, and a call for
+// the calling hart alone skips the latter. is_target: whether hart `id` is
+// in it; others_than: `others` = the targets but `id`, and whether any.
+inline bool is_target(const unsigned long *targets, unsigned long id) {
+    return (targets[id / kXlen] >> (id % kXlen)) & 1;
+}
+inline bool others_than(const unsigned long *targets, unsigned long id, unsigned long *others) {
+    unsigned long any = 0;
+    for (unsigned w = 0; w < kMaxHarts / kXlen; w++) {
+        others[w] = targets[w] & ~(w == id / kXlen ? 1ul << (id % kXlen) : 0);
+        any |= others[w];
+    }
+    return any != 0;
+}
+
 // Processes this hart's pending M-mode software/timer work (IPIs, fences,
 // timer forwarding). Called from the trap handler and from wait loops.
 void process_ipis();

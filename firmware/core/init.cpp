@@ -21,6 +21,7 @@ alignas(4096) char hart_stacks[fw::kMaxHarts][fw::kStackSize] __attribute__((sec
 namespace fw {
 
 HartState harts[kMaxHarts];
+unsigned long hart_valid_bits[kMaxHarts / kXlen];
 
 // Set by the image: the fw_dynamic image honours the info struct in a2, the
 // fw_jump image ignores it (firmware/core/image_*.cpp).
@@ -236,6 +237,12 @@ void print_banner(unsigned nharts) {
            boot.next_addr, boot.next_mode == FW_DYNAMIC_NEXT_MODE_U ? "U" : "S", boot.fdt);
 }
 
+// A hart the firmware serves and offers to S-mode (hart_valid).
+void mark_present(unsigned long hartid) {
+    harts[hartid].present = true;
+    hart_valid_bits[hartid / kXlen] |= 1ul << (hartid % kXlen);
+}
+
 void cold_boot(unsigned long hartid, unsigned long fdt, const FwDynamicInfo *di) {
     clear_bss();
     region_start = reinterpret_cast<uintptr_t>(_fw_start);
@@ -257,13 +264,13 @@ void cold_boot(unsigned long hartid, unsigned long fdt, const FwDynamicInfo *di)
             continue;
         }
         HartState &h = harts[descs[i].hartid];
-        h.present = true;
+        mark_present(descs[i].hartid);
         h.isa = descs[i].isa;
         h.hsm_state.store(HSM_STOPPED, fw::memory_order_relaxed);
         served++;
     }
     if (!n) { // a DT without /cpus: serve at least ourselves
-        harts[hartid].present = true;
+        mark_present(hartid);
         served++;
     }
     if (!served) fatal("no hart in the device tree can run S-mode");
@@ -321,7 +328,6 @@ void fatal(const char *why) {
 uintptr_t fw_region_start() { return region_start; }
 uintptr_t fw_region_end() { return region_end; }
 
-bool hart_valid(unsigned long hartid) { return hartid < kMaxHarts && harts[hartid].present; }
 
 bool s_mode_range_ok(unsigned long lo, unsigned long hi, unsigned long size) {
     // The firmware accesses the range with its own M-mode loads and stores,

@@ -46,13 +46,15 @@ PageSpan fence_pages(const FenceRequest &r) {
 
 void execute_fence(const FenceRequest &r) {
     using fw::FwEvent;
+    if (r.kind == FenceKind::fence_i) { // the whole hart: no range to work out
+        subsystems::fw_event(FwEvent::fence_i_received);
+        asm volatile("fence.i" ::: "memory");
+        return;
+    }
     const PageSpan span = fence_pages(r);
     const bool all = span.all;
     switch (r.kind) {
-    case FenceKind::fence_i:
-        subsystems::fw_event(FwEvent::fence_i_received);
-        asm volatile("fence.i" ::: "memory");
-        break;
+    case FenceKind::fence_i: break; // above
     case FenceKind::sfence_vma:
         subsystems::fw_event(FwEvent::sfence_vma_received);
         if (all)
@@ -158,28 +160,25 @@ void process_timer() {
     csr_set(csr::mip, 1ul << csr::irq::STI);
 }
 
-// Runs `req` on every hart of `targets` (a bitmap of XLEN-wide words), on
-// this hart directly and on the others through IPIs, and waits for them.
-void remote_fence(const FenceRequest &req, const unsigned long *targets) {
-    unsigned long self_id = current_hartid();
+namespace {
+// remote_fence() for a request some other hart must run too: publish it,
+// signal each of `others`, run it here if `local`, and wait for them all.
+// Kept out of line so the common case, a fence for the calling hart alone,
+// saves no registers for it.
+[[gnu::noinline]] void fence_with_others(const FenceRequest &req, const unsigned long *others,
+                                         bool local) {
+    const unsigned long self_id = current_hartid();
     HartState &self = harts[self_id];
-    bool local = (targets[self_id / kXlen] >> (self_id % kXlen)) & 1;
     unsigned count = 0;
-    for (unsigned w = 0; w < kMaxHarts / kXlen; w++)
-        count += __builtin_popcountl(targets[w]);
-    count -= local;
-    if (!count) { // only this hart (or none): no request to publish
-        if (local) execute_fence(req);
-        return;
-    }
+    for (unsigned w = 0; w < kMaxHarts / kXlen; w++) count += __builtin_popcountl(others[w]);
     self.fence_req = req;
     self.fence_waiting.store(count, fw::memory_order_relaxed);
+    const unsigned self_word = static_cast<unsigned>(self_id / kXlen);
+    const unsigned long self_bit = 1ul << (self_id % kXlen);
     for (unsigned w = 0; w < kMaxHarts / kXlen; w++) {
-        for (unsigned long m = targets[w]; m; m &= m - 1) {
+        for (unsigned long m = others[w]; m; m &= m - 1) {
             unsigned long h = w * kXlen + __builtin_ctzl(m);
-            if (h == self_id) continue;
-            harts[h].fence_from[self_id / kXlen].fetch_or(1ul << (self_id % kXlen),
-                                                           fw::memory_order_release);
+            harts[h].fence_from[self_word].fetch_or(self_bit, fw::memory_order_release);
             send_ipi(h, IPI_FENCE);
         }
     }
@@ -190,6 +189,19 @@ void remote_fence(const FenceRequest &req, const unsigned long *targets) {
             process_fences(self);
         }
     }
+}
+} // namespace
+
+// Runs `req` on every hart of `targets` (a bitmap of XLEN-wide words), on
+// this hart directly and on the others through IPIs, and waits for them.
+void remote_fence(const FenceRequest &req, const unsigned long *targets) {
+    const unsigned long self_id = current_hartid();
+    const bool local = is_target(targets, self_id);
+    unsigned long others[kMaxHarts / kXlen];
+    if (others_than(targets, self_id, others))
+        fence_with_others(req, others, local);
+    else if (local) // only this hart: no request to publish
+        execute_fence(req);
 }
 
 } // namespace fw

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // M-mode trap handling for everything except supervisor ecalls (which take
-// the short path in entry.S straight to firmware/sbi/ecall.cpp).
+// the short path in entry.S straight to the extension's handler, looked up
+// in firmware/sbi/ecall.cpp's table).
 #include "trap.hpp"
 #include "hart.hpp"
 #include "subsystems.hpp"

@@ -19,9 +19,14 @@ inline unsigned long current_hartid() {
 }
 #endif
 
-// True when hart `hartid` exists, is enabled in the device tree and is
-// available to S-mode (SBI "Hart list parameter").
-bool hart_valid(unsigned long hartid);
+// Bit h (of word h / XLEN) set when hart h exists, is enabled in the device
+// tree and is available to S-mode (SBI "Hart list parameter"). Written by
+// the boot hart at cold boot, before any hart runs S-mode; read-only after.
+extern unsigned long hart_valid_bits[kMaxHarts / (sizeof(long) * 8)];
+inline bool hart_valid(unsigned long hartid) {
+    constexpr unsigned xlen = sizeof(long) * 8;
+    return hartid < kMaxHarts && ((hart_valid_bits[hartid / xlen] >> (hartid % xlen)) & 1);
+}
 
 // SBI "Shared memory physical address range parameter": true when
 // [addr_lo | addr_hi << XLEN, + size) lies in memory S-mode may access

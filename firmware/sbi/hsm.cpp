@@ -65,8 +65,11 @@ SbiRet hart_suspend(uint32_t type, unsigned long resume_addr, unsigned long opaq
     return suspend_current_hart(non_retentive, resume_addr, opaque);
 }
 
-SbiRet handle(unsigned long a0, unsigned long a1, unsigned long a2, unsigned long, unsigned long,
-              unsigned long, unsigned long fid) {
+// The calls but get_status, out of line: they need callee-saved registers
+// that get_status, which S-mode polls while starting and stopping harts,
+// would otherwise save and restore too.
+[[gnu::noinline]] SbiRet handle_start_stop(unsigned long a0, unsigned long a1, unsigned long a2,
+                                           unsigned long fid) {
     switch (fid) {
     case HART_START: return hart_start(a0, a1, a2);
     case HART_STOP:
@@ -74,14 +77,18 @@ SbiRet handle(unsigned long a0, unsigned long a1, unsigned long a2, unsigned lon
         fw::subsystems::hart_stop();
         fw::subsystems::smode_leave();
         hart_stop_and_wait();
-    case HART_GET_STATUS:
-        if (!hart_valid(a0)) return err(Error::InvalidParam);
-        return ok(harts[a0].hsm_state.load(fw::memory_order_acquire));
     // suspend_type is uint32_t: only its low 32 bits count (binary-encoding.adoc,
     // "higher privilege software must ensure that it only uses 32 bit data").
     case HART_SUSPEND: return hart_suspend(static_cast<uint32_t>(a0), a1, a2);
     default: return err(Error::NotSupported);
     }
+}
+
+SbiRet handle(unsigned long a0, unsigned long a1, unsigned long a2, unsigned long, unsigned long,
+              unsigned long, unsigned long fid) {
+    if (fid != HART_GET_STATUS) return handle_start_stop(a0, a1, a2, fid);
+    if (!hart_valid(a0)) return err(Error::InvalidParam);
+    return ok(harts[a0].hsm_state.load(fw::memory_order_acquire));
 }
 } // namespace
 

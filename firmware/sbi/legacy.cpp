@@ -37,8 +37,9 @@ bool read_smode_ulong(unsigned long va, unsigned long &out) {
 
 SbiRet legacy_ret(long v, unsigned long a1) { return {v, a1}; }
 
-SbiRet handle(unsigned long a0, unsigned long a1, unsigned long a2, unsigned long a3,
-              unsigned long, unsigned long, unsigned long eid) {
+// One body for the nine EIDs; not inlined into each descriptor's handler.
+[[gnu::noinline]] SbiRet handle(unsigned long a0, unsigned long a1, unsigned long a2,
+                                unsigned long a3, unsigned long eid) {
     const long kFailed = static_cast<long>(Error::Failed);
     switch (static_cast<long>(eid)) {
     case eid::legacy_set_timer:
@@ -83,8 +84,24 @@ SbiRet handle(unsigned long a0, unsigned long a1, unsigned long a2, unsigned lon
     }
     return legacy_ret(r.error, a1);
 }
+// The handler of EID E: legacy calls have no FID (a6 is not an argument).
+template <unsigned long E>
+SbiRet handle_eid(unsigned long a0, unsigned long a1, unsigned long a2, unsigned long a3,
+                  unsigned long, unsigned long, unsigned long) {
+    return handle(a0, a1, a2, a3, E);
+}
 } // namespace
 
-// EIDs 0x00-0x08 (ecall.cpp's is_legacy).
-extern const Extension sbi_ext_legacy = {nullptr, handle};
+// EIDs 0x00-0x08, indexed by EID (ecall.cpp's table).
+extern const Extension sbi_ext_legacy[kLegacyCount] = {
+    {nullptr, handle_eid<eid::legacy_set_timer>},
+    {nullptr, handle_eid<eid::legacy_console_putchar>},
+    {nullptr, handle_eid<eid::legacy_console_getchar>},
+    {nullptr, handle_eid<eid::legacy_clear_ipi>},
+    {nullptr, handle_eid<eid::legacy_send_ipi>},
+    {nullptr, handle_eid<eid::legacy_remote_fence_i>},
+    {nullptr, handle_eid<eid::legacy_remote_sfence_vma>},
+    {nullptr, handle_eid<eid::legacy_remote_sfence_vma_asid>},
+    {nullptr, handle_eid<eid::legacy_shutdown>},
+};
 } // namespace sbi

@@ -37,8 +37,9 @@ SbiRet rfence(FenceKind kind, const HartBitmap &targets, unsigned long start, un
         req.vmid = (csr_read(csr::hgatp) >> csr::atp::VMID_SHIFT) & csr::atp::VMID_MASK;
     }
     // One "sent" firmware event per target hart, as for IPIs.
+    const fw::FwEvent sent = sent_event(kind);
     for (unsigned w = 0; w < kMaskWords; w++)
-        for (unsigned long m = targets.w[w]; m; m &= m - 1) fw::subsystems::fw_event(sent_event(kind));
+        for (unsigned long m = targets.w[w]; m; m &= m - 1) fw::subsystems::fw_event(sent);
     fw::remote_fence(req, targets.w);
     return ok();
 }

@@ -17,7 +17,7 @@ void set_timer(uint64_t deadline);
 // sbi_send_ipi / remote fences over a validated bitmap.
 void send_ipi_many(const HartBitmap &targets);
 inline Error targets_from_mask(unsigned long mask, unsigned long base, HartBitmap &out) {
-    return hartmask_to_bitmap(mask, base, out, fw::hart_valid);
+    return hartmask_to_bitmap(mask, base, out, fw::hart_valid_bits);
 }
 // Triggers a system reset and waits for it to take effect; returns only if
 // it did not (SRST and the legacy shutdown).

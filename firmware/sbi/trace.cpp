@@ -5,7 +5,7 @@
 // firmware/trace/service.cpp. This file decodes and checks the arguments.
 #include "ecall_list.hpp"
 #include "fw.hpp"
-#include "hartmask.hpp"
+#include "services.hpp"
 #include "trace/service.hpp"
 
 namespace sbi {
@@ -29,7 +29,7 @@ SbiRet result(Error e, unsigned long value = 0) {
 
 Error harts_of(unsigned long mask, unsigned long base, trace::HartMask &out) {
     HartBitmap b;
-    Error e = hartmask_to_bitmap(mask, base, b, fw::hart_valid);
+    Error e = targets_from_mask(mask, base, b);
     out = 0;
     for (unsigned i = 0; i < kMaskWords; i++)
         out |= static_cast<trace::HartMask>(b.w[i]) << (i * sizeof(long) * 8);

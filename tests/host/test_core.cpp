@@ -30,29 +30,52 @@ static std::vector<char> load(const std::string &path, size_t extra = 0) {
 }
 static std::string data(const char *name) { return std::string(TEST_DATA_DIR) + "/" + name; }
 
+// The valid-hart bitmap hartmask_to_bitmap takes, from a predicate.
+template <typename Pred> static sbi::HartBitmap valid_bits(Pred valid) {
+    sbi::HartBitmap v{};
+    for (unsigned long h = 0; h < kMaxHarts; h++)
+        if (valid(h)) v.w[h / (sizeof(long) * 8)] |= 1ul << (h % (sizeof(long) * 8));
+    return v;
+}
+
 TEST_CASE("hartmask: base -1 selects every valid hart and ignores the mask") {
     sbi::HartBitmap b;
-    auto valid = [](unsigned long h) { return h == 0 || h == 2 || h == 63; };
-    CHECK(sbi::hartmask_to_bitmap(0, ~0ul, b, valid) == Error::Success);
+    auto valid = valid_bits([](unsigned long h) { return h == 0 || h == 2 || h == 63; });
+    CHECK(sbi::hartmask_to_bitmap(0, ~0ul, b, valid.w) == Error::Success);
+    CHECK(b.w[0] == ((1ul << 0) | (1ul << 2) | (1ul << 63)));
+    CHECK(sbi::hartmask_to_bitmap(0b1000, ~0ul, b, valid.w) == Error::Success);
     CHECK(b.w[0] == ((1ul << 0) | (1ul << 2) | (1ul << 63)));
 }
 
 TEST_CASE("hartmask: bits are relative to base") {
     sbi::HartBitmap b;
-    auto valid = [](unsigned long h) { return h < 8; };
-    CHECK(sbi::hartmask_to_bitmap(0b101, 2, b, valid) == Error::Success);
+    auto valid = valid_bits([](unsigned long h) { return h < 8; });
+    CHECK(sbi::hartmask_to_bitmap(0b101, 2, b, valid.w) == Error::Success);
     CHECK(b.w[0] == ((1ul << 2) | (1ul << 4)));
-    CHECK(sbi::hartmask_to_bitmap(0, 1000, b, valid) == Error::Success); // empty mask, any base
+    CHECK(sbi::hartmask_to_bitmap(0, 1000, b, valid.w) == Error::Success); // empty mask, any base
     CHECK(b.w[0] == 0);
+    CHECK(sbi::hartmask_to_bitmap(0b11, 6, b, valid.w) == Error::Success);
+    CHECK(b.w[0] == ((1ul << 6) | (1ul << 7)));
+    auto all = valid_bits([](unsigned long) { return true; });
+    CHECK(sbi::hartmask_to_bitmap(1, 63, b, all.w) == Error::Success);
+    CHECK(b.w[0] == 1ul << 63);
+    CHECK(sbi::hartmask_to_bitmap(~0ul, 0, b, all.w) == Error::Success);
+    CHECK(b.w[0] == ~0ul);
 }
 
 TEST_CASE("hartmask: an invalid hart in the mask is INVALID_PARAM") {
     sbi::HartBitmap b;
-    auto valid = [](unsigned long h) { return h < 4; };
-    CHECK(sbi::hartmask_to_bitmap(1ul << 4, 0, b, valid) == Error::InvalidParam);
-    CHECK(sbi::hartmask_to_bitmap(1, 4, b, valid) == Error::InvalidParam);
-    CHECK(sbi::hartmask_to_bitmap(1ul << 63, 2, b, valid) == Error::InvalidParam); // wraps
-    CHECK(sbi::hartmask_to_bitmap(1, ~0ul - 1, b, valid) == Error::InvalidParam);
+    auto valid = valid_bits([](unsigned long h) { return h < 4; });
+    CHECK(sbi::hartmask_to_bitmap(1ul << 4, 0, b, valid.w) == Error::InvalidParam);
+    CHECK(sbi::hartmask_to_bitmap(1, 4, b, valid.w) == Error::InvalidParam);
+    CHECK(sbi::hartmask_to_bitmap(0b11, 3, b, valid.w) == Error::InvalidParam); // 3 valid, 4 not
+    CHECK(sbi::hartmask_to_bitmap(1ul << 63, 2, b, valid.w) == Error::InvalidParam); // wraps
+    CHECK(sbi::hartmask_to_bitmap(1, ~0ul - 1, b, valid.w) == Error::InvalidParam);
+    auto all = valid_bits([](unsigned long) { return true; });
+    CHECK(sbi::hartmask_to_bitmap(1, kMaxHarts, b, all.w) == Error::InvalidParam);
+    CHECK(sbi::hartmask_to_bitmap(0b10, 63, b, all.w) == Error::InvalidParam); // hart 64
+    CHECK(sbi::hartmask_to_bitmap(1ul << 63, 1, b, all.w) == Error::InvalidParam); // hart 64
+    CHECK(sbi::hartmask_to_bitmap(1ul << 62, ~0ul - 61, b, all.w) == Error::InvalidParam); // wraps to 0
 }
 
 TEST_CASE("range_in_memory: inside, outside, firmware overlap and wrap-around") {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
-// How an SBI extension plugs into the ecall dispatcher (firmware/sbi/ecall.cpp).
-// One file per extension defines one `const Extension` and it is listed once
+// How an SBI extension plugs into the ecall dispatch (firmware/sbi/ecall.cpp's
+// EID table, which entry.S looks EIDs up in). One file per extension defines
+// one `const Extension` (legacy.cpp one per legacy EID) and it is listed once
 // in firmware/sbi/ecall.cpp.
 #pragma once
 #include "sbi/sbi.hpp"
@@ -8,7 +9,7 @@
 namespace sbi {
 
 // Arguments arrive exactly as S-mode put them in a0..a5, a6 = FID, so the
-// dispatcher can tail-call the handler without moving registers.
+// trap entry (entry.S) calls the handler without moving registers.
 using Handler = SbiRet (*)(unsigned long a0, unsigned long a1, unsigned long a2,
                            unsigned long a3, unsigned long a4, unsigned long a5,
                            unsigned long fid);

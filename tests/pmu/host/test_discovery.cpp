@@ -120,7 +120,7 @@ TEST_CASE("discovery: Smcntrpmf detected by probing mcyclecfg") {
 TEST_CASE("probe: extension present, unknown FIDs are NOT_SUPPORTED") {
     Rig r;
     CHECK(sbi::eid::pmu == 0x504D55); // "PMU", the EID ecall.cpp lists it under
-    CHECK((sbi::sbi_ext_pmu.probe == nullptr)); // the dispatcher's "available"
+    CHECK((sbi::sbi_ext_pmu.probe == nullptr)); // probe_extension's "available"
     CHECK_ERR(r.call(9), NotSupported);
     CHECK_ERR(r.call(~0ul), NotSupported);
 }
