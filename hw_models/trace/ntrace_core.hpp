@@ -428,6 +428,7 @@ template <class T, class F> struct IfT<false, T, F> {
     using type = F;
 };
 template <bool C, class T, int N> using Opt = typename IfT<C, T, None<N>>::type;
+template <class T> T &declref(); // unevaluated operands only (std::declval)
 
 struct HistState {
     uint64_t bits = 0; // HIST being consumed, with its stop bit
@@ -489,12 +490,13 @@ template <class Env, FlowFeatures F = kFlowBtm> class Flow {
     template <class M> void on_msg(const M &m) {
         if (cfg_.src >= 0 && m.has(Fld::SRC) && m.get(Fld::SRC) != uint64_t(cfg_.src)) return;
         const uint64_t pcmask = mask();
-        bool hp = m.has(Fld::HIST);
-        if constexpr (!F.htm) {
-            if (hp) return error("HIST in a walk without HTM");
-        }
+        // Without HTM, a message with HIST (IndirectBranchHist[Sync], ResourceFull
+        // RCODE 1/2, ProgTraceCorrelation CDF=1) cannot be walked; BTM's own messages
+        // have no HIST field, so they are not checked.
+        const bool hp = F.htm && m.has(Fld::HIST);
         const uint64_t hist = hp ? m.get(Fld::HIST) : 1;
         if (is_sync_tcode(m.tcode)) {
+            if (!F.htm && m.has(Fld::HIST)) return error("HIST in a walk without HTM");
             const uint64_t faddr = (m.get(Fld::FADDR) << 1) & pcmask;
             const uint64_t sync = m.get(Fld::SYNC);
             if (sync == NT_SYNC_FIFO_OVERRUN || sync == NT_SYNC_EXIT_DEBUG) lose();
@@ -535,8 +537,10 @@ template <class Env, FlowFeatures F = kFlowBtm> class Flow {
             if (walk(m.get(Fld::ICNT), 1, false, End::Taken, 0, 0, false))
                 set_last(true, m.get(Fld::ICNT), s_.pc, 0, 1, false);
             break;
-        case NT_TCODE_IndirectBranch:
-        case NT_TCODE_IndirectBranchHist: {
+        case NT_TCODE_IndirectBranchHist:
+            if constexpr (!F.htm) return error("HIST in a walk without HTM");
+            [[fallthrough]];
+        case NT_TCODE_IndirectBranch: {
             const uint64_t btype = m.get(Fld::BTYPE);
             const uint64_t target = (s_.ref ^ (m.get(Fld::UADDR) << 1)) & pcmask;
             if (!walk(m.get(Fld::ICNT), hist, hp, End::Addr, target, btype, btype == NT_BTYPE_INDIRECT)) break;
@@ -580,6 +584,7 @@ template <class Env, FlowFeatures F = kFlowBtm> class Flow {
             break;
         }
         case NT_TCODE_ProgTraceCorrelation:
+            if (!F.htm && m.has(Fld::HIST)) return error("HIST in a walk without HTM");
             walk(m.get(Fld::ICNT), hist, hp, End::Leave, 0, 0, false);
             s_.synced = false;
             break;
@@ -645,6 +650,14 @@ template <class Env, FlowFeatures F = kFlowBtm> class Flow {
         if constexpr (F.htm) s_.hist.bits = hist, s_.hist.rep = rep, s_.hist.pos = 62 - __builtin_clzll(hist);
     }
 
+    // trTeInstEnAllJumps: a direct jump spends a HIST bit, which must be 1, as a taken
+    // branch would (in BTM it ends a DirectBranch block instead). The error, or nullptr.
+    const char *jump_bit(bool strict) {
+        if (!all_jumps()) return nullptr;
+        if (have_bits()) return take_bit() ? nullptr : "HIST bit 0 for an unconditional jump";
+        return strict ? "direct branch without a HIST bit" : nullptr;
+    }
+
     void lose() {
         if (s_.synced || s_.budget) env_.gap();
         s_.synced = false;
@@ -704,7 +717,7 @@ template <class Env, FlowFeatures F = kFlowBtm> class Flow {
         uint64_t pc, prev, gap;
         int64_t budget;
         Raw<State> flow;
-        decltype(static_cast<E *>(nullptr)->snapshot()) env;
+        decltype(detail::declref<E>().snapshot()) env;
     };
     template <class E> struct Choices {
         ChoiceT<E> c[kMaxChoices];
@@ -721,7 +734,7 @@ template <class Env, FlowFeatures F = kFlowBtm> class Flow {
 
     // The instruction at p.pc, in the version the block's choices say for rewritten
     // code. False when there is none; `inside` tells a PC inside a site's instruction.
-    template <class C> bool lookup(C &ch, const Pos &p, rv::Insn &in, bool &inside) {
+    template <class C> [[gnu::always_inline]] bool lookup(C &ch, const Pos &p, rv::Insn &in, bool &inside) {
         inside = false;
         if constexpr (kRewritten) {
             uint32_t site;
@@ -803,15 +816,19 @@ template <class Env, FlowFeatures F = kFlowBtm> class Flow {
     // code (End::Leave). False when the block does not match the code.
     bool walk(uint64_t icnt, uint64_t hist, bool hp, End end, uint64_t target, uint64_t btype, bool jump_end) {
         if (!icnt_ok(icnt)) return false;
+        hp = F.htm && hp; // without HTM on_msg took no HIST
         if (hp && hist == 0) return error("HIST without stop bit"), false;
         Pos p{s_.pc, kNoPc, 0, s_.budget + int64_t(icnt)};
         if constexpr (F.seq_jump) p.prev = s_.prev.pc;
-        if (p.budget < 0) return error("I-CNT smaller than the instructions covered by earlier HIST bits"), false;
+        // Only a HIST walk (walk_hist) goes ahead of the I-CNT.
+        if (F.htm && p.budget < 0)
+            return error("I-CNT smaller than the instructions covered by earlier HIST bits"), false;
         if (hp) load_bits(hist, 0);
         const bool strict = hp; // HTM: every direct branch has a HIST bit
-        if (end == End::Taken && p.budget == 0) return error("DirectBranch with I-CNT=0"), false;
+        if (p.budget == 0 && end == End::Taken) return error("DirectBranch with I-CNT=0"), false;
         const uint64_t pcmask = mask();
-        const bool trap_end = end == End::Addr && btype != NT_BTYPE_INDIRECT;
+        // The block ends at a trap (evaluated where needed: most blocks never ask).
+        auto trap_end = [&] { return end == End::Addr && btype != NT_BTYPE_INDIRECT; };
         ChoiceSet ch;
 #define NT_RETRY_OR_FAIL(what)                                                                               \
     {                                                                                                        \
@@ -892,43 +909,35 @@ template <class Env, FlowFeatures F = kFlowBtm> class Flow {
                 if (last && end == End::Taken && kind != rv::Kind::Branch && !(all_jumps() && direct_jump))
                     NT_RETRY_OR_FAIL("DirectBranch block does not end with a branch");
                 switch (kind) {
-                case rv::Kind::Branch:
-                case rv::Kind::DirectJump: {
-                    const bool is_branch = kind == rv::Kind::Branch;
-                    bool taken = !is_branch;
-                    if (is_branch || all_jumps()) {
-                        if (have_bits()) {
-                            taken = take_bit();
-                            if (!is_branch && !taken) NT_RETRY_OR_FAIL("HIST bit 0 for an unconditional jump");
-                        } else if (strict) {
-                            NT_RETRY_OR_FAIL("direct branch without a HIST bit");
-                        } else if (is_branch) {
-                            taken = last && end == End::Taken;
-                        }
-                    }
+                case rv::Kind::Branch: {
+                    bool taken;
+                    if (have_bits()) taken = take_bit();
+                    else if (strict) NT_RETRY_OR_FAIL("direct branch without a HIST bit")
+                    else taken = last && end == End::Taken;
                     if (last && end == End::Taken && !taken)
                         NT_RETRY_OR_FAIL("DirectBranch block does not end with a taken branch");
-                    if (!is_branch && ir() && in.pushes()) push(next);
-                    if (in.kind == rv::Kind::Indirect) p.pc = seq;
-                    else p.pc = taken ? (cur + uint64_t(int64_t(in.offset))) & pcmask : next;
-                    env_.transfer(cur, p.pc,
-                                  !is_branch ? in.itype
-                                  : taken    ? uint8_t(NT_ITYPE_BRANCH_TAKEN)
-                                             : uint8_t(NT_ITYPE_BRANCH_NOT_TAKEN));
+                    // Two calls with constant types: an inlined Env filters them at no cost.
+                    if (taken) {
+                        p.pc = (cur + uint64_t(int64_t(in.offset))) & pcmask;
+                        env_.transfer(cur, p.pc, NT_ITYPE_BRANCH_TAKEN);
+                    } else {
+                        p.pc = next;
+                        env_.transfer(cur, next, NT_ITYPE_BRANCH_NOT_TAKEN);
+                    }
                     break;
                 }
+                case rv::Kind::DirectJump:
+                    if (const char *what = jump_bit(strict)) NT_RETRY_OR_FAIL(what);
+                    if (ir() && in.pushes()) push(next);
+                    p.pc = in.kind == rv::Kind::Indirect ? seq : (cur + uint64_t(int64_t(in.offset))) & pcmask;
+                    env_.transfer(cur, p.pc, in.itype);
+                    break;
                 case rv::Kind::TableJump: {
                     uint64_t t = 0;
                     bool ok = false;
                     if constexpr (requires { env_.jump_table(0u, t); }) ok = env_.jump_table(in.table_index(), t);
                     if (!ok) NT_RETRY_OR_FAIL("cm.jt/cm.jalt without a readable jump table (JVT)");
-                    if (all_jumps()) { // reported as a taken branch (trTeInstEnAllJumps)
-                        if (have_bits()) {
-                            if (!take_bit()) NT_RETRY_OR_FAIL("HIST bit 0 for an unconditional jump");
-                        } else if (strict) {
-                            NT_RETRY_OR_FAIL("direct branch without a HIST bit");
-                        }
-                    }
+                    if (const char *what = jump_bit(strict)) NT_RETRY_OR_FAIL(what);
                     if (ir() && in.pushes()) push(next);
                     p.pc = t & ~1ull & pcmask;
                     env_.transfer(cur, p.pc, in.itype);
@@ -943,7 +952,7 @@ template <class Env, FlowFeatures F = kFlowBtm> class Flow {
                         env_.transfer(cur, t, in.itype);
                     } else if (!last) {
                         NT_RETRY_OR_FAIL("uninferable jump inside an I-CNT block");
-                    } else if (end == End::Addr && !trap_end) {
+                    } else if (end == End::Addr && !trap_end()) {
                         env_.transfer(cur, target, in.itype);
                     }
                     // Otherwise the message's address (or nothing, at a stop) gives the
@@ -952,7 +961,7 @@ template <class Env, FlowFeatures F = kFlowBtm> class Flow {
                 }
                 case rv::Kind::TrapReturn:
                     if (!last) NT_RETRY_OR_FAIL("trap return inside an I-CNT block");
-                    if (end == End::Addr && !trap_end) env_.transfer(cur, target, NT_ITYPE_TRAP_RETURN);
+                    if (end == End::Addr && !trap_end()) env_.transfer(cur, target, NT_ITYPE_TRAP_RETURN);
                     break;
                 default: p.pc = next; break;
                 }
@@ -968,7 +977,7 @@ template <class Env, FlowFeatures F = kFlowBtm> class Flow {
         case End::Addr:
             // "An exception's instruction at epc did not retire; an interrupt is taken
             // before the instruction at epc": the block ends at epc.
-            if (trap_end) env_.trap(p.pc, target, btype == NT_BTYPE_INTERRUPT);
+            if (trap_end()) env_.trap(p.pc, target, btype == NT_BTYPE_INTERRUPT);
             break;
         case End::Leave:
             env_.leave(p.pc, in.kind == rv::Kind::TrapReturn ? &in : nullptr);
