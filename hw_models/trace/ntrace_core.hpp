@@ -658,6 +658,28 @@ template <class Env, FlowFeatures F = kFlowBtm> class Flow {
         return strict ? "direct branch without a HIST bit" : nullptr;
     }
 
+    // A direct jump's target; a sequentially inferred register jump's is `seq`.
+    uint64_t direct_target(const rv::Insn &in, uint64_t cur, uint64_t seq) const {
+        return in.kind == rv::Kind::Indirect ? seq : (cur + uint64_t(int64_t(in.offset))) & mask();
+    }
+    // A direct jump (jal, cm.jt/cm.jalt, an inferred register jump) to target, its
+    // HIST bit spent: a call pushes its return address (9.2), the transfer is reported.
+    uint64_t take_jump(const rv::Insn &in, uint64_t cur, uint64_t target) {
+        if (ir() && in.pushes()) push((cur + in.size) & mask());
+        env_.transfer(cur, target, in.itype);
+        return target;
+    }
+    // cm.jt/cm.jalt: the entry of the jump table JVT points to, read through the Env
+    // (Zcmt; N-Trace 1.0 itype table: a direct jump).
+    static constexpr const char *kNoTable = "cm.jt/cm.jalt without a readable jump table (JVT)";
+    bool table_target(const rv::Insn &in, uint64_t &target) {
+        bool ok = false;
+        target = 0;
+        if constexpr (requires { env_.jump_table(0u, target); }) ok = env_.jump_table(in.table_index(), target);
+        target = target & ~1ull & mask();
+        return ok;
+    }
+
     void lose() {
         if (s_.synced || s_.budget) env_.gap();
         s_.synced = false;
@@ -809,6 +831,17 @@ template <class Env, FlowFeatures F = kFlowBtm> class Flow {
     }
     using ChoiceSet = typename detail::IfT<kRewritten, Choices<Env>, NoChoices>::type;
 
+    // In the walks below: a block that does not match the code is retried with the other
+    // version of the last rewritten-code site passed, or fails with `what`.
+#define NT_RETRY_OR_FAIL(what)                                                                               \
+    {                                                                                                        \
+        if (Pos q = p; retry(ch, q)) {                                                                       \
+            p = q;                                                                                           \
+            continue;                                                                                        \
+        }                                                                                                    \
+        return bail(ch, p, what);                                                                            \
+    }
+
     // Runs the I-CNT block (with the HIST bits of its message) from s_.pc and ends it as
     // the message says: the taken branch (End::Taken), the indirect jump, trap return
     // or trap to `target` (End::Addr with B-TYPE; jump_end: the block must end at an
@@ -830,14 +863,6 @@ template <class Env, FlowFeatures F = kFlowBtm> class Flow {
         // The block ends at a trap (evaluated where needed: most blocks never ask).
         auto trap_end = [&] { return end == End::Addr && btype != NT_BTYPE_INDIRECT; };
         ChoiceSet ch;
-#define NT_RETRY_OR_FAIL(what)                                                                               \
-    {                                                                                                        \
-        if (Pos q = p; retry(ch, q)) {                                                                       \
-            p = q;                                                                                           \
-            continue;                                                                                        \
-        }                                                                                                    \
-        return bail(ch, p, what);                                                                            \
-    }
         rv::Insn in{};
         bool measured = false; // p.pc is in a run of plain instructions plain_run measured
         for (;;) {
@@ -853,7 +878,8 @@ template <class Env, FlowFeatures F = kFlowBtm> class Flow {
                 bool inside;
                 if (!lookup(ch, p, in, inside)) {
                     if constexpr (!requires { env_.error("", 0ull); }) return put(p), lose(), false;
-                    NT_RETRY_OR_FAIL(inside ? "PC inside an instruction of rewritten code" : "PC outside the program image");
+                    NT_RETRY_OR_FAIL(inside ? "PC inside an instruction of rewritten code"
+                                            : "PC outside the program image");
                 }
                 if constexpr (kPlainRun && !kRetired) {
                     // Stepping over plain instructions one by one would only move pc
@@ -928,19 +954,13 @@ template <class Env, FlowFeatures F = kFlowBtm> class Flow {
                 }
                 case rv::Kind::DirectJump:
                     if (const char *what = jump_bit(strict)) NT_RETRY_OR_FAIL(what);
-                    if (ir() && in.pushes()) push(next);
-                    p.pc = in.kind == rv::Kind::Indirect ? seq : (cur + uint64_t(int64_t(in.offset))) & pcmask;
-                    env_.transfer(cur, p.pc, in.itype);
+                    p.pc = take_jump(in, cur, direct_target(in, cur, seq));
                     break;
                 case rv::Kind::TableJump: {
-                    uint64_t t = 0;
-                    bool ok = false;
-                    if constexpr (requires { env_.jump_table(0u, t); }) ok = env_.jump_table(in.table_index(), t);
-                    if (!ok) NT_RETRY_OR_FAIL("cm.jt/cm.jalt without a readable jump table (JVT)");
+                    uint64_t t;
+                    if (!table_target(in, t)) NT_RETRY_OR_FAIL(kNoTable);
                     if (const char *what = jump_bit(strict)) NT_RETRY_OR_FAIL(what);
-                    if (ir() && in.pushes()) push(next);
-                    p.pc = t & ~1ull & pcmask;
-                    env_.transfer(cur, p.pc, in.itype);
+                    p.pc = take_jump(in, cur, t);
                     break;
                 }
                 case rv::Kind::Indirect: {
@@ -969,7 +989,6 @@ template <class Env, FlowFeatures F = kFlowBtm> class Flow {
             if (have_bits()) NT_RETRY_OR_FAIL("HIST bits left after the I-CNT block");
             break;
         }
-#undef NT_RETRY_OR_FAIL
         // The versions that explained the block are the ones live now.
         settle(ch);
         put(p);
@@ -990,20 +1009,13 @@ template <class Env, FlowFeatures F = kFlowBtm> class Flow {
     // ResourceFull with HIST (RCODE 1) or HIST and HREPEAT (RCODE 2): the branches
     // those bits cover, ahead of the I-CNT that will count them (budget goes negative).
     bool walk_hist(uint64_t hist, uint64_t repeat) {
-        if (hist == 0 || repeat == 0 || repeat > kMaxRepeat) return error("invalid HIST or HREPEAT in ResourceFull"), false;
+        if (hist == 0 || repeat == 0 || repeat > kMaxRepeat)
+            return error("invalid HIST or HREPEAT in ResourceFull"), false;
         load_bits(hist, repeat - 1);
         const uint64_t pcmask = mask();
         Pos p{s_.pc, kNoPc, 0, s_.budget};
         if constexpr (F.seq_jump) p.prev = s_.prev.pc;
         ChoiceSet ch;
-#define NT_RETRY_OR_FAIL(what)                                                                               \
-    {                                                                                                        \
-        if (Pos q = p; retry(ch, q)) {                                                                       \
-            p = q;                                                                                           \
-            continue;                                                                                        \
-        }                                                                                                    \
-        return bail(ch, p, what);                                                                            \
-    }
         rv::Insn in{};
         while (have_bits()) {
             bool at_limit = false;
@@ -1038,19 +1050,13 @@ template <class Env, FlowFeatures F = kFlowBtm> class Flow {
             }
             case rv::Kind::DirectJump:
                 if (!jump_bit_ok()) NT_RETRY_OR_FAIL("HIST bit 0 for an unconditional jump");
-                if (ir() && in.pushes()) push(next);
-                p.pc = in.kind == rv::Kind::Indirect ? seq : (cur + uint64_t(int64_t(in.offset))) & pcmask;
-                env_.transfer(cur, p.pc, in.itype);
+                p.pc = take_jump(in, cur, direct_target(in, cur, seq));
                 break;
             case rv::Kind::TableJump: {
-                uint64_t t = 0;
-                bool ok = false;
-                if constexpr (requires { env_.jump_table(0u, t); }) ok = env_.jump_table(in.table_index(), t);
-                if (!ok) NT_RETRY_OR_FAIL("cm.jt/cm.jalt without a readable jump table (JVT)");
+                uint64_t t;
+                if (!table_target(in, t)) NT_RETRY_OR_FAIL(kNoTable);
                 if (!jump_bit_ok()) NT_RETRY_OR_FAIL("HIST bit 0 for an unconditional jump");
-                if (ir() && in.pushes()) push(next);
-                p.pc = t & ~1ull & pcmask;
-                env_.transfer(cur, p.pc, in.itype);
+                p.pc = take_jump(in, cur, t);
                 break;
             }
             case rv::Kind::Indirect: {
