@@ -535,7 +535,7 @@ template <class Env, FlowFeatures F = kFlowBtm> class Flow {
         switch (m.tcode) {
         case NT_TCODE_DirectBranch:
             if (walk(m.get(Fld::ICNT), 1, false, End::Taken, 0, 0, false))
-                set_last(true, m.get(Fld::ICNT), s_.pc, 0, 1, false);
+                set_last(true, m.get(Fld::ICNT), 0, 0, 1, false); // its target comes from the code
             break;
         case NT_TCODE_IndirectBranchHist:
             if constexpr (!F.htm) return error("HIST in a walk without HTM");
@@ -659,8 +659,8 @@ template <class Env, FlowFeatures F = kFlowBtm> class Flow {
     }
 
     // A direct jump's target; a sequentially inferred register jump's is `seq`.
-    uint64_t direct_target(const rv::Insn &in, uint64_t cur, uint64_t seq) const {
-        return in.kind == rv::Kind::Indirect ? seq : (cur + uint64_t(int64_t(in.offset))) & mask();
+    static uint64_t direct_target(const rv::Insn &in, uint64_t cur, uint64_t seq, uint64_t pcmask) {
+        return in.kind == rv::Kind::Indirect ? seq : (cur + uint64_t(int64_t(in.offset))) & pcmask;
     }
     // A direct jump (jal, cm.jt/cm.jalt, an inferred register jump) to target, its
     // HIST bit spent: a call pushes its return address (9.2), the transfer is reported.
@@ -932,7 +932,7 @@ template <class Env, FlowFeatures F = kFlowBtm> class Flow {
                 p.prev = cur;
                 // cm.jt/cm.jalt are direct jumps too (N-Trace 1.0 itype table, Zcmt note).
                 const bool direct_jump = kind == rv::Kind::DirectJump || kind == rv::Kind::TableJump;
-                if (last && end == End::Taken && kind != rv::Kind::Branch && !(all_jumps() && direct_jump))
+                if (kind != rv::Kind::Branch && last && end == End::Taken && !(all_jumps() && direct_jump))
                     NT_RETRY_OR_FAIL("DirectBranch block does not end with a branch");
                 switch (kind) {
                 case rv::Kind::Branch: {
@@ -954,7 +954,7 @@ template <class Env, FlowFeatures F = kFlowBtm> class Flow {
                 }
                 case rv::Kind::DirectJump:
                     if (const char *what = jump_bit(strict)) NT_RETRY_OR_FAIL(what);
-                    p.pc = take_jump(in, cur, direct_target(in, cur, seq));
+                    p.pc = take_jump(in, cur, direct_target(in, cur, seq, pcmask));
                     break;
                 case rv::Kind::TableJump: {
                     uint64_t t;
@@ -1050,7 +1050,7 @@ template <class Env, FlowFeatures F = kFlowBtm> class Flow {
             }
             case rv::Kind::DirectJump:
                 if (!jump_bit_ok()) NT_RETRY_OR_FAIL("HIST bit 0 for an unconditional jump");
-                p.pc = take_jump(in, cur, direct_target(in, cur, seq));
+                p.pc = take_jump(in, cur, direct_target(in, cur, seq, pcmask));
                 break;
             case rv::Kind::TableJump: {
                 uint64_t t;
