@@ -5,6 +5,7 @@
 #include "ntrace_dec.hpp"
 
 #include <algorithm>
+#include <array>
 
 namespace ntrace {
 

@@ -71,7 +71,6 @@ class Decoder : public Callbacks {
     // The decoder is an Env of the core's walk (ntrace_core.hpp, "Program flow"): the
     // image and rewritten code in, the retired addresses and events out.
     struct Env;
-    friend struct Env;
     // One message (Msg or Fields: the same has/get/tcode) at byte offset off.
     template <class M> void handle(const M &m, uint64_t off);
     void flush() {
