@@ -68,7 +68,7 @@ trace-fuzz-long: $(TRACE_FUZZ_BINS)
 	    $(TSBI_CACHE)/fuzz-corpus/$$(basename $$f) || exit 1; \
 	done
 
--include $(TRACE_LIB_OBJS:.o=.d) $(TRACE_TEST_OBJS:.o=.d) $(TRACE_OUT)/obj/cli.d $(TRACE_FUZZ_OBJS:.o=.d)
+-include $(TRACE_LIB_OBJS:.o=.d) $(TRACE_TEST_OBJS:.o=.d) $(TRACE_OUT)/obj/cli.d $(TRACE_OUT)/tobj/bench_ntrace.d $(TRACE_FUZZ_OBJS:.o=.d)
 
 # The Trace Control Interface register map as shell assignments (tci_regs.def).
 trace: $(TRACE_OUT)/tci_sh

@@ -3,6 +3,7 @@
 // 8.4.4) and round trips of generated programs under every option combination.
 #include <doctest/doctest.h>
 
+#include "flow_env.hpp"
 #include "ntrace_dec.hpp"
 #include "ntrace_enc.hpp"
 #include "progen.hpp"
@@ -363,6 +364,11 @@ void round_trip(const Combo &c, uint64_t seed, uint64_t n, unsigned gaps = 0) {
     while (diff < expected.size() && s.pcs[diff] == expected[diff]) diff++;
     CAPTURE(diff);
     CHECK(diff == expected.size());
+    // The core's walker directly, as the firmware would run it with every feature.
+    flowtest::PcEnv env{p.image()};
+    flowtest::walk(env, dc.fr, e.out(), {dc.implicit_return, false, dc.all_jumps, dc.src});
+    CHECK(env.errors.empty());
+    CHECK(env.pcs == expected);
 }
 } // namespace
 

@@ -3,6 +3,7 @@
 // Ownership, decoding from any synchronising message, Zcmt/Zcmp flow, traps.
 #include <doctest/doctest.h>
 
+#include "flow_env.hpp"
 #include "ntrace_dec.hpp"
 #include "ntrace_enc.hpp"
 #include "progen.hpp"
@@ -253,6 +254,19 @@ TEST_CASE("ntrace decoder follows Zcmt jump tables and Zcmp returns") {
     d.run(e.out());
     CHECK(s.errors == 0);
     CHECK(s.pcs == std::vector<uint64_t>{0x100, 0x200, 0x202, 0x102, 0x300});
+    // The core's walker directly: the table read through its Env, the transfers typed.
+    flowtest::PcEnv env{img};
+    flowtest::walk(env, {}, e.out(), {.implicit_return = true});
+    CHECK(env.errors.empty());
+    CHECK(env.pcs == s.pcs);
+    using T = std::tuple<uint64_t, uint64_t, unsigned>;
+    CHECK(env.transfers == std::vector<T>{{0x100, 0x200, NT_ITYPE_DIRECT_CALL},
+                                          {0x202, 0x102, NT_ITYPE_RETURN},
+                                          {0x102, 0x300, NT_ITYPE_DIRECT_JUMP_NOLINK},
+                                          {0x300, 0x380, NT_ITYPE_INDIRECT_JUMP_NOLINK}});
+    flowtest::PcEnv no_ir{img}; // the popret's target is only on the core's call stack
+    flowtest::walk(no_ir, {}, e.out());
+    CHECK(!no_ir.errors.empty());
     Raw r;
     parse({}, e.out(), r);
     CHECK(r.v.size() == 3); // sync, the c.jr message, correlation: popret was implicit
@@ -363,6 +377,14 @@ TEST_CASE("ntrace sequential jumps: lui/c.lui/auipc then a register jump is infe
             for (const Msg &x : r.v)
                 indirect += x.tcode == NT_TCODE_IndirectBranch || x.tcode == NT_TCODE_IndirectBranchHist;
             CHECK(indirect == ((extra & ir) ? 1u : 2u));
+            // The core's walker directly infers the same jumps.
+            flowtest::PcEnv env{img};
+            flowtest::walk(env, {}, e.out(), {dc.implicit_return, true, dc.all_jumps});
+            CHECK(env.errors.empty());
+            CHECK(env.pcs == want);
+            flowtest::PcEnv blind{img};
+            flowtest::walk(blind, {}, e.out(), {dc.implicit_return, false, dc.all_jumps});
+            CHECK(!blind.errors.empty());
             // A decoder unaware of the optimisation cannot follow the inferred jumps.
             dc.seq_jump = false;
             Sink s2;

@@ -8,6 +8,7 @@
 #include <string>
 #include <unistd.h>
 
+#include "flow_env.hpp"
 #include "ntrace_dec.hpp"
 #include "ntrace_enc.hpp"
 #include "pcfmt.hpp"
@@ -106,6 +107,45 @@ TEST_CASE("textpatch: a free site takes the version the trace shows") {
     CHECK(tp.belief[0] == 1); // the patched version was seen last
     CHECK(tp.switches == 1);
     CHECK(tp.backtracks >= 1);
+}
+
+// The core's walker directly, with rewritten code through its Env: one free site (the
+// subroutine's first word) whose versions are the two images; the Env's output is
+// rolled back with the walk.
+struct SiteEnv : flowtest::PcEnv {
+    SiteEnv(const Prog &prog) : PcEnv(prog.pristine), p(prog) {}
+    const Prog &p;
+    uint8_t belief = 0;
+    unsigned backtracks = 0, switches = 0;
+    int site_at(uint64_t pc, uint32_t &site) const {
+        site = 0;
+        return pc - kSub < 4 ? 1 : -1;
+    }
+    uint8_t believed(uint32_t) const { return belief; }
+    bool site_insn(uint32_t, uint8_t v, uint64_t pc, rv::Insn &in) const {
+        const rv::Insn *x = (v ? p.patched : p.pristine).at(pc);
+        if (x) in = *x;
+        return x;
+    }
+    size_t snapshot() const { return pcs.size(); }
+    void restore(size_t n) { pcs.resize(n); }
+    void settle(uint32_t, uint8_t v) {
+        switches += v != belief;
+        belief = v;
+    }
+    void release() {}
+    void backtracked() { backtracks++; }
+};
+
+TEST_CASE("textpatch: the core's walk backtracks over a free site's versions") {
+    Prog p;
+    SiteEnv env(p);
+    flowtest::walk(env, {}, p.trace());
+    CHECK(env.errors.empty());
+    CHECK(env.pcs == p.pcs);
+    CHECK(env.belief == 1); // the patched version was seen last
+    CHECK(env.switches == 1);
+    CHECK(env.backtracks >= 1);
 }
 
 TEST_CASE("textpatch: a scheduled site switches at its trigger") {
