@@ -18,6 +18,7 @@ constexpr ExtName kExtNames[] = {
     {"ssctr", EXT_SSCTR},   {"smcsrind", EXT_SMCSRIND}, {"sscsrind", EXT_SSCSRIND},
     {"svpbmt", EXT_SVPBMT}, {"zicbom", EXT_ZICBOM},     {"zicboz", EXT_ZICBOZ},
     {"zkr", EXT_ZKR},       {"smaia", EXT_SMAIA},       {"ssaia", EXT_SSAIA},
+    {"svadu", EXT_SVADU},   {"svade", EXT_SVADE},       {"smdbltrp", EXT_SMDBLTRP},
 };
 
 uint64_t ext_bit(const char *s, int len) {

@@ -83,6 +83,9 @@ enum Ext : unsigned {
     EXT_ZKR,
     EXT_SMAIA,
     EXT_SSAIA,
+    EXT_SVADU,
+    EXT_SVADE,
+    EXT_SMDBLTRP,
     EXT_COUNT
 };
 inline bool hart_has(unsigned long hartid, Ext e) { return (harts[hartid].isa >> e) & 1; }

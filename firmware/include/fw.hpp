@@ -36,7 +36,14 @@ inline bool hart_valid(unsigned long hartid) {
 // only addr itself is checked).
 bool s_mode_range_ok(unsigned long addr_lo, unsigned long addr_hi, unsigned long size);
 
-// Firmware's own memory [start, end), protected by PMP from S/U-mode.
+// PMP entries left, on the boot hart, to close a subsystem's regions to
+// S-mode (Subsystem::mmode_regions) once the core's own are closed: 0 on a
+// hart without PMP. A subsystem asks in its cold_init and offers S-mode
+// nothing whose safety rests on an entry it does not get.
+unsigned pmp_spare_entries();
+
+// Firmware's own memory [start, end), protected by PMP from S/U-mode where
+// the hart has PMP (core/README.md).
 uintptr_t fw_region_start();
 uintptr_t fw_region_end();
 

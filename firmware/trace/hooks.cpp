@@ -79,6 +79,12 @@ bool place_buffer(const void *fdt, unsigned long next_addr, uint64_t size, uint6
     return true;
 }
 
+// PMP entries mmode_regions asks for: one for the encoders, one for the
+// funnels with the sink.
+unsigned component_entries(const Topology &t) {
+    return (t.encoders != 0) + (t.funnels != 0 || t.sink.present);
+}
+
 } // namespace
 } // namespace trace
 
@@ -89,6 +95,15 @@ void trace::subsystem::cold_init(const void *fdt, unsigned long next_addr) {
     int chosen = fdt_path_offset(fdt, "/chosen");
     bool smode = chosen >= 0 && str_prop(fdt, chosen, "tsbi,trace-owner", "s-mode");
     bool allow_m = chosen >= 0 && fdt_getprop(fdt, chosen, "tsbi,trace-allow-mmode", nullptr);
+    // The SBI trace service and CTR's feed rely on S-mode not reaching the
+    // components (or the feed buffer): without the PMP entries to close
+    // them, the components are S-mode's, as with tsbi,trace-owner.
+    const unsigned spare = fw::pmp_spare_entries();
+    if (!smode && component_entries(topo) > spare) {
+        fw::printf("tsbi: trace: %u PMP entries to spare, %u needed: components handed to S-mode\n",
+                   spare, component_entries(topo));
+        smode = true;
+    }
     bool ok = init(topo, smode, allow_m);
     fw::printf("tsbi: trace: %u encoder(s), %u funnel(s), RAM sink at 0x%lx%s\n", topo.encoders,
                topo.funnels, static_cast<unsigned long>(topo.sink.base),
@@ -100,8 +115,11 @@ void trace::subsystem::cold_init(const void *fdt, unsigned long next_addr) {
     if (!mode) {
         if (chosen >= 0 && fdt_getprop(fdt, chosen, "tsbi,trace", nullptr))
             fw::printf("tsbi: trace: tsbi,trace must be \"htm\" or \"btm\"\n");
-        // No boot-time trace: the sink is free for CTR's feed.
-        if (place_buffer(fdt, next_addr, kCtrBufferSize, kCtrBufferSize, ctr_buffer))
+        // No boot-time trace: the sink is free for CTR's feed, if one more
+        // PMP entry can close its buffer.
+        if (component_entries(topo) >= spare)
+            fw::printf("tsbi: trace: no PMP entry to spare for CTR's feed buffer: no feed\n");
+        else if (place_buffer(fdt, next_addr, kCtrBufferSize, kCtrBufferSize, ctr_buffer))
             set_ctr_buffer(ctr_buffer, kCtrBufferSize);
         return;
     }
