@@ -6,6 +6,7 @@
 
 #include "core/dt.hpp"
 #include "core/hart.hpp"
+#include "core/hart_enables.hpp"
 #include "sbi/hartmask.hpp"
 #include <libfdt.h>
 
@@ -113,6 +114,69 @@ TEST_CASE("ISA strings: single letters and multi-letter extensions") {
     CHECK((l >> EXT_SMCTR & 1));
     CHECK((l >> EXT_H & 1));
     CHECK_FALSE((l >> EXT_SVPBMT & 1));
+}
+
+TEST_CASE("ISA names of the extensions whose M-mode enables the firmware makes") {
+    const char list[] = "zkr\0svadu\0svade\0smdbltrp\0zicbom\0zicboz";
+    uint64_t l = dt::parse_isa_extensions(list, sizeof list);
+    for (Ext e : {EXT_ZKR, EXT_SVADU, EXT_SVADE, EXT_SMDBLTRP, EXT_ZICBOM, EXT_ZICBOZ})
+        CHECK((l >> e & 1));
+    const char s[] = "rv64imafdch_zicsr_zkr_svadu";
+    uint64_t b = dt::parse_isa_string(s, sizeof s);
+    CHECK((b >> EXT_ZKR & 1));
+    CHECK((b >> EXT_SVADU & 1));
+    CHECK_FALSE((b >> EXT_SVADE & 1));
+}
+
+static constexpr uint64_t bits(std::initializer_list<Ext> es) {
+    uint64_t v = 0;
+    for (Ext e : es) v |= 1ull << e;
+    return v;
+}
+
+TEST_CASE("menvcfg at boot: each S-mode enable with its extension, nothing FWFT owns") {
+    using namespace csr::menvcfg_bits;
+    CHECK(enables::boot_menvcfg(0) == 0);
+    CHECK(enables::boot_menvcfg(bits({EXT_SSTC})) == STCE);
+    CHECK(enables::boot_menvcfg(bits({EXT_SVPBMT})) == PBMTE);
+    CHECK(enables::boot_menvcfg(bits({EXT_ZICBOM})) == (CBIE | CBCFE));
+    CHECK((CBIE >> 4) == 3); // cbo.inval invalidates (not flush, not illegal)
+    CHECK(enables::boot_menvcfg(bits({EXT_ZICBOZ})) == CBZE);
+    // Svadu alone: hardware A/D updating on, fixed; with Svade: off, and
+    // FWFT PTE_AD_HW_UPDATING toggles it from its reset value 0.
+    CHECK(enables::boot_menvcfg(bits({EXT_SVADU})) == ADUE);
+    CHECK_FALSE(enables::fwft_adue_toggles(bits({EXT_SVADU})));
+    CHECK(enables::boot_menvcfg(bits({EXT_SVADU, EXT_SVADE})) == 0);
+    CHECK(enables::fwft_adue_toggles(bits({EXT_SVADU, EXT_SVADE})));
+    CHECK(enables::boot_menvcfg(bits({EXT_SVADE})) == 0);
+    CHECK_FALSE(enables::fwft_adue_toggles(bits({EXT_SVADE})));
+    // A -cpu max hart: never LPE, SSE, DTE, PMM (FWFT, reset 0) or CDE.
+    uint64_t all = 0;
+    for (unsigned e = 0; e < EXT_COUNT; e++) all |= 1ull << e;
+    uint64_t env = enables::boot_menvcfg(all);
+    CHECK((env & (LPE | SSE | DTE | PMM | CDE | FIOM)) == 0);
+    CHECK(env == (STCE | PBMTE | CBIE | CBCFE | CBZE));
+}
+
+TEST_CASE("mseccfg at boot: S-mode may read seed with Zkr, U-mode never") {
+    using namespace csr::mseccfg_bits;
+    auto none = enables::boot_mseccfg(0);
+    CHECK(none.set == 0);
+    CHECK(none.clear == 0);
+    auto zkr = enables::boot_mseccfg(bits({EXT_ZKR}));
+    CHECK(zkr.set == SSEED);
+    CHECK(zkr.clear == USEED);
+    CHECK(((zkr.set | zkr.clear) & (MML | MMWP | RLB)) == 0);
+}
+
+TEST_CASE("PMP plan: the firmware first, one entry opens the rest, none without two") {
+    CHECK(enables::pmp_deny_entries(0, 4) == 0);
+    CHECK(enables::pmp_deny_entries(1, 4) == 0);
+    CHECK(enables::pmp_deny_entries(2, 4) == 1); // the firmware alone
+    CHECK(enables::pmp_deny_entries(4, 4) == 3);
+    CHECK(enables::pmp_deny_entries(5, 4) == 4);
+    CHECK(enables::pmp_deny_entries(8, 4) == 4);
+    CHECK(enables::pmp_deny_entries(8, 1) == 1);
 }
 
 TEST_CASE("DT scan: enabled harts with their extensions, all memory ranges") {
