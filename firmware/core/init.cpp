@@ -51,7 +51,7 @@ struct BootInfo {
 dt::Memory memory;
 uintptr_t region_start, region_end; // PMP/NAPOT-sized firmware region
 // The other regions setup_pmp() closes to S-mode (M-mode-only MMIO, the
-// trace components, CTR's feed buffer in RAM): no S-mode memory either.
+// trace components): no S-mode memory either.
 constexpr unsigned kMaxMOnly = 8;
 platform::MmioRegion m_only[kMaxMOnly];
 unsigned n_m_only;
@@ -96,13 +96,13 @@ unsigned count_pmp_entries() {
 }
 
 // The MMIO only M-mode may touch (e.g. the ACLINT, whose mtimecmp/msip drive
-// the firmware's timer and IPIs), then the subsystems' regions: trace
-// components unless handed to S-mode (firmware/trace), and the buffer of
-// CTR's feed. At most kMaxMOnly; returns how many.
+// the firmware's timer and IPIs), then the subsystems' regions: the trace
+// components unless handed to S-mode (firmware/trace). At most kMaxMOnly;
+// returns how many.
 unsigned collect_m_only(platform::MmioRegion *mm, bool with_subsystems) {
     unsigned nm = platform::mmode_only_regions(mm, kMaxMOnly);
     if (!with_subsystems) return nm;
-    constexpr unsigned kSubsystemRegions = 3;
+    constexpr unsigned kSubsystemRegions = 2;
     MmioRange tr[kSubsystemRegions];
     unsigned room = kMaxMOnly - nm;
     unsigned nt = subsystems::mmode_regions(tr, room < kSubsystemRegions ? room : kSubsystemRegions);
@@ -410,6 +410,35 @@ void fatal(const char *why) {
     for (;;) asm volatile("wfi");
 }
 
+uintptr_t carve_fw_memory(unsigned long size) {
+    // Memory at the top of the NAPOT region, above the image, is the
+    // firmware's already: closed by the firmware's PMP entry, reserved in
+    // the device tree, refused by s_mode_range_ok. When the image leaves no
+    // room the region doubles (it stays naturally aligned), up to the next
+    // stage and within the first /memory range.
+    if (size == 0 || (size & (size - 1))) return 0;
+    static uintptr_t lowest = 0; // lowest byte carved so far
+    const uintptr_t image_end = reinterpret_cast<uintptr_t>(_fw_end);
+    uintptr_t end = region_end;
+    for (;;) {
+        uintptr_t top = lowest && end == region_end ? lowest : end;
+        uintptr_t base = (top - size) & ~static_cast<uintptr_t>(size - 1);
+        if (top >= size && base >= image_end) {
+            region_end = end;
+            lowest = base;
+            return base;
+        }
+        uintptr_t grown = region_start + 2 * (end - region_start);
+        bool aligned = (region_start & (2 * (end - region_start) - 1)) == 0;
+        bool below_next = boot.next_addr <= region_start || grown <= boot.next_addr;
+        if (!aligned || !below_next || !dt::range_in_memory(memory, 0, 0, region_start, grown - region_start))
+            return 0;
+        end = grown;
+    }
+}
+
+bool firmware_protected() { return pmp_entries_boot >= 2; }
+
 unsigned pmp_spare_entries() {
     // Of the boot hart's entries: one opens memory to S-mode, one closes the
     // firmware, one each the platform's M-mode-only regions that take one.
@@ -435,7 +464,8 @@ bool s_mode_range_ok(unsigned long lo, unsigned long hi, unsigned long size) {
     if (hi != 0) return false;
     const unsigned long last = lo + (size ? size - 1 : 0);
     if (last < lo) return false;
-    // RAM closed to S-mode by PMP (CTR's feed buffer) is the firmware's too.
+    // Regions closed to S-mode by PMP are the firmware's too, and stay
+    // refused where no entry closes them (too few PMP entries, or none).
     for (unsigned i = 0; i < n_m_only; i++)
         if (lo < m_only[i].base + m_only[i].size && last >= m_only[i].base) return false;
     return dt::range_in_memory(memory, region_start, region_end, lo, size);

@@ -42,6 +42,15 @@ bool s_mode_range_ok(unsigned long addr_lo, unsigned long addr_hi, unsigned long
 // nothing whose safety rests on an entry it does not get.
 unsigned pmp_spare_entries();
 
+// Boot hart, cold_init only: `size` bytes (a power of two, naturally
+// aligned) of the firmware's own region, above its image, for a subsystem's
+// memory S-mode must not touch; the region grows when needed. 0 if there is
+// no room.
+uintptr_t carve_fw_memory(unsigned long size);
+// Whether PMP closes the firmware's region to S-mode (the boot hart has at
+// least two entries).
+bool firmware_protected();
+
 // Firmware's own memory [start, end), protected by PMP from S/U-mode where
 // the hart has PMP (core/README.md).
 uintptr_t fw_region_start();

@@ -46,7 +46,10 @@ bool overlaps(uint64_t a, uint64_t asize, uint64_t b, uint64_t bsize) {
 }
 
 // CTR's feed buffer (README "CTR from the encoder"): a power of two,
-// naturally aligned, so one PMP entry closes it to S-mode.
+// naturally aligned (what the RAM sink's wrap needs), in the firmware's own
+// region (fw::carve_fw_memory), so the firmware's PMP entry and device-tree
+// reservation cover it. At the top of RAM it was where boot loaders
+// relocate themselves (U-Boot on QEMU 10, issue 26).
 constexpr uint64_t kCtrBufferSize = 256ull << 10;
 uint64_t ctr_buffer;
 
@@ -115,12 +118,10 @@ void trace::subsystem::cold_init(const void *fdt, unsigned long next_addr) {
     if (!mode) {
         if (chosen >= 0 && fdt_getprop(fdt, chosen, "tsbi,trace", nullptr))
             fw::printf("tsbi: trace: tsbi,trace must be \"htm\" or \"btm\"\n");
-        // No boot-time trace: the sink is free for CTR's feed, if one more
-        // PMP entry can close its buffer.
-        if (component_entries(topo) >= spare)
-            fw::printf("tsbi: trace: no PMP entry to spare for CTR's feed buffer: no feed\n");
-        else if (place_buffer(fdt, next_addr, kCtrBufferSize, kCtrBufferSize, ctr_buffer))
-            set_ctr_buffer(ctr_buffer, kCtrBufferSize);
+        // No boot-time trace: the sink is free for CTR's feed.
+        ctr_buffer = fw::carve_fw_memory(kCtrBufferSize);
+        if (ctr_buffer) set_ctr_buffer(ctr_buffer, kCtrBufferSize);
+        else fw::printf("tsbi: trace: no room in the firmware's region for CTR's feed buffer\n");
         return;
     }
     int len;
@@ -140,14 +141,6 @@ void trace::subsystem::cold_init(const void *fdt, unsigned long next_addr) {
 
 void trace::subsystem::fdt_fixup(void *fdt) {
     using namespace trace;
-    if (ctr_buffer) {
-        int err = fw::dt::fixup_reserve(fdt, ctr_buffer, kCtrBufferSize, "tsbi-ctr-trace");
-        if (err) {
-            // Not reserved: the next stage could use it, so no feed.
-            fw::printf("tsbi: trace: CTR buffer not reserved (%d)\n", err);
-            set_ctr_buffer(0, 0);
-        }
-    }
     if (!boot.config) return;
     // Trace only into memory the next stage was told to keep away from.
     int err = fw::dt::fixup_reserve(fdt, boot.buffer, boot.size, "tsbi-trace");
@@ -178,8 +171,6 @@ unsigned trace::subsystem::mmode_regions(fw::MmioRange *out, unsigned max) {
     trace::Region r[2];
     unsigned n = trace::mmode_regions(r, max < 2 ? max : 2);
     for (unsigned i = 0; i < n; i++) out[i] = {r[i].base, r[i].size};
-    // CTR's feed buffer is firmware memory: S-mode reads records, not trace.
-    if (trace::ctr_buffer && n < max) out[n++] = {trace::ctr_buffer, trace::kCtrBufferSize};
     return n;
 }
 
