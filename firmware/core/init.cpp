@@ -227,6 +227,17 @@ void setup_counters_envcfg(unsigned long hartid) {
                 csr::csr_write_safe_num(csr::mstateen1h + i,
                                         static_cast<unsigned long>(csr::mstateen_bits::SE >> 32));
         }
+        // "If machine-level software changes these values, it is
+        // responsible for initializing the corresponding writable bits of
+        // the hstateen and sstateen CSRs to zeros too" (Smstateen): S-mode
+        // and the hypervisor then open what they use. CTR's hart_init opens
+        // hstateen0's CTR bits afterwards where it offers them.
+        for (unsigned i = 0; i < 4; i++) {
+            csr::csr_write_safe_num(csr::sstateen0 + i, 0);
+            if (!hart_has(hartid, EXT_H)) continue;
+            csr::csr_write_safe_num(csr::hstateen0 + i, 0);
+            if constexpr (sizeof(long) == 4) csr::csr_write_safe_num(csr::hstateen0h + i, 0);
+        }
     }
 }
 

@@ -9,7 +9,7 @@ namespace csr {
 
 // --- numbers ------------------------------------------------------------
 constexpr unsigned sstatus = 0x100, sie = 0x104, stvec = 0x105, scounteren = 0x106,
-                   senvcfg = 0x10A, sscratch = 0x140, sepc = 0x141, scause = 0x142,
+                   senvcfg = 0x10A, sstateen0 = 0x10C, sscratch = 0x140, sepc = 0x141, scause = 0x142,
                    stval = 0x143, sip = 0x144, stimecmp = 0x14D, satp = 0x180,
                    scountovf = 0xDA0;
 constexpr unsigned hstatus = 0x600, hedeleg = 0x602, hideleg = 0x603, hcounteren = 0x606,
