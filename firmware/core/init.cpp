@@ -448,8 +448,6 @@ uintptr_t carve_fw_memory(unsigned long size) {
     }
 }
 
-bool firmware_protected() { return pmp_entries_boot >= 2; }
-
 unsigned pmp_spare_entries() {
     // Of the boot hart's entries: one opens memory to S-mode, one closes the
     // firmware, one each the platform's M-mode-only regions that take one.

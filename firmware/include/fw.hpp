@@ -47,9 +47,6 @@ unsigned pmp_spare_entries();
 // memory S-mode must not touch; the region grows when needed. 0 if there is
 // no room.
 uintptr_t carve_fw_memory(unsigned long size);
-// Whether PMP closes the firmware's region to S-mode (the boot hart has at
-// least two entries).
-bool firmware_protected();
 
 // Firmware's own memory [start, end), protected by PMP from S/U-mode where
 // the hart has PMP (core/README.md).

@@ -51,7 +51,6 @@ bool overlaps(uint64_t a, uint64_t asize, uint64_t b, uint64_t bsize) {
 // reservation cover it. At the top of RAM it was where boot loaders
 // relocate themselves (U-Boot on QEMU 10, issue 26).
 constexpr uint64_t kCtrBufferSize = 256ull << 10;
-uint64_t ctr_buffer;
 
 // A buffer at the top of the first /memory range, below the device tree
 // (QEMU puts it in the last 2 MiB of RAM), `align` aligned.
@@ -99,8 +98,8 @@ void trace::subsystem::cold_init(const void *fdt, unsigned long next_addr) {
     bool smode = chosen >= 0 && str_prop(fdt, chosen, "tsbi,trace-owner", "s-mode");
     bool allow_m = chosen >= 0 && fdt_getprop(fdt, chosen, "tsbi,trace-allow-mmode", nullptr);
     // The SBI trace service and CTR's feed rely on S-mode not reaching the
-    // components (or the feed buffer): without the PMP entries to close
-    // them, the components are S-mode's, as with tsbi,trace-owner.
+    // components: without the PMP entries to close them, the components are
+    // S-mode's, as with tsbi,trace-owner (core/README.md "Without PMP").
     const unsigned spare = fw::pmp_spare_entries();
     if (!smode && component_entries(topo) > spare) {
         fw::printf("tsbi: trace: %u PMP entries to spare, %u needed: components handed to S-mode\n",
@@ -119,8 +118,7 @@ void trace::subsystem::cold_init(const void *fdt, unsigned long next_addr) {
         if (chosen >= 0 && fdt_getprop(fdt, chosen, "tsbi,trace", nullptr))
             fw::printf("tsbi: trace: tsbi,trace must be \"htm\" or \"btm\"\n");
         // No boot-time trace: the sink is free for CTR's feed.
-        ctr_buffer = fw::carve_fw_memory(kCtrBufferSize);
-        if (ctr_buffer) set_ctr_buffer(ctr_buffer, kCtrBufferSize);
+        if (uintptr_t b = fw::carve_fw_memory(kCtrBufferSize)) set_ctr_buffer(b, kCtrBufferSize);
         else fw::printf("tsbi: trace: no room in the firmware's region for CTR's feed buffer\n");
         return;
     }
