@@ -108,24 +108,27 @@ bits_list() {
 # --lost-head).
 #
 # Each hart's decoded trace must equal the record from the first traced
-# instruction to the last (compare.py --begin/--end). Tracing starts and
+# instruction to the last (compare.py --begin/--end). The encoder starts and
 # stops at a translation-block boundary (hw_models/qemu/README.md, "Ingress
-# port"): the block that sets InstTracing in encoder_start runs on to its
-# return, so the first traced instruction is the one after the call of
-# encoder_start; tr_disable's store is in the block that ends at its first
-# jump or branch, the last traced instruction.
+# port"), and the write to trTeControl, an MMIO store, ends its block (QEMU
+# 10 retranslates a block so that an I/O access is its last instruction): so
+# the first traced instruction is the one after the store that sets
+# InstTracing (encoder_start's last store), and the last one is the store
+# that clears it (tr_disable's only store). Measured so on every run here.
 objdump_lines() { riscv64-linux-gnu-objdump -d --no-show-raw-insn "$ELF"; }
-TRACE_BEGIN=$(objdump_lines | awk -F'\t' '
-  /^ *[0-9a-f]+:/ { a = $1; sub(/^ */, "", a); sub(/:$/, "", a)
-                    if (next_one) { printf "%s0x%s", sep, a; sep = ","; next_one = 0 }
-                    if ($2 ~ /^(c\.)?jal/ && $3 ~ /<encoder_start>/) next_one = 1 }')
-TRACE_END=$(objdump_lines | awk -F'\t' '
-  /^[0-9a-f]+ <tr_disable>:/ { inside = 1; next }
-  /^[0-9a-f]+ </ { inside = 0 }
-  inside && /^ *[0-9a-f]+:/ && $2 ~ /^(c\.)?(j|jal|jalr|jr|ret|b[a-z]*)$/ {
-    a = $1; sub(/^ */, "", a); sub(/:$/, "", a); print "0x" a; exit }')
+# fn_stores FUNC: "ADDR NEXT" for every store instruction in FUNC (NEXT: the
+# address of the instruction after it)
+fn_stores() {
+  objdump_lines | awk -F'\t' -v fn="<$1>:" '
+    /^[0-9a-f]+ </ { inside = ($0 ~ fn); next }
+    inside && /^ *[0-9a-f]+:/ { a = $1; sub(/^ */, "", a); sub(/:$/, "", a)
+                                if (st != "") { print "0x" st, "0x" a; st = "" }
+                                if ($2 ~ /^(c\.)?s[bhwd]$/) st = a }'
+}
+TRACE_BEGIN=$(fn_stores encoder_start | tail -1 | cut -d' ' -f2)
+TRACE_END=$(fn_stores tr_disable | head -1 | cut -d' ' -f1)
 [ -n "$TRACE_BEGIN" ] && [ -n "$TRACE_END" ] ||
-  fail "trace window: no call of encoder_start or no jump in tr_disable in $ELF (begin '$TRACE_BEGIN', end '$TRACE_END')"
+  fail "trace window: no store in encoder_start or tr_disable of $ELF (begin '$TRACE_BEGIN', end '$TRACE_END')"
 
 run_trace() {
   local name=$1 smp=$2 min=$3 i=0 loader=() w h rc d cfg gdb=() gpid= port addr sb
