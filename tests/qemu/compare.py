@@ -12,23 +12,24 @@ instruction to the last: a trace that lost its head or its tail fails. Exit
 0 on match.
 
 The traced window is the whole record unless cut:
-  --begin A    it starts at the first execution of any of the addresses A
-               (the first instruction the encoder traces: tracing starts at
-               a translation-block boundary, the block after the one that
-               enabled it);
+  --begin A    it starts at the first execution of any of the addresses A,
+               the first instruction the encoder traces (suite 50: the one
+               after the store that enables tracing; one address per caller
+               of the enabling code may be given);
   --end A      it ends with the first execution of any of the addresses A
-               at or after its start (the last traced instruction: the end
-               of the block that disabled tracing).
+               at or after its start, the last traced instruction (suite
+               50: the store that disables tracing).
 Two documented exceptions, each only when the caller names it:
   --lost-head  the trace is known to have lost its beginning (an overflow
                test: the sink dropped messages, the encoder resynchronised
                with Error + SYNC=7): the decoded stream must equal the
                window's end, from wherever it resumed;
   --within     the record continues past both ends of the trace because the
-               record does not show where tracing started and stopped (one
-               record of a whole run holding several traces, started and
-               stopped from another hart): any contiguous run of the record
-               passes. Only --min then bounds the trace's length.
+               record does not show where tracing started and stopped
+               (suite 52: one record of a whole run holds several traces,
+               which the firmware starts and stops on other harts by IPI):
+               any contiguous run of the record passes, and only --min
+               bounds the trace's length.
 --min N: the decoded trace has at least N instructions (default 1).
 
 With insnlog priv=on the record's lines are "0xADDR PRIV [x|r]" ("x": the
