@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-2-Clause
+# stdin: terminal (it starts QEMU itself: tests/run_all.sh gives it a pty, as typed
+# at a terminal, so a QEMU without its own stdin fails here too)
 # Trap handling seen from S-mode: illegal-instruction redirects, PMP
 # protection of the firmware, misaligned accesses, counter access.
 . "$(dirname "$0")/../lib.sh"

@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-2-Clause
+# stdin: terminal (it starts QEMU itself: tests/run_all.sh gives it a pty, as typed
+# at a terminal, so a QEMU without its own stdin fails here too)
 # The default image on machines other than QEMU virt (issue 17): drivers come
 # from the device tree by compatible string. QEMU 7.2's spike (HTIF console and
 # power-off, CLINT) on 1 and 4 harts, and sifive_u (HiFive Unleashed: an E51

@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-2-Clause
+# stdin: terminal (it starts QEMU itself: tests/run_all.sh gives it a pty, as typed
+# at a terminal, so a QEMU without its own stdin fails here too)
 # Project QEMU 10 with the trace models: builds (or reuses) it, runs the
 # register-level tests and the end-to-end trace validation (decoded N-Trace
 # == the insnlog plugin's record of executed instructions).
