@@ -64,6 +64,9 @@ ELF=$PWD/build/qemu-tests/trace.elf
 run_payload() {
   local name=$1 log=$2 rc=$3
   sed -nE "s/^(PASS|FAIL): /\1: $name: /p" "$log"
+  if grep -aq '^FAIL' "$log"; then
+    echo "  evidence for $name: last lines of $log:"; log_tail "$log"
+  fi
   if ! grep -aqE '^(PASS|FAIL): ' "$log"; then
     fail_log "$name: payload ran" "$log" "expected PASS/FAIL lines from the payload, none came (QEMU exit status $rc)"
   elif [ "$rc" != 0 ] && ! grep -aq '^FAIL' "$log"; then
