@@ -8,18 +8,45 @@ HOSTCC     ?= gcc
 HOSTCXXFLAGS ?= -std=c++20 -O2 -g -Wall -Wextra
 export TSBI_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/tsbi
 
-.PHONY: all test bench run bootstrap clean
+# Bootstrap first, by construction: every goal but `clean` needs the host
+# packages (the cross compiler, QEMU, readelf, dtc...), and a prerequisite
+# named `bootstrap` would run beside the others under `make -j`. So the
+# top-level make installs what is missing while it reads this file, before it
+# runs any rule; the makes it starts (and the tests' makes) inherit
+# TSBI_BOOTSTRAPPED and skip it.
+ifndef TSBI_BOOTSTRAPPED
+ifneq ($(filter-out clean,$(or $(MAKECMDGOALS),all)),)
+$(shell scripts/bootstrap.sh >&2)
+ifneq ($(.SHELLSTATUS),0)
+$(error scripts/bootstrap.sh failed: the packages above are needed)
+endif
+export TSBI_BOOTSTRAPPED := 1
+endif
+endif
+
+.PHONY: all test check bench run bootstrap clean
 all: firmware
 
 bootstrap:
 	@scripts/bootstrap.sh
 
-run: bootstrap
+# `make test` and `make check` test every configuration themselves (both XLENs,
+# the core-only image, the quirk port, fw_jump); a build knob given to them
+# would not change what they test, so it is refused rather than ignored.
+TEST_REFUSED_KNOBS := $(strip $(foreach v,PLATFORM PLATFORM_DIR FW_XLEN FW_SUBSYSTEMS BUILD FW_BUILD,$(if $(filter command line,$(origin $(v))),$(v))))
+define test_knob_check
+$(if $(TEST_REFUSED_KNOBS),@echo "make $(1): $(TEST_REFUSED_KNOBS) not honoured: the suites build and test every configuration themselves; use 'make firmware $(foreach v,$(TEST_REFUSED_KNOBS),$(v)=$($(v)))' and 'make conformance FW=<image>' for one image" >&2; exit 2)
+endef
 
-test: bootstrap
+test:
+	$(call test_knob_check,test)
 	@tests/run_all.sh suites
 
-bench: bootstrap
+check:
+	$(call test_knob_check,check)
+	@tests/run_all.sh check
+
+bench:
 	@tests/run_all.sh bench
 
 clean:

@@ -74,6 +74,10 @@ def main():
         print("FAIL: %s %s" % (name, msg[0] if msg else ""))
         for c in fails:
             print((c.text or "").strip())
+    # doctest's JUnit report counts assertions in <testsuite tests=...>;
+    # tests/run_all.sh adds these up beside its closing line.
+    asserts = sum(int(s.get("tests") or 0) for s in root.iter("testsuite"))
+    print("INFO: %s doctest: %d test cases, %d assertions" % (prefix, n, asserts))
     if n == 0:
         print("FAIL: %s/run no test case ran (exit status %d)" % (prefix, p.returncode))
         return 1

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-2-Clause
+# tier: check
 # Host unit tests of the firmware core (hart masks, memory ranges, DT), of the
 # device-tree drivers against QEMU's device trees, and of the SBI SSE event model.
 . "$(dirname "$0")/../lib.sh"

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-2-Clause
+# tier: check
 # PMU service host tests: firmware/pmu and firmware/sbi/pmu.cpp against the
 # hart model (hw_models/hart), one line per doctest case; once as a 64-bit
 # program on an RV64 hart model (pmu-host), once as a 32-bit x86 program on an

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-2-Clause
+# tier: check
 # Host unit tests of the firmware trace driver (firmware/trace): device-tree
 # topologies, the TCI 1.0 sequences and the SBI trace service, against the
 # register-level TCI fake (hw_models/tci).
