@@ -5,6 +5,7 @@
 // than the boot hart wait in HSM STOPPED until S-mode starts them.
 #include "dt.hpp"
 #include "hart.hpp"
+#include "fw_region.hpp"
 #include "hart_enables.hpp"
 #include "subsystems.hpp"
 #include "platform.hpp"
@@ -424,28 +425,21 @@ void fatal(const char *why) {
 uintptr_t carve_fw_memory(unsigned long size) {
     // Memory at the top of the NAPOT region, above the image, is the
     // firmware's already: closed by the firmware's PMP entry, reserved in
-    // the device tree, refused by s_mode_range_ok. When the image leaves no
-    // room the region doubles (it stays naturally aligned), up to the next
-    // stage and within the first /memory range.
-    if (size == 0 || (size & (size - 1))) return 0;
-    static uintptr_t lowest = 0; // lowest byte carved so far
-    const uintptr_t image_end = reinterpret_cast<uintptr_t>(_fw_end);
-    uintptr_t end = region_end;
-    for (;;) {
-        uintptr_t top = lowest && end == region_end ? lowest : end;
-        uintptr_t base = (top - size) & ~static_cast<uintptr_t>(size - 1);
-        if (top >= size && base >= image_end) {
-            region_end = end;
-            lowest = base;
-            return base;
-        }
-        uintptr_t grown = region_start + 2 * (end - region_start);
-        bool aligned = (region_start & (2 * (end - region_start) - 1)) == 0;
-        bool below_next = boot.next_addr <= region_start || grown <= boot.next_addr;
-        if (!aligned || !below_next || !dt::range_in_memory(memory, 0, 0, region_start, grown - region_start))
-            return 0;
-        end = grown;
+    // the device tree, refused by s_mode_range_ok. The region may grow up to
+    // the next stage, inside the /memory range it starts in.
+    static uint64_t lowest = 0; // lowest byte carved so far
+    uint64_t limit = boot.next_addr > region_start ? boot.next_addr : ~0ull;
+    for (unsigned i = 0; i < memory.count; i++) {
+        const dt::MemRegion &r = memory.r[i];
+        if (region_start >= r.base && region_start - r.base < r.size && r.base + r.size < limit)
+            limit = r.base + r.size;
     }
+    region::Carve c = region::carve_top(region_start, region_end, lowest,
+                                        reinterpret_cast<uintptr_t>(_fw_end), size, limit);
+    if (!c.base) return 0;
+    region_end = static_cast<uintptr_t>(c.end);
+    lowest = c.lowest;
+    return static_cast<uintptr_t>(c.base);
 }
 
 unsigned pmp_spare_entries() {

@@ -6,6 +6,7 @@
 
 #include "core/dt.hpp"
 #include "core/hart.hpp"
+#include "core/fw_region.hpp"
 #include "core/hart_enables.hpp"
 #include "sbi/hartmask.hpp"
 #include <libfdt.h>
@@ -177,6 +178,34 @@ TEST_CASE("PMP plan: the firmware first, one entry opens the rest, none without 
     CHECK(enables::pmp_deny_entries(5, 4) == 4);
     CHECK(enables::pmp_deny_entries(8, 4) == 4);
     CHECK(enables::pmp_deny_entries(8, 1) == 1);
+}
+
+TEST_CASE("firmware region: CTR's buffer carved above the image, the region grows when needed") {
+    constexpr uint64_t S = 0x80000000, K = 1024, M = 1024 * K;
+    constexpr uint64_t kNext = S + 2 * M, kNoLimit = ~0ull;
+    // Today's image (544 KiB) in a 1 MiB region: the 256 KiB buffer fits at
+    // its top, the region stays 1 MiB.
+    auto c = region::carve_top(S, S + M, 0, S + 544 * K, 256 * K, kNext);
+    CHECK(c.base == S + 768 * K);
+    CHECK(c.end == S + M);
+    // A second request goes below the first, aligned.
+    auto d = region::carve_top(S, c.end, c.lowest, S + 544 * K, 128 * K, kNext);
+    CHECK(d.base == S + 640 * K);
+    CHECK(d.end == S + M);
+    // No room: the region doubles, the buffer at the new top.
+    auto g = region::carve_top(S, S + M, 0, S + 900 * K, 256 * K, kNext);
+    CHECK(g.base == S + 2 * M - 256 * K);
+    CHECK(g.end == S + 2 * M);
+    // ... but never past the limit (the next stage at +2 MiB, or RAM's end).
+    auto n = region::carve_top(S, S + M, 0, S + 900 * K, 256 * K, S + M + 512 * K);
+    CHECK(n.base == 0);
+    CHECK(n.end == S + M);
+    // Nor when doubling would break the natural alignment of the region.
+    auto a = region::carve_top(S + M, S + 2 * M, 0, S + M + 900 * K, 256 * K, kNoLimit);
+    CHECK(a.base == 0);
+    // A size that is not a power of two is refused.
+    CHECK(region::carve_top(S, S + M, 0, S + 544 * K, 200 * K, kNext).base == 0);
+    CHECK(region::carve_top(S, S + M, 0, S + 544 * K, 0, kNext).base == 0);
 }
 
 TEST_CASE("DT scan: enabled harts with their extensions, all memory ranges") {
