@@ -96,6 +96,65 @@ unsigned scan_harts(const void *fdt, HartDesc *out, unsigned max) {
     return n;
 }
 
+int isa_list_remove(char *list, int len, const char *ext) {
+    int out = 0;
+    for (int i = 0; i < len;) {
+        int n = strnlen(list + i, len - i);
+        bool drop = !strncmp(list + i, ext, n) && ext[n] == 0;
+        if (!drop) {
+            memmove(list + out, list + i, n);
+            out += n;
+            if (i + n < len) list[out++] = 0;
+        }
+        i += n + 1;
+    }
+    return out;
+}
+
+int isa_string_remove(char *isa, int len, const char *ext) {
+    const int e = static_cast<int>(strlen(ext));
+    int n = strnlen(isa, len);
+    // Multi-letter extensions follow a '_' (ISA manual, "ISA Extension
+    // Naming Conventions"); a token equal to `ext` goes with its '_'.
+    for (int i = 0; i + e < n;) {
+        if (isa[i] == '_' && !strncmp(isa + i + 1, ext, e) && (i + 1 + e == n || isa[i + 1 + e] == '_')) {
+            memmove(isa + i, isa + i + 1 + e, n - (i + 1 + e));
+            n -= 1 + e;
+            isa[n] = 0;
+        } else {
+            i++;
+        }
+    }
+    return n < len ? n + 1 : n;
+}
+
+int fixup_withhold_extensions(void *fdt, const char *const *exts, unsigned count) {
+    int cpus = fdt_path_offset(fdt, "/cpus");
+    if (cpus < 0) return 0;
+    int node;
+    fdt_for_each_subnode(node, fdt, cpus) {
+        // Edited where they are, then shrunk: fdt_setprop_placeholder keeps
+        // a property's data in place when it gets shorter.
+        struct Prop {
+            const char *name;
+            int (*remove)(char *, int, const char *);
+        };
+        static constexpr Prop kProps[] = {{"riscv,isa-extensions", isa_list_remove},
+                                          {"riscv,isa", isa_string_remove}};
+        for (const Prop &pr : kProps) {
+            int len;
+            auto *p = static_cast<char *>(fdt_getprop_w(fdt, node, pr.name, &len));
+            if (!p || len <= 0) continue;
+            int n = len;
+            for (unsigned i = 0; i < count; i++) n = pr.remove(p, n, exts[i]);
+            if (n == len) continue;
+            void *data;
+            if (int err = fdt_setprop_placeholder(fdt, node, pr.name, n, &data)) return err;
+        }
+    }
+    return 0;
+}
+
 int fixup_disable_harts(void *fdt, const uint64_t *off) {
     int cpus = fdt_path_offset(fdt, "/cpus");
     if (cpus < 0) return 0;

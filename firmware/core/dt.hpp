@@ -27,6 +27,18 @@ struct HartDesc {
 // bits) status = "disabled", so the next stage does not try to use it.
 int fixup_disable_harts(void *fdt, const uint64_t *off);
 
+// Removes extension `ext` from a `riscv,isa-extensions` string list of
+// `len` bytes, in place; returns the new length.
+int isa_list_remove(char *list, int len, const char *ext);
+// Removes the multi-letter extension `ext` ("_ext") from a NUL-terminated
+// `riscv,isa` string of `len` bytes (NUL included), in place; returns the
+// new length (NUL included).
+int isa_string_remove(char *isa, int len, const char *ext);
+// Takes the `n` extensions `exts` out of every /cpus node's
+// riscv,isa-extensions and riscv,isa, so the next stage does not use what
+// the firmware did not enable. Returns 0 or a libfdt error.
+int fixup_withhold_extensions(void *fdt, const char *const *exts, unsigned n);
+
 // ISA extension bits from a `riscv,isa` string ("rv64imafdch_zicsr_sstc...").
 uint64_t parse_isa_string(const char *s, int len);
 // ... and from a `riscv,isa-extensions` string list.

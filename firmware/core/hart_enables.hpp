@@ -36,6 +36,13 @@ constexpr uint64_t boot_menvcfg(uint64_t isa) {
     return v;
 }
 
+// Extensions the firmware does not enable, taken out of the device tree the
+// next stage gets (dt::fixup_withhold_extensions) so that it does not use
+// them: Smcdeleg and Ssccfg, counter delegation (menvcfg.CDE above). A
+// kernel that finds them would program the counters through sireg* and
+// take illegal-instruction exceptions.
+inline constexpr const char *kWithheld[] = {"smcdeleg", "ssccfg"};
+
 // FWFT PTE_AD_HW_UPDATING can be toggled only on a hart with both Svade and
 // Svadu: with Svadu alone its value is fixed at 1 (boot_menvcfg), with
 // Svade alone at 0, and S-mode learns either from the device tree.

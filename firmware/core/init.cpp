@@ -383,6 +383,9 @@ void cold_boot(unsigned long hartid, unsigned long fdt, const FwDynamicInfo *di)
     int err = dt::open_for_fixup(blob, kFdtExtra);
     if (!err) err = dt::fixup_reserve(blob, region_start, region_end - region_start);
     if (!err) err = dt::fixup_disable_harts(blob, unserved);
+    if (!err)
+        err = dt::fixup_withhold_extensions(blob, enables::kWithheld,
+                                            sizeof enables::kWithheld / sizeof *enables::kWithheld);
     if (!err) subsystems::fdt_fixup(blob);
     if (err) printf("tsbi: device-tree fix-up failed (%d)\n", err);
     print_banner(served);

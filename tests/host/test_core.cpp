@@ -254,6 +254,56 @@ TEST_CASE("DT fix-up: firmware region reserved no-map, existing reservations kep
     CHECK(fdt_path_offset(blob.data(), "/reserved-memory/other@90000000") >= 0);
 }
 
+TEST_CASE("withheld extensions: out of isa-extensions lists and riscv,isa strings") {
+    char list[] = "i\0smcdeleg\0m\0ssccfg\0zkr";
+    int n = dt::isa_list_remove(list, sizeof list, "smcdeleg");
+    n = dt::isa_list_remove(list, n, "ssccfg");
+    CHECK(n == 8);
+    CHECK(std::string(list, n) == std::string("i\0m\0zkr\0", 8));
+    char last[] = "i\0ssccfg";
+    n = dt::isa_list_remove(last, sizeof last, "ssccfg");
+    CHECK(std::string(last, n) == std::string("i\0", 2));
+    char none[] = "i\0ssccfgx";
+    CHECK(dt::isa_list_remove(none, sizeof none, "ssccfg") == (int)sizeof none);
+
+    char isa[] = "rv64imafdch_smcdeleg_ssccfg_ssccfgx_zkr_ssccfg";
+    n = dt::isa_string_remove(isa, sizeof isa, "smcdeleg");
+    n = dt::isa_string_remove(isa, n, "ssccfg");
+    CHECK(std::string(isa) == "rv64imafdch_ssccfgx_zkr");
+    CHECK(n == (int)strlen(isa) + 1);
+    char letters[] = "rv64imafdch_zicsr"; // 'h' is a letter, not "_h"
+    CHECK(dt::isa_string_remove(letters, sizeof letters, "h") == (int)sizeof letters);
+}
+
+TEST_CASE("DT fix-up: withheld extensions leave every hart's node, the rest stays") {
+    auto blob = load(data("qemu-virt.dtb"), 4096);
+    REQUIRE(dt::open_for_fixup(blob.data(), 4096) == 0);
+    void *fdt = blob.data();
+    int cpu = fdt_path_offset(fdt, "/cpus/cpu@1");
+    REQUIRE(cpu >= 0);
+    // QEMU 7.2 gives riscv,isa alone; QEMU 10 both.
+    const char exts[] = "i\0ssccfg\0zkr";
+    REQUIRE(fdt_setprop(fdt, cpu, "riscv,isa-extensions", exts, sizeof exts) == 0);
+    int len;
+    std::string isa = static_cast<const char *>(fdt_getprop(fdt, cpu, "riscv,isa", &len));
+    isa += "_smcdeleg_zkr";
+    REQUIRE(fdt_setprop_string(fdt, cpu, "riscv,isa", isa.c_str()) == 0);
+    const char *const withheld[] = {"smcdeleg", "ssccfg"};
+    REQUIRE(dt::fixup_withhold_extensions(fdt, withheld, 2) == 0);
+    REQUIRE(fdt_check_header(fdt) == 0);
+    cpu = fdt_path_offset(fdt, "/cpus/cpu@1");
+    auto *l = static_cast<const char *>(fdt_getprop(fdt, cpu, "riscv,isa-extensions", &len));
+    REQUIRE(l);
+    CHECK_FALSE(fdt_stringlist_contains(l, len, "ssccfg"));
+    CHECK(fdt_stringlist_contains(l, len, "zkr"));
+    CHECK(fdt_stringlist_contains(l, len, "i"));
+    std::string after = static_cast<const char *>(fdt_getprop(fdt, cpu, "riscv,isa", &len));
+    CHECK(after == isa.substr(0, isa.size() - strlen("_smcdeleg_zkr")) + "_zkr");
+    CHECK(len == (int)after.size() + 1);
+    dt::HartDesc h[8];
+    CHECK(dt::scan_harts(fdt, h, 8) == 4);
+}
+
 TEST_CASE("DT fix-up on QEMU virt's own device tree (no /reserved-memory yet)") {
     auto blob = load(data("qemu-virt.dtb"), 4096);
     REQUIRE(fdt_path_offset(blob.data(), "/reserved-memory") < 0);

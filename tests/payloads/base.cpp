@@ -305,6 +305,11 @@ void smode_extensions() {
         unsigned long cause = catch_exception(u.fn, cbo_block, &tval);
         expect_eq(cause, ~0ul, "smode_extensions/%s", u.name);
     }
+    // Counter delegation (Smcdeleg/Ssccfg) is not enabled (menvcfg.CDE = 0:
+    // the SBI PMU owns the counters), so the device tree must not offer it.
+    clause("hart/smode_extensions/withheld");
+    expect_true(!has_isa_ext("smcdeleg") && !has_isa_ext("ssccfg"),
+                "smode_extensions/counter_delegation_not_offered");
 }
 
 } // namespace
