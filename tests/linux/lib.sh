@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: BSD-2-Clause
-# Helpers for the Linux suites (tests/suites/30-linux.sh, 35-perf.sh), sourced
-# after tests/lib.sh. Boots Debian's riscv64 kernel with a test initramfs
-# (tests/linux/init) under QEMU 7.2 and checks the console log.
+# Helpers for the Linux suites (tests/suites/30-linux.sh, 32-next-stages.sh,
+# 35-perf.sh), sourced after tests/lib.sh. Boots Debian's riscv64 kernel with
+# a test initramfs (tests/linux/init) under QEMU 7.2 and checks the console
+# log.
 #
 # Firmware under test (environment):
 #   FW        unset: ours, build/fw/tsbi_dynamic.bin (built with `make firmware`);

@@ -19,9 +19,11 @@
 #    SBI SRST.
 #  - Debian's kernel as the fw_payload, its initramfs named in /chosen of a
 #    device tree QEMU dumped (QEMU takes -initrd only with -kernel).
-# On QEMU virt, U-Boot and Linux booted with a device tree reset and power
-# off through the syscon nodes, not SRST: the firmware's "system ... requested"
-# line is checked only where SRST is the path (EDK2, ACPI).
+# On QEMU virt, U-Boot's reset and poweroff and the power-off of Linux booted
+# with a device tree go to the syscon nodes, not to SBI SRST (both find the
+# syscon driver first); Linux's reboot, and everything under EDK2 (ACPI: no
+# syscon node), reaches SRST, and there the firmware's "tsbi: system ...
+# requested" line is checked.
 set -uo pipefail
 . "$(dirname "$0")/../lib.sh"
 . tests/linux/lib.sh
@@ -106,8 +108,9 @@ uboot() {
     check_seq "$n: U-Boot reset restarts the firmware and U-Boot" "$log" \
       '^=> reset' 'tsbi: SBI firmware' 'Hit any key to stop autoboot'
     linux_checks "$n" "$log" "$rc" "$smp" reboot
-    check_seq "$n: Linux reboots into U-Boot, whose poweroff ends the run" "$log" \
-      'reboot: Restarting system' 'tsbi: SBI firmware' 'Hit any key to stop autoboot' '^=> poweroff'
+    check_seq "$n: Linux reboots through SBI SRST into U-Boot, whose poweroff ends the run" "$log" \
+      'reboot: Restarting system' 'tsbi: system reboot requested' 'tsbi: SBI firmware' \
+      'Hit any key to stop autoboot' '^=> poweroff'
   else
     check_seq "$n: booti starts the kernel" "$log" '^=> booti' 'Starting kernel'
     linux_checks "$n" "$log" "$rc" "$smp" poweroff
