@@ -12,11 +12,11 @@
 #    U-Boot's `poweroff` ends the run.
 #  - The same 4-hart fw_dynamic round on the project QEMU 10.
 #  - EDK2 (Debian trixie's qemu-efi-riscv64, scripts/edk2.sh) from pflash on
-#    the project QEMU 10 (QEMU 7.2 runs pflash in M-mode), 4 harts: the UEFI
-#    shell's startup.nsh starts the kernel through its EFI stub with the
-#    initramfs (a FAT disk), Linux reboots through SBI SRST (ACPI: no syscon
-#    node), and the shell's `reset -s` (UEFI ResetSystem) powers off through
-#    SBI SRST.
+#    the project QEMU 10 (QEMU 7.2 runs pflash in M-mode), 4 harts: typed
+#    into the UEFI shell, the kernel starts through its EFI stub with the
+#    initramfs (both on a FAT disk), Linux reboots through SBI SRST (ACPI: no
+#    syscon node), and the shell's `reset -s` (UEFI ResetSystem) powers off
+#    through SBI SRST.
 #  - Debian's kernel as the fw_payload, its initramfs named in /chosen of a
 #    device tree QEMU dumped (QEMU takes -initrd only with -kernel).
 # On QEMU virt, U-Boot's reset and poweroff and the power-off of Linux booted
@@ -178,8 +178,8 @@ else
 fi
 config_end "$log"
 
-# EDK2 from pflash, with a FAT disk holding the kernel, the initramfs and
-# startup.nsh. Each run gets a fresh copy of the variable store.
+# EDK2 from pflash, with a FAT disk holding the kernel and the initramfs.
+# Each run gets a fresh copy of the variable store.
 n="uefi edk2 fw_dynamic smp4 qemu10"
 log=$LINUX_LOGS/uefi-edk2-smp4-qemu10.log
 if ! E=$(scripts/edk2.sh path); then
@@ -188,20 +188,23 @@ elif [ -z "$Q10" ]; then
   fail "$n: EDK2 boot [no project QEMU 10]"
 else
   esp=$D/esp.img
-  printf 'fs0:\r\n\\vmlinuz.efi initrd=\\initrd.gz console=ttyS0 tsbi.test=boot tsbi.end=reboot\r\n' >"$D/startup.nsh"
   rm -f "$esp"
   if mkfs.vfat -C "$esp" 40960 >/dev/null &&
      mcopy -i "$esp" "$LINUX_IMAGE" ::vmlinuz.efi && mcopy -i "$esp" "$LINUX_INITRD" ::initrd.gz &&
-     mcopy -i "$esp" "$D/startup.nsh" ::startup.nsh && cp "$E/RISCV_VIRT_VARS.fd" "$D/edk2-vars.fd"; then
+     cp "$E/RISCV_VIRT_VARS.fd" "$D/edk2-vars.fd"; then
     echo "next-stages: $n"
     start=$SECONDS
-    # A key ends EDK2's boot-option countdown; any key but ESC runs
-    # startup.nsh at once, ESC skips it the second time round.
+    # The disk has no EFI/BOOT/BOOTRISCV64.EFI (the boot manager would start
+    # the kernel without its arguments) and no startup.nsh, so EDK2 ends in
+    # its shell both times round, where the kernel's command line and then
+    # `reset -s` are typed. A key ends each of the two countdowns (boot
+    # options, startup.nsh) early (ESC in the first would open the boot menu).
     tests/nextstage/console.py --log "$log" --timeout "$(scale 180)" "${ABORTS[@]}" \
-      'expect:Press ESCAPE within' 'send:\r' 'expect:to skip .*startup' 'send:\r' \
+      'expect:Press ESCAPE within' 'send:\r' 'expect:to skip .*startup' 'send:\r' 'expect:Shell> ' \
+      'send:fs0:\\vmlinuz.efi initrd=\\initrd.gz console=ttyS0 tsbi.test=boot tsbi.end=reboot\r' \
       'expect:TSBI-RESULT end ' \
       'expect:RISC-V EDK2 firmware' 'expect:Press ESCAPE within' 'send:\r' \
-      'expect:to skip .*startup' 'send:\x1b' 'expect:Shell> ' 'send:reset -s\r' -- \
+      'expect:to skip .*startup' 'send:\r' 'expect:Shell> ' 'send:reset -s\r' -- \
       "$Q10" -M virt -cpu rv64,sscofpmf=true -smp 4 -m 512M -nographic -bios "$FW_DYN" \
       -drive "if=pflash,format=raw,unit=0,file=$E/RISCV_VIRT_CODE.fd,readonly=on" \
       -drive "if=pflash,format=raw,unit=1,file=$D/edk2-vars.fd" \
@@ -210,8 +213,9 @@ else
     echo "next-stages: $n: status $rc after $((SECONDS - start)) s"
     check_seq "$n: EDK2 starts in S-mode from pflash and reaches the UEFI shell" "$log" \
       'next stage at 0x20000000 \(S-mode\)' 'RISC-V EDK2 firmware' 'UEFI Interactive Shell'
-    check_seq "$n: the kernel starts through its EFI stub with the initramfs" "$log" \
-      'EFI stub: Booting Linux Kernel' 'EFI stub: Loaded initrd' 'efi: EFI v[0-9.]+ by .*EDK II'
+    check_seq "$n: the shell starts the kernel through its EFI stub with the initramfs" "$log" \
+      'Shell> .*vmlinuz.efi' 'EFI stub: Booting Linux Kernel' 'EFI stub: Loaded initrd' \
+      'efi: EFI v[0-9.]+ by .*EDK II'
     linux_checks "$n" "$log" "$rc" 4 reboot
     check_seq "$n: Linux reboots through SBI SRST into EDK2" "$log" \
       'reboot: Restarting system' 'tsbi: system reboot requested' 'RISC-V EDK2 firmware' 'Shell> '
