@@ -114,6 +114,9 @@ $(FW_BUILD)/tsbi_payload.elf: $(FW_OBJS) $(FW_BUILD)/firmware/core/image_jump.cp
 	$(CROSS)g++ $(FW_LDFLAGS) -o $@ $(FW_OBJS) $(FW_BUILD)/firmware/core/image_jump.cpp.o \
 		$(FW_BUILD)/firmware/core/image_payload.S.o $(FW_LIBGCC)
 FW_PAYLOAD_IMAGES := $(FW_BUILD)/tsbi_payload.elf $(FW_BUILD)/tsbi_payload.bin
+else
+$(FW_BUILD)/tsbi_payload.elf:
+	@echo "tsbi_payload needs the next stage: make firmware FW_PAYLOAD=<image>" >&2; exit 1
 endif
 
 .PHONY: firmware
