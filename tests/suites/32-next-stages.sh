@@ -18,7 +18,8 @@
 #    syscon node), and the shell's `reset -s` (UEFI ResetSystem) powers off
 #    through SBI SRST.
 #  - Debian's kernel as the fw_payload, its initramfs named in /chosen of a
-#    device tree QEMU dumped (QEMU takes -initrd only with -kernel).
+#    device tree QEMU dumped (QEMU takes -initrd only with -kernel); and an
+#    RV32 fw_payload (the HSM test payload at +4 MiB, 1 hart).
 # On QEMU virt, U-Boot's reset and poweroff and the power-off of Linux booted
 # with a device tree go to the syscon nodes, not to SBI SRST (both find the
 # syscon driver first); Linux's reboot, and everything under EDK2 (ACPI: no
@@ -175,6 +176,31 @@ if qemu-system-riscv64 -M "virt,dumpdtb=$dtb" -cpu rv64,sscofpmf=true -smp 4 -m 
   linux_checks "$n" "$log" "$rc" 4 poweroff
 else
   fail "$n: device tree with /chosen initrd [qemu dumpdtb or fdtput failed]"
+fi
+config_end "$log"
+
+# An RV32 fw_payload, whose next stage sits at +4 MiB: the HSM test payload
+# (tests/payloads, linked there for RV32) as a raw binary, on one hart (its
+# suspends); with more harts it waits 1 s of guest time for each start and
+# stop, which a host at a load of 16 on 2 cores has overrun, and suites 20
+# and 23 run it on 4 harts already.
+n="rv32 hsm-payload fw_payload smp1"
+build payloads PL_XLEN=32
+riscv64-linux-gnu-objcopy -O binary build/payloads-rv32/hsm.elf "$D/hsm-rv32.bin"
+build firmware FW_XLEN=32 "FW_PAYLOAD=$D/hsm-rv32.bin"
+log=$LINUX_LOGS/rv32-hsm-payload-smp1.log
+echo "next-stages: $n"
+start=$SECONDS
+tests/nextstage/console.py --log "$log" --timeout "$(scale 90)" "${ABORTS[@]}" 'expect:TSBI-DONE' -- \
+  qemu-system-riscv32 -M virt -cpu rv32,sscofpmf=true -smp 1 -m 512M -nographic \
+  -bios build/fw-generic-rv32/tsbi_payload.bin
+rc=$?
+echo "next-stages: $n: status $rc after $((SECONDS - start)) s"
+check_seq "$n: the firmware starts the payload it carries at +4 MiB" "$log" 'next stage at 0x80400000'
+if [ "$rc" = 0 ] && log_seq "$log" 'TSBI-DONE passed=[1-9][0-9]* failed=0'; then
+  pass "$n: the payload's checks pass and it powers off"
+else
+  fail "$n: the payload's checks pass and it powers off [status $rc; $(grep -a -m1 TSBI-DONE "$log" | tr -d '\r' || echo 'no TSBI-DONE')]"
 fi
 config_end "$log"
 
