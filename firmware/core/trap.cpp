@@ -59,7 +59,7 @@ bool trap_virt([[maybe_unused]] const TrapFrame &f) {
 #if __riscv_xlen == 64
     return (f.mstatus & mstatus_bits::MPV) != 0;
 #else
-    return (csr_read(csr::mstatush) & (1ul << 7)) != 0; // MPV
+    return (csr_read(csr::mstatush) & mstatush_bits::MPV) != 0;
 #endif
 }
 

@@ -39,8 +39,8 @@ constexpr unsigned long SIE = 1ul << 1, MIE = 1ul << 3, SPIE = 1ul << 5, MPIE = 
 constexpr unsigned long long MPV = 1ull << 39, GVA = 1ull << 38, MDT = 1ull << 42;
 #endif
 } // namespace mstatus_bits
-namespace mstatush_bits {
-constexpr unsigned long MDT = 1ul << 10; // RV32 (Smdbltrp)
+namespace mstatush_bits { // RV32: mstatus bits 63:32
+constexpr unsigned long MPV = 1ul << 7, MDT = 1ul << 10;
 }
 namespace hstatus_bits {
 constexpr unsigned long GVA = 1ul << 6, SPV = 1ul << 7, SPVP = 1ul << 8;
