@@ -6,14 +6,14 @@
 namespace drivers {
 
 // The console: the /chosen/stdout-path UART, by its compatible string
-// (console.cpp: ns16550, SiFive UART, HTIF).
+// (console.cpp: ns16550 and DesignWare APB UART, SiFive UART, HTIF).
 bool console_init_from_fdt(const void *fdt);
 bool console_present();
 void console_putc(char c);
 int console_getc();
 
 // The console drivers, each set up from its device-tree node.
-// ns16550 (reg, reg-shift, reg-io-width).
+// ns16550 and the DesignWare APB UART (reg, reg-shift, reg-io-width).
 bool ns16550_init(const void *fdt, int node);
 void ns16550_putc(char c);
 int ns16550_getc();
