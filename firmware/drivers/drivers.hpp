@@ -36,12 +36,16 @@ void poweroff();
 void reboot();
 
 // SiFive CLINT ("riscv,clint0"/"sifive,clint0") or ACLINT MSWI/MTIMER
-// ("riscv,aclint-mswi", "riscv,aclint-mtimer"): hart contexts from
-// interrupts-extended.
+// ("riscv,aclint-mswi", "riscv,aclint-mtimer"), and the T-Head C9xx ones
+// ("thead,c900-clint", "thead,c900-aclint-mswi"/"-mtimer"): hart contexts
+// from interrupts-extended.
 bool aclint_init_from_fdt(const void *fdt);
 void aclint_ipi_send(unsigned long hartid);
 void aclint_ipi_clear(unsigned long hartid);
+// mtime, or the time CSR where the timer has no mtime register (T-Head).
 uint64_t aclint_time();
+// The hart's time CSR (aclint.cpp; a host program gives its own).
+uint64_t time_csr();
 void aclint_set_timecmp(unsigned long hartid, uint64_t v);
 // The CLINT/ACLINT register blocks found (for PMP), at most `max`.
 struct AclintBlock {

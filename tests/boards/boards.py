@@ -65,7 +65,7 @@ def judge(d):
     ipi, timer = one(d, "ipi", ""), one(d, "timer", "")
     full = lambda s: s and s.split("/")[0] == s.split("/")[1]
     if full(ipi) and full(timer):
-        r["ipi-timer"] = ("ok", one(d, "mmode-only"))
+        r["ipi-timer"] = ("ok", "%s, time from %s" % (one(d, "mmode-only"), one(d, "time")))
     else:
         why = one(d, "ipi-timer-problem", "no CLINT/ACLINT driver matched")
         r["ipi-timer"] = ("missing", "ipi %s timer %s: %s" % (ipi or "-", timer or "-", why))

@@ -393,6 +393,10 @@ constexpr NeededQuirk kNeededQuirks[] = {
 
 } // namespace
 
+// The time CSR of the host's "hart" (a T-Head timer has no mtime register).
+constexpr uint64_t kTimeCsr = 0x7153c5;
+uint64_t drivers::time_csr() { return kTimeCsr; }
+
 int main(int argc, char **argv) {
     if (argc != 2) {
         fprintf(stderr, "usage: probe <board.dtb>\n");
@@ -487,15 +491,20 @@ int main(int argc, char **argv) {
             else if (first_bad.empty()) first_bad = "timer hart " + std::to_string(h) + ": " + describe(fdt, t);
         }
         printf("ipi %u/%u\n", ipi_ok, smode);
+        printf("time %s\n", platform::timer_value() == kTimeCsr ? "csr" : "mtime");
         printf("timer %u/%u\n", timer_ok, smode);
         if (!first_bad.empty()) printf("ipi-timer-problem %s\n", first_bad.c_str());
-        platform::MmioRegion mm[8];
-        unsigned nm = platform::mmode_only_regions(mm, 8);
+        // firmware/core/init.cpp setup_pmp: 8 PMP entries, less the
+        // firmware's and the catch-all, one NAPOT entry per region.
+        constexpr unsigned kPmpSlots = 6;
+        platform::MmioRegion mm[32];
+        unsigned nm = platform::mmode_only_regions(mm, 32);
         std::string blocks, unprotected;
         for (unsigned i = 0; i < nm; i++) {
             blocks += (i ? "," : "") + hex(mm[i].base) + "+" + hex(mm[i].size);
             bool napot = mm[i].size >= 8 && !(mm[i].size & (mm[i].size - 1)) && !(mm[i].base & (mm[i].size - 1));
-            if (!napot) unprotected += (unprotected.empty() ? "" : ",") + hex(mm[i].base) + "+" + hex(mm[i].size);
+            if (!napot || i >= kPmpSlots)
+                unprotected += (unprotected.empty() ? "" : ",") + hex(mm[i].base) + "+" + hex(mm[i].size);
         }
         printf("mmode-only %s\n", blocks.empty() ? "-" : blocks.c_str());
         printf("pmp-unprotected %s\n", unprotected.empty() ? "-" : unprotected.c_str());

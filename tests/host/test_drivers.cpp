@@ -23,15 +23,17 @@
 namespace {
 
 std::vector<char> load(const char *machine) {
+    // QEMU's machines are qemu-<machine>.dtb, the board trees <name>.dtb.
     std::string name(machine);
-    std::string path = std::string(TEST_DATA_DIR) + (name == "dw-apb-uart" ? "/" : "/qemu-") + name + ".dtb";
+    bool qemu = name == "virt" || name == "spike" || name == "sifive_u";
+    std::string path = std::string(TEST_DATA_DIR) + (qemu ? "/qemu-" : "/") + name + ".dtb";
     std::ifstream f(path, std::ios::binary);
     REQUIRE_MESSAGE(f.good(), "cannot open " << path);
     return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
 }
 
 // Rewrites reg[0]'s address of the node at `path` (two address cells, as on
-// all three machines) to `host`.
+// all three machines and in tests/host/data) to `host`.
 void move_reg(std::vector<char> &dtb, const char *path, const void *host) {
     int node = fdt_path_offset(dtb.data(), path);
     REQUIRE_MESSAGE(node >= 0, path);
@@ -56,6 +58,9 @@ template <typename T> void put(void *block, size_t off, T v) {
 alignas(8) uint8_t clint[0x10000];
 
 } // namespace
+
+// The time CSR of the host's "hart": what a T-Head timer reads.
+uint64_t drivers::time_csr() { return 0x7153c5; }
 
 TEST_CASE("virt: ns16550 console, syscon power-off and reboot, CLINT") {
     auto dtb = load("virt");
@@ -198,4 +203,46 @@ TEST_CASE("dw-apb-uart: a 16550 with reg-shift 2 and 32-bit accesses") {
     put<uint32_t>(uart, LSR, 0x61); // data ready
     put<uint32_t>(uart, THR, 0xffffff00u | 'w'); // RBR: the byte in bits 7:0
     CHECK(drivers::console_getc() == 'w');
+}
+
+TEST_CASE("thead-clint: CLINT layout, no mtime (the time CSR), narrow compare") {
+    auto dtb = load("thead-clint");
+    move_reg(dtb, "/soc/timer@14000000", clint);
+    std::memset(clint, 0, sizeof clint);
+    put<uint64_t>(clint, 0xbff8, 0xdead); // not an mtime here: never read
+    REQUIRE(drivers::aclint_init_from_fdt(dtb.data()));
+    CHECK(drivers::aclint_time() == 0x7153c5); // the time CSR
+    for (unsigned long h = 0; h < 2; h++) {
+        drivers::aclint_ipi_send(h);
+        CHECK(at<uint32_t>(clint, 4 * h) == 1);
+        drivers::aclint_ipi_clear(h);
+        CHECK(at<uint32_t>(clint, 4 * h) == 0);
+        drivers::aclint_set_timecmp(h, 0x1122334455667700ull + h);
+        CHECK(at<uint64_t>(clint, 0x4000 + 8 * h) == 0x1122334455667700ull + h);
+    }
+    drivers::AclintBlock b[8];
+    REQUIRE(drivers::aclint_blocks(b, 8) == 1);
+    CHECK(b[0].size == 0xc000);
+}
+
+TEST_CASE("thead-aclint: one MSWI, compare-only MTIMER blocks per cluster") {
+    auto dtb = load("thead-aclint");
+    alignas(8) static uint8_t mswi[0x4000], cmp0[0xc000], cmp1[0xc000];
+    move_reg(dtb, "/soc/interrupt-controller@7094000000", mswi);
+    move_reg(dtb, "/soc/timer@70ac004000", cmp0);
+    move_reg(dtb, "/soc/timer@70ac014000", cmp1);
+    REQUIRE(drivers::aclint_init_from_fdt(dtb.data()));
+    CHECK(drivers::aclint_time() == 0x7153c5);
+    for (unsigned long h = 0; h < 4; h++) {
+        drivers::aclint_ipi_send(h);
+        CHECK(at<uint32_t>(mswi, 4 * h) == 1);
+        drivers::aclint_ipi_clear(h);
+        CHECK(at<uint32_t>(mswi, 4 * h) == 0);
+        drivers::aclint_set_timecmp(h, 0xabcdef00ull + h);
+        // Harts 0-1 index the first block, 2-3 the second, from 0 each.
+        CHECK(at<uint64_t>(h < 2 ? cmp0 : cmp1, 8 * (h % 2)) == 0xabcdef00ull + h);
+    }
+    CHECK(at<uint64_t>(cmp0, 0x7ff8) == 0); // no mtime at +0x7ff8 either
+    drivers::AclintBlock b[8];
+    CHECK(drivers::aclint_blocks(b, 8) == 3);
 }
