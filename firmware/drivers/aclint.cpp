@@ -39,11 +39,14 @@ constexpr Kind kKinds[] = {
     {"thead,c900-aclint-mtimer", Layout::Mtimer, false, true},
 };
 
-// Per hart: its MSIP word and its mtimecmp.
+// Per hart: its MSIP word and its mtimecmp. `narrow` sits beside the
+// compare pointers so set_timecmp reaches both from one address.
 volatile uint32_t *msip[fw::kMaxHarts];
-volatile uint64_t *mtimecmp[fw::kMaxHarts];
+struct Timecmp {
+    volatile uint64_t *at[fw::kMaxHarts];
+    bool narrow;
+} timecmp;
 volatile uint64_t *mtime; // null: the time CSR
-bool narrow_timecmp;
 // SG2042 has one MSWI and 16 MTIMER blocks.
 constexpr unsigned kMaxBlocks = 24;
 AclintBlock blocks[kMaxBlocks];
@@ -81,7 +84,7 @@ bool init_clint(const void *fdt, int node, const Kind &k) {
     for_each_context(fdt, node, [&](int ctx, unsigned long hart, unsigned irq) {
         if (irq == IRQ_M_SOFT) msip[hart] = reg_ptr<volatile uint32_t>(addr + 4 * (ctx / 2));
         if (irq == IRQ_M_TIMER)
-            mtimecmp[hart] = reg_ptr<volatile uint64_t>(addr + CLINT_MTIMER_OFFSET + 8 * (ctx / 2));
+            timecmp.at[hart] = reg_ptr<volatile uint64_t>(addr + CLINT_MTIMER_OFFSET + 8 * (ctx / 2));
     });
     if (k.mmio_mtime) mtime = reg_ptr<volatile uint64_t>(addr + CLINT_MTIMER_OFFSET + MTIME_OFFSET);
     return true;
@@ -115,7 +118,7 @@ bool init_mtimer(const void *fdt, int node, const Kind &k) {
     if (tim_size) add_block(tim, tim_size);
     if (tim) mtime = reg_ptr<volatile uint64_t>(tim);
     for_each_context(fdt, node, [&](int ctx, unsigned long hart, unsigned) {
-        mtimecmp[hart] = reg_ptr<volatile uint64_t>(cmp + 8 * ctx);
+        timecmp.at[hart] = reg_ptr<volatile uint64_t>(cmp + 8 * ctx);
     });
     return true;
 }
@@ -136,7 +139,7 @@ bool aclint_init_from_fdt(const void *fdt) {
         bool ok = k->layout == Layout::Clint  ? init_clint(fdt, node, *k)
                   : k->layout == Layout::Mswi ? init_mswi(fdt, node)
                                               : init_mtimer(fdt, node, *k);
-        if (ok && k->layout != Layout::Mswi) narrow_timecmp |= k->narrow;
+        if (ok && k->layout != Layout::Mswi) timecmp.narrow |= k->narrow;
         found |= ok;
     }
     return found;
@@ -173,16 +176,17 @@ uint64_t time_csr() {
 uint64_t aclint_time() { return mtime ? *mtime : time_csr(); }
 
 void aclint_set_timecmp(unsigned long hartid, uint64_t v) {
-    if (!mtimecmp[hartid]) return;
-    if (sizeof(long) == 4 || narrow_timecmp) {
+    volatile uint64_t *cmp = timecmp.at[hartid];
+    if (!cmp) return;
+    if (sizeof(long) == 4 || timecmp.narrow) {
         // Two 32-bit halves, low word parked at all-ones first so no
         // intermediate value lies in the past (privileged spec 3.2.1).
-        auto *p = reinterpret_cast<volatile uint32_t *>(mtimecmp[hartid]);
+        auto *p = reinterpret_cast<volatile uint32_t *>(cmp);
         p[0] = 0xffffffff;
         p[1] = static_cast<uint32_t>(v >> 32);
         p[0] = static_cast<uint32_t>(v);
     } else {
-        *mtimecmp[hartid] = v;
+        *cmp = v;
     }
 }
 
