@@ -6,6 +6,7 @@
 // cannot say. kQuirks is constexpr: an absent quirk compiles to nothing.
 #include "platform.hpp"
 #include "drivers/drivers.hpp"
+#include "generic/vendor.hpp"
 #include <quirks.hpp>
 
 namespace platform {
@@ -23,6 +24,7 @@ bool cold_init(const void *fdt) {
     drivers::console_init_from_fdt(fdt);
     drivers::reset_init_from_fdt(fdt);
     bool clint = drivers::aclint_init_from_fdt(fdt);
+    if (!vendor::cold_init(fdt)) return false;
     if constexpr (has(Q.cold_init))
         if (!Q.cold_init(fdt)) return false;
     // IPIs and the timer need a CLINT/ACLINT unless the port gives both.
@@ -30,6 +32,7 @@ bool cold_init(const void *fdt) {
 }
 
 void hart_init(unsigned long hartid) {
+    vendor::hart_init(hartid);
     if constexpr (has(Q.hart_init)) Q.hart_init(hartid);
 }
 

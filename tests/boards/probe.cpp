@@ -15,8 +15,9 @@
 //
 //     probe <board.dtb>
 #include "core/dt.hpp"
-#include "fw.hpp"
 #include "drivers/drivers.hpp"
+#include "fw.hpp"
+#include "generic/vendor.hpp"
 #include "platform.hpp"
 #include "pmu/dt.hpp"
 #include <libfdt.h>
@@ -393,6 +394,9 @@ constexpr NeededQuirk kNeededQuirks[] = {
 
 } // namespace
 
+// What firmware/core/ipi.cpp defines in the image.
+unsigned long fw::max_page_fences = 64;
+
 // The time CSR of the host's "hart" (a T-Head timer has no mtime register).
 constexpr uint64_t kTimeCsr = 0x7153c5;
 uint64_t drivers::time_csr() { return kTimeCsr; }
@@ -550,7 +554,32 @@ int main(int argc, char **argv) {
         if (m && needed.find(q.quirk) == std::string::npos) needed += (needed.empty() ? "" : ",") + std::string(q.quirk);
     }
     printf("quirks-needed %s\n", needed.empty() ? "-" : needed.c_str());
-    printf("quirks-provided -\n");
+    // The quirks the image chose, each checked where the host can see its
+    // effect: the T-Head PLIC's S_PER bit written at boot (control register
+    // at +0x1ffffc), the remote-fence page limit at 0 for CIP-1200. The
+    // C910 TLB vector is a CSR write at hart start, which the host cannot see.
+    const char *names[32];
+    unsigned nq = platform::vendor::active(names, 32);
+    std::string provided;
+    for (unsigned i = 0; i < nq; i++) {
+        std::string q = names[i];
+        bool seen = true;
+        if (q == "thead-plic-smode") {
+            int node = -1;
+            while ((node = fdt_node_offset_by_compatible(fdt, node, "thead,c900-plic")) >= 0) {
+                uint64_t base, size;
+                drivers::fdt_get_reg(fdt, node, 0, base, size);
+                seen &= std::any_of(init_writes.begin(), init_writes.end(), [&](const Write &w) {
+                    return w.addr == base + 0x1ffffc && (w.value & 1);
+                });
+            }
+        } else if (q == "sifive-cip-1200") {
+            seen = fw::max_page_fences == 0;
+        }
+        if (seen) provided += (provided.empty() ? "" : ",") + q;
+        else printf("quirk-not-applied %s\n", q.c_str());
+    }
+    printf("quirks-provided %s\n", provided.empty() ? "-" : provided.c_str());
 
     // The firmware's own fix-ups on the tree it hands on.
     int err = fw::dt::open_for_fixup(fdt, 4096);
