@@ -59,6 +59,10 @@ bool syscon_poweroff_present();
 bool syscon_reboot_present();
 void syscon_poweroff();
 void syscon_reboot();
+// The Allwinner D1 watchdog's reset ("allwinner,sun20i-d1-wdt-reset").
+bool sunxi_wdt_reset_init_from_fdt(const void *fdt);
+bool sunxi_wdt_reset_present();
+void sunxi_wdt_reset();
 // gpio-restart on a SiFive GPIO controller.
 bool gpio_restart_init_from_fdt(const void *fdt);
 bool gpio_restart_present();

@@ -246,3 +246,15 @@ TEST_CASE("thead-aclint: one MSWI, compare-only MTIMER blocks per cluster") {
     drivers::AclintBlock b[8];
     CHECK(drivers::aclint_blocks(b, 8) == 3);
 }
+
+TEST_CASE("sunxi-wdt: the D1 watchdog reboots, its node reserved for firmware") {
+    auto dtb = load("sunxi-wdt");
+    alignas(8) uint8_t wdt[0x20] = {};
+    move_reg(dtb, "/soc/watchdog@20500a0", wdt);
+    REQUIRE(drivers::reset_init_from_fdt(dtb.data()));
+    CHECK(drivers::reboot_present());
+    CHECK_FALSE(drivers::poweroff_present());
+    drivers::reboot();
+    CHECK(at<uint32_t>(wdt, 0x18) == 0x16aa0000u); // MODE: the key alone, watchdog off
+    CHECK(at<uint32_t>(wdt, 0x08) == 0x16aa0001u); // SOFT_RST: key and enable
+}
