@@ -52,6 +52,11 @@ struct AclintBlock {
     uint64_t base, size;
 };
 unsigned aclint_blocks(AclintBlock *out, unsigned max);
+// Rewrites the `n` regions in `r` as naturally aligned powers of two for PMP
+// NAPOT entries, merging neighbours until at most `budget` remain, over
+// address space no other node of `fdt` claims (napot_cover.cpp). Returns the
+// new count; a region it cannot grow stays as it was.
+unsigned napot_cover(const void *fdt, AclintBlock *r, unsigned n, unsigned budget);
 
 // syscon-poweroff / syscon-reboot (regmap, offset, value, mask).
 bool syscon_reset_init_from_fdt(const void *fdt);

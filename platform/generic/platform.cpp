@@ -20,10 +20,20 @@ static_assert(has(Q.ipi_send) == has(Q.ipi_clear), "an IPI quirk gives send and 
 static_assert(has(Q.timer_value) == has(Q.timer_set), "a timer quirk gives value and set");
 static_assert(has(Q.system_reset_supported) == has(Q.system_reset), "a reset quirk gives both functions");
 
+namespace {
+// The CLINT/ACLINT blocks as PMP NAPOT regions, in at most half of the
+// entries setup_pmp has for MMIO (firmware/core/init.cpp: 6), so trace and
+// quirk regions keep theirs.
+constexpr unsigned kAclintPmpEntries = 3, kMaxMmode = 24;
+drivers::AclintBlock mmode[kMaxMmode];
+unsigned n_mmode;
+} // namespace
+
 bool cold_init(const void *fdt) {
     drivers::console_init_from_fdt(fdt);
     drivers::reset_init_from_fdt(fdt);
     bool clint = drivers::aclint_init_from_fdt(fdt);
+    n_mmode = drivers::napot_cover(fdt, mmode, drivers::aclint_blocks(mmode, kMaxMmode), kAclintPmpEntries);
     if (!vendor::cold_init(fdt)) return false;
     if constexpr (has(Q.cold_init))
         if (!Q.cold_init(fdt)) return false;
@@ -68,9 +78,8 @@ void timer_set(unsigned long hartid, uint64_t deadline) {
 }
 
 unsigned mmode_only_regions(MmioRegion *out, unsigned max) {
-    drivers::AclintBlock b[8];
-    unsigned n = drivers::aclint_blocks(b, max < 8 ? max : 8);
-    for (unsigned i = 0; i < n; i++) out[i] = {b[i].base, b[i].size};
+    unsigned n = n_mmode < max ? n_mmode : max;
+    for (unsigned i = 0; i < n; i++) out[i] = {mmode[i].base, mmode[i].size};
     if constexpr (has(Q.mmode_only_regions)) n += Q.mmode_only_regions(out + n, max - n);
     return n;
 }

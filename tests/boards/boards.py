@@ -24,7 +24,7 @@ README = os.path.join(ROOT, "platform/README.md")
 BEGIN, END = "<!-- board-table: begin (tests/boards/boards.py --write) -->", "<!-- board-table: end -->"
 # The Kendryte K210 has no S-mode (no MMU Linux uses): out of scope.
 EXCLUDED_VENDORS = {"canaan"}
-PROPS = ["console", "ipi-timer", "poweroff", "reboot", "pmu", "quirks", "verdict"]
+PROPS = ["console", "ipi-timer", "pmp", "poweroff", "reboot", "pmu", "quirks", "verdict"]
 VERDICT_RANK = {"boots": 2, "boots-missing": 1, "cannot-boot": 0}
 
 
@@ -69,6 +69,15 @@ def judge(d):
     else:
         why = one(d, "ipi-timer-problem", "no CLINT/ACLINT driver matched")
         r["ipi-timer"] = ("missing", "ipi %s timer %s: %s" % (ipi or "-", timer or "-", why))
+    unprot, takes = one(d, "pmp-unprotected"), d.get("pmp-takes", [])
+    if "ipi" not in d:
+        r["pmp"] = ("n/a", "no CLINT/ACLINT")
+    elif takes:
+        r["pmp"] = ("missing", "the M-mode-only regions take " + ",".join(takes))
+    elif unprot != "-":
+        r["pmp"] = ("missing", "cannot protect " + unprot)
+    else:
+        r["pmp"] = ("ok", "CLINT/ACLINT closed to S-mode")
     for kind in ("poweroff", "reboot"):
         have, dt = one(d, kind, "none"), one(d, "dt-" + kind)
         if have != "none":
@@ -105,8 +114,6 @@ def judge(d):
     else:
         r["verdict"] = ("boots", "-")
     notes = [a for a in d.get("added", [])]
-    if one(d, "pmp-unprotected") != "-":
-        notes.append("cannot PMP-protect " + one(d, "pmp-unprotected"))
     notes += ["unmapped " + u for u in d.get("unmapped", [])]
     r["notes"] = ("", "; ".join(notes) or "-")
     return r
@@ -138,8 +145,8 @@ def table(results):
     out = ["%d boards (the Kendryte K210 boards excluded): %d boot, %d boot with something "
            "missing, %d cannot boot." % (len(results), counts["boots"], counts["boots-missing"],
                                           counts["cannot-boot"]), "",
-           "| board | verdict | console | IPI/timer (M-mode-only blocks) | power-off | reboot "
-           "| PMU event map | quirks | notes |", "|---|---|---|---|---|---|---|---|---|"]
+           "| board | verdict | console | IPI/timer (M-mode-only regions) | PMP | power-off | reboot "
+           "| PMU event map | quirks | notes |", "|---|---|---|---|---|---|---|---|---|---|"]
     for b in sorted(results):
         r = results[b]
         v = r["verdict"][0] + ("" if r["verdict"][1] == "-" else ": " + r["verdict"][1])

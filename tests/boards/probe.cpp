@@ -511,6 +511,24 @@ int main(int argc, char **argv) {
                 unprotected += (unprotected.empty() ? "" : ",") + hex(mm[i].base) + "+" + hex(mm[i].size);
         }
         printf("mmode-only %s\n", blocks.empty() ? "-" : blocks.c_str());
+        // Closing more than the blocks must not take a device (or memory)
+        // from S-mode: no other reg of the tree may overlap a region.
+        drivers::AclintBlock own[32];
+        unsigned nown = drivers::aclint_blocks(own, 32);
+        for (unsigned i = 0; i < nm; i++)
+            for (const Reg &r : all_regs) {
+                bool mine = false;
+                for (unsigned k = 0; k < nown; k++)
+                    mine |= r.base >= own[k].base && r.base + r.size <= own[k].base + own[k].size;
+                if (!mine && r.base < mm[i].base + mm[i].size && mm[i].base < r.base + r.size)
+                    printf("pmp-takes %s\n", path_of(fdt, r.node).c_str());
+            }
+        fw::dt::Memory m2;
+        if (fw::dt::scan_memory(fdt, m2))
+            for (unsigned i = 0; i < nm; i++)
+                for (unsigned k = 0; k < m2.count; k++)
+                    if (m2.r[k].base < mm[i].base + mm[i].size && mm[i].base < m2.r[k].base + m2.r[k].size)
+                        printf("pmp-takes memory %s\n", hex(m2.r[k].base).c_str());
         printf("pmp-unprotected %s\n", unprotected.empty() ? "-" : unprotected.c_str());
     }
 
