@@ -258,3 +258,24 @@ TEST_CASE("sunxi-wdt: the D1 watchdog reboots, its node reserved for firmware") 
     CHECK(at<uint32_t>(wdt, 0x18) == 0x16aa0000u); // MODE: the key alone, watchdog off
     CHECK(at<uint32_t>(wdt, 0x08) == 0x16aa0001u); // SOFT_RST: key and enable
 }
+
+TEST_CASE("thead-aclint: blocks as PMP NAPOT regions over unclaimed space") {
+    auto dtb = load("thead-aclint");
+    // The tree's own addresses: the 0xc000 compare blocks grow to 64 KiB and
+    // merge into one 128 KiB region; the MSWI stays as it is.
+    drivers::AclintBlock r[3] = {{0x7094000000, 0x4000}, {0x70ac004000, 0xc000}, {0x70ac014000, 0xc000}};
+    REQUIRE(drivers::napot_cover(dtb.data(), r, 3, 2) == 2);
+    CHECK(r[0].base == 0x7094000000);
+    CHECK(r[0].size == 0x4000);
+    CHECK(r[1].base == 0x70ac000000);
+    CHECK(r[1].size == 0x20000);
+    // A budget of 3 stops before merging.
+    drivers::AclintBlock s[3] = {{0x7094000000, 0x4000}, {0x70ac004000, 0xc000}, {0x70ac014000, 0xc000}};
+    REQUIRE(drivers::napot_cover(dtb.data(), s, 3, 3) == 3);
+    CHECK(s[2].base == 0x70ac010000);
+    CHECK(s[2].size == 0x10000);
+    // A region that would take the MSWI's registers is not grown over them.
+    drivers::AclintBlock t[1] = {{0x7094004000, 0xc000}};
+    REQUIRE(drivers::napot_cover(dtb.data(), t, 1, 1) == 1);
+    CHECK(t[0].size == 0xc000);
+}
