@@ -68,10 +68,12 @@ void syscon_reboot();
 bool sunxi_wdt_reset_init_from_fdt(const void *fdt);
 bool sunxi_wdt_reset_present();
 void sunxi_wdt_reset();
-// gpio-restart on a SiFive GPIO controller.
-bool gpio_restart_init_from_fdt(const void *fdt);
+// gpio-restart and gpio-poweroff on a SiFive GPIO controller.
+bool gpio_reset_init_from_fdt(const void *fdt);
 bool gpio_restart_present();
+bool gpio_poweroff_present();
 void gpio_restart();
+void gpio_poweroff();
 
 // Helpers shared by the drivers (firmware/drivers/fdt_helpers.cpp).
 // Returns the CPU hart ID whose interrupt-controller node has `phandle`, or -1.

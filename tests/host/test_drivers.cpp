@@ -279,3 +279,18 @@ TEST_CASE("thead-aclint: blocks as PMP NAPOT regions over unclaimed space") {
     REQUIRE(drivers::napot_cover(dtb.data(), t, 1, 1) == 1);
     CHECK(t[0].size == 0xc000);
 }
+
+TEST_CASE("gpio-poweroff: power-off drives a SiFive GPIO line to its active level") {
+    auto dtb = load("gpio-poweroff");
+    alignas(8) uint8_t gpio[0x40] = {};
+    move_reg(dtb, "/soc/gpio@10060000", gpio);
+    put<uint32_t>(gpio, 0x04, 0xffffffff); // input_en
+    put<uint32_t>(gpio, 0x0c, 1u << 2);    // output_val: line 2 high (inactive)
+    REQUIRE(drivers::reset_init_from_fdt(dtb.data()));
+    CHECK(drivers::poweroff_present());
+    CHECK_FALSE(drivers::reboot_present());
+    drivers::poweroff();
+    CHECK((at<uint32_t>(gpio, 0x04) >> 2 & 1) == 0); // input disabled
+    CHECK(at<uint32_t>(gpio, 0x08) == 1u << 2);       // only line 2 an output
+    CHECK((at<uint32_t>(gpio, 0x0c) >> 2 & 1) == 0);  // active level: low
+}
