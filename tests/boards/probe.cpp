@@ -237,14 +237,7 @@ uint32_t intc_phandle(void *fdt, int cpu) {
 
 void set_reg(void *fdt, int node, uint64_t base, uint64_t size) {
     int parent = fdt_parent_offset(fdt, node);
-    int ac = fdt_address_cells(fdt, parent), sc = fdt_size_cells(fdt, parent);
-    fdt32_t reg[4];
-    int n = 0;
-    if (ac == 2) reg[n++] = cpu_to_fdt32(static_cast<uint32_t>(base >> 32));
-    reg[n++] = cpu_to_fdt32(static_cast<uint32_t>(base));
-    if (sc == 2) reg[n++] = cpu_to_fdt32(static_cast<uint32_t>(size >> 32));
-    reg[n++] = cpu_to_fdt32(static_cast<uint32_t>(size));
-    fdt_setprop(fdt, node, "reg", reg, n * 4);
+    fw::dt::setprop_reg(fdt, node, fdt_address_cells(fdt, parent), fdt_size_cells(fdt, parent), base, size);
 }
 
 // The CLINT node U-Boot's device tree has and Linux's does not (Linux needs
