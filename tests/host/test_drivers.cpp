@@ -294,3 +294,19 @@ TEST_CASE("gpio-poweroff: power-off drives a SiFive GPIO line to its active leve
     CHECK(at<uint32_t>(gpio, 0x08) == 1u << 2);       // only line 2 an output
     CHECK((at<uint32_t>(gpio, 0x0c) >> 2 & 1) == 0);  // active level: low
 }
+
+TEST_CASE("jh7110-gpio-restart: reboot drives a JH7110 pin-controller line high") {
+    auto dtb = load("jh7110-gpio-restart");
+    alignas(8) static uint8_t pinctrl[0x100];
+    std::memset(pinctrl, 0x5a, sizeof pinctrl); // every other pin's bytes
+    move_reg(dtb, "/soc/pinctrl@13040000", pinctrl);
+    REQUIRE(drivers::reset_init_from_fdt(dtb.data()));
+    CHECK(drivers::reboot_present());
+    CHECK_FALSE(drivers::poweroff_present());
+    drivers::reboot();
+    // Line 35: byte 3 of the word at +0x20 (DOEN) and at +0x60 (DOUT).
+    CHECK(at<uint32_t>(pinctrl, 0x20) == 0x005a5a5au); // output enabled
+    CHECK(at<uint32_t>(pinctrl, 0x60) == 0x015a5a5au); // driven high
+    CHECK(at<uint32_t>(pinctrl, 0x1c) == 0x5a5a5a5au); // no other word touched
+    CHECK(at<uint32_t>(pinctrl, 0x64) == 0x5a5a5a5au);
+}
