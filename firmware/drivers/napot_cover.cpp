@@ -38,16 +38,20 @@ bool unclaimed(const void *fdt, const AclintBlock &r, const AclintBlock *own, un
     return true;
 }
 
+// By base, the larger first where bases are equal (so dedupe keeps it).
+bool before(const AclintBlock &a, const AclintBlock &b) {
+    return a.base < b.base || (a.base == b.base && a.size > b.size);
+}
 void sort(AclintBlock *r, unsigned n) {
     for (unsigned i = 1; i < n; i++)
-        for (unsigned j = i; j > 0 && r[j].base < r[j - 1].base; j--) {
+        for (unsigned j = i; j > 0 && before(r[j], r[j - 1]); j--) {
             AclintBlock t = r[j];
             r[j] = r[j - 1];
             r[j - 1] = t;
         }
 }
 
-// Drops regions inside another (sorted by base).
+// Drops regions inside another (sorted by `before`).
 unsigned dedupe(AclintBlock *r, unsigned n) {
     unsigned m = 0;
     for (unsigned i = 0; i < n; i++) {

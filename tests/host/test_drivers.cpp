@@ -310,3 +310,13 @@ TEST_CASE("jh7110-gpio-restart: reboot drives a JH7110 pin-controller line high"
     CHECK(at<uint32_t>(pinctrl, 0x1c) == 0x5a5a5a5au); // no other word touched
     CHECK(at<uint32_t>(pinctrl, 0x64) == 0x5a5a5a5au);
 }
+
+TEST_CASE("thead-aclint: grown blocks that meet are one region") {
+    auto dtb = load("thead-aclint");
+    // Where the tree has nothing: both grow from the same base, and the
+    // larger holds the smaller.
+    drivers::AclintBlock r[2] = {{0x1000000000, 0xc000}, {0x1000008000, 0xc000}};
+    REQUIRE(drivers::napot_cover(dtb.data(), r, 2, 2) == 1);
+    CHECK(r[0].base == 0x1000000000);
+    CHECK(r[0].size == 0x20000);
+}
