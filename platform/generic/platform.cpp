@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // The platform interface for every SoC: devices come from the device tree
 // through firmware/drivers (console by /chosen/stdout-path, CLINT/ACLINT,
-// syscon/HTIF/gpio-restart resets), and the selected port's kQuirks (its
+// syscon/HTIF/GPIO/watchdog resets), the vendor quirks the tree names are
+// chosen at run time (vendor.cpp), and the selected port's kQuirks (its
 // quirks.hpp, found through -I$(PLATFORM_DIR)) adds or replaces what the tree
 // cannot say. kQuirks is constexpr: an absent quirk compiles to nothing.
 #include "platform.hpp"
