@@ -1,6 +1,5 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-2-Clause
-# tier: check
 # Trace codecs (hw_models/trace): doctest unit tests (one line per test case), the
 # tsbi-trace CLI end to end, and short libFuzzer runs of every decoder.
 . "$(dirname "$0")/../lib.sh"
