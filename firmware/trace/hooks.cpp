@@ -5,8 +5,9 @@
 // /chosen options (README "N-Trace"):
 //   tsbi,trace = "htm" | "btm"      trace S-mode on every hart from hand-off
 //   tsbi,trace-size = <MiB>         boot-time buffer size (default 64)
-//   tsbi,trace-owner = "s-mode"     components belong to S-mode: reset only,
-//                                   not PMP-protected, no SBI trace service
+//   tsbi,trace-owner = "s-mode"     components belong to S-mode: reset, the
+//                                   funnels passing through, not
+//                                   PMP-protected, no SBI trace service
 //   tsbi,trace-allow-mmode          platform opt-in: encoders without a
 //                                   privilege filter may trace (M-mode too)
 #include "core/dt.hpp"
@@ -122,6 +123,13 @@ void trace::subsystem::cold_init(const void *fdt, unsigned long next_addr) {
 
 void trace::subsystem::fdt_fixup(void *fdt) {
     using namespace trace;
+    // A component M-mode keeps is not offered to the next stage: PMP closes
+    // its registers, so a driver that matches "riscv,trace-component"
+    // (Linux's rvtrace) would take an access fault in its probe.
+    Region kept[2];
+    if (unsigned failed = disable_components_in(fdt, kept, mmode_regions(kept, 2)))
+        fw::printf("tsbi: trace: %u component(s) M-mode keeps could not be disabled in the device tree\n",
+                   failed);
     if (ctr_buffer) {
         int err = fw::dt::fixup_reserve(fdt, ctr_buffer, kCtrBufferSize, "tsbi-ctr-trace");
         if (err) {

@@ -99,8 +99,9 @@ struct BootOptions {
     uint64_t buffer, size;   // reserved buffer (header + trace)
 };
 // After scan_topology: checks and discovers every component. `smode_owner`:
-// the components belong to S-mode (only reset). Returns false when there is
-// no usable trace hardware.
+// the components belong to S-mode (reset, and the funnels enabled with every
+// input, so they pass everything through; no service). Returns false when
+// there is no usable trace hardware or S-mode owns it.
 bool init(const Topology &t, bool smode_owner, bool allow_mmode);
 // Starts the boot-time trace of every hart in `harts` (they start tracing
 // as they enter S-mode).
@@ -135,9 +136,6 @@ void ctr_feed_release();
 unsigned ctr_src_bits();
 
 // NAPOT-able regions covering the components (for PMP), at most `max`.
-struct Region {
-    uint64_t base, size;
-};
 unsigned mmode_regions(Region *out, unsigned max);
 
 } // namespace trace

@@ -12,7 +12,6 @@ namespace {
 constexpr const char *kCompatible = "riscv,trace-component";
 constexpr unsigned kMaxComponents = fw::kMaxHarts + kMaxFunnels + 4;
 constexpr unsigned kMaxInputs = kMaxComponents; // input endpoints, all funnels and sinks
-constexpr int kMaxDepth = 16;
 
 uint64_t read_cells(const fdt32_t *p, int cells) {
     uint64_t v = 0;
@@ -46,11 +45,14 @@ struct Cpu {
     unsigned long hartid;
 };
 
-bool get_base(const void *fdt, const Node &n, uint64_t &base) {
-    int ac = fdt_address_cells(fdt, n.parent), sc = fdt_size_cells(fdt, n.parent);
+} // namespace
+
+bool component_node(const void *fdt, int node, int parent, uint64_t &base) {
+    if (fdt_node_check_compatible(fdt, node, kCompatible) != 0) return false;
+    int ac = fdt_address_cells(fdt, parent), sc = fdt_size_cells(fdt, parent);
     if (ac < 1 || ac > 2 || sc < 0 || sc > 2) return false;
     int len;
-    auto *reg = static_cast<const fdt32_t *>(fdt_getprop(fdt, n.offset, "reg", &len));
+    auto *reg = static_cast<const fdt32_t *>(fdt_getprop(fdt, node, "reg", &len));
     if (!reg || len < (ac + sc) * 4) return false;
     base = read_cells(reg, ac);
     // A component is one 4 KiB register block (TCI 1.0 "Trace Components").
@@ -58,7 +60,25 @@ bool get_base(const void *fdt, const Node &n, uint64_t &base) {
     return (base & (TCI_COMPONENT_SIZE - 1)) == 0 && size >= TCI_COMPONENT_SIZE;
 }
 
-} // namespace
+unsigned disable_components_in(void *fdt, const Region *r, unsigned n) {
+    if (!n) return 0;
+    unsigned failed = 0;
+    int stack[kMaxDepth + 1] = {-1};
+    // Setting a property moves only what follows it inside this node: the
+    // walk's offsets (this node and its ancestors) stay valid.
+    for (int node = 0, depth = 0; node >= 0 && depth >= 0; node = fdt_next_node(fdt, node, &depth)) {
+        if (depth > kMaxDepth) continue;
+        stack[depth] = node;
+        uint64_t base;
+        if (!depth || !component_node(fdt, node, stack[depth - 1], base)) continue;
+        for (unsigned i = 0; i < n; i++)
+            if (base - r[i].base < r[i].size) {
+                failed += fdt_setprop_string(fdt, node, "status", "disabled") != 0;
+                break;
+            }
+    }
+    return failed;
+}
 
 unsigned scan_topology(const void *fdt, Topology &t) {
     t = Topology{};
@@ -82,11 +102,11 @@ unsigned scan_topology(const void *fdt, Topology &t) {
                                                                          : fdt32_to_cpu(reg[0]))};
             continue;
         }
-        if (n == kMaxComponents || fdt_node_check_compatible(fdt, node, kCompatible) != 0) continue;
         Node c{node, parent, 0, 0};
+        if (n == kMaxComponents || !component_node(fdt, node, parent, c.base)) continue;
         const char *status = static_cast<const char *>(fdt_getprop(fdt, node, "status", nullptr));
         if ((status && strcmp(status, "okay") != 0 && strcmp(status, "ok") != 0) ||
-            !get_u32(fdt, node, "riscv,trace-component-type", c.type) || !get_base(fdt, c, c.base))
+            !get_u32(fdt, node, "riscv,trace-component-type", c.type))
             continue;
         nodes[n++] = c;
     }

@@ -48,4 +48,22 @@ struct Topology {
 // encoders that reach the sink; 0 means no trace (not an error).
 unsigned scan_topology(const void *fdt, Topology &t);
 
+// Nodes are at most this deep in a tree the scan walks.
+constexpr int kMaxDepth = 16;
+
+// `node` (a child of `parent`) is a trace component, enabled or not: it is
+// compatible with "riscv,trace-component" and its reg is one 4 KiB-aligned
+// register block at `base`.
+bool component_node(const void *fdt, int node, int parent, uint64_t &base);
+
+// A register range, naturally aligned (a PMP region).
+struct Region {
+    uint64_t base, size;
+};
+
+// Sets status = "disabled" on every trace component node whose registers
+// lie in one of the `n` regions `r`, enabled or not, connected or not.
+// Returns how many could not be changed (no room in the blob).
+unsigned disable_components_in(void *fdt, const Region *r, unsigned n);
+
 } // namespace trace

@@ -29,6 +29,20 @@ struct Scanned {
     }
 };
 
+// The blob as the firmware hands it on: opened with `room` bytes to spare.
+std::vector<char> opened(const std::vector<char> &blob, size_t room) {
+    std::vector<char> out(fdt_totalsize(blob.data()) + room);
+    REQUIRE(fdt_open_into(blob.data(), out.data(), static_cast<int>(out.size())) == 0);
+    return out;
+}
+
+std::string status_of(const std::vector<char> &fdt, const char *path) {
+    int node = fdt_path_offset(fdt.data(), path);
+    REQUIRE(node >= 0);
+    auto *s = static_cast<const char *>(fdt_getprop(fdt.data(), node, "status", nullptr));
+    return s ? s : "okay";
+}
+
 } // namespace
 
 TEST_CASE("topology: one hart, its encoder straight into the sink") {
@@ -138,4 +152,78 @@ TEST_CASE("topology: the service traces every hart of the 18-hart tree found in 
     for (auto *f : r.funnel) CHECK_FALSE(f->enabled());
     CHECK_FALSE(r.sink->enabled());
     CHECK(r.bus.stray == 0);
+}
+
+TEST_CASE("topology: components M-mode keeps are disabled in the device tree handed on") {
+    // edge.dts: only hart 0's encoder, the first funnel and the sink are
+    // used; PMP closes the encoder's 4 KiB and the 2 MiB over the funnels
+    // and the sink, which holds the second (disabled) funnel too.
+    Scanned s("edge.dtb");
+    Rig r(s.t);
+    REQUIRE(r.init());
+    trace::Region reg[2];
+    REQUIRE(trace::mmode_regions(reg, 2) == 2);
+    auto dt = opened(s.blob, 4096);
+    CHECK(trace::disable_components_in(dt.data(), reg, 2) == 0);
+    CHECK(fdt_check_header(dt.data()) == 0);
+    for (const char *p : {"/soc/trace-encoder@3020000", "/soc/trace-funnel@6000000", "/soc/trace-funnel@6001000",
+                          "/soc/trace-ramsink@6100000"})
+        CHECK_MESSAGE(status_of(dt, p) == "disabled", p);
+    // Registers S-mode can reach stay offered: encoders the service does
+    // not use and PMP does not close.
+    for (const char *p : {"/soc/trace-encoder@3021000", "/soc/trace-encoder@3023000"})
+        CHECK_MESSAGE(status_of(dt, p) == "okay", p);
+    CHECK(status_of(dt, "/soc/trace-encoder@3022000") == "disabled"); // as it was
+    CHECK(status_of(dt, "/cpus/cpu@0") == "okay");
+    // What a driver finds there: no path to a sink.
+    trace::Topology t{};
+    CHECK(trace::scan_topology(dt.data(), t) == 0);
+    CHECK_FALSE(t.sink.present);
+}
+
+TEST_CASE("topology: every component of QEMU's 18-hart tree is disabled when M-mode keeps them") {
+    Scanned s("eighteen_harts.dtb");
+    Rig r(s.t);
+    REQUIRE(r.init());
+    trace::Region reg[2];
+    unsigned n = trace::mmode_regions(reg, 2);
+    auto dt = opened(s.blob, 4096);
+    CHECK(trace::disable_components_in(dt.data(), reg, n) == 0);
+    unsigned components = 0;
+    for (int node = fdt_node_offset_by_compatible(dt.data(), -1, "riscv,trace-component"); node >= 0;
+         node = fdt_node_offset_by_compatible(dt.data(), node, "riscv,trace-component")) {
+        components++;
+        auto *st = static_cast<const char *>(fdt_getprop(dt.data(), node, "status", nullptr));
+        CHECK((st && std::string(st) == "disabled"));
+    }
+    CHECK(components == 18 + 4 + 1);
+}
+
+TEST_CASE("topology: without room in the blob the components left offered are counted") {
+    Scanned s("four_harts.dtb");
+    Rig r(s.t);
+    REQUIRE(r.init());
+    trace::Region reg[2];
+    unsigned n = trace::mmode_regions(reg, 2);
+    auto dt = opened(s.blob, 0);
+    CHECK(trace::disable_components_in(dt.data(), reg, n) == 4 + 1 + 1);
+}
+
+TEST_CASE("topology: components owned by S-mode stay offered, the funnels passing through") {
+    Scanned s("smode_owner.dtb");
+    Rig r(s.t);
+    CHECK_FALSE(r.init(false, true));
+    trace::Region reg[2];
+    unsigned n = trace::mmode_regions(reg, 2);
+    CHECK(n == 0);
+    auto dt = opened(s.blob, 4096);
+    CHECK(trace::disable_components_in(dt.data(), reg, n) == 0);
+    CHECK(memcmp(dt.data(), opened(s.blob, 4096).data(), dt.size()) == 0);
+    trace::Topology t{};
+    CHECK(trace::scan_topology(dt.data(), t) == 2);
+    REQUIRE(r.funnel.size() == 1);
+    CHECK(r.funnel[0]->enabled());
+    CHECK(r.funnel[0]->dis_input() == 0);
+    for (unsigned h = 0; h < 2; h++) CHECK_FALSE(r.enc[h]->enabled());
+    CHECK_FALSE(r.sink->enabled());
 }
