@@ -44,6 +44,12 @@ bool reset(uint64_t base) {
     return wait_bits(base + TCI_trControl, kActive, kActive);
 }
 
+unsigned component_type(uint64_t base) {
+    if (!reset(base)) return 0;
+    uint32_t impl = read32(base + TCI_trImpl);
+    return TCI_GET(impl, trImpl, VerMajor) == TCI_VERSION_MAJOR ? TCI_GET(impl, trImpl, CompType) : 0;
+}
+
 bool impl_ok(uint64_t base, unsigned comptype) {
     uint32_t impl = read32(base + TCI_trImpl);
     if (TCI_GET(impl, trImpl, VerMajor) != TCI_VERSION_MAJOR ||

@@ -12,6 +12,7 @@
 //                                   privilege filter may trace (M-mode too)
 #include "core/dt.hpp"
 #include "core/hart.hpp"
+#include "driver.hpp"
 #include "service.hpp"
 #include "subsystem.hpp" // trace/subsystem.hpp: the entries defined here
 #include "tci.hpp"
@@ -86,7 +87,7 @@ bool place_buffer(const void *fdt, unsigned long next_addr, uint64_t size, uint6
 void trace::subsystem::cold_init(const void *fdt, unsigned long next_addr) {
     using namespace trace;
     static Topology topo; // large: not on the boot stack
-    if (!scan_topology(fdt, topo)) return;
+    if (!scan_topology(fdt, topo, component_type)) return;
     int chosen = fdt_path_offset(fdt, "/chosen");
     bool smode = chosen >= 0 && str_prop(fdt, chosen, "tsbi,trace-owner", "s-mode");
     bool allow_m = chosen >= 0 && fdt_getprop(fdt, chosen, "tsbi,trace-allow-mmode", nullptr);

@@ -80,7 +80,7 @@ unsigned disable_components_in(void *fdt, const Region *r, unsigned n) {
     return failed;
 }
 
-unsigned scan_topology(const void *fdt, Topology &t) {
+unsigned scan_topology(const void *fdt, Topology &t, ComponentType type_of) {
     t = Topology{};
     // Not on the stack: these tables are about 4 KiB, an M-mode stack's size
     // (the scan runs once, on the boot hart, before any other hart runs).
@@ -105,10 +105,10 @@ unsigned scan_topology(const void *fdt, Topology &t) {
         Node c{node, parent, 0, 0};
         if (n == kMaxComponents || !component_node(fdt, node, parent, c.base)) continue;
         const char *status = static_cast<const char *>(fdt_getprop(fdt, node, "status", nullptr));
-        if ((status && strcmp(status, "okay") != 0 && strcmp(status, "ok") != 0) ||
-            !get_u32(fdt, node, "riscv,trace-component-type", c.type))
-            continue;
-        nodes[n++] = c;
+        if (status && strcmp(status, "okay") != 0 && strcmp(status, "ok") != 0) continue;
+        // The binding names no type: the component tells it (tr??Impl).
+        c.type = type_of(c.base);
+        if (c.type) nodes[n++] = c;
     }
     // Input endpoints of funnels and sinks.
     static Input inputs[kMaxInputs];
@@ -178,7 +178,7 @@ unsigned scan_topology(const void *fdt, Topology &t) {
     for (unsigned i = 0; i < n; i++) {
         if (nodes[i].type != TCI_COMPTYPE_ENCODER) continue;
         uint32_t ph;
-        if (!get_u32(fdt, nodes[i].offset, "cpu", ph)) continue;
+        if (!get_u32(fdt, nodes[i].offset, "cpus", ph)) continue;
         unsigned long hartid = fw::kMaxHarts;
         for (unsigned c = 0; c < ncpus; c++)
             if (cpus[c].phandle == ph) hartid = cpus[c].hartid;

@@ -9,13 +9,21 @@ using namespace tfw;
 
 namespace {
 
+// The test trees' layout (rig.hpp), standing in for tr??Impl where no fake
+// components exist (the type is read from the registers, not the tree).
+unsigned type_by_address(uint64_t base) {
+    if (base >= kEncoderBase && base < kEncoderBase + 0x1000 * fw::kMaxHarts) return TCI_COMPTYPE_ENCODER;
+    if (base >= kFunnelBase && base < kFunnelBase + 0x1000 * trace::kMaxFunnels) return TCI_COMPTYPE_FUNNEL;
+    return base == kSinkBase ? TCI_COMPTYPE_RAMSINK : 0;
+}
+
 struct Scanned {
     std::vector<char> blob;
     trace::Topology t{};
     unsigned n = 0;
     explicit Scanned(const char *name) : blob(load_dtb(name)) {
         REQUIRE(fdt_check_header(blob.data()) == 0);
-        n = trace::scan_topology(blob.data(), t);
+        n = trace::scan_topology(blob.data(), t, type_by_address);
     }
     int funnel_at(uint64_t base) const {
         for (unsigned f = 0; f < t.funnels; f++)
@@ -56,6 +64,35 @@ TEST_CASE("topology: one hart, its encoder straight into the sink") {
     CHECK(s.t.funnels == 0);
     CHECK(s.t.sink.present);
     CHECK(s.t.sink.base == kSinkBase);
+}
+
+TEST_CASE("topology: the type is read from tr??Impl (component_type)") {
+    Rig r(Rig::flat(4));
+    CHECK(trace::component_type(kEncoderBase) == TCI_COMPTYPE_ENCODER);
+    CHECK(trace::component_type(kFunnelBase) == TCI_COMPTYPE_FUNNEL);
+    CHECK(trace::component_type(kSinkBase) == TCI_COMPTYPE_RAMSINK);
+    CHECK(r.enc[0]->active()); // Impl is read after the reset handshake
+    // The whole scan on the components themselves equals the scan by address.
+    auto blob = load_dtb("four_harts.dtb");
+    trace::Topology t{};
+    REQUIRE(trace::scan_topology(blob.data(), t, trace::component_type) == 4);
+    Scanned s("four_harts.dtb");
+    CHECK(memcmp(&t, &s.t, sizeof t) == 0);
+    SUBCASE("a sink that is not version 1 is no sink") {
+        r.sink->impl.ver_major = 0;
+        CHECK(trace::component_type(kSinkBase) == 0);
+        CHECK(trace::scan_topology(blob.data(), t, trace::component_type) == 0);
+    }
+    SUBCASE("a funnel whose Active never reads back is left out, with its encoders") {
+        r.funnel[0]->timing.active_reads = tci_fake::kNever;
+        CHECK(trace::component_type(kFunnelBase) == 0);
+        CHECK(trace::scan_topology(blob.data(), t, trace::component_type) == 0);
+    }
+    SUBCASE("an encoder of another type is not an encoder") {
+        r.enc[2]->impl.comp_type = TCI_COMPTYPE_FUNNEL;
+        CHECK(trace::scan_topology(blob.data(), t, trace::component_type) == 3);
+        CHECK_FALSE(t.encoder[2].present);
+    }
 }
 
 TEST_CASE("topology: four harts through one funnel") {
@@ -177,7 +214,7 @@ TEST_CASE("topology: components M-mode keeps are disabled in the device tree han
     CHECK(status_of(dt, "/cpus/cpu@0") == "okay");
     // What a driver finds there: no path to a sink.
     trace::Topology t{};
-    CHECK(trace::scan_topology(dt.data(), t) == 0);
+    CHECK(trace::scan_topology(dt.data(), t, type_by_address) == 0);
     CHECK_FALSE(t.sink.present);
 }
 
@@ -220,7 +257,7 @@ TEST_CASE("topology: components owned by S-mode stay offered, the funnels passin
     CHECK(trace::disable_components_in(dt.data(), reg, n) == 0);
     CHECK(memcmp(dt.data(), opened(s.blob, 4096).data(), dt.size()) == 0);
     trace::Topology t{};
-    CHECK(trace::scan_topology(dt.data(), t) == 2);
+    CHECK(trace::scan_topology(dt.data(), t, type_by_address) == 2);
     REQUIRE(r.funnel.size() == 1);
     CHECK(r.funnel[0]->enabled());
     CHECK(r.funnel[0]->dis_input() == 0);

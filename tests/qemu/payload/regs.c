@@ -21,10 +21,14 @@ static void test_encoder(void)
     check_eq("registers ignore writes while Active=0", rd32(e + TCI_trTeInstFeatures), 0);
     check("release from reset", tr_reset(e));
     c = rd32(e + TCI_trTeControl);
+    /* trTeInstMode resets to 0 (TCI 1.0: Undef; the model's choice). */
     check_eq("control defaults after Active=1", c,
              TCI_BIT(trControl, Active) | TCI_BIT(trControl, Empty) |
-                 TCI_SET(trTeControl, InstMode, TCI_INSTMODE_BTM) |
+                 TCI_SET(trTeControl, InstMode, TCI_INSTMODE_OFF) |
                  TCI_SET(trTeControl, Format, TCI_FORMAT_NTRACE));
+    wr32(e + TCI_trTeControl, c | TCI_SET(trTeControl, InstMode, TCI_INSTMODE_HTM));
+    check_eq("InstMode ORed into the reset value (as Linux's rvtrace) is HTM",
+             TCI_GET(rd32(e), trTeControl, InstMode), TCI_INSTMODE_HTM);
     check_eq("trTeImpl: 1.0 encoder, N-Trace 1.0", rd32(e + TCI_trTeImpl),
              IMPL_VENDOR_QEMU | TCI_SET(trTeImpl, ProtocolMajor, 1) |
                  TCI_SET(trImpl, CompType, TCI_COMPTYPE_ENCODER) | IMPL_VERSION_1_0);

@@ -1574,12 +1574,19 @@ static void enc_filters_reset(RVTraceEncoderState *s)
     memset(s->filter_trap_depth, 0, sizeof(s->filter_trap_depth));
 }
 
-/* Defaults taken when trTeActive goes 0 -> 1. */
+/*
+ * Defaults taken when trTeActive goes 0 -> 1. TCI 1.0's trTeControl table
+ * gives trTeInstMode the reset value Undef ("This field/register may not
+ * reset. Trace tool must write correct value before enabling the trace
+ * component"); we reset it to 0 ("Full Instruction trace is disabled"), so
+ * software that ORs a mode into the value after reset instead of writing
+ * the field (Linux's posted rvtrace encoder driver ORs 6) gets that mode.
+ */
 static void enc_defaults(RVTraceEncoderState *s)
 {
     uint32_t c = R_trTeControl_Active_MASK;
 
-    c = FIELD_DP32(c, trTeControl, InstMode, TCI_INSTMODE_BTM);
+    c = FIELD_DP32(c, trTeControl, InstMode, TCI_INSTMODE_OFF);
     c = FIELD_DP32(c, trTeControl, Format, TCI_FORMAT_NTRACE);
     s->control = c;
     s->inst_features = 0;
