@@ -21,6 +21,11 @@ bool reset(uint64_t base);
 // Active = 0 other registers may be inaccessible); 0 when the reset times
 // out or VerMajor is not 1. The component is left Active.
 unsigned component_type(uint64_t base);
+// Keeps M-mode out of everything the encoder traces from now until the
+// machine resets, whoever programs it: the project QEMU encoder's vendor
+// control trTeVendorControl.NoMmode (tci_regs.def; TCI 1.0 itself has no
+// such control). False when the encoder does not have it.
+bool encoder_exclude_mmode(uint64_t base);
 // tr??Impl: version 1.x of the component type `comptype`; an encoder must
 // also speak N-Trace 1.x (trTeProtocolMajor with trTeFormat = N-Trace).
 bool impl_ok(uint64_t base, unsigned comptype);

@@ -95,6 +95,8 @@ void trace::subsystem::cold_init(const void *fdt, unsigned long next_addr) {
     fw::printf("tsbi: trace: %u encoder(s), %u funnel(s), RAM sink at 0x%lx%s\n", topo.encoders,
                topo.funnels, static_cast<unsigned long>(topo.sink.base),
                smode ? ", handed to S-mode" : ok ? "" : ", not usable");
+    if (smode)
+        fw::printf("tsbi: trace: M-mode kept out of the trace of %u of them\n", smode_encoders_without_mmode());
     if (!ok) return;
     uint32_t mode = str_prop(fdt, chosen, "tsbi,trace", "htm")   ? TCI_INSTMODE_HTM
                     : str_prop(fdt, chosen, "tsbi,trace", "btm") ? TCI_INSTMODE_BTM

@@ -23,6 +23,7 @@ struct State {
     Topology topo;
     bool usable;
     bool smode_owner; // the components belong to S-mode: hands off
+    unsigned mmode_excluded; // S-mode's encoders that cannot trace M-mode
     bool allow_mmode; // platform lets traces include M-mode (no privilege filter)
     unsigned src_bits;
     SinkCaps sink_caps;
@@ -251,6 +252,8 @@ void ctr_stop_locked(unsigned h) {
 
 bool available() { return st.usable; }
 
+unsigned smode_encoders_without_mmode() { return st.mmode_excluded; }
+
 bool init(const Topology &t, bool smode_owner, bool allow_mmode) {
     st = State{};
     st.topo = t;
@@ -262,8 +265,12 @@ bool init(const Topology &t, bool smode_owner, bool allow_mmode) {
         // through: a driver that knows only encoders and sinks (Linux's
         // rvtrace has no funnel driver) then gets the trace of every hart.
         reset(t.sink.base);
+        // Unless the platform lets traces include M-mode, M-mode is kept
+        // out of whatever S-mode traces where the encoder can enforce it.
         for (unsigned h = 0; h < fw::kMaxHarts; h++)
-            if (t.encoder[h].present) reset(t.encoder[h].base);
+            if (t.encoder[h].present && reset(t.encoder[h].base) && !allow_mmode &&
+                encoder_exclude_mmode(t.encoder[h].base))
+                st.mmode_excluded++;
         bool funnels_ok = true;
         for (unsigned f = 0; f < t.funnels; f++)
             funnels_ok &= reset(t.funnel[f].base) && impl_ok(t.funnel[f].base, TCI_COMPTYPE_FUNNEL);

@@ -370,6 +370,12 @@ void owner_run() {
     wr32(kSink + TCI_trRamWPHigh, rd32(kSink + TCI_trRamStartHigh));
     wr32(kSink + TCI_trRamControl, kActive | kEnable);
     expect_true(reset(enc), "owner_smode/encoder_reset");
+    // Whether the firmware kept M-mode out of this encoder's trace (the
+    // project QEMU's trTeVendorControl.NoMmode; not with the platform's
+    // tsbi,trace-allow-mmode): S-mode can neither clear it nor reset it
+    // away. The suite checks the value against the configuration.
+    wr32(enc + TCI_trTeVendorControl, 0);
+    printf("TRACE-NO-MMODE: %u\n", static_cast<unsigned>(rd32(enc + TCI_trTeVendorControl)));
     // As rvtrace's encoder driver: HTM ORed into trTeControl's reset value,
     // so InstMode reads 6 only when it resets to 0 (TCI 1.0).
     wr32(enc, rd32(enc) | TCI_INSTMODE_HTM << TCI_trTeControl_InstMode_LSB);

@@ -169,7 +169,13 @@ def check_tci(deffile, data):
                 problems.append("offset 0x%03X, the spec's layout has %s" % (off, row["offset"] if row else "none"))
             where = TCI_SPEC
         elif reg not in regs:
-            report(False, "tci/%s" % reg, "no register of that name in %s" % TCI_SPEC)
+            # A vendor register: only where the layout reserves room for them.
+            vendor = next((r for r in layout.values() if "vendor" in r["meaning"]), None)
+            lo, hi = (num(x) for x in vendor["offset"].split(" - ")) if vendor else (1, 0)
+            report(lo <= off <= hi and reg.startswith(("trTeVendor", "trRamVendor", "trFunnelVendor")),
+                   "tci/%s" % reg, "offset 0x%03X, no register of that name in %s; the layout's vendor range is "
+                   "%s (%s)" % (off, TCI_SPEC, vendor["offset"] if vendor else "not found",
+                                cite(TCI_SPEC, vendor) if vendor else ""))
             continue
         else:
             row = regs[reg]

@@ -126,7 +126,7 @@ def tci(path):
     for line, title, ncols, rows in tables(lines):
         if title.startswith("*Register Layout"):
             for r in rows[1:]:
-                layout.append((clean(r[0]), clean(r[1]), clean(r[2]), line))
+                layout.append((clean(r[0]), clean(r[1]), clean(r[2]), short(clean(r[3])), line))
             continue
         m = re.match(r"^\*Register: (.*)\*$", title)
         if not m:
@@ -213,7 +213,7 @@ def main():
     write(out, "tci_fields.tsv", ["register", "field", "lsb", "width", "rw", "reset", "reserved_for", "line"],
           fields, src)
     write(out, "tci_values.tsv", ["register", "field", "value", "last", "meaning", "line"], values, src)
-    write(out, "tci_layout.tsv", ["offset", "register", "compliance", "line"], layout, src)
+    write(out, "tci_layout.tsv", ["offset", "register", "compliance", "meaning", "line"], layout, src)
     msgs, common, limits, syncs, nvalues, process, itypes = ntrace(os.path.join(spec, NTRACE))
     src = "RISC-V N-Trace 1.0 (%s)" % NTRACE
     write(out, "ntrace_messages.tsv", ["message", "position", "field", "bits", "tcode", "line"], msgs, src)

@@ -53,22 +53,51 @@ d=$W/qemu10-owner-smode; mkdir -p "$d"
 "$q" -M virt,dumpdtb="$d/owner.dtb" -smp 2 -m 256M -nographic -bios none </dev/null >/dev/null 2>&1 &&
   fdtput -t s "$d/owner.dtb" /chosen tsbi,trace-owner s-mode ||
   fail "trace-fw: cannot make the tsbi,trace-owner device tree"
-(cd "$d" && "$RUN" --qemu "$q" --smp 2 --tag qemu10-owner-smode --qemu-arg=-dtb --qemu-arg="$d/owner.dtb" \
-   "${SEMI[@]}" trace) > "$d/run.out" 2>&1
+(cd "$d" && "$RUN" --qemu "$q" --smp 2 --tag qemu10-owner-smode --log "$d/console.log" --pass-through TRACE- \
+   --qemu-arg=-dtb --qemu-arg="$d/owner.dtb" "${SEMI[@]}" trace) > "$d/run.out" 2>&1
 rc=$?
 grep -E '^(PASS|FAIL): ' "$d/run.out"
 [ $rc -le 1 ] || fail "trace-fw: runner failed with tsbi,trace-owner ($rc)"
 check_handed qemu10-owner-smode "$d/handed.dtb" okay
-# The payload programs no filter: its SBI calls trace the firmware too
-# (firmware/trace/README.md "What S-mode sees when it owns the encoders").
-if "$DEC" ntrace decode --elf "$ELF" --elf build/fw/tsbi_dynamic.elf "$d/trace-owner.bin" -o "$d/owner.pcs" \
-     > "$d/owner.err" 2>&1 && [ "$(wc -l < "$d/owner.pcs")" -ge 1000 ]; then
-  fwpcs=$(python3 -c 'import sys
-print(sum(0x80000000 <= int(l.split()[0], 16) < 0x80200000 for l in open(sys.argv[1])))' "$d/owner.pcs")
-  pass "qemu10-owner-smode/owner_trace_decodes ($(wc -l < "$d/owner.pcs") instructions, $fwpcs of them M-mode's)"
-else
-  fail "qemu10-owner-smode/owner_trace_decodes ($(head -c 300 "$d/owner.err"))"
-fi
+# The payload programs no filter and makes SBI calls: the firmware keeps
+# M-mode out of its trace all the same (firmware/trace/README.md "What S-mode
+# sees when it owns the encoders"), so no firmware address may be in it.
+# owner_decode TAG DIR: decode DIR/trace-owner.bin; prints the number of
+# M-mode (firmware) instructions in it.
+owner_decode() {
+  local tag=$1 dir=$2
+  if "$DEC" ntrace decode --elf "$ELF" --elf build/fw/tsbi_dynamic.elf "$dir/trace-owner.bin" -o "$dir/owner.pcs" \
+       > "$dir/owner.err" 2>&1 && [ "$(wc -l < "$dir/owner.pcs")" -ge 1000 ]; then
+    pass "$tag/owner_trace_decodes ($(wc -l < "$dir/owner.pcs") instructions)" >&2
+    python3 -c 'import sys
+print(sum(0x80000000 <= int(l.split()[0], 16) < 0x80200000 for l in open(sys.argv[1])))' "$dir/owner.pcs"
+  else
+    fail "$tag/owner_trace_decodes ($(head -c 300 "$dir/owner.err"))" >&2
+    echo -1
+  fi
+}
+check "qemu10-owner-smode/encoder_keeps_mmode_out (trTeVendorControl after S-mode wrote 0 and reset it)" \
+  grep -q '^TRACE-NO-MMODE: 1' "$d/run.out"
+grep -q 'M-mode kept out of the trace of 2 of them' "$d/console.log" &&
+  pass "qemu10-owner-smode/mmode_kept_out_of_every_encoder" ||
+  fail "qemu10-owner-smode/mmode_kept_out_of_every_encoder ($(grep -m1 'M-mode kept out' "$d/console.log"))"
+fwpcs=$(owner_decode qemu10-owner-smode "$d")
+check "qemu10-owner-smode/no_firmware_address ($fwpcs)" [ "$fwpcs" = 0 ]
+
+# The platform lets traces include M-mode (tsbi,trace-allow-mmode): then
+# S-mode sees the firmware's instructions, as on hardware without such a
+# control (the count is what the README's description rests on).
+d=$W/qemu10-owner-smode-allow-mmode; mkdir -p "$d"
+cp "$W/qemu10-owner-smode/owner.dtb" "$d/owner.dtb" && fdtput "$d/owner.dtb" /chosen tsbi,trace-allow-mmode ||
+  fail "trace-fw: cannot make the tsbi,trace-allow-mmode device tree"
+(cd "$d" && "$RUN" --qemu "$q" --smp 2 --tag qemu10-owner-smode-allow-mmode --log "$d/console.log" \
+   --pass-through TRACE- --qemu-arg=-dtb --qemu-arg="$d/owner.dtb" "${SEMI[@]}" trace) > "$d/run.out" 2>&1
+rc=$?
+grep -E '^(PASS|FAIL): ' "$d/run.out"
+[ $rc -le 1 ] || fail "trace-fw: runner failed with tsbi,trace-allow-mmode ($rc)"
+check "qemu10-owner-smode-allow-mmode/encoder_traces_mmode" grep -q '^TRACE-NO-MMODE: 0' "$d/run.out"
+fwpcs=$(owner_decode qemu10-owner-smode-allow-mmode "$d")
+check "qemu10-owner-smode-allow-mmode/firmware_in_smode_trace ($fwpcs M-mode instructions)" [ "$fwpcs" -gt 0 ]
 
 # decode_compare TAG FILE HART SRCBITS: one hart's stream of FILE vs its record.
 decode_compare() {

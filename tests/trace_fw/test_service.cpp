@@ -181,6 +181,45 @@ TEST_CASE("service: components owned by S-mode: reset, the funnels passing throu
     CHECK(r.end() == before);
 }
 
+TEST_CASE("service: S-mode owner: M-mode kept out of the trace where the encoder can (trTeVendorControl)") {
+    tci_fake::EncoderSpec es;
+    es.no_mmode = true;
+    es.impl.vendor = TCI_VENDOR_QEMU;
+    SUBCASE("the project QEMU's encoders: NoMmode set on each") {
+        Rig r(Rig::flat(4), es);
+        CHECK_FALSE(r.init(false, true));
+        CHECK(trace::smode_encoders_without_mmode() == 4);
+        for (unsigned h = 0; h < 4; h++) {
+            CHECK(r.enc[h]->no_mmode());
+            CHECK(r.write_at(*r.enc[h], TCI_trTeVendorControl, TCI_BIT(trTeVendorControl, NoMmode)) < r.end());
+            CHECK_FALSE(r.enc[h]->enabled());
+        }
+        // S-mode's own reset keeps it (the fake, as the model, clears it
+        // only at machine reset).
+        REQUIRE(trace::reset(kEncoderBase));
+        CHECK(r.enc[0]->no_mmode());
+    }
+    SUBCASE("the platform lets traces include M-mode: not set") {
+        Rig r(Rig::flat(2), es);
+        CHECK_FALSE(r.init(true, true));
+        CHECK(trace::smode_encoders_without_mmode() == 0);
+        CHECK_FALSE(r.enc[0]->no_mmode());
+    }
+    SUBCASE("another vendor's encoder: its vendor registers are not written") {
+        es.impl.vendor = 0x42;
+        Rig r(Rig::flat(2), es);
+        CHECK_FALSE(r.init(false, true));
+        CHECK(trace::smode_encoders_without_mmode() == 0);
+        CHECK(r.bus.writes(*r.enc[0], TCI_trTeVendorControl).empty());
+    }
+    SUBCASE("an encoder without the control: counted out") {
+        es.no_mmode = false;
+        Rig r(Rig::flat(2), es);
+        CHECK_FALSE(r.init(false, true));
+        CHECK(trace::smode_encoders_without_mmode() == 0);
+    }
+}
+
 TEST_CASE("service: S-mode owner: a funnel that is not a funnel is left disabled") {
     tci_fake::FunnelSpec fs;
     fs.impl.comp_type = TCI_COMPTYPE_RAMSINK;

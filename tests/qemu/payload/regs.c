@@ -5,7 +5,7 @@
 // Run with -smp 2: the funnel then has two inputs.
 #include "lib.h"
 
-#define IMPL_VENDOR_QEMU TCI_SET(trImpl, Vendor, 0x51)
+#define IMPL_VENDOR_QEMU TCI_SET(trImpl, Vendor, TCI_VENDOR_QEMU)
 #define IMPL_VERSION_1_0 TCI_SET(trImpl, VerMajor, TCI_VERSION_MAJOR)
 
 static void test_encoder(void)
@@ -143,6 +143,26 @@ static void test_encoder(void)
     wr32(enc_base(1), 0);
 }
 
+// The encoder's vendor control (tci_regs.def trTeVendorControl): NoMmode
+// is set by writing 1 and stays set, through tr??Active resets, until the
+// machine resets. On the second encoder: the first one traces below.
+static void test_vendor(void)
+{
+    const uint32_t no_mmode = TCI_BIT(trTeVendorControl, NoMmode);
+    uintptr_t e = enc_base(1);
+
+    test_prefix = "encoder vendor control: ";
+    check("release from reset", tr_reset(e));
+    check_eq("NoMmode reads 0 after machine reset", rd32(e + TCI_trTeVendorControl), 0);
+    wr32(e + TCI_trTeVendorControl, ~0u);
+    check_eq("writing 1 sets NoMmode, nothing else", rd32(e + TCI_trTeVendorControl), no_mmode);
+    wr32(e + TCI_trTeVendorControl, 0);
+    check_eq("writing 0 does not clear it", rd32(e + TCI_trTeVendorControl), no_mmode);
+    check("reset again", tr_reset(e));
+    check_eq("a tr??Active reset does not clear it", rd32(e + TCI_trTeVendorControl), no_mmode);
+    wr32(e, 0);
+}
+
 static void test_funnel(void)
 {
     uintptr_t f = TR_FUNNEL_BASE;
@@ -270,6 +290,7 @@ static void test_ramsink(void)
 int main(void)
 {
     test_encoder();
+    test_vendor();
     test_funnel();
     test_ramsink();
     test_prefix = "";
