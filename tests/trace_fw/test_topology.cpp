@@ -44,6 +44,17 @@ std::vector<char> opened(const std::vector<char> &blob, size_t room) {
     return out;
 }
 
+// The device tree the firmware hands on after trace::init (hooks.cpp's
+// fix-up): components in M-mode's PMP regions disabled, in a blob opened
+// with `room` bytes to spare; `failed` as disable_components_in returns it.
+std::vector<char> handed_on(const std::vector<char> &blob, size_t room, unsigned &failed) {
+    trace::Region reg[2];
+    unsigned n = trace::mmode_regions(reg, 2);
+    auto dt = opened(blob, room);
+    failed = trace::disable_components_in(dt.data(), reg, n);
+    return dt;
+}
+
 std::string status_of(const std::vector<char> &fdt, const char *path) {
     int node = fdt_path_offset(fdt.data(), path);
     REQUIRE(node >= 0);
@@ -200,8 +211,9 @@ TEST_CASE("topology: components M-mode keeps are disabled in the device tree han
     REQUIRE(r.init());
     trace::Region reg[2];
     REQUIRE(trace::mmode_regions(reg, 2) == 2);
-    auto dt = opened(s.blob, 4096);
-    CHECK(trace::disable_components_in(dt.data(), reg, 2) == 0);
+    unsigned failed;
+    auto dt = handed_on(s.blob, 4096, failed);
+    CHECK(failed == 0);
     CHECK(fdt_check_header(dt.data()) == 0);
     for (const char *p : {"/soc/trace-encoder@3020000", "/soc/trace-funnel@6000000", "/soc/trace-funnel@6001000",
                           "/soc/trace-ramsink@6100000"})
@@ -222,10 +234,9 @@ TEST_CASE("topology: every component of QEMU's 18-hart tree is disabled when M-m
     Scanned s("eighteen_harts.dtb");
     Rig r(s.t);
     REQUIRE(r.init());
-    trace::Region reg[2];
-    unsigned n = trace::mmode_regions(reg, 2);
-    auto dt = opened(s.blob, 4096);
-    CHECK(trace::disable_components_in(dt.data(), reg, n) == 0);
+    unsigned failed;
+    auto dt = handed_on(s.blob, 4096, failed);
+    CHECK(failed == 0);
     unsigned components = 0;
     for (int node = fdt_node_offset_by_compatible(dt.data(), -1, "riscv,trace-component"); node >= 0;
          node = fdt_node_offset_by_compatible(dt.data(), node, "riscv,trace-component")) {
@@ -240,10 +251,9 @@ TEST_CASE("topology: without room in the blob the components left offered are co
     Scanned s("four_harts.dtb");
     Rig r(s.t);
     REQUIRE(r.init());
-    trace::Region reg[2];
-    unsigned n = trace::mmode_regions(reg, 2);
-    auto dt = opened(s.blob, 0);
-    CHECK(trace::disable_components_in(dt.data(), reg, n) == 4 + 1 + 1);
+    unsigned failed;
+    handed_on(s.blob, 0, failed);
+    CHECK(failed == 4 + 1 + 1);
 }
 
 TEST_CASE("topology: components owned by S-mode stay offered, the funnels passing through") {
@@ -251,10 +261,10 @@ TEST_CASE("topology: components owned by S-mode stay offered, the funnels passin
     Rig r(s.t);
     CHECK_FALSE(r.init(false, true));
     trace::Region reg[2];
-    unsigned n = trace::mmode_regions(reg, 2);
-    CHECK(n == 0);
-    auto dt = opened(s.blob, 4096);
-    CHECK(trace::disable_components_in(dt.data(), reg, n) == 0);
+    CHECK(trace::mmode_regions(reg, 2) == 0);
+    unsigned failed;
+    auto dt = handed_on(s.blob, 4096, failed);
+    CHECK(failed == 0);
     CHECK(memcmp(dt.data(), opened(s.blob, 4096).data(), dt.size()) == 0);
     trace::Topology t{};
     CHECK(trace::scan_topology(dt.data(), t, type_by_address) == 2);
