@@ -238,6 +238,7 @@ def check_ntrace(deffile, data):
     for r in read_tsv(data, "ntrace_messages.tsv"):
         msgs.setdefault(r["message"], []).append(r)
     limits = {r["symbol"]: r for r in read_tsv(data, "ntrace_limits.tsv")}
+    summary = {r["message"]: r for r in read_tsv(data, "ntrace_tcodes.tsv")}
     common = {r["field"].replace("-", ""): r for r in read_tsv(data, "ntrace_common_fields.tsv")}
     tables = {"SYNC": [dict(r, meaning=r["name"]) for r in read_tsv(data, "ntrace_sync.tsv")],
               "PROCESS_FORMAT": [dict(r, value=r["format"], last=r["format"], meaning=r["reason"])
@@ -296,6 +297,11 @@ def check_ntrace(deffile, data):
         problems = []
         if num(spec[0]["tcode"] or "-1") != tcode or spec[0]["field"] != "TCODE":
             problems.append("TCODE %d, spec %s" % (tcode, spec[0]["tcode"]))
+        # The "Fields in Messages" summary says the same.
+        if msg not in summary or int(summary[msg]["tcode"]) != tcode:
+            problems.append("TCODE %d, the summary table has %s (%s)" % (
+                tcode, summary[msg]["tcode"] if msg in summary else "no row",
+                cite(NT_SPEC, next(iter(summary.values())))))
         if spec[1]["field"] != "SRC" or spec[-1]["field"] != "TSTAMP":
             problems.append("spec rows do not start with TCODE, SRC and end with TSTAMP")
         body = [(NT_ALIASES.get(r["field"], r["field"].replace("-", "")), r["bits"] == "Var,Cfg") for r in spec[2:-1]]
@@ -314,7 +320,13 @@ def check_ntrace(deffile, data):
                 value, row["bits"], cite(NT_SPEC, row)))
     unchecked = ["LIMIT_" + n for n in def_limits if "NTRACE_" + n not in limits]
 
+    vendor = summary.get("Vendor Defined")
     for group, name, value in def_enums:
+        if group == "TCODE" and name in ("VENDOR_FIRST", "VENDOR_LAST") and vendor:
+            want = int(vendor["tcode" if name == "VENDOR_FIRST" else "last"])
+            report(value == want, "ntrace/value/TCODE_%s" % name, "%d, spec Vendor Defined %s..%s (%s)" % (
+                value, vendor["tcode"], vendor["last"], cite(NT_SPEC, vendor)))
+            continue
         words = NT_KEYWORDS.get(group, {})
         if name not in words or group not in tables:
             unchecked.append("%s_%s" % (group, name))

@@ -154,7 +154,7 @@ def tci(path):
 
 def ntrace(path):
     lines = open(path, encoding="utf-8").read().split("\n")
-    msgs, common, limits, syncs, values, process, itypes = [], [], [], [], [], [], []
+    msgs, common, limits, syncs, values, process, itypes, tcodes = [], [], [], [], [], [], [], []
     for line, title, ncols, rows in tables(lines):
         if title.endswith("Message Fields") and rows and clean(rows[0][1]) == "Name":
             # The message's name: the '=== <Name> Message' heading above.
@@ -187,12 +187,17 @@ def ntrace(path):
         elif title.startswith("Handling of") and title.endswith("itype values"):
             for r in rows[1:]:
                 itypes.append((int(clean(r[0])), clean(r[1]), line))
+        elif title == "Fields in Messages":
+            for r in rows[1:]:
+                v = re.fullmatch(r"(\d+)(?:\.\.(\d+))?", clean(r[1]))
+                if v:
+                    tcodes.append((clean(r[0]), int(v.group(1)), int(v.group(2) or v.group(1)), line))
         elif title == "SYNC Field Values":
             for r in rows[1:]:
                 v = re.fullmatch(r"(\d+)(?:\.\.(\d+))?", clean(r[0]))
                 if v:
                     syncs.append((int(v.group(1)), int(v.group(2) or v.group(1)), clean(r[1]), clean(r[2]), line))
-    return msgs, common, limits, syncs, values, process, itypes
+    return msgs, common, limits, syncs, values, process, itypes, tcodes
 
 
 def write(out, name, header, rows, source):
@@ -214,7 +219,7 @@ def main():
           fields, src)
     write(out, "tci_values.tsv", ["register", "field", "value", "last", "meaning", "line"], values, src)
     write(out, "tci_layout.tsv", ["offset", "register", "compliance", "meaning", "line"], layout, src)
-    msgs, common, limits, syncs, nvalues, process, itypes = ntrace(os.path.join(spec, NTRACE))
+    msgs, common, limits, syncs, nvalues, process, itypes, tcodes = ntrace(os.path.join(spec, NTRACE))
     src = "RISC-V N-Trace 1.0 (%s)" % NTRACE
     write(out, "ntrace_messages.tsv", ["message", "position", "field", "bits", "tcode", "line"], msgs, src)
     write(out, "ntrace_common_fields.tsv", ["field", "bits", "meaning", "line"], common, src)
@@ -223,6 +228,7 @@ def main():
     write(out, "ntrace_values.tsv", ["field", "value", "last", "meaning", "line"], nvalues, src)
     write(out, "ntrace_process_format.tsv", ["format", "reason", "line"], process, src)
     write(out, "ntrace_itype.tsv", ["itype", "meaning", "line"], itypes, src)
+    write(out, "ntrace_tcodes.tsv", ["message", "tcode", "last", "line"], tcodes, src)
     print("extract.py: %d registers, %d fields, %d values; %d message rows, %d common fields, %d limits, "
           "%d SYNC values" % (len(regs), len(fields), len(values), len(msgs), len(common), len(limits), len(syncs)))
 
