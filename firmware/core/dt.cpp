@@ -151,6 +151,16 @@ int open_for_fixup(void *fdt, unsigned extra) {
     return fdt_open_into(fdt, fdt, fdt_totalsize(fdt) + extra);
 }
 
+int setprop_reg(void *fdt, int node, int ac, int sc, uint64_t base, uint64_t size) {
+    fdt32_t reg[4];
+    int n = 0;
+    if (ac == 2) reg[n++] = cpu_to_fdt32(static_cast<uint32_t>(base >> 32));
+    reg[n++] = cpu_to_fdt32(static_cast<uint32_t>(base));
+    if (sc == 2) reg[n++] = cpu_to_fdt32(static_cast<uint32_t>(size >> 32));
+    reg[n++] = cpu_to_fdt32(static_cast<uint32_t>(size));
+    return fdt_setprop(fdt, node, "reg", reg, n * 4);
+}
+
 int fixup_reserve(void *fdt, uint64_t base, uint64_t size, const char *prefix) {
     int ac = fdt_address_cells(fdt, 0), sc = fdt_size_cells(fdt, 0);
     if (ac < 1 || ac > 2 || sc < 1 || sc > 2) return -FDT_ERR_BADNCELLS;
@@ -190,13 +200,7 @@ int fixup_reserve(void *fdt, uint64_t base, uint64_t size, const char *prefix) {
     }
     int node = fdt_add_subnode(fdt, parent, name);
     if (node < 0) return node;
-    fdt32_t reg[4];
-    int n = 0;
-    if (ac == 2) reg[n++] = cpu_to_fdt32(static_cast<uint32_t>(base >> 32));
-    reg[n++] = cpu_to_fdt32(static_cast<uint32_t>(base));
-    if (sc == 2) reg[n++] = cpu_to_fdt32(static_cast<uint32_t>(size >> 32));
-    reg[n++] = cpu_to_fdt32(static_cast<uint32_t>(size));
-    int err = fdt_setprop(fdt, node, "reg", reg, n * 4);
+    int err = setprop_reg(fdt, node, ac, sc, base, size);
     if (!err) err = fdt_setprop(fdt, node, "no-map", nullptr, 0);
     return err;
 }

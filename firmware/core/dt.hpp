@@ -47,6 +47,10 @@ bool range_in_memory(const Memory &m, uint64_t excl_start, uint64_t excl_end, ui
 // Returns 0 or a libfdt error.
 int fixup_reserve(void *fdt, uint64_t base, uint64_t size, const char *prefix = "mmode_resv");
 
+// Sets `node`'s reg to <base size> in `ac` address and `sc` size cells (1 or
+// 2 each: the parent's). Returns 0 or a libfdt error.
+int setprop_reg(void *fdt, int node, int ac, int sc, uint64_t base, uint64_t size);
+
 // Grows the blob in place by `extra` bytes so fix-ups have room.
 int open_for_fixup(void *fdt, unsigned extra);
 

@@ -33,6 +33,16 @@ hart_park:
     j       hart_park
 
     .text
+    /* The trap vector of SoCs whose TLB needs a fence at every M-mode entry
+     * (the T-Head C910/C920 erratum, platform/generic/vendor.cpp): the
+     * fence OpenSBI's thead_c9xx_tlb_trap_handler.S issues, then the usual
+     * vector. t0 is S-mode's, unsaved yet: used here as an operand only. */
+    .align 4
+    .globl trap_entry_tlb_flush
+trap_entry_tlb_flush:
+    sfence.vma zero, t0
+    j       trap_entry
+
     .align 4
     .globl trap_entry
 trap_entry:

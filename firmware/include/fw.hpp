@@ -36,6 +36,10 @@ inline bool hart_valid(unsigned long hartid) {
 // only addr itself is checked).
 bool s_mode_range_ok(unsigned long addr_lo, unsigned long addr_hi, unsigned long size);
 
+// A remote fence of more pages than this flushes the whole TLB instead
+// (firmware/core/ipi.cpp); a platform quirk may lower it (SiFive CIP-1200: 0).
+extern unsigned long max_page_fences;
+
 // Firmware's own memory [start, end), protected by PMP from S/U-mode.
 uintptr_t fw_region_start();
 uintptr_t fw_region_end();
