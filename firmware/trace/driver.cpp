@@ -44,6 +44,20 @@ bool reset(uint64_t base) {
     return wait_bits(base + TCI_trControl, kActive, kActive);
 }
 
+unsigned component_type(uint64_t base) {
+    if (!reset(base)) return 0;
+    uint32_t impl = read32(base + TCI_trImpl);
+    return TCI_GET(impl, trImpl, VerMajor) == TCI_VERSION_MAJOR ? TCI_GET(impl, trImpl, CompType) : 0;
+}
+
+bool encoder_exclude_mmode(uint64_t base) {
+    // Only on the encoder it was made for: a vendor register means nothing
+    // on another vendor's component (tr??Impl bits 31:24).
+    if (TCI_GET(read32(base + TCI_trImpl), trImpl, Vendor) != TCI_VENDOR_QEMU) return false;
+    constexpr uint32_t kNoMmode = TCI_BIT(trTeVendorControl, NoMmode);
+    return probe(base + TCI_trTeVendorControl, kNoMmode) & kNoMmode;
+}
+
 bool impl_ok(uint64_t base, unsigned comptype) {
     uint32_t impl = read32(base + TCI_trImpl);
     if (TCI_GET(impl, trImpl, VerMajor) != TCI_VERSION_MAJOR ||

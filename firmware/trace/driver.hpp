@@ -17,6 +17,15 @@ constexpr unsigned kPollBudget = 1000000;
 // tr??Control = 0, wait Active = 0, tr??Control = Active, wait Active = 1
 // (TCI 1.0 "Reset"). False on a timeout.
 bool reset(uint64_t base);
+// The component's type, tr??Impl CompType, after a reset (TCI 1.0: while
+// Active = 0 other registers may be inaccessible); 0 when the reset times
+// out or VerMajor is not 1. The component is left Active.
+unsigned component_type(uint64_t base);
+// Keeps M-mode out of everything the encoder traces from now until the
+// machine resets, whoever programs it: the project QEMU encoder's vendor
+// control trTeVendorControl.NoMmode (tci_regs.def; TCI 1.0 itself has no
+// such control). False when the encoder does not have it.
+bool encoder_exclude_mmode(uint64_t base);
 // tr??Impl: version 1.x of the component type `comptype`; an encoder must
 // also speak N-Trace 1.x (trTeProtocolMajor with trTeFormat = N-Trace).
 bool impl_ok(uint64_t base, unsigned comptype);

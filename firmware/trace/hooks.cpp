@@ -5,12 +5,14 @@
 // /chosen options (README "N-Trace"):
 //   tsbi,trace = "htm" | "btm"      trace S-mode on every hart from hand-off
 //   tsbi,trace-size = <MiB>         boot-time buffer size (default 64)
-//   tsbi,trace-owner = "s-mode"     components belong to S-mode: reset only,
-//                                   not PMP-protected, no SBI trace service
+//   tsbi,trace-owner = "s-mode"     components belong to S-mode: reset, the
+//                                   funnels passing through, not
+//                                   PMP-protected, no SBI trace service
 //   tsbi,trace-allow-mmode          platform opt-in: encoders without a
 //                                   privilege filter may trace (M-mode too)
 #include "core/dt.hpp"
 #include "core/hart.hpp"
+#include "driver.hpp"
 #include "service.hpp"
 #include "subsystem.hpp" // trace/subsystem.hpp: the entries defined here
 #include "tci.hpp"
@@ -93,7 +95,7 @@ unsigned component_entries(const Topology &t) {
 void trace::subsystem::cold_init(const void *fdt, unsigned long next_addr) {
     using namespace trace;
     static Topology topo; // large: not on the boot stack
-    if (!scan_topology(fdt, topo)) return;
+    if (!scan_topology(fdt, topo, component_type)) return;
     int chosen = fdt_path_offset(fdt, "/chosen");
     bool smode = chosen >= 0 && str_prop(fdt, chosen, "tsbi,trace-owner", "s-mode");
     bool allow_m = chosen >= 0 && fdt_getprop(fdt, chosen, "tsbi,trace-allow-mmode", nullptr);
@@ -110,6 +112,8 @@ void trace::subsystem::cold_init(const void *fdt, unsigned long next_addr) {
     fw::printf("tsbi: trace: %u encoder(s), %u funnel(s), RAM sink at 0x%lx%s\n", topo.encoders,
                topo.funnels, static_cast<unsigned long>(topo.sink.base),
                smode ? ", handed to S-mode" : ok ? "" : ", not usable");
+    if (smode)
+        fw::printf("tsbi: trace: M-mode kept out of the trace of %u of them\n", smode_encoders_without_mmode());
     if (!ok) return;
     uint32_t mode = str_prop(fdt, chosen, "tsbi,trace", "htm")   ? TCI_INSTMODE_HTM
                     : str_prop(fdt, chosen, "tsbi,trace", "btm") ? TCI_INSTMODE_BTM
@@ -139,6 +143,13 @@ void trace::subsystem::cold_init(const void *fdt, unsigned long next_addr) {
 
 void trace::subsystem::fdt_fixup(void *fdt) {
     using namespace trace;
+    // A component M-mode keeps is not offered to the next stage: PMP closes
+    // its registers, so a driver that matches "riscv,trace-component"
+    // (Linux's rvtrace) would take an access fault in its probe.
+    Region kept[2];
+    if (unsigned failed = disable_components_in(fdt, kept, mmode_regions(kept, 2)))
+        fw::printf("tsbi: trace: %u component(s) M-mode keeps could not be disabled in the device tree\n",
+                   failed);
     if (!boot.config) return;
     // Trace only into memory the next stage was told to keep away from.
     int err = fw::dt::fixup_reserve(fdt, boot.buffer, boot.size, "tsbi-trace");

@@ -23,6 +23,7 @@ struct State {
     Topology topo;
     bool usable;
     bool smode_owner; // the components belong to S-mode: hands off
+    unsigned mmode_excluded; // S-mode's encoders that cannot trace M-mode
     bool allow_mmode; // platform lets traces include M-mode (no privilege filter)
     unsigned src_bits;
     SinkCaps sink_caps;
@@ -251,29 +252,46 @@ void ctr_stop_locked(unsigned h) {
 
 bool available() { return st.usable; }
 
+unsigned smode_encoders_without_mmode() { return st.mmode_excluded; }
+
 bool init(const Topology &t, bool smode_owner, bool allow_mmode) {
     st = State{};
     st.topo = t;
     st.allow_mmode = allow_mmode;
     st.smode_owner = smode_owner;
     if (!t.sink.present || !t.encoders) return false;
-    // Every component starts from reset. For S-mode that is all we do.
-    bool sink_ok = reset(t.sink.base) && !smode_owner && impl_ok(t.sink.base, TCI_COMPTYPE_RAMSINK) &&
+    if (smode_owner) {
+        // Every component from reset, and the funnels passing everything
+        // through: a driver that knows only encoders and sinks (Linux's
+        // rvtrace has no funnel driver) then gets the trace of every hart.
+        reset(t.sink.base);
+        // Unless the platform lets traces include M-mode, M-mode is kept
+        // out of whatever S-mode traces where the encoder can enforce it.
+        for (unsigned h = 0; h < fw::kMaxHarts; h++)
+            if (t.encoder[h].present && reset(t.encoder[h].base) && !allow_mmode &&
+                encoder_exclude_mmode(t.encoder[h].base))
+                st.mmode_excluded++;
+        bool funnels_ok = true;
+        for (unsigned f = 0; f < t.funnels; f++)
+            funnels_ok &= reset(t.funnel[f].base) && impl_ok(t.funnel[f].base, TCI_COMPTYPE_FUNNEL);
+        if (funnels_ok) funnels_start();
+        return false;
+    }
+    // Every component starts from reset.
+    bool sink_ok = reset(t.sink.base) && impl_ok(t.sink.base, TCI_COMPTYPE_RAMSINK) &&
                    discover_sink(t.sink.base, st.sink_caps);
     bool funnels_ok = true;
     for (unsigned f = 0; f < t.funnels; f++)
-        funnels_ok &= reset(t.funnel[f].base) && !smode_owner &&
-                      impl_ok(t.funnel[f].base, TCI_COMPTYPE_FUNNEL);
+        funnels_ok &= reset(t.funnel[f].base) && impl_ok(t.funnel[f].base, TCI_COMPTYPE_FUNNEL);
     unsigned long max_id = 0;
     for (unsigned h = 0; h < fw::kMaxHarts; h++) {
         if (!t.encoder[h].present) continue;
         HartTrace &ht = st.hart[h];
-        ht.usable = reset(t.encoder[h].base) && !smode_owner &&
-                    impl_ok(t.encoder[h].base, TCI_COMPTYPE_ENCODER) &&
+        ht.usable = reset(t.encoder[h].base) && impl_ok(t.encoder[h].base, TCI_COMPTYPE_ENCODER) &&
                     discover_encoder(t.encoder[h].base, ht.caps) && (ht.caps.btm || ht.caps.htm);
         if (ht.usable) max_id = h;
     }
-    if (smode_owner || !sink_ok || !funnels_ok || !(st.sink_caps.sram || st.sink_caps.smem))
+    if (!sink_ok || !funnels_ok || !(st.sink_caps.sram || st.sink_caps.smem))
         return false;
     // SrcBits: what the largest hart ID needs, at least 1 so every stream
     // demultiplexes alike; 0 only for a single encoder that has no SRC

@@ -99,9 +99,14 @@ struct BootOptions {
     uint64_t buffer, size;   // reserved buffer (header + trace)
 };
 // After scan_topology: checks and discovers every component. `smode_owner`:
-// the components belong to S-mode (only reset). Returns false when there is
-// no usable trace hardware.
+// the components belong to S-mode (reset, the funnels enabled with every
+// input, so they pass everything through, and M-mode kept out of what the
+// encoders trace unless `allow_mmode`; no service). Returns false when
+// there is no usable trace hardware or S-mode owns it.
 bool init(const Topology &t, bool smode_owner, bool allow_mmode);
+// With S-mode the owner: the encoders that keep M-mode out of any trace
+// (encoder_exclude_mmode; none with `allow_mmode`).
+unsigned smode_encoders_without_mmode();
 // Starts the boot-time trace of every hart in `harts` (they start tracing
 // as they enter S-mode).
 Error boot_trace(const BootOptions &o, HartMask harts);
@@ -135,9 +140,6 @@ void ctr_feed_release();
 unsigned ctr_src_bits();
 
 // NAPOT-able regions covering the components (for PMP), at most `max`.
-struct Region {
-    uint64_t base, size;
-};
 unsigned mmode_regions(Region *out, unsigned max);
 
 } // namespace trace

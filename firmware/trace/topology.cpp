@@ -12,7 +12,6 @@ namespace {
 constexpr const char *kCompatible = "riscv,trace-component";
 constexpr unsigned kMaxComponents = fw::kMaxHarts + kMaxFunnels + 4;
 constexpr unsigned kMaxInputs = kMaxComponents; // input endpoints, all funnels and sinks
-constexpr int kMaxDepth = 16;
 
 uint64_t read_cells(const fdt32_t *p, int cells) {
     uint64_t v = 0;
@@ -46,11 +45,14 @@ struct Cpu {
     unsigned long hartid;
 };
 
-bool get_base(const void *fdt, const Node &n, uint64_t &base) {
-    int ac = fdt_address_cells(fdt, n.parent), sc = fdt_size_cells(fdt, n.parent);
+} // namespace
+
+bool component_node(const void *fdt, int node, int parent, uint64_t &base) {
+    if (fdt_node_check_compatible(fdt, node, kCompatible) != 0) return false;
+    int ac = fdt_address_cells(fdt, parent), sc = fdt_size_cells(fdt, parent);
     if (ac < 1 || ac > 2 || sc < 0 || sc > 2) return false;
     int len;
-    auto *reg = static_cast<const fdt32_t *>(fdt_getprop(fdt, n.offset, "reg", &len));
+    auto *reg = static_cast<const fdt32_t *>(fdt_getprop(fdt, node, "reg", &len));
     if (!reg || len < (ac + sc) * 4) return false;
     base = read_cells(reg, ac);
     // A component is one 4 KiB register block (TCI 1.0 "Trace Components").
@@ -58,9 +60,27 @@ bool get_base(const void *fdt, const Node &n, uint64_t &base) {
     return (base & (TCI_COMPONENT_SIZE - 1)) == 0 && size >= TCI_COMPONENT_SIZE;
 }
 
-} // namespace
+unsigned disable_components_in(void *fdt, const Region *r, unsigned n) {
+    if (!n) return 0;
+    unsigned failed = 0;
+    int stack[kMaxDepth + 1] = {-1};
+    // Setting a property moves only what follows it inside this node: the
+    // walk's offsets (this node and its ancestors) stay valid.
+    for (int node = 0, depth = 0; node >= 0 && depth >= 0; node = fdt_next_node(fdt, node, &depth)) {
+        if (depth > kMaxDepth) continue;
+        stack[depth] = node;
+        uint64_t base;
+        if (!depth || !component_node(fdt, node, stack[depth - 1], base)) continue;
+        for (unsigned i = 0; i < n; i++)
+            if (base - r[i].base < r[i].size) {
+                failed += fdt_setprop_string(fdt, node, "status", "disabled") != 0;
+                break;
+            }
+    }
+    return failed;
+}
 
-unsigned scan_topology(const void *fdt, Topology &t) {
+unsigned scan_topology(const void *fdt, Topology &t, ComponentType type_of) {
     t = Topology{};
     // Not on the stack: these tables are about 4 KiB, an M-mode stack's size
     // (the scan runs once, on the boot hart, before any other hart runs).
@@ -82,13 +102,13 @@ unsigned scan_topology(const void *fdt, Topology &t) {
                                                                          : fdt32_to_cpu(reg[0]))};
             continue;
         }
-        if (n == kMaxComponents || fdt_node_check_compatible(fdt, node, kCompatible) != 0) continue;
         Node c{node, parent, 0, 0};
+        if (n == kMaxComponents || !component_node(fdt, node, parent, c.base)) continue;
         const char *status = static_cast<const char *>(fdt_getprop(fdt, node, "status", nullptr));
-        if ((status && strcmp(status, "okay") != 0 && strcmp(status, "ok") != 0) ||
-            !get_u32(fdt, node, "riscv,trace-component-type", c.type) || !get_base(fdt, c, c.base))
-            continue;
-        nodes[n++] = c;
+        if (status && strcmp(status, "okay") != 0 && strcmp(status, "ok") != 0) continue;
+        // The binding names no type: the component tells it (tr??Impl).
+        c.type = type_of(c.base);
+        if (c.type) nodes[n++] = c;
     }
     // Input endpoints of funnels and sinks.
     static Input inputs[kMaxInputs];
@@ -158,7 +178,7 @@ unsigned scan_topology(const void *fdt, Topology &t) {
     for (unsigned i = 0; i < n; i++) {
         if (nodes[i].type != TCI_COMPTYPE_ENCODER) continue;
         uint32_t ph;
-        if (!get_u32(fdt, nodes[i].offset, "cpu", ph)) continue;
+        if (!get_u32(fdt, nodes[i].offset, "cpus", ph)) continue;
         unsigned long hartid = fw::kMaxHarts;
         for (unsigned c = 0; c < ncpus; c++)
             if (cpus[c].phandle == ph) hartid = cpus[c].hartid;

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: BSD-2-Clause
-// Trace components from the device tree (binding: hw_models/qemu/README.md
+// Trace components from the device tree, in the binding of Linux's posted
+// rvtrace series (riscv,trace-component.yaml; hw_models/qemu/README.md
 // "Device-tree binding"): nodes compatible with "riscv,trace-component",
-// typed by "riscv,trace-component-type" (the tr??Impl CompType), connected
-// by OF-graph endpoints. Host-testable (libfdt only).
+// typed by their tr??Impl CompType, an encoder linked to its hart by
+// `cpus`, connected by OF-graph endpoints. Host-testable (libfdt, and the
+// type through a function the caller gives).
 #pragma once
 #include <stdint.h>
 #include "fw.hpp"
@@ -43,9 +45,31 @@ struct Topology {
     unsigned encoders;
 };
 
+// A component's type (TCI_COMPTYPE_*) from the registers at `base`, 0 when
+// it has none the scan can use (the firmware's: component_type, driver.hpp).
+using ComponentType = unsigned (*)(uint64_t base);
+
 // Fills `t` from the device tree. Components that are not connected to the
 // one RAM sink (through funnels) are left out. Returns the number of
 // encoders that reach the sink; 0 means no trace (not an error).
-unsigned scan_topology(const void *fdt, Topology &t);
+unsigned scan_topology(const void *fdt, Topology &t, ComponentType type_of);
+
+// Nodes are at most this deep in a tree the scan walks.
+constexpr int kMaxDepth = 16;
+
+// `node` (a child of `parent`) is a trace component, enabled or not: it is
+// compatible with "riscv,trace-component" and its reg is one 4 KiB-aligned
+// register block at `base`.
+bool component_node(const void *fdt, int node, int parent, uint64_t &base);
+
+// A register range, naturally aligned (a PMP region).
+struct Region {
+    uint64_t base, size;
+};
+
+// Sets status = "disabled" on every trace component node whose registers
+// lie in one of the `n` regions `r`, enabled or not, connected or not.
+// Returns how many could not be changed (no room in the blob).
+unsigned disable_components_in(void *fdt, const Region *r, unsigned n);
 
 } // namespace trace

@@ -170,6 +170,7 @@ uint32_t Encoder::read_reg(unsigned off) {
     switch (off) {
     case TCI_trTeInstFeatures: return features_;
     case TCI_trTeInstFilters: return filters_;
+    case TCI_trTeVendorControl: return no_mmode_ ? BIT(trTeVendorControl, NoMmode) : 0;
     case TCI_trTsControl:
     case TCI_trTsCounterLow:
     case TCI_trTsCounterHigh: return ts_.read(off);
@@ -198,6 +199,7 @@ void Encoder::write_reg(unsigned off, uint32_t v) {
         return;
     }
     case TCI_trTeInstFilters: filters_ = v & ((1u << spec.filters) - 1); return;
+    case TCI_trTeVendorControl: no_mmode_ |= spec.no_mmode && (v & BIT(trTeVendorControl, NoMmode)); return;
     case TCI_trTsControl: ts_.write(off, v); return;
     default: break;
     }
@@ -221,6 +223,7 @@ uint32_t Encoder::defined_bits(unsigned off) const {
     case TCI_trTeDataFilters: return 0xffff;
     case TCI_trTeDataControl: return 0x000f007f;
     case TCI_trTsControl: return TimestampUnit::defined_bits(off);
+    case TCI_trTeVendorControl: return TCI_trTeVendorControl_NoMmode_MASK;
     default: break;
     }
     if (off >= TCI_trTeFilter0Control && off < TCI_trTeFilter0Control + 16 * TCI_trTeFilter0Control_STRIDE) {

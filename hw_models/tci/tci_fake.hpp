@@ -58,6 +58,7 @@ struct EncoderSpec {
     bool match_privilege = true;             // trTeFilterMatchPrivilege sticks
     uint32_t priv_choices = 0x73;            // trTeFilterMatchChoicePrivilege bits that stick (U S M VU VS)
     bool context = true, stall = true, inhibit_src = true, trig_enable = false;
+    bool no_mmode = false;                   // the project QEMU's trTeVendorControl.NoMmode (tci_regs.def)
     TimestampSpec ts{1u << 4, true, 40};     // Shared
     Impl impl{1, 0, 0x1, 1, 0, 0};
     Timing timing;
@@ -160,6 +161,8 @@ class Encoder : public Component {
 public:
     Encoder(Bus &bus, std::string name, uint64_t base, EncoderSpec spec);
     EncoderSpec spec;
+    // trTeVendorControl.NoMmode as set (kept across tr??Active resets).
+    bool no_mmode() const { return no_mmode_; }
     // Hardware sets trTeInstStallOrOverflow (trace lost or a stall).
     void set_stall_or_overflow() { stall_or_overflow_ = true; }
     bool inst_tracing() const { return inst_tracing_; }
@@ -182,6 +185,7 @@ private:
     uint32_t features_ = 0, filters_ = 0;
     uint32_t filter_control_[16] = {}, filter_match_inst_[16] = {};
     TimestampUnit ts_;
+    bool no_mmode_ = false;
 };
 
 class Funnel : public Component {

@@ -22,7 +22,7 @@ PL_LIBGCC = $(FW_LIBGCC_RV32)
 endif
 PL_FLAGS := $(PL_ARCH) -mcmodel=medany -ffreestanding -nostdlib -fno-pic -fno-stack-protector \
 	-fno-asynchronous-unwind-tables -fno-unwind-tables -fno-tree-loop-distribute-patterns \
-	-g -Wall -Wextra -I$(PL_DIR)/lib -Ifirmware/include -Ifirmware
+	-g -Wall -Wextra -I$(PL_DIR)/lib -Ifirmware/include -Ifirmware -Ihw_models/trace
 PL_CXXFLAGS := -std=c++20 -O2 -fno-toplevel-reorder -fno-exceptions -fno-rtti -fno-threadsafe-statics $(PL_FLAGS)
 PL_LDFLAGS  := $(PL_ARCH) -nostdlib -static -no-pie -Wl,--defsym=PL_BASE=$(PL_BASE) -Wl,-T,$(PL_DIR)/lib/link.ld -Wl,--no-relax -Wl,--no-warn-rwx-segments -Wl,--build-id=none
 

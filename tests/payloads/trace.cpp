@@ -7,9 +7,14 @@
 //   trace-btm.bin   BTM of S-mode on every hart, SMEM sink
 //   trace-sram.bin  HTM on the boot hart into the SRAM, read with READ_SRAM
 //   trace-hsm.bin   HTM of the last secondary across an HSM suspend, stop and start
+//   handed.dtb      the device tree the firmware handed on (trace
+//                   components M-mode keeps are disabled in it)
 // On a machine without trace components the extension is absent: probe 0
-// and NOT_SUPPORTED.
+// and NOT_SUPPORTED. With /chosen tsbi,trace-owner = "s-mode" the payload
+// drives an encoder and the sink itself, as a driver that knows no funnel:
+//   trace-owner.bin its hart's HTM trace, from the SRAM
 #include "payload.hpp"
+#include "tci_regs.h"
 #include "trace/service.hpp"
 
 using namespace pl;
@@ -227,6 +232,12 @@ void traced_run(const char *file, unsigned long config, unsigned rounds) {
 
 uint8_t sram_copy[0x10000];
 
+// The device tree's totalsize (big-endian, at offset 4).
+unsigned long fdt_size() {
+    auto *u = reinterpret_cast<const uint8_t *>(platform().fdt) + 4;
+    return (unsigned long)u[0] << 24 | u[1] << 16 | u[2] << 8 | u[3];
+}
+
 void sram_run() {
     unsigned long self = hartid();
     expect_err(call(CONFIGURE, 1, self, HTM | cfg::PRIV_S), SUCCESS, "sram/configure");
@@ -314,18 +325,81 @@ void hsm_run() {
     write_host("trace-hsm.bin", reinterpret_cast<const void *>(smem_base()), s.bytes);
 }
 
-// QEMU virt's trace components (hw_models/qemu/README.md).
-constexpr unsigned long kEncoder0 = 0x3020000, kSink = 0x6001000;
+// QEMU virt's trace components (hw_models/qemu/README.md): encoder i is
+// hart i's.
+constexpr unsigned long kEncoder0 = 0x3020000, kFunnel = 0x6000000, kSink = 0x6001000;
 
 // The device tree names trace components (a plain search of the blob).
 bool dt_has_trace() {
     static const char want[] = "riscv,trace-component";
     auto *b = reinterpret_cast<const char *>(platform().fdt);
-    auto *u = reinterpret_cast<const uint8_t *>(b) + 4; // totalsize, big-endian
-    unsigned long size = (unsigned long)u[0] << 24 | u[1] << 16 | u[2] << 8 | u[3];
-    for (unsigned long i = 0; i + sizeof want <= size; i++)
+    for (unsigned long i = 0; i + sizeof want <= fdt_size(); i++)
         if (memcmp(b + i, want, sizeof want) == 0) return true;
     return false;
+}
+
+uint32_t rd32(unsigned long a) { return *reinterpret_cast<volatile uint32_t *>(a); }
+void wr32(unsigned long a, uint32_t v) { *reinterpret_cast<volatile uint32_t *>(a) = v; }
+bool poll(unsigned long a, uint32_t mask, uint32_t want) {
+    for (unsigned i = 0; i < 1000000; i++)
+        if ((rd32(a) & mask) == want) return true;
+    return false;
+}
+// TCI 1.0 "Reset": Active 0, then 1, each read back.
+bool reset(unsigned long c) {
+    wr32(c, 0);
+    if (!poll(c, TCI_trControl_Active_MASK, 0)) return false;
+    wr32(c, TCI_trControl_Active_MASK);
+    return poll(c, TCI_trControl_Active_MASK, TCI_trControl_Active_MASK);
+}
+
+uint8_t owner_copy[0x10000];
+
+// S-mode owns the components: the firmware set the funnels to pass through,
+// so a driver that programs only this hart's encoder and the sink (as
+// Linux's rvtrace, which has no funnel driver) gets a trace.
+void owner_run() {
+    constexpr uint32_t kActive = TCI_trControl_Active_MASK, kEnable = TCI_trControl_Enable_MASK,
+                       kEmpty = TCI_trControl_Empty_MASK;
+    expect_eq(rd32(kFunnel + TCI_trFunnelControl) & (kActive | kEnable), kActive | kEnable,
+              "owner_smode/funnel_enabled");
+    expect_eq(rd32(kFunnel + TCI_trFunnelDisInput), 0, "owner_smode/funnel_every_input");
+    const unsigned long enc = kEncoder0 + 0x1000 * hartid();
+    expect_true(reset(kSink), "owner_smode/sink_reset");
+    wr32(kSink + TCI_trRamWPLow, rd32(kSink + TCI_trRamStartLow));
+    wr32(kSink + TCI_trRamWPHigh, rd32(kSink + TCI_trRamStartHigh));
+    wr32(kSink + TCI_trRamControl, kActive | kEnable);
+    expect_true(reset(enc), "owner_smode/encoder_reset");
+    // Whether the firmware kept M-mode out of this encoder's trace (the
+    // project QEMU's trTeVendorControl.NoMmode; not with the platform's
+    // tsbi,trace-allow-mmode): S-mode can neither clear it nor reset it
+    // away. The suite checks the value against the configuration.
+    wr32(enc + TCI_trTeVendorControl, 0);
+    printf("TRACE-NO-MMODE: %u\n", static_cast<unsigned>(rd32(enc + TCI_trTeVendorControl)));
+    // As rvtrace's encoder driver: HTM ORed into trTeControl's reset value,
+    // so InstMode reads 6 only when it resets to 0 (TCI 1.0).
+    wr32(enc, rd32(enc) | TCI_INSTMODE_HTM << TCI_trTeControl_InstMode_LSB);
+    expect_eq((rd32(enc) & TCI_trTeControl_InstMode_MASK) >> TCI_trTeControl_InstMode_LSB, TCI_INSTMODE_HTM,
+              "owner_smode/instmode_or_htm");
+    wr32(enc, rd32(enc) | kEnable);
+    wr32(enc, rd32(enc) | TCI_trTeControl_InstTracing_MASK);
+    workload(4, false);
+    wr32(enc, rd32(enc) & ~(kEnable | TCI_trTeControl_InstTracing_MASK));
+    expect_true(poll(enc, kEnable | kEmpty, kEmpty), "owner_smode/encoder_flushed");
+    wr32(kSink + TCI_trRamControl, kActive);
+    expect_true(poll(kSink, kEnable | kEmpty, kEmpty), "owner_smode/sink_flushed");
+    uint32_t start = rd32(kSink + TCI_trRamStartLow), wp = rd32(kSink + TCI_trRamWPLow);
+    unsigned long bytes = (wp & ~3u) - start;
+    expect_true(!(wp & TCI_trRamWPLow_Wrap_MASK) && bytes > 64 && bytes <= sizeof owner_copy,
+                "owner_smode/trace_in_sink");
+    if (bytes > sizeof owner_copy) return;
+    wr32(kSink + TCI_trRamRPLow, start);
+    wr32(kSink + TCI_trRamRPHigh, 0);
+    for (unsigned long i = 0; i < bytes; i += 4) {
+        uint32_t w = rd32(kSink + TCI_trRamData);
+        memcpy(owner_copy + i, &w, 4);
+    }
+    write_host("trace-owner.bin", owner_copy, bytes);
 }
 
 void load_at(void *a) { (void)*reinterpret_cast<volatile uint32_t *>(reinterpret_cast<unsigned long>(a)); }
@@ -346,9 +420,12 @@ void payload_main() {
             expect_eq(catch_exception(rd, &impl), ~0ul, "owner_smode/encoder_readable");
             expect_eq((impl >> 8) & 0xf, 1, "owner_smode/encoder_comptype");
             note("trace components handed to S-mode");
+            write_host("handed.dtb", reinterpret_cast<const void *>(platform().fdt), fdt_size());
+            owner_run();
         }
         return;
     }
+    write_host("handed.dtb", reinterpret_cast<const void *>(platform().fdt), fdt_size());
     // The components are M-mode's: PMP closes them to S-mode.
     expect_eq(catch_exception(load_at, reinterpret_cast<void *>(kEncoder0)), 5, "pmp/encoder_load_faults");
     expect_eq(catch_exception(store_at, reinterpret_cast<void *>(kEncoder0)), 7, "pmp/encoder_store_faults");

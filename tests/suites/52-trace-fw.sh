@@ -6,9 +6,11 @@
 # files; each hart's stream is decoded here and must equal the S-mode
 # instructions the insnlog plugin saw that hart execute, with no address of
 # the firmware in it. On 1, 4 and 18 harts (18: leaf funnels), and without
-# Sstc. Also: QEMU
-# 7.2 (no trace components: the extension is absent) and the components
-# handed to S-mode with /chosen/tsbi,trace-owner.
+# Sstc. The device tree handed on offers no component M-mode keeps. Also:
+# QEMU 7.2 (no trace components: the extension is absent) and the
+# components handed to S-mode with /chosen/tsbi,trace-owner (offered, the
+# funnels passing through, traced by the payload as a driver without a
+# funnel driver would).
 set -uo pipefail
 . "$(dirname "$0")/../lib.sh"
 
@@ -29,12 +31,73 @@ rm -rf "$W"; mkdir -p "$W"
 "$RUN" --smp 1 --tag qemu72-smp1 trace
 [ $? -le 1 ] || fail "trace-fw: runner failed on QEMU 7.2"
 
-# Handed to S-mode: no SBI trace service, registers open to S-mode.
-"$q" -M virt,dumpdtb="$W/owner.dtb" -smp 2 -m 256M -nographic -bios none >/dev/null 2>&1 &&
-  fdtput -t s "$W/owner.dtb" /chosen tsbi,trace-owner s-mode ||
+# check_handed TAG DTB WANT: every trace component node of the device tree
+# the firmware handed on (the payload's handed.dtb) has status WANT: M-mode's
+# components "disabled" (PMP closes them: a driver probing them would
+# fault), S-mode's "okay".
+check_handed() {
+  local tag=$1 dtb=$2 want=$3 n=0 bad= node st
+  for node in $(fdtget -l "$dtb" /soc 2>/dev/null); do
+    fdtget "$dtb" "/soc/$node" compatible 2>/dev/null | grep -qw 'riscv,trace-component' || continue
+    n=$((n + 1))
+    st=$(fdtget -d okay "$dtb" "/soc/$node" status)
+    [ "$st" = "$want" ] || bad="$bad $node=$st"
+  done
+  check "$tag/handed_dt/trace_components_$want ($n nodes${bad:+; not:$bad})" test "$n" -gt 0 -a -z "$bad"
+}
+
+# Handed to S-mode: no SBI trace service, registers open to S-mode, every
+# component offered, the funnels passing through: the payload programs its
+# encoder and the sink only (as Linux's rvtrace) and must get its trace.
+d=$W/qemu10-owner-smode; mkdir -p "$d"
+"$q" -M virt,dumpdtb="$d/owner.dtb" -smp 2 -m 256M -nographic -bios none </dev/null >/dev/null 2>&1 &&
+  fdtput -t s "$d/owner.dtb" /chosen tsbi,trace-owner s-mode ||
   fail "trace-fw: cannot make the tsbi,trace-owner device tree"
-"$RUN" --qemu "$q" --smp 2 --tag qemu10-owner-smode --qemu-arg=-dtb --qemu-arg="$W/owner.dtb" trace
-[ $? -le 1 ] || fail "trace-fw: runner failed with tsbi,trace-owner"
+(cd "$d" && "$RUN" --qemu "$q" --smp 2 --tag qemu10-owner-smode --log "$d/console.log" --pass-through TRACE- \
+   --qemu-arg=-dtb --qemu-arg="$d/owner.dtb" "${SEMI[@]}" trace) > "$d/run.out" 2>&1
+rc=$?
+grep -E '^(PASS|FAIL): ' "$d/run.out"
+[ $rc -le 1 ] || fail "trace-fw: runner failed with tsbi,trace-owner ($rc)"
+check_handed qemu10-owner-smode "$d/handed.dtb" okay
+# The payload programs no filter and makes SBI calls: the firmware keeps
+# M-mode out of its trace all the same (firmware/trace/README.md "What S-mode
+# sees when it owns the encoders"), so no firmware address may be in it.
+# owner_decode TAG DIR: decode DIR/trace-owner.bin; prints the number of
+# M-mode (firmware) instructions in it.
+owner_decode() {
+  local tag=$1 dir=$2
+  if "$DEC" ntrace decode --elf "$ELF" --elf build/fw/tsbi_dynamic.elf "$dir/trace-owner.bin" -o "$dir/owner.pcs" \
+       > "$dir/owner.err" 2>&1 && [ "$(wc -l < "$dir/owner.pcs")" -ge 1000 ]; then
+    pass "$tag/owner_trace_decodes ($(wc -l < "$dir/owner.pcs") instructions)" >&2
+    python3 -c 'import sys
+print(sum(0x80000000 <= int(l.split()[0], 16) < 0x80200000 for l in open(sys.argv[1])))' "$dir/owner.pcs"
+  else
+    fail "$tag/owner_trace_decodes ($(head -c 300 "$dir/owner.err"))" >&2
+    echo -1
+  fi
+}
+check "qemu10-owner-smode/encoder_keeps_mmode_out (trTeVendorControl after S-mode wrote 0 and reset it)" \
+  grep -q '^TRACE-NO-MMODE: 1' "$d/run.out"
+grep -q 'M-mode kept out of the trace of 2 of them' "$d/console.log" &&
+  pass "qemu10-owner-smode/mmode_kept_out_of_every_encoder" ||
+  fail "qemu10-owner-smode/mmode_kept_out_of_every_encoder ($(grep -m1 'M-mode kept out' "$d/console.log"))"
+fwpcs=$(owner_decode qemu10-owner-smode "$d")
+check "qemu10-owner-smode/no_firmware_address ($fwpcs)" [ "$fwpcs" = 0 ]
+
+# The platform lets traces include M-mode (tsbi,trace-allow-mmode): then
+# S-mode sees the firmware's instructions, as on hardware without such a
+# control (the count is what the README's description rests on).
+d=$W/qemu10-owner-smode-allow-mmode; mkdir -p "$d"
+cp "$W/qemu10-owner-smode/owner.dtb" "$d/owner.dtb" && fdtput "$d/owner.dtb" /chosen tsbi,trace-allow-mmode ||
+  fail "trace-fw: cannot make the tsbi,trace-allow-mmode device tree"
+(cd "$d" && "$RUN" --qemu "$q" --smp 2 --tag qemu10-owner-smode-allow-mmode --log "$d/console.log" \
+   --pass-through TRACE- --qemu-arg=-dtb --qemu-arg="$d/owner.dtb" "${SEMI[@]}" trace) > "$d/run.out" 2>&1
+rc=$?
+grep -E '^(PASS|FAIL): ' "$d/run.out"
+[ $rc -le 1 ] || fail "trace-fw: runner failed with tsbi,trace-allow-mmode ($rc)"
+check "qemu10-owner-smode-allow-mmode/encoder_traces_mmode" grep -q '^TRACE-NO-MMODE: 0' "$d/run.out"
+fwpcs=$(owner_decode qemu10-owner-smode-allow-mmode "$d")
+check "qemu10-owner-smode-allow-mmode/firmware_in_smode_trace ($fwpcs M-mode instructions)" [ "$fwpcs" -gt 0 ]
 
 # decode_compare TAG FILE HART SRCBITS: one hart's stream of FILE vs its record.
 decode_compare() {
@@ -80,6 +143,7 @@ for run in 1 4 18 1:sstc=false; do
   rc=$?
   grep -E '^(PASS|FAIL): ' "$d/run.out"
   [ $rc -le 1 ] || { fail "$tag: runner failed ($rc)"; continue; }
+  check_handed "$tag" "$d/handed.dtb" disabled
   sb=$(sed -n 's/^TRACE-SRC-BITS: //p' "$d/run.out" | head -1)
   boot=$(sed -n 's/^TSBI-START .* hart=\([0-9]*\).*/\1/p' "$d/console.log" | head -1)
   [ -n "$sb" ] && [ -n "$boot" ] || { fail "$tag: no TRACE-SRC-BITS/TSBI-START line"; continue; }

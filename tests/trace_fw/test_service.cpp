@@ -145,21 +145,87 @@ TEST_CASE("service: Impl rejection") {
     }
 }
 
-TEST_CASE("service: components owned by S-mode are only reset") {
-    Rig r(Rig::flat(2));
+TEST_CASE("service: components owned by S-mode: reset, the funnels passing through") {
+    Rig r(Rig::tree(18, 8));
     CHECK_FALSE(r.init(false, true));
     CHECK_FALSE(trace::available());
-    for (const Component *c : {static_cast<const Component *>(r.enc[0]), static_cast<const Component *>(r.enc[1]),
-                               static_cast<const Component *>(r.funnel[0]), static_cast<const Component *>(r.sink)}) {
+    std::vector<const Component *> reset_only = {r.sink};
+    for (unsigned h = 0; h < 18; h++) reset_only.push_back(r.enc[h]);
+    for (const Component *c : reset_only) {
         auto w = r.bus.writes(*c);
         REQUIRE(w.size() == 2);
         CHECK(w[0].offset == TCI_trControl);
         CHECK(w[0].value == 0);
         CHECK(w[1].offset == TCI_trControl);
         CHECK(w[1].value == kActive);
+        CHECK_FALSE(c->enabled());
+    }
+    // A driver that knows only encoders and sinks (Linux's rvtrace) gets the
+    // trace of every hart: each funnel is enabled with every input, from
+    // the sink outwards (TCI 1.0 "Enabling and Disabling").
+    size_t top = r.write_at(*r.funnel[0], TCI_trFunnelControl, kActive | kEnable);
+    REQUIRE(top < r.end());
+    for (auto *f : r.funnel) {
+        CHECK(f->active());
+        CHECK(f->enabled());
+        CHECK(f->dis_input() == 0);
+        CHECK(r.write_at(*f, TCI_trFunnelControl, kActive | kEnable) >= top);
     }
     trace::Region reg[2];
     CHECK(trace::mmode_regions(reg, 2) == 0);
+    // Nothing else is the firmware's to do: no hook touches them again.
+    size_t before = r.end();
+    trace::hart_stop(1);
+    trace::hart_start(1);
+    trace::system_reset();
+    CHECK(r.end() == before);
+}
+
+TEST_CASE("service: S-mode owner: M-mode kept out of the trace where the encoder can (trTeVendorControl)") {
+    tci_fake::EncoderSpec es;
+    es.no_mmode = true;
+    es.impl.vendor = TCI_VENDOR_QEMU;
+    SUBCASE("the project QEMU's encoders: NoMmode set on each") {
+        Rig r(Rig::flat(4), es);
+        CHECK_FALSE(r.init(false, true));
+        CHECK(trace::smode_encoders_without_mmode() == 4);
+        for (unsigned h = 0; h < 4; h++) {
+            CHECK(r.enc[h]->no_mmode());
+            CHECK(r.write_at(*r.enc[h], TCI_trTeVendorControl, TCI_BIT(trTeVendorControl, NoMmode)) < r.end());
+            CHECK_FALSE(r.enc[h]->enabled());
+        }
+        // S-mode's own reset keeps it (the fake, as the model, clears it
+        // only at machine reset).
+        REQUIRE(trace::reset(kEncoderBase));
+        CHECK(r.enc[0]->no_mmode());
+    }
+    SUBCASE("the platform lets traces include M-mode: not set") {
+        Rig r(Rig::flat(2), es);
+        CHECK_FALSE(r.init(true, true));
+        CHECK(trace::smode_encoders_without_mmode() == 0);
+        CHECK_FALSE(r.enc[0]->no_mmode());
+    }
+    SUBCASE("another vendor's encoder: its vendor registers are not written") {
+        es.impl.vendor = 0x42;
+        Rig r(Rig::flat(2), es);
+        CHECK_FALSE(r.init(false, true));
+        CHECK(trace::smode_encoders_without_mmode() == 0);
+        CHECK(r.bus.writes(*r.enc[0], TCI_trTeVendorControl).empty());
+    }
+    SUBCASE("an encoder without the control: counted out") {
+        es.no_mmode = false;
+        Rig r(Rig::flat(2), es);
+        CHECK_FALSE(r.init(false, true));
+        CHECK(trace::smode_encoders_without_mmode() == 0);
+    }
+}
+
+TEST_CASE("service: S-mode owner: a funnel that is not a funnel is left disabled") {
+    tci_fake::FunnelSpec fs;
+    fs.impl.comp_type = TCI_COMPTYPE_RAMSINK;
+    Rig r(Rig::flat(2), {}, fs);
+    CHECK_FALSE(r.init(false, true));
+    CHECK_FALSE(r.funnel[0]->enabled());
 }
 
 // ---- configure ----------------------------------------------------------------

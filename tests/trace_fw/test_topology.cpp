@@ -9,13 +9,21 @@ using namespace tfw;
 
 namespace {
 
+// The test trees' layout (rig.hpp), standing in for tr??Impl where no fake
+// components exist (the type is read from the registers, not the tree).
+unsigned type_by_address(uint64_t base) {
+    if (base >= kEncoderBase && base < kEncoderBase + 0x1000 * fw::kMaxHarts) return TCI_COMPTYPE_ENCODER;
+    if (base >= kFunnelBase && base < kFunnelBase + 0x1000 * trace::kMaxFunnels) return TCI_COMPTYPE_FUNNEL;
+    return base == kSinkBase ? TCI_COMPTYPE_RAMSINK : 0;
+}
+
 struct Scanned {
     std::vector<char> blob;
     trace::Topology t{};
     unsigned n = 0;
     explicit Scanned(const char *name) : blob(load_dtb(name)) {
         REQUIRE(fdt_check_header(blob.data()) == 0);
-        n = trace::scan_topology(blob.data(), t);
+        n = trace::scan_topology(blob.data(), t, type_by_address);
     }
     int funnel_at(uint64_t base) const {
         for (unsigned f = 0; f < t.funnels; f++)
@@ -28,6 +36,31 @@ struct Scanned {
         return c;
     }
 };
+
+// The blob as the firmware hands it on: opened with `room` bytes to spare.
+std::vector<char> opened(const std::vector<char> &blob, size_t room) {
+    std::vector<char> out(fdt_totalsize(blob.data()) + room);
+    REQUIRE(fdt_open_into(blob.data(), out.data(), static_cast<int>(out.size())) == 0);
+    return out;
+}
+
+// The device tree the firmware hands on after trace::init (hooks.cpp's
+// fix-up): components in M-mode's PMP regions disabled, in a blob opened
+// with `room` bytes to spare; `failed` as disable_components_in returns it.
+std::vector<char> handed_on(const std::vector<char> &blob, size_t room, unsigned &failed) {
+    trace::Region reg[2];
+    unsigned n = trace::mmode_regions(reg, 2);
+    auto dt = opened(blob, room);
+    failed = trace::disable_components_in(dt.data(), reg, n);
+    return dt;
+}
+
+std::string status_of(const std::vector<char> &fdt, const char *path) {
+    int node = fdt_path_offset(fdt.data(), path);
+    REQUIRE(node >= 0);
+    auto *s = static_cast<const char *>(fdt_getprop(fdt.data(), node, "status", nullptr));
+    return s ? s : "okay";
+}
 
 } // namespace
 
@@ -42,6 +75,35 @@ TEST_CASE("topology: one hart, its encoder straight into the sink") {
     CHECK(s.t.funnels == 0);
     CHECK(s.t.sink.present);
     CHECK(s.t.sink.base == kSinkBase);
+}
+
+TEST_CASE("topology: the type is read from tr??Impl (component_type)") {
+    Rig r(Rig::flat(4));
+    CHECK(trace::component_type(kEncoderBase) == TCI_COMPTYPE_ENCODER);
+    CHECK(trace::component_type(kFunnelBase) == TCI_COMPTYPE_FUNNEL);
+    CHECK(trace::component_type(kSinkBase) == TCI_COMPTYPE_RAMSINK);
+    CHECK(r.enc[0]->active()); // Impl is read after the reset handshake
+    // The whole scan on the components themselves equals the scan by address.
+    auto blob = load_dtb("four_harts.dtb");
+    trace::Topology t{};
+    REQUIRE(trace::scan_topology(blob.data(), t, trace::component_type) == 4);
+    Scanned s("four_harts.dtb");
+    CHECK(memcmp(&t, &s.t, sizeof t) == 0);
+    SUBCASE("a sink that is not version 1 is no sink") {
+        r.sink->impl.ver_major = 0;
+        CHECK(trace::component_type(kSinkBase) == 0);
+        CHECK(trace::scan_topology(blob.data(), t, trace::component_type) == 0);
+    }
+    SUBCASE("a funnel whose Active never reads back is left out, with its encoders") {
+        r.funnel[0]->timing.active_reads = tci_fake::kNever;
+        CHECK(trace::component_type(kFunnelBase) == 0);
+        CHECK(trace::scan_topology(blob.data(), t, trace::component_type) == 0);
+    }
+    SUBCASE("an encoder of another type is not an encoder") {
+        r.enc[2]->impl.comp_type = TCI_COMPTYPE_FUNNEL;
+        CHECK(trace::scan_topology(blob.data(), t, trace::component_type) == 3);
+        CHECK_FALSE(t.encoder[2].present);
+    }
 }
 
 TEST_CASE("topology: four harts through one funnel") {
@@ -138,4 +200,77 @@ TEST_CASE("topology: the service traces every hart of the 18-hart tree found in 
     for (auto *f : r.funnel) CHECK_FALSE(f->enabled());
     CHECK_FALSE(r.sink->enabled());
     CHECK(r.bus.stray == 0);
+}
+
+TEST_CASE("topology: components M-mode keeps are disabled in the device tree handed on") {
+    // edge.dts: only hart 0's encoder, the first funnel and the sink are
+    // used; PMP closes the encoder's 4 KiB and the 2 MiB over the funnels
+    // and the sink, which holds the second (disabled) funnel too.
+    Scanned s("edge.dtb");
+    Rig r(s.t);
+    REQUIRE(r.init());
+    trace::Region reg[2];
+    REQUIRE(trace::mmode_regions(reg, 2) == 2);
+    unsigned failed;
+    auto dt = handed_on(s.blob, 4096, failed);
+    CHECK(failed == 0);
+    CHECK(fdt_check_header(dt.data()) == 0);
+    for (const char *p : {"/soc/trace-encoder@3020000", "/soc/trace-funnel@6000000", "/soc/trace-funnel@6001000",
+                          "/soc/trace-ramsink@6100000"})
+        CHECK_MESSAGE(status_of(dt, p) == "disabled", p);
+    // Registers S-mode can reach stay offered: encoders the service does
+    // not use and PMP does not close.
+    for (const char *p : {"/soc/trace-encoder@3021000", "/soc/trace-encoder@3023000"})
+        CHECK_MESSAGE(status_of(dt, p) == "okay", p);
+    CHECK(status_of(dt, "/soc/trace-encoder@3022000") == "disabled"); // as it was
+    CHECK(status_of(dt, "/cpus/cpu@0") == "okay");
+    // What a driver finds there: no path to a sink.
+    trace::Topology t{};
+    CHECK(trace::scan_topology(dt.data(), t, type_by_address) == 0);
+    CHECK_FALSE(t.sink.present);
+}
+
+TEST_CASE("topology: every component of QEMU's 18-hart tree is disabled when M-mode keeps them") {
+    Scanned s("eighteen_harts.dtb");
+    Rig r(s.t);
+    REQUIRE(r.init());
+    unsigned failed;
+    auto dt = handed_on(s.blob, 4096, failed);
+    CHECK(failed == 0);
+    unsigned components = 0;
+    for (int node = fdt_node_offset_by_compatible(dt.data(), -1, "riscv,trace-component"); node >= 0;
+         node = fdt_node_offset_by_compatible(dt.data(), node, "riscv,trace-component")) {
+        components++;
+        auto *st = static_cast<const char *>(fdt_getprop(dt.data(), node, "status", nullptr));
+        CHECK((st && std::string(st) == "disabled"));
+    }
+    CHECK(components == 18 + 4 + 1);
+}
+
+TEST_CASE("topology: without room in the blob the components left offered are counted") {
+    Scanned s("four_harts.dtb");
+    Rig r(s.t);
+    REQUIRE(r.init());
+    unsigned failed;
+    handed_on(s.blob, 0, failed);
+    CHECK(failed == 4 + 1 + 1);
+}
+
+TEST_CASE("topology: components owned by S-mode stay offered, the funnels passing through") {
+    Scanned s("smode_owner.dtb");
+    Rig r(s.t);
+    CHECK_FALSE(r.init(false, true));
+    trace::Region reg[2];
+    CHECK(trace::mmode_regions(reg, 2) == 0);
+    unsigned failed;
+    auto dt = handed_on(s.blob, 4096, failed);
+    CHECK(failed == 0);
+    CHECK(memcmp(dt.data(), opened(s.blob, 4096).data(), dt.size()) == 0);
+    trace::Topology t{};
+    CHECK(trace::scan_topology(dt.data(), t, type_by_address) == 2);
+    REQUIRE(r.funnel.size() == 1);
+    CHECK(r.funnel[0]->enabled());
+    CHECK(r.funnel[0]->dis_input() == 0);
+    for (unsigned h = 0; h < 2; h++) CHECK_FALSE(r.enc[h]->enabled());
+    CHECK_FALSE(r.sink->enabled());
 }

@@ -5,7 +5,7 @@
 // Run with -smp 2: the funnel then has two inputs.
 #include "lib.h"
 
-#define IMPL_VENDOR_QEMU TCI_SET(trImpl, Vendor, 0x51)
+#define IMPL_VENDOR_QEMU TCI_SET(trImpl, Vendor, TCI_VENDOR_QEMU)
 #define IMPL_VERSION_1_0 TCI_SET(trImpl, VerMajor, TCI_VERSION_MAJOR)
 
 static void test_encoder(void)
@@ -21,10 +21,14 @@ static void test_encoder(void)
     check_eq("registers ignore writes while Active=0", rd32(e + TCI_trTeInstFeatures), 0);
     check("release from reset", tr_reset(e));
     c = rd32(e + TCI_trTeControl);
+    /* trTeInstMode resets to 0 (TCI 1.0: Undef; the model's choice). */
     check_eq("control defaults after Active=1", c,
              TCI_BIT(trControl, Active) | TCI_BIT(trControl, Empty) |
-                 TCI_SET(trTeControl, InstMode, TCI_INSTMODE_BTM) |
+                 TCI_SET(trTeControl, InstMode, TCI_INSTMODE_OFF) |
                  TCI_SET(trTeControl, Format, TCI_FORMAT_NTRACE));
+    wr32(e + TCI_trTeControl, c | TCI_SET(trTeControl, InstMode, TCI_INSTMODE_HTM));
+    check_eq("InstMode ORed into the reset value (as Linux's rvtrace) is HTM",
+             TCI_GET(rd32(e), trTeControl, InstMode), TCI_INSTMODE_HTM);
     check_eq("trTeImpl: 1.0 encoder, N-Trace 1.0", rd32(e + TCI_trTeImpl),
              IMPL_VENDOR_QEMU | TCI_SET(trTeImpl, ProtocolMajor, 1) |
                  TCI_SET(trImpl, CompType, TCI_COMPTYPE_ENCODER) | IMPL_VERSION_1_0);
@@ -137,6 +141,26 @@ static void test_encoder(void)
           tr_reset(enc_base(1)) &&
               TCI_GET(rd32(enc_base(1) + TCI_trTeImpl), trImpl, CompType) == TCI_COMPTYPE_ENCODER);
     wr32(enc_base(1), 0);
+}
+
+// The encoder's vendor control (tci_regs.def trTeVendorControl): NoMmode
+// is set by writing 1 and stays set, through tr??Active resets, until the
+// machine resets. On the second encoder: the first one traces below.
+static void test_vendor(void)
+{
+    const uint32_t no_mmode = TCI_BIT(trTeVendorControl, NoMmode);
+    uintptr_t e = enc_base(1);
+
+    test_prefix = "encoder vendor control: ";
+    check("release from reset", tr_reset(e));
+    check_eq("NoMmode reads 0 after machine reset", rd32(e + TCI_trTeVendorControl), 0);
+    wr32(e + TCI_trTeVendorControl, ~0u);
+    check_eq("writing 1 sets NoMmode, nothing else", rd32(e + TCI_trTeVendorControl), no_mmode);
+    wr32(e + TCI_trTeVendorControl, 0);
+    check_eq("writing 0 does not clear it", rd32(e + TCI_trTeVendorControl), no_mmode);
+    check("reset again", tr_reset(e));
+    check_eq("a tr??Active reset does not clear it", rd32(e + TCI_trTeVendorControl), no_mmode);
+    wr32(e, 0);
 }
 
 static void test_funnel(void)
@@ -266,6 +290,7 @@ static void test_ramsink(void)
 int main(void)
 {
     test_encoder();
+    test_vendor();
     test_funnel();
     test_ramsink();
     test_prefix = "";

@@ -820,12 +820,16 @@ static bool enc_pop_return(RVTraceEncoderState *s, uint64_t next)
  * port's priv value) is one of trTeFilterMatchChoicePrivilege; with
  * MatchEcause/MatchInterrupt, the hart is inside a trap window (below).
  * Both change only at traps and trap returns, so that is where
- * qualification is evaluated.
+ * qualification is evaluated. Above the filters, the vendor control
+ * trTeVendorControl.NoMmode (tci_regs.def) takes M-mode out of every trace.
  */
 static bool enc_qualified(RVTraceEncoderState *s, CPURISCVState *env)
 {
     unsigned priv = env->priv, i;
 
+    if (s->no_mmode && env->priv == PRV_M) {
+        return false;
+    }
     if (!s->inst_filters) {
         return true;
     }
@@ -851,6 +855,12 @@ static bool enc_qualified(RVTraceEncoderState *s, CPURISCVState *env)
         return true;
     }
     return false;
+}
+
+/* Qualification can change at traps and trap returns. */
+static inline bool enc_filtering(RVTraceEncoderState *s)
+{
+    return s->inst_filters || s->no_mmode;
 }
 
 /*
@@ -1055,7 +1065,7 @@ static __attribute__((noinline)) void enc_cf(RVTraceEncoderState *s,
         return;
     }
     enc_enter(s, succ);
-    if (unlikely(itype == NT_ITYPE_TRAP_RETURN && s->inst_filters)) {
+    if (unlikely(itype == NT_ITYPE_TRAP_RETURN && enc_filtering(s))) {
         enc_filter_trap_return(s);
         if (!enc_qualified(s, env)) {
             /* The trap return retired in qualified code: it ends the trace. */
@@ -1292,7 +1302,7 @@ void riscv_trace_cf(CPURISCVState *env, target_ulong pc, target_ulong next,
 static void enc_trap(RVTraceEncoderState *s, CPURISCVState *env,
                      target_ulong epc, target_ulong handler, bool interrupt)
 {
-    if (unlikely(s->inst_filters)) {
+    if (unlikely(enc_filtering(s))) {
         enc_filter_trap(s, env, interrupt);
     }
     if (unlikely(s->filtered)) {
@@ -1306,7 +1316,7 @@ static void enc_trap(RVTraceEncoderState *s, CPURISCVState *env,
      * taken before the instruction at epc. Either way the run ends at epc.
      */
     enc_enter(s, epc);
-    if (unlikely(s->inst_filters) && !enc_qualified(s, env)) {
+    if (unlikely(enc_filtering(s)) && !enc_qualified(s, env)) {
         enc_filter_pause(s);
         return;
     }
@@ -1574,12 +1584,19 @@ static void enc_filters_reset(RVTraceEncoderState *s)
     memset(s->filter_trap_depth, 0, sizeof(s->filter_trap_depth));
 }
 
-/* Defaults taken when trTeActive goes 0 -> 1. */
+/*
+ * Defaults taken when trTeActive goes 0 -> 1. TCI 1.0's trTeControl table
+ * gives trTeInstMode the reset value Undef ("This field/register may not
+ * reset. Trace tool must write correct value before enabling the trace
+ * component"); we reset it to 0 ("Full Instruction trace is disabled"), so
+ * software that ORs a mode into the value after reset instead of writing
+ * the field (Linux's posted rvtrace encoder driver ORs 6) gets that mode.
+ */
 static void enc_defaults(RVTraceEncoderState *s)
 {
     uint32_t c = R_trTeControl_Active_MASK;
 
-    c = FIELD_DP32(c, trTeControl, InstMode, TCI_INSTMODE_BTM);
+    c = FIELD_DP32(c, trTeControl, InstMode, TCI_INSTMODE_OFF);
     c = FIELD_DP32(c, trTeControl, Format, TCI_FORMAT_NTRACE);
     s->control = c;
     s->inst_features = 0;
@@ -1695,6 +1712,9 @@ static uint64_t enc_read(void *opaque, hwaddr addr, unsigned size)
     case A_trTeInstFilters:
         v = s->inst_filters;
         break;
+    case A_trTeVendorControl:
+        v = s->no_mmode ? R_trTeVendorControl_NoMmode_MASK : 0;
+        break;
     case A_trTsControl:
         v = s->ts.control;
         break;
@@ -1751,6 +1771,12 @@ static void enc_write_reg(RVTraceEncoderState *s, hwaddr addr, uint32_t val)
          * returns; a change while tracing takes effect at the next one.
          */
         s->inst_filters = val & MAKE_64BIT_MASK(0, RVTRACE_NUM_FILTERS);
+        break;
+    case A_trTeVendorControl:
+        /* Set only; taken into account as a filter change is. */
+        if (val & R_trTeVendorControl_NoMmode_MASK) {
+            s->no_mmode = true;
+        }
         break;
     default:
         if (enc_filter_reg(addr, &i, &reg)) {
@@ -1827,6 +1853,7 @@ static void enc_reset(DeviceState *dev)
     rvtrace_ts_reset(&s->ts);
     s->tracing = false;
     s->filtered = false;
+    s->no_mmode = false;
     s->lost = false;
     s->pending = false;
     s->fifo_len = 0;
@@ -1892,7 +1919,7 @@ static const Property enc_properties[] = {
 
 static const VMStateDescription vmstate_enc = {
     .name = TYPE_RVTRACE_ENCODER,
-    .version_id = 2,
+    .version_id = 3,
     .minimum_version_id = 1,
     .fields = (const VMStateField[]) {
         VMSTATE_UINT32(control, RVTraceEncoderState),
@@ -1925,6 +1952,7 @@ static const VMStateDescription vmstate_enc = {
                                RVTRACE_NUM_FILTERS, 2),
         VMSTATE_UINT32_ARRAY_V(filter_trap_depth, RVTraceEncoderState,
                                RVTRACE_NUM_FILTERS, 2),
+        VMSTATE_BOOL_V(no_mmode, RVTraceEncoderState, 3),
         VMSTATE_END_OF_LIST()
     }
 };

@@ -29,7 +29,7 @@
 #include "hw/riscv/tci_regs.def"
 
 /* Implementation/vendor byte: 'Q' for this QEMU model. */
-#define RVTRACE_VENDOR_ID    0x51
+#define RVTRACE_VENDOR_ID    TCI_VENDOR_QEMU
 
 /* Timestamp counter width (trTsWidth) of the encoders and funnels. */
 #define RVTRACE_TS_WIDTH         48
@@ -172,6 +172,8 @@ struct RVTraceEncoderState {
     uint32_t filter_trap_depth[RVTRACE_NUM_FILTERS];
     /* Tracing, but the filters do not qualify the current instructions. */
     bool filtered;
+    /* trTeVendorControl.NoMmode: M-mode never qualifies (until machine reset). */
+    bool no_mmode;
     uint32_t trig_ext_in;
     RVTraceTimestamp ts;
 
