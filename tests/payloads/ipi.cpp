@@ -13,7 +13,6 @@ PAYLOAD_NAME("ipi");
 namespace {
 
 constexpr unsigned long kSsip = 1ul << csr::irq::SSI;
-constexpr unsigned long kWait = 500000; // µs
 
 struct Snapshot {
     unsigned long ssi[kMaxHarts];
@@ -36,7 +35,7 @@ void expect_delivery(const Snapshot &before, unsigned long want, const char *nam
                 if ((want >> i & 1) && irq_state(p.hartids[i]).ssi == before.ssi[i]) return false;
             return true;
         },
-        kWait);
+        kPatience);
     delay_us(2000);
     unsigned long got = 0;
     for (unsigned i = 0; i < p.nharts; i++)
@@ -121,7 +120,7 @@ void invalid_masks() {
     bool was = irq_enable(false);
     unsigned long before = irq_state(hartid()).ssi;
     sbi_send_ipi(1, hartid());
-    expect_true(wait_until([] { return (csr_read(csr::sip) & kSsip) != 0; }, kWait),
+    expect_true(wait_until([] { return (csr_read(csr::sip) & kSsip) != 0; }, kPatience),
                 "masked/pending_in_sip");
     irq_enable(was);
     expect_true(irq_state(hartid()).ssi != before, "masked/taken_when_enabled");

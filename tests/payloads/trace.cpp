@@ -71,7 +71,7 @@ void workload(unsigned rounds, bool timer = true) {
     bool was = irq_enable(true);
     sie_set(1ul << 5);
     sbi_set_timer(rdtime() + us_to_ticks(200));
-    wait_until([&] { return irq_state(h).sti != before; }, 100000);
+    wait_until([&] { return irq_state(h).sti != before; }, kPatience);
     sie_clear(1ul << 5);
     irq_enable(was);
 }
@@ -301,13 +301,13 @@ void hsm_run() {
     }, nullptr, 20000000), "hsm/suspend_and_work");
     expect_eq(suspend_err, SUCCESS, "hsm/suspend_resumed");
     post_job(h, [](void *) { sbi_call(eid::hsm, fid::hsm::hart_stop); }, nullptr);
-    expect_true(wait_until([&] { return sbi_hart_get_status(h).value == hsm_state::stopped; }, 2000000),
+    expect_true(wait_until([&] { return sbi_hart_get_status(h).value == hsm_state::stopped; }, kPatience),
                 "hsm/stopped");
     trace::Status s = status();
     expect_eq(s.harts, 1ul << h, "hsm/still_wanted_while_stopped");
     reset_checkin(h);
     expect_err(sbi_hart_start(h, secondary_entry(), secondary_opaque(h)), SUCCESS, "hsm/restart");
-    expect_true(wait_until([&] { return secondary_checked_in(h); }, 2000000), "hsm/back");
+    expect_true(wait_until([&] { return secondary_checked_in(h); }, kPatience), "hsm/back");
     expect_true(run_on(h, work_job, reinterpret_cast<void *>(16ul), 20000000), "hsm/work_after");
     expect_err(call(STOP, 1, h), SUCCESS, "hsm/stop");
     s = status();
