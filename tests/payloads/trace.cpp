@@ -353,34 +353,49 @@ void hsm_run() {
     unsigned long h = last_secondary();
     expect_err(call(CONFIGURE, 1, h, HTM | cfg::PRIV_S), SUCCESS, "hsm/configure");
     expect_err(call(SET_SINK, sinkflag::SMEM, smem_base(), 0, kSmemSize), SUCCESS, "hsm/sink");
-    expect_err(call(START, 1, h), SUCCESS, "hsm/start");
-    expect_true(run_on(h, work_job, reinterpret_cast<void *>(16ul), 20000000), "hsm/work_before");
-    // A retentive suspend woken by the hart's timer: the encoder is flushed
-    // and restarted around it (a synchronizing message after the resume).
+    // Everything the traced hart does up to its stop is one job, and the
+    // boot hart prints nothing while that hart is traced: it would wait in
+    // the job loop meanwhile, whose every turn the trace records (as many
+    // as the host runs it while the boot hart's console output crawls).
     static volatile long suspend_err = 1;
-    expect_true(run_on(h, [](void *) {
-        // Interrupts off, then the deadline (which clears a stale STIP),
-        // then STIE: the suspend must end by this timer, not before.
+    static volatile bool worked_before, worked_after_suspend;
+    SbiRet started = call(START, 1, h);
+    post_job(h, [](void *) {
+        workload(16);
+        worked_before = true;
+        // A retentive suspend woken by the hart's timer: the encoder is
+        // flushed and restarted around it (a synchronizing message after
+        // the resume). Interrupts off, then the deadline (which clears a
+        // stale STIP), then STIE: the suspend must end by this timer.
         bool was = irq_enable(false);
         sbi_set_timer(rdtime() + us_to_ticks(300));
-        sie_set(1ul << 5);
+        sie_set(1ul << csr::irq::STI);
         suspend_err = sbi_hart_suspend(suspend_type::default_retentive, 0, 0).error;
         irq_enable(true); // take the timer interrupt (the handler masks STIE)
         irq_enable(was);
         sbi_set_timer(~0ull);
         workload(4);
-    }, nullptr, 20000000), "hsm/suspend_and_work");
+        worked_after_suspend = true;
+        sbi_call(eid::hsm, fid::hsm::hart_stop);
+    }, nullptr);
+    bool stopped = wait_until([&] { return sbi_hart_get_status(h).value == hsm_state::stopped; },
+                              40000000);
+    expect_err(started, SUCCESS, "hsm/start");
+    expect_true(worked_before, "hsm/work_before");
+    expect_true(worked_after_suspend, "hsm/suspend_and_work");
     expect_eq(suspend_err, SUCCESS, "hsm/suspend_resumed");
-    post_job(h, [](void *) { sbi_call(eid::hsm, fid::hsm::hart_stop); }, nullptr);
-    expect_true(wait_until([&] { return sbi_hart_get_status(h).value == hsm_state::stopped; }, kPatience),
-                "hsm/stopped");
+    expect_true(stopped, "hsm/stopped");
     trace::Status s = status();
     expect_eq(s.harts, 1ul << h, "hsm/still_wanted_while_stopped");
     reset_checkin(h);
-    expect_err(sbi_hart_start(h, secondary_entry(), secondary_opaque(h)), SUCCESS, "hsm/restart");
-    expect_true(wait_until([&] { return secondary_checked_in(h); }, kPatience), "hsm/back");
-    expect_true(run_on(h, work_job, reinterpret_cast<void *>(16ul), 20000000), "hsm/work_after");
-    expect_err(call(STOP, 1, h), SUCCESS, "hsm/stop");
+    SbiRet restarted = sbi_hart_start(h, secondary_entry(), secondary_opaque(h));
+    bool back = wait_until([&] { return secondary_checked_in(h); }, kPatience);
+    bool worked_after = run_on(h, work_job, reinterpret_cast<void *>(16ul), 20000000);
+    SbiRet stop = call(STOP, 1, h);
+    expect_err(restarted, SUCCESS, "hsm/restart");
+    expect_true(back, "hsm/back");
+    expect_true(worked_after, "hsm/work_after");
+    expect_err(stop, SUCCESS, "hsm/stop");
     s = status();
     write_host("trace-hsm.bin", reinterpret_cast<const void *>(smem_base()), s.bytes);
 }
