@@ -96,15 +96,15 @@ for s in "$dir"/*.sh; do
   passed=$((passed + p)); failed=$((failed + f))
 done
 
-# Peers: one table of every PEER line, by suite and peer configuration.
-python3 tests/peers_table.py "${ran[@]}" > "$logs/peers.md" 2>&1 || echo "(peers table failed: see $logs/peers.md)"
 
 echo
 echo "=== summary ($kind)"
 printf '%s\n' "${times[@]}"
 echo "total time: $((SECONDS - t0)) s"
-distinct=$(cat "${ran[@]}" /dev/null | python3 tests/distinct_cases.py)
-echo "distinct checks: $distinct (PASS/FAIL names with the configuration taken out; tests/distinct_cases.py); host doctest: $cases test cases, $asserts assertions"
+# Distinct checks, the peer table (every PEER line) and JUnit XML.
+distinct=$(python3 tests/report.py --peers "$logs/peers.md" --junit "$logs/junit.xml" "${ran[@]}") ||
+  { distinct="?"; echo "FAIL: run_all/report (tests/report.py failed)"; failed=$((failed + 1)); }
+echo "distinct checks: $distinct (PASS/FAIL names less their configuration, tests/report.py); host doctest: $cases test cases, $asserts assertions; JUnit XML: $logs/junit.xml"
 grep -q '^| ' "$logs/peers.md" 2>/dev/null && echo "peer firmware results (not counted): $logs/peers.md"
 if ((${#fails[@]})); then
   echo "failures (${#fails[@]}):"

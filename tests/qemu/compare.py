@@ -2,17 +2,39 @@
 # SPDX-License-Identifier: BSD-2-Clause
 """Compare a decoded N-Trace PC list with the insnlog plugin's record.
 
-usage: compare.py DECODED RECORD [--min N] [--priv P[,P...]]
+usage: compare.py DECODED RECORD [--min N] [--begin A[,A...]] [--end A[,A...]]
+                  [--lost-head | --within] [--priv P[,P...]]
                   [--trap-window ENTRY [--causes C[,C...]] [--irq 0|1]]
 
-Both files hold one "0xADDR" per line. The decoded trace must appear in the
-record as one contiguous run (tracing starts and stops at translation-block
-boundaries, so it begins somewhere after the payload enabled it); every
-decoded instruction must equal the executed one. Exit 0 on match.
+Both files hold one "0xADDR" per line. The decoded trace must equal the
+record's traced window instruction for instruction, from the first traced
+instruction to the last: a trace that lost its head or its tail fails. Exit
+0 on match.
+
+The traced window is the whole record unless cut:
+  --begin A    it starts at the first execution of any of the addresses A,
+               the first instruction the encoder traces (suite 50: the one
+               after the store that enables tracing; one address per caller
+               of the enabling code may be given);
+  --end A      it ends with the first execution of any of the addresses A
+               at or after its start, the last traced instruction (suite
+               50: the store that disables tracing).
+Two documented exceptions, each only when the caller names it:
+  --lost-head  the trace is known to have lost its beginning (an overflow
+               test: the sink dropped messages, the encoder resynchronised
+               with Error + SYNC=7): the decoded stream must equal the
+               window's end, from wherever it resumed;
+  --within     the record continues past both ends of the trace because the
+               record does not show where tracing started and stopped
+               (suite 52: one record of a whole run holds several traces,
+               which the firmware starts and stops on other harts by IPI):
+               any contiguous run of the record passes, and only --min
+               bounds the trace's length.
+--min N: the decoded trace has at least N instructions (default 1).
 
 With insnlog priv=on the record's lines are "0xADDR PRIV [x|r]" ("x": the
-instruction never retires, e.g. ecall; "r": a trap return), and the record
-is first cut down to what the encoder's filters let through:
+instruction never retires, e.g. ecall; "r": a trap return), and the window
+is then cut down to what the encoder's filters let through:
   --priv       instructions executed in those privilege levels
                (trTeFilterMatchChoicePrivilege);
   --trap-window ENTRY: trap windows (MatchEcause / MatchInterrupt): from
@@ -101,6 +123,53 @@ def option(args, name, conv):
     return v
 
 
+def flag(args, name):
+    if name not in args:
+        return False
+    args.remove(name)
+    return True
+
+
+def cut(rec, begin, end):
+    """The record's traced window (a list of its lines) for --begin/--end,
+    or an error message."""
+    lo, hi = 0, len(rec)
+    if begin is not None:
+        lo = next((i for i, r in enumerate(rec) if r[0] in begin), -1)
+        if lo < 0:
+            return None, "the record never executes a --begin address (%s)" % fmt(begin)
+    if end is not None:
+        hi = next((i + 1 for i in range(lo, len(rec)) if rec[i][0] in end), -1)
+        if hi < 0:
+            return None, "the record never executes an --end address (%s) after its start" % fmt(end)
+    return rec[lo:hi], None
+
+
+def fmt(addrs):
+    return ",".join(f"{a:#x}" for a in sorted(addrs))
+
+
+def mismatch(rec, dec):
+    """Where dec departs from the record: the longest matching prefix of dec
+    from the first candidates (an idle loop at the start makes every
+    iteration a candidate)."""
+    best = (-1, 0)
+    for start in itertools.islice((i for i, pc in enumerate(rec) if pc == dec[0]), MAX_CANDIDATES):
+        n = 0
+        lim = min(len(dec), len(rec) - start)
+        while n < lim and rec[start + n] == dec[n]:
+            n += 1
+        if n > best[1]:
+            best = (start, n)
+    start, n = best
+    if start < 0:
+        return f"first decoded address {dec[0]:#x} never executed in the window"
+    got = f"{dec[n]:#x}" if n < len(dec) else "end"
+    want = f"{rec[start + n]:#x}" if start + n < len(rec) else "end"
+    return (f"mismatch after {n} of {len(dec)} instructions: decoded {got}, "
+            f"executed {want} (record index {start + n})")
+
+
 def main():
     args = sys.argv[1:]
     minimum = option(args, "--min", int) or 1
@@ -109,8 +178,21 @@ def main():
     entry = option(args, "--trap-window", lambda s: int(s, 0))
     causes = option(args, "--causes", ints)
     irq = option(args, "--irq", lambda s: bool(int(s)))
+    begin = option(args, "--begin", ints)
+    end = option(args, "--end", ints)
+    lost_head = flag(args, "--lost-head")
+    within = flag(args, "--within")
+    if lost_head and within:
+        print("--lost-head and --within exclude each other")
+        return 2
+    if len(args) != 2:
+        print(__doc__.strip().split("\n\n")[1])
+        return 2
     dec = [a for a, _, _ in load(args[0])]
-    rec = load(args[1])
+    rec, err = cut(load(args[1]), begin, end)
+    if err:
+        print(err)
+        return 1
     if privs is not None:
         rec = [r for r in rec if r[1] in privs]
     if entry is not None:
@@ -120,33 +202,35 @@ def main():
     if len(dec) < minimum:
         print(f"decoded {len(dec)} instructions, fewer than {minimum}")
         return 1
-    start = find_run(rec, dec)
+    if within:
+        start = find_run(rec, dec)
+    elif lost_head:
+        start = len(rec) - len(dec) if 0 < len(dec) <= len(rec) and rec[len(rec) - len(dec):] == dec else -1
+    else:
+        start = 0 if dec == rec else -1
     if start >= 0:
         print(f"{len(dec)} decoded instructions equal the record "
               f"(record index {start}..{start + len(dec) - 1} of {len(rec)})")
         return 0
-    # No exact run: report the longest matching prefix (first candidates
-    # only: an idle loop at the start makes every iteration a candidate).
-    best = (-1, 0)
-    for start in itertools.islice((i for i, pc in enumerate(rec) if pc == dec[0]), MAX_CANDIDATES):
-        n = 0
-        lim = min(len(dec), len(rec) - start)
-        while n < lim and rec[start + n] == dec[n]:
-            n += 1
-        if n == len(dec):
-            print(f"{len(dec)} decoded instructions equal the record "
-                  f"(record index {start}..{start + n - 1} of {len(rec)})")
-            return 0
-        if n > best[1]:
-            best = (start, n)
-    start, n = best
-    if start < 0:
-        print(f"first decoded address {dec[0]:#x} never executed")
+    if not dec:
+        print(f"decoded nothing, the window holds {len(rec)} instructions")
         return 1
-    got = f"{dec[n]:#x}" if n < len(dec) else "end"
-    want = f"{rec[start + n]:#x}" if start + n < len(rec) else "end"
-    print(f"mismatch after {n} of {len(dec)} instructions: decoded {got}, "
-          f"executed {want} (record index {start + n})")
+    # A contiguous part of the window that is not the part required: say
+    # which end is missing and how much of it.
+    start = find_run(rec, dec)
+    if start >= 0:
+        miss = []
+        if start > 0 and not lost_head:
+            miss.append(f"its head: the first {start} instructions "
+                        f"({rec[0]:#x} .. {rec[start - 1]:#x})")
+        tail = len(rec) - start - len(dec)
+        if tail > 0:
+            miss.append(f"its tail: the last {tail} instructions "
+                        f"({rec[start + len(dec)]:#x} .. {rec[-1]:#x})")
+        print(f"{len(dec)} decoded instructions equal record index {start}..{start + len(dec) - 1} "
+              f"of {len(rec)}, but the trace misses " + " and ".join(miss))
+        return 1
+    print(mismatch(rec, dec))
     return 1
 
 

@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-2-Clause
+# stdin: terminal (it starts QEMU itself: tests/run_all.sh gives it a pty, as typed
+# at a terminal, so a QEMU without its own stdin fails here too)
 # Trap handling seen from S-mode: illegal-instruction redirects, PMP
 # protection of the firmware, misaligned accesses, counter access.
 . "$(dirname "$0")/../lib.sh"
@@ -8,17 +10,31 @@ python3 tests/payloads/run.py --smp 1 --tag ours build/traps/traps.elf
 python3 tests/payloads/run.py --smp 1 --tag ours-sscofpmf --cpu sscofpmf=true build/traps/traps.elf
 
 # A failure the firmware must not boot past prints and stops: a device tree
-# without /memory (nothing S-mode passes could be checked).
+# without /memory (nothing S-mode passes could be checked). Every QEMU here
+# reads /dev/null: under `timeout` it is in a background process group, and
+# with a terminal on stdin its stdio set-up would stop it (SIGTTOU).
 d=build/test-logs/traps; mkdir -p "$d"
-qemu-system-riscv64 -M virt,dumpdtb="$d/nomem.dtb" -smp 1 -m 256M -nographic -bios none >/dev/null 2>&1 &&
-  fdtput -r "$d/nomem.dtb" /memory@80000000 ||
-  fail "fatal/no_memory: cannot make the device tree"
+qemu-system-riscv64 -M virt,dumpdtb="$d/nomem.dtb" -smp 1 -m 256M -nographic -bios none \
+  </dev/null >"$d/nomem-dtb.log" 2>&1 &&
+  fdtput -r "$d/nomem.dtb" /memory@80000000 2>>"$d/nomem-dtb.log" ||
+  fail_log "fatal/no_memory: cannot make the device tree" "$d/nomem-dtb.log"
 timeout 10 qemu-system-riscv64 -M virt -smp 1 -m 256M -nographic -dtb "$d/nomem.dtb" \
-  -bios build/fw/tsbi_dynamic.bin -kernel build/traps/traps.elf > "$d/nomem.log" 2>&1
+  -bios build/fw/tsbi_dynamic.bin -kernel build/traps/traps.elf </dev/null > "$d/nomem.log" 2>&1
 rc=$?
-check "fatal/no_memory/says_why" grep -q "tsbi: fatal: no /memory in the device tree" "$d/nomem.log"
-check "fatal/no_memory/stops" [ "$rc" = 124 ]
-check "fatal/no_memory/no_payload_ran" bash -c '! grep -q TSBI-START "$1"' _ "$d/nomem.log"
+fatal="tsbi: fatal: no /memory in the device tree"
+expect_line "fatal/no_memory/says_why" "$d/nomem.log" "$fatal"
+# Stopped: the firmware said why, printed nothing after it, and QEMU was
+# still running when timeout killed it (124), not reset or powered off. An
+# empty log (QEMU stopped before the firmware ran) is no evidence.
+last=$(grep -av '^qemu-system-' "$d/nomem.log" | tr -d '\r' | tail -1)
+if ! has_line "$d/nomem.log" "$fatal"; then
+  fail_log "fatal/no_memory/stops" "$d/nomem.log" "the firmware did not say why (no '$fatal'), so its stop proves nothing"
+elif [ "$rc" != 124 ]; then
+  fail_log "fatal/no_memory/stops" "$d/nomem.log" "expected QEMU still running after 10 s (timeout's 124), got exit status $rc"
+else
+  expect_eq "fatal/no_memory/stops" "$d/nomem.log" "$fatal" "$last" "last line of the firmware"
+fi
+expect_no_line "fatal/no_memory/no_payload_ran" "$d/nomem.log" "^tsbi: " TSBI-START
 
 # The core alone (FW_SUBSYSTEMS=0: no PMU, CTR or trace; the list of
 # subsystems in core/subsystems.hpp is empty) is a configuration of its own:
@@ -37,16 +53,16 @@ compiles() { # NAME CODE: does CODE compile as a firmware source?
 }
 # A compiler error, not a missing compiler.
 fails_to_compile() { ! compiles "$@" && grep -q "error:" "$d/sub-$1.log"; }
-check "subsystems/control_compiles" compiles control \
+check_log "subsystems/control_compiles" "$d/sub-control.log" compiles control \
   '#include "subsystem.hpp"
 void f(); constexpr fw::Subsystem s{.name = "t", .hart_init = &f};'
-check "subsystems/member_signature_drift_fails" fails_to_compile member \
+check_log "subsystems/member_signature_drift_fails" "$d/sub-member.log" fails_to_compile member \
   '#include "subsystem.hpp"
 void f(int); constexpr fw::Subsystem s{.name = "t", .hart_init = &f};'
-check "subsystems/result_drift_fails" fails_to_compile result \
+check_log "subsystems/result_drift_fails" "$d/sub-result.log" fails_to_compile result \
   '#include "subsystem.hpp"
 int f(unsigned long); constexpr fw::Subsystem s{.name = "t", .m_interrupt = &f};'
-check "subsystems/definition_drift_fails" fails_to_compile definition \
+check_log "subsystems/definition_drift_fails" "$d/sub-definition.log" fails_to_compile definition \
   '#include "ctr/subsystem.hpp"
 void ctr::subsystem::hart_init(int) {}'
 
@@ -55,12 +71,14 @@ void ctr::subsystem::hart_init(int) {}'
 # far as the hand-off (the RV32 payloads run in suite 23).
 build firmware FW_XLEN=32
 for img in dynamic jump; do
+  log=$d/rv32-$img.log
   timeout 10 qemu-system-riscv32 -M virt -smp 4 -m 256M -nographic \
-    -bios build/fw-generic-rv32/tsbi_$img.bin > "$d/rv32-$img.log" 2>&1
-  check "rv32/$img/boots_4_harts" grep -q "tsbi: SBI firmware .*, 4 hart(s)" "$d/rv32-$img.log"
+    -bios build/fw-generic-rv32/tsbi_$img.bin </dev/null > "$log" 2>&1
+  banner="tsbi: SBI firmware .*, 4 hart(s)"
+  expect_line "rv32/$img/boots_4_harts" "$log" "$banner"
   # fw_jump: the next stage 4 MiB above the firmware (RV32 convention);
   # fw_dynamic: where QEMU's fw_dynamic_info says (0 without -kernel).
   want="0x80400000"; [ $img = dynamic ] && want="0x0"
-  check "rv32/$img/hands_off" grep -q "next stage at $want (S-mode)" "$d/rv32-$img.log"
-  check "rv32/$img/no_fatal" bash -c '! grep -q "fatal" "$1"' _ "$d/rv32-$img.log"
+  expect_line "rv32/$img/hands_off" "$log" "next stage at $want (S-mode)"
+  expect_no_line "rv32/$img/no_fatal" "$log" "$banner" "fatal"
 done

@@ -45,7 +45,10 @@ decode_compare() {
     fail "$tag/$f/hart$h/decodes ($(head -c 300 "$out.err"))"; return
   fi
   pass "$tag/$f/hart$h/decodes"
-  if python3 "$COMPARE" "$out" "$W/$tag/srec.$h" --priv 1 --min 1000 > "$out.cmp" 2>&1; then
+  # --within: one insnlog record holds the whole run, while the firmware
+  # starts and stops each hart's trace on an IPI the S-mode record does not
+  # show, so the trace is a stretch of the record, not its whole.
+  if python3 "$COMPARE" "$out" "$W/$tag/srec.$h" --priv 1 --min 1000 --within > "$out.cmp" 2>&1; then
     pass "$tag/$f/hart$h/equals_executed ($(tail -1 "$out.cmp" | cut -d' ' -f1) instructions)"
   else
     fail "$tag/$f/hart$h/equals_executed ($(tail -2 "$out.cmp" | tr '\n' ' '))"

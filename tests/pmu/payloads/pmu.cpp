@@ -310,19 +310,30 @@ void illegal_insn(void *) { asm volatile(".4byte 0x30200073"); }
 volatile uintptr_t kNoDevice = 0x200;
 void load_access(void *) { (void)*reinterpret_cast<volatile uint32_t *>(kNoDevice); }
 void store_access(void *) { *reinterpret_cast<volatile uint32_t *>(kNoDevice) = 1; }
+// Misaligned AMOs: an AMO whose address is not naturally aligned raises an
+// address-misaligned (or access-fault) exception, of the store/AMO class
+// (unprivileged spec, "A" extension; privileged spec, exception codes).
+// The firmware cannot emulate an atomic access and hands the trap to S-mode.
+// Every QEMU the suites run raises address-misaligned for both, so the
+// number of misaligned traps is the number of AMOs below, known from this
+// code. (A misaligned LR is not used: QEMU 10 executes it without a trap,
+// so its count would depend on the machine, not on the code.)
 alignas(8) volatile uint32_t amo_word[4];
-void misaligned_amo_load(void *) {
-    unsigned long v;
-    asm volatile("lr.w %0, (%1)" : "=r"(v) : "r"(reinterpret_cast<uintptr_t>(&amo_word[0]) + 2)
-                 : "memory");
-}
-void misaligned_amo_store(void *) {
+void misaligned_amoadd(void *) {
     unsigned long v;
     asm volatile("amoadd.w %0, %2, (%1)"
                  : "=r"(v)
                  : "r"(reinterpret_cast<uintptr_t>(&amo_word[0]) + 2), "r"(1ul)
                  : "memory");
 }
+void misaligned_amoswap(void *) {
+    unsigned long v;
+    asm volatile("amoswap.w %0, %2, (%1)"
+                 : "=r"(v)
+                 : "r"(reinterpret_cast<uintptr_t>(&amo_word[0]) + 6), "r"(1ul)
+                 : "memory");
+}
+constexpr unsigned long kMisalignedAmos = 2; // the calls of misaligned_amo* in fw_counters()
 
 struct FwCase {
     unsigned code;
@@ -404,27 +415,25 @@ void fw_counters() {
     unsigned long c[16];
     unsigned n = sizeof evs / sizeof evs[0];
     for (unsigned i = 0; i < n; i++) c[i] = fw_counter(evs[i].code);
-    // QEMU decides which misaligned cause an atomic access raises (7.2
-    // reports a load fault for AMOs on one hart): count what S-mode saw.
+    // Expected counts come from this code and the spec, never from what
+    // the run under test observed: 2 loads and 1 store to a hole (access
+    // faults), 1 illegal instruction and kMisalignedAmos misaligned AMOs.
     unsigned long want[16] = {};
-    auto take = [&](void (*fn)(void *)) {
-        unsigned long tval, cause = catch_exception(fn, nullptr, &tval);
-        // Causes 4..7: load misaligned, load access, store misaligned, store access.
-        static const unsigned slot[4] = {0, 2, 1, 3};
-        if (cause >= 4 && cause <= 7) want[slot[cause - 4]]++;
-    };
-    take(misaligned_amo_load);
-    take(misaligned_amo_store);
-    take(load_access);
-    take(load_access);
-    take(store_access);
-    catch_exception(illegal_insn, nullptr);
+    unsigned long seen[8] = {}; // the exceptions S-mode was handed, by cause
+    void (*const faulting[])(void *) = {misaligned_amoadd, misaligned_amoswap, load_access,
+                                        load_access, store_access, illegal_insn};
+    for (auto fn : faulting) {
+        unsigned long cause = catch_exception(fn, nullptr);
+        if (cause < 8) seen[cause]++;
+    }
+    want[2] = 2;
+    want[3] = 1;
     want[4] = 1;
-    // QEMU 10 executes a misaligned LR without a trap: at least the AMO traps.
     clause("pmu/firmware_events/counted");
-    expect_true(want[0] + want[1] >= 1, "fw/event/misaligned_trap_taken");
-    expect_eq(want[2], 2, "fw/event/load_access_traps_taken");
-    expect_eq(want[3], 1, "fw/event/store_access_traps_taken");
+    expect_eq(seen[csr::cause::load_misaligned] + seen[csr::cause::store_misaligned],
+              kMisalignedAmos, "fw/event/misaligned_amo_traps_reach_smode");
+    expect_eq(seen[csr::cause::load_access], 2, "fw/event/load_access_traps_taken");
+    expect_eq(seen[csr::cause::store_access], 1, "fw/event/store_access_traps_taken");
     sbi_send_ipi(1, me);
     delay_us(1000);
     sbi_call(eid::rfence, fid::rfence::remote_fence_i, 1, me);
@@ -433,7 +442,22 @@ void fw_counters() {
     sbi_call(eid::rfence, fid::rfence::remote_sfence_vma_asid, 1, me, 0, 0, 1);
     const unsigned long rest[] = {1, 1, 1, 1, 2, 2, 1, 1};
     for (unsigned i = 0; i < 8; i++) want[5 + i] = rest[i];
-    for (unsigned i = 0; i < n; i++)
+    // Misaligned events: the two together count every misaligned AMO.
+    // Which of the two is the hardware's cause: the spec's store/AMO class,
+    // but QEMU 7.2 without MTTCG (one hart) raises load-address-misaligned
+    // for an AMO; the split does not apply then.
+    const unsigned long mis_load = fw_value(c[0]), mis_store = fw_value(c[1]);
+    expect_eq(mis_load + mis_store, kMisalignedAmos, "fw/event/misaligned_load_and_store");
+    for (unsigned i = 0; i < 2; i++) {
+        if (seen[csr::cause::load_misaligned])
+            not_applicable("S-mode was handed cause 4 (load address misaligned) for a "
+                           "misaligned AMO, not the spec's store/AMO class",
+                           "fw/event/%s", evs[i].name);
+        else
+            expect_ret(fw_read(c[i]), SUCCESS, i == 0 ? 0 : kMisalignedAmos, "fw/event/%s",
+                       evs[i].name);
+    }
+    for (unsigned i = 2; i < n; i++)
         expect_ret(fw_read(c[i]), SUCCESS, want[i], "fw/event/%s", evs[i].name);
     release_all();
     if (h) {
