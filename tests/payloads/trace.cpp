@@ -145,13 +145,14 @@ template <typename Pred> bool wfi_until(Pred pred, unsigned long timeout_us) {
 // start and stop suspended, the boot hart for their work in WFI. A traced
 // wait loop records every turn, as many as the host runs the waiting hart,
 // and 18 harts on a loaded 2-core host once wrapped the 8 MiB buffer so.
-template <typename Start, typename Stop> void work_everywhere(unsigned rounds, Start start, Stop stop) {
+template <typename Start, typename Stop>
+void work_everywhere(const char *file, unsigned rounds, Start start, Stop stop) {
     const Platform &p = platform();
     static TracedWork w;
     w.rounds = rounds;
     for (unsigned i = 0; i < kMaxHarts; i++) w.done[i] = 0;
     for (unsigned i = 0; i + 1 < p.nharts; i++) post_job(secondary_hartid(i), traced_work_job, &w);
-    expect_true(wait_until(all_suspended, kPatience), "work/secondaries_waiting");
+    expect_true(wait_until(all_suspended, kPatience), "%s/work/secondaries_waiting", file);
     start();
     wake_secondaries();
     workload(rounds);
@@ -159,11 +160,11 @@ template <typename Start, typename Stop> void work_everywhere(unsigned rounds, S
         for (unsigned i = 0; i + 1 < platform().nharts; i++)
             if (!w.done[hart_index(secondary_hartid(i))]) return false;
         return true;
-    }, 20000000), "work/secondaries_done");
+    }, 20000000), "%s/work/secondaries_done", file);
     stop();
     wake_secondaries();
     for (unsigned i = 0; i + 1 < p.nharts; i++)
-        expect_true(wait_job(secondary_hartid(i)), "work/%lu/done", secondary_hartid(i));
+        expect_true(wait_job(secondary_hartid(i)), "%s/work/%lu/done", file, secondary_hartid(i));
 }
 
 // ---- semihosting (QEMU -semihosting): writes host files from S-mode.
@@ -285,7 +286,7 @@ void traced_run(const char *file, unsigned long config, unsigned rounds) {
     unsigned long all = all_harts_mask();
     expect_err(call(CONFIGURE, 0, ALL, config), SUCCESS, "%s/configure", file);
     expect_err(call(SET_SINK, sinkflag::SMEM, smem_base(), 0, kSmemSize), SUCCESS, "%s/sink", file);
-    work_everywhere(rounds, [&] { expect_err(call(START, all, 0), SUCCESS, "%s/start", file); },
+    work_everywhere(file, rounds, [&] { expect_err(call(START, all, 0), SUCCESS, "%s/start", file); },
                     [&] { expect_err(call(STOP, 0, ALL), SUCCESS, "%s/stop", file); });
     trace::Status s = status();
     expect_eq(s.flags & (trace::STATUS_WRAPPED | trace::STATUS_LOST), 0, "%s/no_wrap_no_loss", file);
