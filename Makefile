@@ -31,9 +31,10 @@ bootstrap:
 	@scripts/bootstrap.sh
 
 # `make test` and `make check` test every configuration themselves (both XLENs,
-# the core-only image, the quirk port, fw_jump); a build knob given to them
-# would not change what they test, so it is refused rather than ignored.
-TEST_REFUSED_KNOBS := $(strip $(foreach v,PLATFORM PLATFORM_DIR FW_XLEN FW_SUBSYSTEMS BUILD FW_BUILD,$(if $(filter command line,$(origin $(v))),$(v))))
+# the core-only image, the quirk port, fw_jump, fw_payload); a build knob
+# given to them would not change what they test, so it is refused rather
+# than ignored.
+TEST_REFUSED_KNOBS := $(strip $(foreach v,PLATFORM PLATFORM_DIR FW_XLEN FW_SUBSYSTEMS FW_PAYLOAD BUILD FW_BUILD,$(if $(filter command line,$(origin $(v))),$(v))))
 define test_knob_check
 $(if $(TEST_REFUSED_KNOBS),@echo "make $(1): $(TEST_REFUSED_KNOBS) not honoured: the suites build and test every configuration themselves; use 'make firmware $(foreach v,$(TEST_REFUSED_KNOBS),$(v)=$($(v)))' and 'make conformance FW=<image>' for one image" >&2; exit 2)
 endef

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: BSD-2-Clause
-# The firmware images: build/fw/tsbi_{dynamic,jump}.{elf,bin} for the default
+# The firmware images: build/fw/tsbi_{dynamic,jump}.{elf,bin} (and
+# tsbi_payload.{elf,bin} with FW_PAYLOAD=<image>) for the default
 # configuration (PLATFORM=generic FW_XLEN=64 FW_SUBSYSTEMS=1), and
 # build/fw-<platform>-rv<xlen>[-core]/ for any other, so switching a knob never
 # links objects built for another configuration. Within a directory,
@@ -24,11 +25,15 @@ FW_OPT ?= -Os
 FW_HOT := firmware/sbi/%.cpp firmware/core/ipi.cpp firmware/core/trap.cpp \
 	firmware/pmu/service.cpp firmware/pmu/hw_csr.cpp firmware/ctr/ctr_trace.cpp firmware/ctr/ctr_emul.cpp
 FW_LIBGCC_RV32 = $(shell riscv64-unknown-elf-gcc -march=rv32imac -mabi=ilp32 -print-libgcc-file-name)
+# Where fw_jump starts the next stage and fw_payload carries it, above the
+# firmware base: the same offsets as kJumpOffset in core/init.cpp.
 ifeq ($(FW_XLEN),64)
 FW_ARCH := -march=rv64imac_zicsr_zifencei -mabi=lp64
+FW_JUMP_OFFSET := 0x200000
 FW_LIBGCC :=
 else
 FW_ARCH := -march=rv32imac_zicsr_zifencei -mabi=ilp32
+FW_JUMP_OFFSET := 0x400000
 # 64-bit shifts, division and popcount on RV32 come from libgcc; Debian's
 # Linux cross compiler ships only the RV64 one, the bare-metal toolchain
 # (gcc-riscv64-unknown-elf) has the rv32imac/ilp32 multilib.
@@ -41,10 +46,11 @@ FW_COMMON := $(FW_ARCH) -mcmodel=medany -ffreestanding -nostdlib -fno-pic -fno-s
 FW_CXXFLAGS = -std=c++20 $(FW_OPT) -fno-exceptions -fno-rtti -fno-threadsafe-statics \
 	-Wno-missing-field-initializers -DTSBI_SUBSYSTEMS=$(FW_SUBSYSTEMS) $(FW_COMMON)
 FW_CFLAGS   := -std=gnu11 -Os $(FW_COMMON) -Wno-sign-compare -Wno-unused-parameter
-FW_LDFLAGS  := $(FW_ARCH) -nostdlib -static -Wl,--gc-sections -Wl,--build-id=none -Wl,-T,linker/firmware.ld
+FW_LDFLAGS  := $(FW_ARCH) -nostdlib -static -Wl,--gc-sections -Wl,--build-id=none -Wl,-T,linker/firmware.ld \
+	-Wl,--defsym=FW_JUMP_OFFSET=$(FW_JUMP_OFFSET)
 
 FW_CORE_SRCS := $(filter-out firmware/core/image_%.cpp,$(wildcard firmware/core/*.cpp)) \
-	$(wildcard firmware/core/*.S) $(wildcard firmware/drivers/*.cpp) \
+	$(filter-out firmware/core/image_%.S,$(wildcard firmware/core/*.S)) $(wildcard firmware/drivers/*.cpp) \
 	$(filter-out firmware/sbi/pmu%.cpp firmware/sbi/trace.cpp,$(wildcard firmware/sbi/*.cpp)) \
 	platform/generic/platform.cpp $(filter-out platform/generic/platform.cpp,$(wildcard $(PLATFORM_DIR)/*.cpp))
 ifeq ($(FW_SUBSYSTEMS),1)
@@ -85,9 +91,37 @@ $(FW_BUILD)/tsbi_%.elf: $(FW_OBJS) $(FW_BUILD)/firmware/core/image_%.cpp.o linke
 $(FW_BUILD)/tsbi_%.bin: $(FW_BUILD)/tsbi_%.elf
 	$(CROSS)objcopy -O binary $< $@
 
+# fw_payload, like OpenSBI's FW_PAYLOAD_PATH: FW_PAYLOAD=<image> (a raw
+# binary: U-Boot's u-boot.bin, a Linux Image, ...) is linked into
+# tsbi_payload.{elf,bin} at the fw_jump offset, and that image is the fw_jump
+# one (it ignores a2: QEMU's fw_dynamic_info names no next stage without
+# -kernel). The path is recorded like the flags, so naming another image
+# relinks even when it is older than the last link.
+FW_PAYLOAD ?=
+ifneq ($(FW_PAYLOAD),)
+FW_PAYLOAD_FILE  := $(abspath $(FW_PAYLOAD))
+FW_PAYLOAD_STAMP := $(FW_BUILD)/payload
+ifneq ($(FW_PAYLOAD_FILE),$(shell cat $(FW_PAYLOAD_STAMP) 2>/dev/null))
+$(shell mkdir -p $(FW_BUILD) && echo '$(FW_PAYLOAD_FILE)' > $(FW_PAYLOAD_STAMP))
+endif
+$(FW_PAYLOAD_FILE):
+	@echo "FW_PAYLOAD=$(FW_PAYLOAD): no such file" >&2; exit 1
+$(FW_BUILD)/firmware/core/image_payload.S.o: firmware/core/image_payload.S $(FW_PAYLOAD_FILE) $(FW_PAYLOAD_STAMP) $(FW_STAMP)
+	@mkdir -p $(dir $@)
+	$(CROSS)gcc $(FW_ARCH) -DFW_PAYLOAD_PATH='"$(FW_PAYLOAD_FILE)"' -c $< -o $@
+$(FW_BUILD)/tsbi_payload.elf: $(FW_OBJS) $(FW_BUILD)/firmware/core/image_jump.cpp.o \
+		$(FW_BUILD)/firmware/core/image_payload.S.o linker/firmware.ld
+	$(CROSS)g++ $(FW_LDFLAGS) -o $@ $(FW_OBJS) $(FW_BUILD)/firmware/core/image_jump.cpp.o \
+		$(FW_BUILD)/firmware/core/image_payload.S.o $(FW_LIBGCC)
+FW_PAYLOAD_IMAGES := $(FW_BUILD)/tsbi_payload.elf $(FW_BUILD)/tsbi_payload.bin
+else
+$(FW_BUILD)/tsbi_payload.elf:
+	@echo "tsbi_payload needs the next stage: make firmware FW_PAYLOAD=<image>" >&2; exit 1
+endif
+
 .PHONY: firmware
 firmware: $(FW_BUILD)/tsbi_dynamic.elf $(FW_BUILD)/tsbi_dynamic.bin \
-	$(FW_BUILD)/tsbi_jump.elf $(FW_BUILD)/tsbi_jump.bin
+	$(FW_BUILD)/tsbi_jump.elf $(FW_BUILD)/tsbi_jump.bin $(FW_PAYLOAD_IMAGES)
 
 .SECONDARY: $(FW_OBJS) $(FW_BUILD)/firmware/core/image_dynamic.cpp.o $(FW_BUILD)/firmware/core/image_jump.cpp.o
 $(patsubst %,$(FW_BUILD)/%.o,$(filter $(FW_HOT),$(FW_CORE_SRCS))): FW_OPT := -O2

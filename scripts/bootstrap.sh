@@ -8,6 +8,8 @@ pkgs=(
   gcc-riscv64-unknown-elf # its rv32imac/ilp32 libgcc for the RV32 images
   qemu-system-misc        # QEMU 7.2 (qemu-system-riscv64)
   opensbi                 # Debian's OpenSBI 1.1: the peer in tests and benchmarks
+  u-boot-qemu             # U-Boot (qemu-riscv64_smode), a next stage in suite 32
+  dosfstools mtools       # the FAT disk EDK2 boots Linux from (suite 32)
   doctest-dev             # host unit tests
   # 32-bit x86 build of the PMU host tests (an RV32 hart model, unsigned long
   # of 32 bits): the versioned g++-12-multilib, because g++-multilib/

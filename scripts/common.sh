@@ -29,3 +29,15 @@ pool_fetch() {
   fi
   mv "$out.part" "$out"
 }
+
+# pool_unpack LOCK NAME DIR: the locked .deb NAME (pool_fetch) unpacked once
+# into DIR/root; DIR/.tsbi-complete marks a finished unpack, so a run killed
+# half-way starts afresh. Returns 1 when pool_fetch cannot get the file.
+pool_unpack() {
+  local lock=$1 name=$2 d=$3 deb
+  [ -f "$d/.tsbi-complete" ] && return 0
+  rm -rf "$d"; mkdir -p "$d/debs" "$d/root"
+  pool_fetch "$lock" "$name" "$d/debs" || return 1
+  for deb in "$d"/debs/*.deb; do dpkg-deb -x "$deb" "$d/root"; done
+  touch "$d/.tsbi-complete"
+}

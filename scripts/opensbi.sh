@@ -26,14 +26,9 @@ case $ver in
     echo "$f" ;;
   1.6)
     D=$TSBI_CACHE/opensbi-1.6
-    if [ ! -f "$D/.tsbi-complete" ]; then
-      rm -rf "$D"; mkdir -p "$D/debs" "$D/root"
-      echo "opensbi.sh: fetching Debian trixie's opensbi 1.6" >&2
-      pool_fetch "$TSBI_ROOT/scripts/opensbi.lock" opensbi-1.6 "$D/debs" ||
-        { echo "opensbi.sh: opensbi_1.6-1_all.deb not in the pool any more" >&2; exit 1; }
-      dpkg-deb -x "$D"/debs/*.deb "$D/root"
-      touch "$D/.tsbi-complete"
-    fi
+    [ -f "$D/.tsbi-complete" ] || echo "opensbi.sh: fetching Debian trixie's opensbi 1.6" >&2
+    pool_unpack "$TSBI_ROOT/scripts/opensbi.lock" opensbi-1.6 "$D" ||
+      { echo "opensbi.sh: opensbi_1.6-1_all.deb not in the pool any more" >&2; exit 1; }
     echo "$D/root/usr/$FW" ;;
   *) echo "opensbi.sh: unknown version $ver (1.1 or 1.6)" >&2; exit 2 ;;
 esac

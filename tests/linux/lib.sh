@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: BSD-2-Clause
-# Helpers for the Linux suites (tests/suites/30-linux.sh, 35-perf.sh), sourced
-# after tests/lib.sh. Boots Debian's riscv64 kernel with a test initramfs
-# (tests/linux/init) under QEMU 7.2 and checks the console log.
+# Helpers for the Linux suites (tests/suites/30-linux.sh, 32-next-stages.sh,
+# 35-perf.sh), sourced after tests/lib.sh. Boots Debian's riscv64 kernel with
+# a test initramfs (tests/linux/init) under QEMU 7.2 and checks the console
+# log.
 #
 # Firmware under test (environment):
 #   FW        unset: ours, build/fw/tsbi_dynamic.bin (built with `make firmware`);
@@ -134,6 +135,27 @@ linux_check_ended() {
   fi
   if grep -aq '^TSBI-RESULT reset-returned=1' "$log"; then
     fail "$n: SBI system reset did not return [it returned to the kernel]"
+  fi
+}
+
+# linux_boot_checks NAME LOG SMP: what the guest's boot test
+# (tests/linux/guest/boot.sh) saw.
+linux_boot_checks() {
+  local n=$1 log=$2 smp=$3 v want
+  v=$(linux_result "$log" cpus_online)
+  want=0; [ "$smp" -gt 1 ] && want="0-$((smp - 1))"
+  if [ "$v" = "$want" ]; then pass "$n: guest sees CPUs $want online"
+  else fail "$n: guest sees CPUs $want online [got '${v}']"; fi
+  v=$(linux_result "$log" sleep1)
+  if [ "$v" = ok ]; then pass "$n: 1 s sleep takes 1 s (timer)"
+  else fail "$n: 1 s sleep takes 1 s (timer) [${v:-no result}]"; fi
+  v=$(linux_result "$log" taskset_cpus)
+  if [ "$v" = "$smp" ]; then pass "$n: a task ran on each of $smp CPUs"
+  else fail "$n: a task ran on each of $smp CPUs [${v:-no result}]"; fi
+  if [ "$smp" -gt 1 ]; then
+    v=$(linux_result "$log" hotplug)
+    if [ "$v" = ok ]; then pass "$n: HSM hotplug of CPUs 1-$((smp - 1)) off and on, twice"
+    else fail "$n: HSM hotplug of CPUs 1-$((smp - 1)) off and on, twice [${v:-no result}]"; fi
   fi
 }
 

@@ -5,8 +5,9 @@
 # QEMU 7.2's qemu-system-riscv32 virt, 1 and 4 harts, with the variants that
 # select other firmware paths (no Sstc, no H, fw_jump), the traps payload,
 # then the same payloads against Debian trixie's OpenSBI 1.6 RV32 (the RV32
-# peer; its differences in tests/payloads/known-differences/opensbi-1.6-rv32.txt
-# are printed as INFO and not counted), and a run on the project's QEMU 10
+# peer: PEER lines, never counted; its differences in
+# tests/payloads/known-differences/opensbi-1.6-rv32.txt are marked "known"),
+# and a run on the project's QEMU 10
 # (its riscv32-softmmu target).
 . "$(dirname "$0")/../lib.sh"
 build firmware FW_XLEN=32
@@ -61,11 +62,11 @@ if q=$(scripts/qemu10.sh path32); then
 else
   fail "rv32/qemu10 (scripts/qemu10.sh path32 failed)"
 fi
+# The peer on 4 harts: PEER lines, never counted; a peer that cannot be
+# fetched is a row of the peer table too.
 if ! scripts/opensbi.sh path 1.6 32 >/dev/null; then
-  fail "rv32/opensbi-1.6 (scripts/opensbi.sh path 1.6 32 failed)"
+  echo "PEER: rv32-opensbi-1.6-smp4/fetch crash scripts/opensbi.sh path 1.6 32 failed"
 else
-  for smp in 1 4; do
-    run --fw opensbi --smp $smp --tag rv32-opensbi-1.6-smp$smp --known "$KNOWN" $ALL
-  done
+  run --fw opensbi --smp 4 --tag rv32-opensbi-1.6-smp4 --known "$KNOWN" $ALL
 fi
 exit 0

@@ -12,17 +12,21 @@
 . "$(dirname "$0")/../lib.sh"
 build firmware payloads
 P=build/payloads
+# The fuzzer on the most harts of each (the console race it found needs
+# several harts; its one-hart run on virt is suite 20's).
 for n in 1 4; do
+  fuzz=; [ $n = 4 ] && fuzz=$P/fuzz.elf
   python3 tests/payloads/run.py --machine spike --smp $n --cpu sstc=false --tag spike-smp$n \
     --known tests/payloads/known-differences/qemu-spike.txt \
     $P/base.elf $P/hsm.elf $P/ipi.elf $P/time.elf $P/rfence.elf $P/fwft.elf $P/srst.elf \
-    $P/susp.elf $P/dbtr.elf $P/sse.elf $P/fuzz.elf
+    $P/susp.elf $P/dbtr.elf $P/sse.elf $fuzz
 done
 for n in 2 5; do
+  fuzz=; [ $n = 5 ] && fuzz=$P/fuzz.elf
   python3 tests/payloads/run.py --machine sifive_u --smp $n --qemu-arg=-no-reboot --tag sifive_u-smp$n \
     --known tests/payloads/known-differences/qemu-sifive_u.txt \
     $P/base.elf $P/hsm.elf $P/ipi.elf $P/time.elf $P/rfence.elf $P/legacy.elf $P/dbcn.elf $P/fwft.elf $P/srst.elf \
-    $P/susp.elf $P/dbtr.elf $P/sse.elf $P/fuzz.elf
+    $P/susp.elf $P/dbtr.elf $P/sse.elf $fuzz
 done
 
 # The other hart counts each machine takes (spike 1-8, sifive_u 2-5): hart

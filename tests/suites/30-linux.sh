@@ -12,33 +12,13 @@ set -uo pipefail
 
 linux_prepare boot
 
-# boot_checks NAME LOG SMP: what the guest's boot test (tests/linux/guest/boot.sh) saw.
-boot_checks() {
-  local n=$1 log=$2 smp=$3 v
-  v=$(linux_result "$log" cpus_online)
-  want=0; [ "$smp" -gt 1 ] && want="0-$((smp - 1))"
-  if [ "$v" = "$want" ]; then pass "$n: guest sees CPUs $want online"
-  else fail "$n: guest sees CPUs $want online [got '${v}']"; fi
-  v=$(linux_result "$log" sleep1)
-  if [ "$v" = ok ]; then pass "$n: 1 s sleep takes 1 s (timer)"
-  else fail "$n: 1 s sleep takes 1 s (timer) [${v:-no result}]"; fi
-  v=$(linux_result "$log" taskset_cpus)
-  if [ "$v" = "$smp" ]; then pass "$n: a task ran on each of $smp CPUs"
-  else fail "$n: a task ran on each of $smp CPUs [${v:-no result}]"; fi
-  if [ "$smp" -gt 1 ]; then
-    v=$(linux_result "$log" hotplug)
-    if [ "$v" = ok ]; then pass "$n: HSM hotplug of CPUs 1-$((smp - 1)) off and on, twice"
-    else fail "$n: HSM hotplug of CPUs 1-$((smp - 1)) off and on, twice [${v:-no result}]"; fi
-  fi
-}
-
 for smp in 1 4; do
   n="linux dynamic smp$smp"
   log=$LINUX_LOGS/boot-dynamic-smp$smp.log
   linux_boot "$log" 90 "$smp" "$FW_DYN" "tsbi.test=boot"; rc=$?
   linux_check_ended "$n" "$log" "$rc"
   linux_check_sbi "$n" "$log" "$smp"
-  boot_checks "$n" "$log" "$smp"
+  linux_boot_checks "$n" "$log" "$smp"
 done
 
 n="linux jump smp1"
@@ -49,7 +29,7 @@ else
   linux_boot "$log" 90 1 "$FW_JMP" "tsbi.test=boot"; rc=$?
   linux_check_ended "$n" "$log" "$rc"
   linux_check_sbi "$n" "$log" 1
-  boot_checks "$n" "$log" 1
+  linux_boot_checks "$n" "$log" 1
 fi
 
 # earlycon=sbi writes the kernel log through SBI DBCN (Debian's kernel has
@@ -63,7 +43,7 @@ linux_check_grep "$n: early kernel log through DBCN" "$log" "printk: legacy boot
 c=$(grep -ac 'Run /init as init process' "$log")
 if [ "$c" = 2 ]; then pass "$n: later kernel log through both DBCN and ttyS0"
 else fail "$n: later kernel log through both DBCN and ttyS0 [line seen $c times, want 2]"; fi
-boot_checks "$n" "$log" 2
+linux_boot_checks "$n" "$log" 2
 
 # Suspend to RAM through SBI SUSP and back: the guest enables the UART as
 # wake-up source and writes "mem" to /sys/power/state. 3 s after the kernel's
