@@ -52,7 +52,7 @@ FW_LDFLAGS  := $(FW_ARCH) -nostdlib -static -Wl,--gc-sections -Wl,--build-id=non
 FW_CORE_SRCS := $(filter-out firmware/core/image_%.cpp,$(wildcard firmware/core/*.cpp)) \
 	$(filter-out firmware/core/image_%.S,$(wildcard firmware/core/*.S)) $(wildcard firmware/drivers/*.cpp) \
 	$(filter-out firmware/sbi/pmu%.cpp firmware/sbi/trace.cpp,$(wildcard firmware/sbi/*.cpp)) \
-	platform/generic/platform.cpp $(filter-out platform/generic/platform.cpp,$(wildcard $(PLATFORM_DIR)/*.cpp))
+	$(wildcard platform/generic/*.cpp) $(filter-out platform/generic/%,$(wildcard $(PLATFORM_DIR)/*.cpp))
 ifeq ($(FW_SUBSYSTEMS),1)
 FW_CORE_SRCS += $(wildcard firmware/sbi/pmu*.cpp firmware/pmu/*.cpp firmware/ctr/*.cpp) \
 	firmware/sbi/trace.cpp $(wildcard firmware/trace/*.cpp)

@@ -11,6 +11,8 @@
 #
 # Prints the directory on stdout; it holds
 #   Image       the raw RISC-V kernel image (what `qemu -kernel` loads)
+#   dtbs/       the package's board device trees, <vendor>/<board>.dtb (the
+#               board table, tests/boards)
 #   busybox     static busybox
 #   perf-root/  usr/bin/perf, its libraries in usr/lib/riscv64-linux-gnu,
 #               the ld.so link and lib -> usr/lib: copy into an initramfs as is
@@ -24,7 +26,8 @@ mkdir -p "$top"
 exec 9>"$top/.lock"
 flock 9
 
-if [ -z "${TSBI_LINUX_REFRESH:-}" ] && [ -f "$top/current/VERSION" ]; then
+if [ -z "${TSBI_LINUX_REFRESH:-}" ] && [ -f "$top/current/VERSION" ] &&
+   [ -f "$top/current/dtbs/.complete" ]; then
   echo "$top/current"; exit 0
 fi
 
@@ -55,13 +58,23 @@ dir=$top/$kver
 mkdir -p "$dir/debs"
 log "kernel package $kpkg $kver in $dir"
 
-# Kernel: keep only /boot/vmlinux-*, a raw Image with a PE header; drop the
+# Kernel: keep only /boot/vmlinux-*, a raw Image with a PE header, and the
+# board device trees (usr/lib/linux-image-*/<vendor>/*.dtb, 2 MB); drop the
 # ~110 MB package with its modules (the config builds in all we need).
-if [ ! -s "$dir/Image" ]; then
+if [ ! -s "$dir/Image" ] || [ ! -f "$dir/dtbs/.complete" ]; then
   fetch "$tmp" "$kpkg"
-  dpkg-deb --fsys-tarfile "$tmp/${kpkg}_"*.deb | tar -xO "./boot/vmlinux-$krel" >"$dir/Image.part" ||
-    die "no /boot/vmlinux-$krel in $kpkg"
-  mv "$dir/Image.part" "$dir/Image"
+  if [ ! -s "$dir/Image" ]; then
+    dpkg-deb --fsys-tarfile "$tmp/${kpkg}_"*.deb | tar -xO "./boot/vmlinux-$krel" >"$dir/Image.part" ||
+      die "no /boot/vmlinux-$krel in $kpkg"
+    mv "$dir/Image.part" "$dir/Image"
+  fi
+  rm -rf "$dir/dtbs" "$dir/dtbs.part"
+  mkdir -p "$dir/dtbs.part"
+  dpkg-deb --fsys-tarfile "$tmp/${kpkg}_"*.deb |
+    tar -x -C "$dir/dtbs.part" --strip-components=4 --wildcards "./usr/lib/linux-image-$krel/*.dtb" ||
+    die "no device trees under /usr/lib/linux-image-$krel in $kpkg"
+  touch "$dir/dtbs.part/.complete"
+  mv "$dir/dtbs.part" "$dir/dtbs"
 fi
 
 if [ ! -x "$dir/busybox" ]; then

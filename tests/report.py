@@ -10,10 +10,11 @@ testcase per PASS/FAIL line, for CI tools that read JUnit).
 
 Distinct checks: a suite line names one case in one configuration
 ("ours-smp4/hsm/start/ok", "linux dynamic smp4: guest sees CPUs 0-3 online",
-"pmu-host32/counter ..."). The same case on other hart counts, CPUs, images,
-QEMUs or XLENs is one distinct check: the configuration words below, and any
-measured value in a trailing "(...)" or "[...]", are taken out of each name
-and the names that remain are counted.
+"pmu-host32/counter ..."). The same case on other hart counts, CPUs,
+machines, images, QEMUs or XLENs is one distinct check: the leading
+configuration tag of a "<tag>/<payload>/<case>" name, the configuration
+words below, and any measured value in a trailing "(...)" or "[...]" are
+taken out of each name, and the names that remain are counted.
 
 Peers: "PEER: <configuration>/<case> pass|fail|known|crash [details]" lines,
 counted per suite and peer configuration, then each failure. Peers are
@@ -36,7 +37,13 @@ PEER = re.compile(r"^PEER: (\S+) (pass|fail|known|crash)\b ?(.*)$")
 
 
 def normal(name):
-    name = CONFIG.sub("", VALUE.sub("", name.strip()))
+    name = VALUE.sub("", name.strip())
+    # "<configuration>/<payload>/<case>" (tests/payloads/run.py and the
+    # suites built like it): the first part is the configuration's tag.
+    head, sep, rest = name.partition("/")
+    if sep and " " not in head and "/" in rest:
+        name = rest
+    name = CONFIG.sub("", name)
     return re.sub(r"[-/ :]+", lambda m: m.group(0)[0], name).strip("-/ :")
 
 

@@ -24,6 +24,10 @@
 /* SBI binary encoding: error codes run from 0 down to the lowest one the
  * spec defines (sbi::kLowestError, checked in trap.cpp). */
 #define SBI_LOWEST_ERROR (-14)
+/* Smdbltrp's mstatus.MDT (RV64) and mstatush.MDT (RV32), as
+ * csr::mstatus_bits::MDT / csr::mstatush_bits::MDT (checked in trap.cpp). */
+#define MSTATUS_MDT_SHIFT 42
+#define MSTATUSH_MDT (1 << 10)
 #define SBI_ERR_NOT_SUPPORTED (-2)
 /* The SBI extension table entry.S dispatches with (sbi_ext_table,
  * firmware/sbi/ecall.cpp, which checks this layout): SBI_EXT_SLOTS slots

@@ -6,6 +6,7 @@
 // so rewriting them does not disturb translated firmware code.
 #include "fw.hpp"
 #include "riscv/csr.hpp"
+#include "trap.hpp"
 
 extern "C" csr::SafeResult run_trap_safe_stub(const uint32_t *stub, unsigned long value);
 
@@ -16,6 +17,9 @@ constexpr uint32_t kCsrrA0 = 0x00002573;        // csrrs a0, <csr>, x0
 constexpr uint32_t kCsrwA1 = 0x00059073;        // csrrw x0, <csr>, a1
 
 csr::SafeResult run(uint32_t insn, unsigned long value) {
+    // Also while serving a trap (an SBI call, an emulated instruction),
+    // when mstatus.MDT is set (trap.hpp).
+    fw::MdtClearScope mdt;
     uint32_t *s = stubs[fw::current_hartid()];
     s[0] = insn;
     s[1] = kRet;

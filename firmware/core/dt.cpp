@@ -18,6 +18,7 @@ constexpr ExtName kExtNames[] = {
     {"ssctr", EXT_SSCTR},   {"smcsrind", EXT_SMCSRIND}, {"sscsrind", EXT_SSCSRIND},
     {"svpbmt", EXT_SVPBMT}, {"zicbom", EXT_ZICBOM},     {"zicboz", EXT_ZICBOZ},
     {"zkr", EXT_ZKR},       {"smaia", EXT_SMAIA},       {"ssaia", EXT_SSAIA},
+    {"svadu", EXT_SVADU},   {"svade", EXT_SVADE},       {"smdbltrp", EXT_SMDBLTRP},
 };
 
 uint64_t ext_bit(const char *s, int len) {
@@ -95,6 +96,65 @@ unsigned scan_harts(const void *fdt, HartDesc *out, unsigned max) {
     return n;
 }
 
+int isa_list_remove(char *list, int len, const char *ext) {
+    int out = 0;
+    for (int i = 0; i < len;) {
+        int n = strnlen(list + i, len - i);
+        bool drop = !strncmp(list + i, ext, n) && ext[n] == 0;
+        if (!drop) {
+            memmove(list + out, list + i, n);
+            out += n;
+            if (i + n < len) list[out++] = 0;
+        }
+        i += n + 1;
+    }
+    return out;
+}
+
+int isa_string_remove(char *isa, int len, const char *ext) {
+    const int e = static_cast<int>(strlen(ext));
+    int n = strnlen(isa, len);
+    // Multi-letter extensions follow a '_' (ISA manual, "ISA Extension
+    // Naming Conventions"); a token equal to `ext` goes with its '_'.
+    for (int i = 0; i + e < n;) {
+        if (isa[i] == '_' && !strncmp(isa + i + 1, ext, e) && (i + 1 + e == n || isa[i + 1 + e] == '_')) {
+            memmove(isa + i, isa + i + 1 + e, n - (i + 1 + e));
+            n -= 1 + e;
+            isa[n] = 0;
+        } else {
+            i++;
+        }
+    }
+    return n < len ? n + 1 : n;
+}
+
+int fixup_withhold_extensions(void *fdt, const char *const *exts, unsigned count) {
+    int cpus = fdt_path_offset(fdt, "/cpus");
+    if (cpus < 0) return 0;
+    int node;
+    fdt_for_each_subnode(node, fdt, cpus) {
+        // Edited where they are, then shrunk: fdt_setprop_placeholder keeps
+        // a property's data in place when it gets shorter.
+        struct Prop {
+            const char *name;
+            int (*remove)(char *, int, const char *);
+        };
+        static constexpr Prop kProps[] = {{"riscv,isa-extensions", isa_list_remove},
+                                          {"riscv,isa", isa_string_remove}};
+        for (const Prop &pr : kProps) {
+            int len;
+            auto *p = static_cast<char *>(fdt_getprop_w(fdt, node, pr.name, &len));
+            if (!p || len <= 0) continue;
+            int n = len;
+            for (unsigned i = 0; i < count; i++) n = pr.remove(p, n, exts[i]);
+            if (n == len) continue;
+            void *data;
+            if (int err = fdt_setprop_placeholder(fdt, node, pr.name, n, &data)) return err;
+        }
+    }
+    return 0;
+}
+
 int fixup_disable_harts(void *fdt, const uint64_t *off) {
     int cpus = fdt_path_offset(fdt, "/cpus");
     if (cpus < 0) return 0;
@@ -151,6 +211,16 @@ int open_for_fixup(void *fdt, unsigned extra) {
     return fdt_open_into(fdt, fdt, fdt_totalsize(fdt) + extra);
 }
 
+int setprop_reg(void *fdt, int node, int ac, int sc, uint64_t base, uint64_t size) {
+    fdt32_t reg[4];
+    int n = 0;
+    if (ac == 2) reg[n++] = cpu_to_fdt32(static_cast<uint32_t>(base >> 32));
+    reg[n++] = cpu_to_fdt32(static_cast<uint32_t>(base));
+    if (sc == 2) reg[n++] = cpu_to_fdt32(static_cast<uint32_t>(size >> 32));
+    reg[n++] = cpu_to_fdt32(static_cast<uint32_t>(size));
+    return fdt_setprop(fdt, node, "reg", reg, n * 4);
+}
+
 int fixup_reserve(void *fdt, uint64_t base, uint64_t size, const char *prefix) {
     int ac = fdt_address_cells(fdt, 0), sc = fdt_size_cells(fdt, 0);
     if (ac < 1 || ac > 2 || sc < 1 || sc > 2) return -FDT_ERR_BADNCELLS;
@@ -190,13 +260,7 @@ int fixup_reserve(void *fdt, uint64_t base, uint64_t size, const char *prefix) {
     }
     int node = fdt_add_subnode(fdt, parent, name);
     if (node < 0) return node;
-    fdt32_t reg[4];
-    int n = 0;
-    if (ac == 2) reg[n++] = cpu_to_fdt32(static_cast<uint32_t>(base >> 32));
-    reg[n++] = cpu_to_fdt32(static_cast<uint32_t>(base));
-    if (sc == 2) reg[n++] = cpu_to_fdt32(static_cast<uint32_t>(size >> 32));
-    reg[n++] = cpu_to_fdt32(static_cast<uint32_t>(size));
-    int err = fdt_setprop(fdt, node, "reg", reg, n * 4);
+    int err = setprop_reg(fdt, node, ac, sc, base, size);
     if (!err) err = fdt_setprop(fdt, node, "no-map", nullptr, 0);
     return err;
 }

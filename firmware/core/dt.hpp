@@ -27,6 +27,18 @@ struct HartDesc {
 // bits) status = "disabled", so the next stage does not try to use it.
 int fixup_disable_harts(void *fdt, const uint64_t *off);
 
+// Removes extension `ext` from a `riscv,isa-extensions` string list of
+// `len` bytes, in place; returns the new length.
+int isa_list_remove(char *list, int len, const char *ext);
+// Removes the multi-letter extension `ext` ("_ext") from a NUL-terminated
+// `riscv,isa` string of `len` bytes (NUL included), in place; returns the
+// new length (NUL included).
+int isa_string_remove(char *isa, int len, const char *ext);
+// Takes the `n` extensions `exts` out of every /cpus node's
+// riscv,isa-extensions and riscv,isa, so the next stage does not use what
+// the firmware did not enable. Returns 0 or a libfdt error.
+int fixup_withhold_extensions(void *fdt, const char *const *exts, unsigned n);
+
 // ISA extension bits from a `riscv,isa` string ("rv64imafdch_zicsr_sstc...").
 uint64_t parse_isa_string(const char *s, int len);
 // ... and from a `riscv,isa-extensions` string list.
@@ -46,6 +58,10 @@ bool range_in_memory(const Memory &m, uint64_t excl_start, uint64_t excl_end, ui
 // the next stage never uses that memory (the firmware's: "mmode_resv").
 // Returns 0 or a libfdt error.
 int fixup_reserve(void *fdt, uint64_t base, uint64_t size, const char *prefix = "mmode_resv");
+
+// Sets `node`'s reg to <base size> in `ac` address and `sc` size cells (1 or
+// 2 each: the parent's). Returns 0 or a libfdt error.
+int setprop_reg(void *fdt, int node, int ac, int sc, uint64_t base, uint64_t size);
 
 // Grows the blob in place by `extra` bytes so fix-ups have room.
 int open_for_fixup(void *fdt, unsigned extra);

@@ -15,6 +15,22 @@
 _start:
     csrw    mie, zero
     csrw    mscratch, zero
+    /* Smdbltrp: mstatus.MDT resets to 1, and while it is 1 a trap taken in
+     * M-mode is a double trap the hart does not survive (privileged spec,
+     * "Machine Double Trap"). Clear it before the first probe that may trap.
+     * On RV32 it is in mstatush, which a hart older than priv 1.12 lacks:
+     * that access traps (then there is no MDT either) and expected_trap
+     * skips it. */
+    la      t0, expected_trap
+    csrw    mtvec, t0
+#if __riscv_xlen == 32
+    li      t0, MSTATUSH_MDT
+    csrc    mstatush, t0
+#else
+    li      t0, 1
+    slli    t0, t0, MSTATUS_MDT_SHIFT
+    csrc    mstatus, t0
+#endif
     la      t0, trap_entry
     csrw    mtvec, t0
     csrr    t0, mhartid
@@ -33,6 +49,16 @@ hart_park:
     j       hart_park
 
     .text
+    /* The trap vector of SoCs whose TLB needs a fence at every M-mode entry
+     * (the T-Head C910/C920 erratum, platform/generic/vendor.cpp): the
+     * fence OpenSBI's thead_c9xx_tlb_trap_handler.S issues, then the usual
+     * vector. t0 is S-mode's, unsaved yet: used here as an operand only. */
+    .align 4
+    .globl trap_entry_tlb_flush
+trap_entry_tlb_flush:
+    sfence.vma zero, t0
+    j       trap_entry
+
     .align 4
     .globl trap_entry
 trap_entry:

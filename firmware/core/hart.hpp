@@ -83,8 +83,12 @@ enum Ext : unsigned {
     EXT_ZKR,
     EXT_SMAIA,
     EXT_SSAIA,
+    EXT_SVADU,
+    EXT_SVADE,
+    EXT_SMDBLTRP,
     EXT_COUNT
 };
+static_assert(EXT_COUNT <= 64, "HartState::isa holds one bit per extension");
 inline bool hart_has(unsigned long hartid, Ext e) { return (harts[hartid].isa >> e) & 1; }
 
 // For a bitmap of target harts (XLEN-wide words, as sbi::HartBitmap): the

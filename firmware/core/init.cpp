@@ -5,6 +5,8 @@
 // than the boot hart wait in HSM STOPPED until S-mode starts them.
 #include "dt.hpp"
 #include "hart.hpp"
+#include "fw_region.hpp"
+#include "hart_enables.hpp"
 #include "subsystems.hpp"
 #include "platform.hpp"
 #include "riscv/csr.hpp"
@@ -50,8 +52,8 @@ struct BootInfo {
 dt::Memory memory;
 uintptr_t region_start, region_end; // PMP/NAPOT-sized firmware region
 // The other regions setup_pmp() closes to S-mode (M-mode-only MMIO, the
-// trace components, CTR's feed buffer in RAM): no S-mode memory either.
-constexpr unsigned kMaxMOnly = 6;
+// trace components): no S-mode memory either.
+constexpr unsigned kMaxMOnly = 8;
 platform::MmioRegion m_only[kMaxMOnly];
 unsigned n_m_only;
 
@@ -75,46 +77,86 @@ bool napot(uint64_t base, uint64_t size, unsigned long &addr) {
     return true;
 }
 
-void setup_pmp() {
-    // Deny entries first (lower entries win): the firmware, then the MMIO
-    // only M-mode may touch (e.g. the ACLINT, whose mtimecmp/msip drive the
-    // firmware's timer and IPIs). Then one entry opening everything else.
-    // None is locked, so M-mode is unaffected.
-    constexpr unsigned kEntries = 8; // entries in pmpcfg0 on RV64 (pmpcfg0+1 on RV32)
-    constexpr unsigned kPerCfg = sizeof(long);
-    unsigned long addr[kEntries];
+// PMP entries the firmware uses: those of pmpcfg0 (pmpcfg0 and pmpcfg1 on
+// RV32), eight.
+constexpr unsigned kPmpEntries = 8;
+unsigned pmp_entries_boot; // the boot hart's, before the subsystems' cold_init
+bool require_pmp;          // /chosen/tsbi,require-pmp (core/README.md)
+
+// Implemented PMP entries among the first kPmpEntries: the lowest-numbered
+// ones are implemented, an unimplemented one is read-only zero or its CSR
+// traps (privileged spec, "Physical Memory Protection CSRs"). pmpcfg is not
+// touched, so nothing changes for M-mode.
+unsigned count_pmp_entries() {
     unsigned n = 0;
-    if (!napot(region_start, region_end - region_start, addr[n]))
-        fatal("the firmware region is not a naturally aligned power of two (PMP)");
-    n++;
-    platform::MmioRegion mm[kEntries - 2];
-    unsigned nm = platform::mmode_only_regions(mm, kEntries - 2);
-    // The subsystems' regions too: trace components unless handed to S-mode
-    // (firmware/trace), and the buffer of CTR's feed.
-    constexpr unsigned kSubsystemRegions = 3;
+    for (; n < kPmpEntries; n++) {
+        if (csr::csr_write_safe_num(csr::pmpaddr0 + n, ~0ul).trapped) break;
+        if (csr::csr_read_safe_num(csr::pmpaddr0 + n).value == 0) break;
+    }
+    return n;
+}
+
+// The MMIO only M-mode may touch (e.g. the ACLINT, whose mtimecmp/msip drive
+// the firmware's timer and IPIs), then the subsystems' regions: the trace
+// components unless handed to S-mode (firmware/trace). At most kMaxMOnly;
+// returns how many.
+unsigned collect_m_only(platform::MmioRegion *mm, bool with_subsystems) {
+    unsigned nm = platform::mmode_only_regions(mm, kMaxMOnly);
+    if (!with_subsystems) return nm;
+    constexpr unsigned kSubsystemRegions = 2;
     MmioRange tr[kSubsystemRegions];
-    unsigned nt = subsystems::mmode_regions(
-        tr, kEntries - 2 - nm < kSubsystemRegions ? kEntries - 2 - nm : kSubsystemRegions);
+    unsigned room = kMaxMOnly - nm;
+    unsigned nt = subsystems::mmode_regions(tr, room < kSubsystemRegions ? room : kSubsystemRegions);
     for (unsigned i = 0; i < nt; i++) mm[nm++] = {tr[i].base, tr[i].size};
-    static_assert(kEntries - 2 <= kMaxMOnly);
+    return nm;
+}
+
+void setup_pmp() {
+    // Deny entries first (lower entries win): the firmware, then the regions
+    // only M-mode may touch. Then one entry opening everything else. None is
+    // locked, so M-mode is unaffected.
+    constexpr unsigned kPerCfg = sizeof(long);
+    static_assert(kPmpEntries - 2 <= kMaxMOnly);
+    unsigned long addr[kPmpEntries];
+    unsigned wanted = 0;
+    if (!napot(region_start, region_end - region_start, addr[wanted++]))
+        fatal("the firmware region is not a naturally aligned power of two (PMP)");
+    platform::MmioRegion mm[kMaxMOnly];
+    unsigned nm = collect_m_only(mm, true);
     // Every hart computes the same list; the boot hart's is in place before
-    // any SBI call.
+    // any SBI call. S-mode memory checks refuse these regions whether or not
+    // an entry closes them (s_mode_range_ok).
     for (unsigned i = 0; i < nm; i++) m_only[i] = mm[i];
     n_m_only = nm;
-    for (unsigned i = 0; i < nm; i++) {
-        if (napot(mm[i].base, mm[i].size, addr[n]))
-            n++;
+    platform::MmioRegion napot_of[kPmpEntries];
+    for (unsigned i = 0; i < nm && wanted < kPmpEntries; i++) {
+        if (napot(mm[i].base, mm[i].size, addr[wanted]))
+            napot_of[wanted++] = mm[i];
         else
             printf("tsbi: cannot protect MMIO 0x%lx+0x%lx with one PMP entry\n",
                    static_cast<unsigned long>(mm[i].base), static_cast<unsigned long>(mm[i].size));
     }
-    if (csr::csr_write_safe_num(csr::pmpaddr0 + n, ~0ul).trapped) {
-        // Fewer entries than we need (or no PMP at all): protect the
-        // firmware alone if there are two.
-        if (csr::csr_write_safe_num(csr::pmpaddr0 + 1, ~0ul).trapped)
-            fatal("fewer than two PMP entries: the firmware cannot be protected from S-mode");
-        n = 1;
+    unsigned entries = count_pmp_entries();
+    unsigned n = enables::pmp_deny_entries(entries, wanted);
+    if (n == 0) {
+        // No PMP, or one entry: nothing can be closed. With one, it must
+        // open memory to S-mode, or S-mode could access nothing at all.
+        // The boot banner has said so for the boot hart's count.
+        if (entries != pmp_entries_boot)
+            printf("tsbi: hart %lu: %u PMP entries: the firmware is unprotected from S-mode\n",
+                   current_hartid(), entries);
+        if (require_pmp) fatal("no PMP: the firmware cannot be protected from S-mode (tsbi,require-pmp)");
+        if (entries == 1) {
+            csr_write(csr::pmpaddr0, ~0ul);
+            csr_write(csr::pmpcfg0, csr::pmp::A_NAPOT | csr::pmp::R | csr::pmp::W | csr::pmp::X);
+            asm volatile("sfence.vma" ::: "memory");
+        }
+        return;
     }
+    for (unsigned i = n; i < wanted; i++)
+        printf("tsbi: hart %lu: %u PMP entries: 0x%lx+0x%lx stays open to S-mode\n",
+               current_hartid(), entries, static_cast<unsigned long>(napot_of[i].base),
+               static_cast<unsigned long>(napot_of[i].size));
     unsigned long cfg[2] = {0, 0};
     for (unsigned i = 0; i <= n; i++) {
         uint8_t c = i < n ? csr::pmp::A_NAPOT
@@ -151,12 +193,9 @@ void setup_counters_envcfg(unsigned long hartid) {
     // S-mode may read cycle/time/instret/hpmcounters directly (Linux reads
     // hardware PMU counters from the CSR counter_get_info reports).
     csr_write(csr::mcounteren, 0xffffffffu);
+    const uint64_t isa = harts[hartid].isa;
     if (csr_exists(csr::menvcfg)) {
-        unsigned long long env = 0;
-        if (hart_has(hartid, EXT_SSTC)) env |= csr::menvcfg_bits::STCE;
-        if (hart_has(hartid, EXT_SVPBMT)) env |= csr::menvcfg_bits::PBMTE;
-        if (hart_has(hartid, EXT_ZICBOM)) env |= csr::menvcfg_bits::CBIE | csr::menvcfg_bits::CBCFE;
-        if (hart_has(hartid, EXT_ZICBOZ)) env |= csr::menvcfg_bits::CBZE;
+        uint64_t env = enables::boot_menvcfg(isa);
 #if __riscv_xlen == 64
         csr_write(csr::menvcfg, env);
 #else
@@ -164,12 +203,42 @@ void setup_counters_envcfg(unsigned long hartid) {
         csr::csr_write_safe_num(csr::menvcfgh, static_cast<unsigned long>(env >> 32));
 #endif
     }
+    // Zkr: S-mode reads the entropy source (Linux's random_init_early).
+    // mseccfg exists on a hart with Zkr; the trap-safe read keeps a device
+    // tree that lists zkr on a hart without it from stopping the boot.
+    enables::MseccfgUpdate sec = enables::boot_mseccfg(isa);
+    if ((sec.set | sec.clear) && csr_exists(csr::mseccfg)) {
+        csr_set(csr::mseccfg, sec.set);
+        csr_clear(csr::mseccfg, sec.clear);
+    }
     if (hart_has(hartid, EXT_SMSTATEEN) && csr_exists(csr::mstateen0)) {
         // Give S-mode every state the hart has; WARL keeps only what exists.
-        // CTR's bits are then managed by CTR's hart_init (ctr/subsystem.hpp).
+        // This is a superset of what OpenSBI opens (SE0, ENVCFG, CONTEXT,
+        // AIA/IMSIC, CSRIND, CTR, SRMCFG). CTR's bits are then managed by
+        // CTR's hart_init (ctr/subsystem.hpp).
         csr_write(csr::mstateen0, ~0ul);
         // RV32: bits 32-63 (ENVCFG, SE0, CSRIND, ...) are in mstateen0h.
         if constexpr (sizeof(long) == 4) csr_write(csr::mstateen0h, ~0ul);
+        // mstateen1..3 define only SE (bit 63): S-mode's own sstateen1..3
+        // and the hypervisor's hstateen1..3.
+        for (unsigned i = 0; i < 3; i++) {
+            if constexpr (sizeof(long) == 8)
+                csr::csr_write_safe_num(csr::mstateen1 + i, csr::mstateen_bits::SE);
+            else
+                csr::csr_write_safe_num(csr::mstateen1h + i,
+                                        static_cast<unsigned long>(csr::mstateen_bits::SE >> 32));
+        }
+        // "If machine-level software changes these values, it is
+        // responsible for initializing the corresponding writable bits of
+        // the hstateen and sstateen CSRs to zeros too" (Smstateen): S-mode
+        // and the hypervisor then open what they use. CTR's hart_init opens
+        // hstateen0's CTR bits afterwards where it offers them.
+        for (unsigned i = 0; i < 4; i++) {
+            csr::csr_write_safe_num(csr::sstateen0 + i, 0);
+            if (!hart_has(hartid, EXT_H)) continue;
+            csr::csr_write_safe_num(csr::hstateen0 + i, 0);
+            if constexpr (sizeof(long) == 4) csr::csr_write_safe_num(csr::hstateen0h + i, 0);
+        }
     }
 }
 
@@ -184,6 +253,21 @@ void probe_extensions(HartState &h) {
     if (!csr_exists(csr::mstateen0)) h.isa &= ~(1ull << EXT_SMSTATEEN);
     else h.isa |= 1ull << EXT_SMSTATEEN;
     if (csr_exists(csr::scountovf)) h.isa |= 1ull << EXT_SSCOFPMF;
+    // Smdbltrp: MDT is writable (entry.S cleared it at reset). Setting it
+    // also clears mstatus.MIE, which is 0 here anyway.
+#if __riscv_xlen == 64
+    csr_set(csr::mstatus, csr::mstatus_bits::MDT);
+    if (csr_read(csr::mstatus) & csr::mstatus_bits::MDT) h.isa |= 1ull << EXT_SMDBLTRP;
+    else h.isa &= ~(1ull << EXT_SMDBLTRP);
+    csr_clear(csr::mstatus, csr::mstatus_bits::MDT);
+#else
+    h.isa &= ~(1ull << EXT_SMDBLTRP);
+    if (csr_exists(csr::mstatush)) {
+        csr_set(csr::mstatush, csr::mstatush_bits::MDT);
+        if (csr_read(csr::mstatush) & csr::mstatush_bits::MDT) h.isa |= 1ull << EXT_SMDBLTRP;
+        csr_clear(csr::mstatush, csr::mstatush_bits::MDT);
+    }
+#endif
     // Implemented ASID/VMID bits: write all-ones, read back (WARL), restore.
     unsigned long old = csr_read(csr::satp);
     csr_write(csr::satp, csr::atp::MODE_PAGED | (csr::atp::ASID_MASK << csr::atp::ASID_SHIFT));
@@ -285,14 +369,30 @@ void cold_boot(unsigned long hartid, unsigned long fdt, const FwDynamicInfo *di)
         boot.next_mode = di->next_mode;
     }
 
+    // Without PMP the firmware boots, as OpenSBI does, unless the device
+    // tree asks otherwise; the subsystems learn how many entries are left
+    // for their regions before they choose them (fw::pmp_spare_entries).
+    int chosen = fdt_path_offset(blob, "/chosen");
+    require_pmp = chosen >= 0 && fdt_getprop(blob, chosen, "tsbi,require-pmp", nullptr);
+    pmp_entries_boot = count_pmp_entries();
+    if (pmp_entries_boot < 2 && require_pmp)
+        fatal("fewer than two PMP entries: the firmware cannot be protected from S-mode "
+              "(tsbi,require-pmp)");
     subsystems::cold_init(blob, boot.next_addr);
 
     int err = dt::open_for_fixup(blob, kFdtExtra);
     if (!err) err = dt::fixup_reserve(blob, region_start, region_end - region_start);
     if (!err) err = dt::fixup_disable_harts(blob, unserved);
+    if (!err)
+        err = dt::fixup_withhold_extensions(blob, enables::kWithheld,
+                                            sizeof enables::kWithheld / sizeof *enables::kWithheld);
     if (!err) subsystems::fdt_fixup(blob);
     if (err) printf("tsbi: device-tree fix-up failed (%d)\n", err);
     print_banner(served);
+    if (pmp_entries_boot < 2)
+        printf("tsbi: WARNING: %u PMP entries: the firmware is unprotected from S-mode "
+               "(/chosen/tsbi,require-pmp makes this fatal)\n",
+               pmp_entries_boot);
 }
 
 [[noreturn]] void stopped_loop(HartState &h, unsigned long hartid);
@@ -325,6 +425,36 @@ void fatal(const char *why) {
     for (;;) asm volatile("wfi");
 }
 
+uintptr_t carve_fw_memory(unsigned long size) {
+    // Memory at the top of the NAPOT region, above the image, is the
+    // firmware's already: closed by the firmware's PMP entry, reserved in
+    // the device tree, refused by s_mode_range_ok. The region may grow up to
+    // the next stage, inside the /memory range it starts in.
+    static uint64_t lowest = 0; // lowest byte carved so far
+    uint64_t limit = boot.next_addr > region_start ? boot.next_addr : ~0ull;
+    for (unsigned i = 0; i < memory.count; i++) {
+        const dt::MemRegion &r = memory.r[i];
+        if (region_start >= r.base && region_start - r.base < r.size && r.base + r.size < limit)
+            limit = r.base + r.size;
+    }
+    region::Carve c = region::carve_top(region_start, region_end, lowest,
+                                        reinterpret_cast<uintptr_t>(_fw_end), size, limit);
+    if (!c.base) return 0;
+    region_end = static_cast<uintptr_t>(c.end);
+    lowest = c.lowest;
+    return static_cast<uintptr_t>(c.base);
+}
+
+unsigned pmp_spare_entries() {
+    // Of the boot hart's entries: one opens memory to S-mode, one closes the
+    // firmware, one each the platform's M-mode-only regions that take one.
+    platform::MmioRegion mm[kMaxMOnly];
+    unsigned nm = collect_m_only(mm, false), used = 2;
+    unsigned long addr;
+    for (unsigned i = 0; i < nm; i++) used += napot(mm[i].base, mm[i].size, addr);
+    return pmp_entries_boot > used ? pmp_entries_boot - used : 0;
+}
+
 uintptr_t fw_region_start() { return region_start; }
 uintptr_t fw_region_end() { return region_end; }
 
@@ -340,7 +470,8 @@ bool s_mode_range_ok(unsigned long lo, unsigned long hi, unsigned long size) {
     if (hi != 0) return false;
     const unsigned long last = lo + (size ? size - 1 : 0);
     if (last < lo) return false;
-    // RAM closed to S-mode by PMP (CTR's feed buffer) is the firmware's too.
+    // Regions closed to S-mode by PMP are the firmware's too, and stay
+    // refused where no entry closes them (too few PMP entries, or none).
     for (unsigned i = 0; i < n_m_only; i++)
         if (lo < m_only[i].base + m_only[i].size && last >= m_only[i].base) return false;
     return dt::range_in_memory(memory, region_start, region_end, lo, size);

@@ -17,6 +17,9 @@ void send_ipi(unsigned long hartid, unsigned long why) {
     platform::ipi_send(hartid);
 }
 
+// Above this many pages a full flush is cheaper than page-by-page fences.
+unsigned long max_page_fences = 64;
+
 namespace {
 
 constexpr unsigned long kPage = 4096;
@@ -32,15 +35,13 @@ struct PageSpan {
     unsigned long first, count;
 };
 PageSpan fence_pages(const FenceRequest &r) {
-    // Above this many pages a full flush is cheaper than page-by-page fences.
-    constexpr unsigned long kMaxPageFences = 64;
     if ((r.start == 0 && r.size == 0) || r.size == ~0ul) return {true, 0, 0};
     if (r.size == 0) return {false, 0, 0};
     unsigned long last = r.start + (r.size - 1);
     if (last < r.start) return {true, 0, 0};
     unsigned long first = r.start & ~(kPage - 1);
     unsigned long count = (last / kPage) - (first / kPage) + 1;
-    if (count > kMaxPageFences) return {true, 0, 0};
+    if (count > max_page_fences) return {true, 0, 0};
     return {false, first, count};
 }
 

@@ -20,12 +20,36 @@ static_assert(FRAME_MSTATUS == offsetof(fw::TrapFrame, mstatus));
 static_assert(FRAME_SIZE >= sizeof(fw::TrapFrame) && FRAME_SIZE % 16 == 0);
 static_assert(REGBYTES == sizeof(long));
 static_assert(SBI_LOWEST_ERROR == sbi::kLowestError);
+static_assert(MSTATUSH_MDT == csr::mstatush_bits::MDT);
+#if __riscv_xlen == 64
+static_assert(1ull << MSTATUS_MDT_SHIFT == csr::mstatus_bits::MDT);
+#endif
 
 extern char hart_stacks[fw::kMaxHarts][fw::kStackSize];
 
 namespace fw {
 
 using namespace csr;
+
+MdtClearScope::MdtClearScope() : was_set_(false) {
+    if (!hart_has(current_hartid(), EXT_SMDBLTRP)) return;
+#if __riscv_xlen == 64
+    was_set_ = csr_read(csr::mstatus) & mstatus_bits::MDT;
+    if (was_set_) csr_clear(csr::mstatus, mstatus_bits::MDT);
+#else
+    was_set_ = csr_read(csr::mstatush) & mstatush_bits::MDT;
+    if (was_set_) csr_clear(csr::mstatush, mstatush_bits::MDT);
+#endif
+}
+
+MdtClearScope::~MdtClearScope() {
+    if (!was_set_) return;
+#if __riscv_xlen == 64
+    csr_set(csr::mstatus, mstatus_bits::MDT);
+#else
+    csr_set(csr::mstatush, mstatush_bits::MDT);
+#endif
+}
 
 unsigned trap_priv(const TrapFrame &f) {
     return static_cast<unsigned>((f.mstatus & mstatus_bits::MPP) >> mstatus_bits::MPP_SHIFT);
@@ -35,7 +59,7 @@ bool trap_virt([[maybe_unused]] const TrapFrame &f) {
 #if __riscv_xlen == 64
     return (f.mstatus & mstatus_bits::MPV) != 0;
 #else
-    return (csr_read(0x310 /* mstatush */) & (1ul << 7)) != 0;
+    return (csr_read(csr::mstatush) & mstatush_bits::MPV) != 0;
 #endif
 }
 

@@ -2,6 +2,7 @@
 // The full trap frame built by firmware/core/entry.S (layout in asm.h).
 #pragma once
 #include <stdint.h>
+#include "riscv/csr.hpp"
 
 namespace fw {
 
@@ -36,6 +37,24 @@ bool trap_virt(const TrapFrame &f);
 void emulate_illegal_insn(TrapFrame &f, unsigned long mtval);
 void emulate_misaligned(TrapFrame &f, unsigned long cause, unsigned long addr);
 
+// Smdbltrp ("Machine Double Trap"): every trap into M-mode sets
+// mstatus.MDT, and a trap taken in M-mode while MDT = 1 is a double trap the
+// hart does not survive (QEMU 10 stops: "M-mode double trap"). entry.S
+// clears MDT at reset; while the firmware serves a trap, an access that may
+// trap on purpose (a trap-safe CSR access, an unprivileged load or store)
+// runs in an MdtClearScope, which clears MDT and sets it again after, so
+// the mret that ends the outer trap finds the state the hart gave it.
+class MdtClearScope {
+  public:
+    MdtClearScope();
+    ~MdtClearScope();
+    MdtClearScope(const MdtClearScope &) = delete;
+    MdtClearScope &operator=(const MdtClearScope &) = delete;
+
+  private:
+    bool was_set_;
+};
+
 // Unprivileged accesses on behalf of the trapping mode (entry.S).
 struct UnprivResult {
     unsigned long value;
@@ -60,14 +79,27 @@ template <typename Fn> Fn *unpriv_copy(Fn *a, Fn *b, unsigned long addr, unsigne
     bool touches = (addr >> kPageShift) == page || ((addr + n - 1) >> kPageShift) == page;
     return touches ? b : a;
 }
+// The accessor runs with `mstatus` as given, MDT cleared (MdtClearScope): on
+// RV64 MDT is in the mstatus the accessor writes, so clearing it there costs
+// one instruction (CTR's trace feed reads code through here); on RV32 it is
+// in mstatush.
+template <typename Fn, typename... A>
+inline UnprivResult unpriv_call(Fn *fn, unsigned long addr, unsigned long mstatus, A... a) {
+#if __riscv_xlen == 32
+    MdtClearScope mdt;
+    return fn(addr, mstatus, a...);
+#else
+    return fn(addr, mstatus & ~static_cast<unsigned long>(csr::mstatus_bits::MDT), a...);
+#endif
+}
 inline UnprivResult unpriv_lbu(unsigned long addr, unsigned long mstatus) {
-    return unpriv_copy(unpriv_lbu_a, unpriv_lbu_b, addr, 1)(addr, mstatus);
+    return unpriv_call(unpriv_copy(unpriv_lbu_a, unpriv_lbu_b, addr, 1), addr, mstatus);
 }
 inline UnprivResult unpriv_lhu(unsigned long addr, unsigned long mstatus) {
-    return unpriv_copy(unpriv_lhu_a, unpriv_lhu_b, addr, 2)(addr, mstatus);
+    return unpriv_call(unpriv_copy(unpriv_lhu_a, unpriv_lhu_b, addr, 2), addr, mstatus);
 }
 inline UnprivResult unpriv_sb(unsigned long addr, unsigned long mstatus, unsigned long v) {
-    return unpriv_copy(unpriv_sb_a, unpriv_sb_b, addr, 1)(addr, mstatus, v);
+    return unpriv_call(unpriv_copy(unpriv_sb_a, unpriv_sb_b, addr, 1), addr, mstatus, v);
 }
 
 } // namespace fw

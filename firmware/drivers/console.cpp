@@ -8,15 +8,17 @@
 namespace drivers {
 namespace {
 struct ConsoleDriver {
-    const char *compat[2];
+    const char *compat[3];
     bool (*init)(const void *fdt, int node);
     void (*putc)(char c);
     int (*getc)();
 };
 constexpr ConsoleDriver kConsoles[] = {
-    {{"ns16550a", "ns16550"}, ns16550_init, ns16550_putc, ns16550_getc},
-    {{"sifive,uart0", nullptr}, sifive_uart_init, sifive_uart_putc, sifive_uart_getc},
-    {{"ucb,htif0", nullptr}, htif_init, htif_putc, htif_getc},
+    // The DesignWare APB UART is a 16550 (its databook's register map) whose
+    // nodes give reg-shift and reg-io-width, which ns16550.cpp honours.
+    {{"ns16550a", "ns16550", "snps,dw-apb-uart"}, ns16550_init, ns16550_putc, ns16550_getc},
+    {{"sifive,uart0"}, sifive_uart_init, sifive_uart_putc, sifive_uart_getc},
+    {{"ucb,htif0"}, htif_init, htif_putc, htif_getc},
 };
 const ConsoleDriver *active;
 

@@ -6,14 +6,14 @@
 namespace drivers {
 
 // The console: the /chosen/stdout-path UART, by its compatible string
-// (console.cpp: ns16550, SiFive UART, HTIF).
+// (console.cpp: ns16550 and DesignWare APB UART, SiFive UART, HTIF).
 bool console_init_from_fdt(const void *fdt);
 bool console_present();
 void console_putc(char c);
 int console_getc();
 
 // The console drivers, each set up from its device-tree node.
-// ns16550 (reg, reg-shift, reg-io-width).
+// ns16550 and the DesignWare APB UART (reg, reg-shift, reg-io-width).
 bool ns16550_init(const void *fdt, int node);
 void ns16550_putc(char c);
 int ns16550_getc();
@@ -36,18 +36,27 @@ void poweroff();
 void reboot();
 
 // SiFive CLINT ("riscv,clint0"/"sifive,clint0") or ACLINT MSWI/MTIMER
-// ("riscv,aclint-mswi", "riscv,aclint-mtimer"): hart contexts from
-// interrupts-extended.
+// ("riscv,aclint-mswi", "riscv,aclint-mtimer"), and the T-Head C9xx ones
+// ("thead,c900-clint", "thead,c900-aclint-mswi"/"-mtimer"): hart contexts
+// from interrupts-extended.
 bool aclint_init_from_fdt(const void *fdt);
 void aclint_ipi_send(unsigned long hartid);
 void aclint_ipi_clear(unsigned long hartid);
+// mtime, or the time CSR where the timer has no mtime register (T-Head).
 uint64_t aclint_time();
+// The hart's time CSR (aclint.cpp; a host program gives its own).
+uint64_t time_csr();
 void aclint_set_timecmp(unsigned long hartid, uint64_t v);
 // The CLINT/ACLINT register blocks found (for PMP), at most `max`.
 struct AclintBlock {
     uint64_t base, size;
 };
 unsigned aclint_blocks(AclintBlock *out, unsigned max);
+// Rewrites the `n` regions in `r` as naturally aligned powers of two for PMP
+// NAPOT entries, merging neighbours until at most `budget` remain, over
+// address space no other node of `fdt` claims (napot_cover.cpp). Returns the
+// new count; a region it cannot grow stays as it was.
+unsigned napot_cover(const void *fdt, AclintBlock *r, unsigned n, unsigned budget);
 
 // syscon-poweroff / syscon-reboot (regmap, offset, value, mask).
 bool syscon_reset_init_from_fdt(const void *fdt);
@@ -55,10 +64,16 @@ bool syscon_poweroff_present();
 bool syscon_reboot_present();
 void syscon_poweroff();
 void syscon_reboot();
-// gpio-restart on a SiFive GPIO controller.
-bool gpio_restart_init_from_fdt(const void *fdt);
+// The Allwinner D1 watchdog's reset ("allwinner,sun20i-d1-wdt-reset").
+bool sunxi_wdt_reset_init_from_fdt(const void *fdt);
+bool sunxi_wdt_reset_present();
+void sunxi_wdt_reset();
+// gpio-restart and gpio-poweroff on a SiFive GPIO controller.
+bool gpio_reset_init_from_fdt(const void *fdt);
 bool gpio_restart_present();
+bool gpio_poweroff_present();
 void gpio_restart();
+void gpio_poweroff();
 
 // Helpers shared by the drivers (firmware/drivers/fdt_helpers.cpp).
 // Returns the CPU hart ID whose interrupt-controller node has `phandle`, or -1.

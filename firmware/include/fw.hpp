@@ -36,7 +36,24 @@ inline bool hart_valid(unsigned long hartid) {
 // only addr itself is checked).
 bool s_mode_range_ok(unsigned long addr_lo, unsigned long addr_hi, unsigned long size);
 
-// Firmware's own memory [start, end), protected by PMP from S/U-mode.
+// A remote fence of more pages than this flushes the whole TLB instead
+// (firmware/core/ipi.cpp); a platform quirk may lower it (SiFive CIP-1200: 0).
+extern unsigned long max_page_fences;
+
+// PMP entries left, on the boot hart, to close a subsystem's regions to
+// S-mode (Subsystem::mmode_regions) once the core's own are closed: 0 on a
+// hart without PMP. A subsystem asks in its cold_init and offers S-mode
+// nothing whose safety rests on an entry it does not get.
+unsigned pmp_spare_entries();
+
+// Boot hart, cold_init only: `size` bytes (a power of two, naturally
+// aligned) of the firmware's own region, above its image, for a subsystem's
+// memory S-mode must not touch; the region grows when needed. 0 if there is
+// no room.
+uintptr_t carve_fw_memory(unsigned long size);
+
+// Firmware's own memory [start, end), protected by PMP from S/U-mode where
+// the hart has PMP (core/README.md).
 uintptr_t fw_region_start();
 uintptr_t fw_region_end();
 

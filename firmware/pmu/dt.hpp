@@ -27,7 +27,8 @@ struct RawMatch {
 };
 
 struct EventMap {
-    static constexpr unsigned kMaxRanges = 64, kMaxSelectors = 64, kMaxRaw = 32;
+    // kMaxRaw: the TH1520 device trees list 42 raw events.
+    static constexpr unsigned kMaxRanges = 64, kMaxSelectors = 64, kMaxRaw = 64;
     EventRange ranges[kMaxRanges];
     EventSelector selectors[kMaxSelectors];
     RawMatch raw[kMaxRaw];

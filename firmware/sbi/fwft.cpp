@@ -7,6 +7,7 @@
 // hart); only the lock bits are firmware state.
 #include "ecall_list.hpp"
 #include "fw.hpp"
+#include "hart_enables.hpp"
 #include "riscv/csr.hpp"
 #include "services.hpp"
 
@@ -29,9 +30,9 @@ constexpr unsigned long LOCK = 1;
 
 // menvcfg fields: LPE (Zicfilp), SSE (Zicfiss), PMM (Ssnpm), DTE
 // (Ssdbltrp), ADUE (Svadu).
-constexpr uint64_t LPE = 1ull << 2, SSE = 1ull << 3, DTE = csr::menvcfg_bits::DTE, ADUE = 1ull << 61;
-constexpr unsigned kPmmShift = 32;
-constexpr uint64_t PMM = 3ull << kPmmShift;
+using csr::menvcfg_bits::LPE, csr::menvcfg_bits::SSE, csr::menvcfg_bits::DTE,
+    csr::menvcfg_bits::ADUE, csr::menvcfg_bits::PMM;
+constexpr unsigned kPmmShift = csr::menvcfg_bits::PMM_SHIFT;
 // PMM encodings (Ssnpm): 2 = PMLEN 7, 3 = PMLEN 16.
 constexpr uint64_t kPmmPmlen7 = 2, kPmmPmlen16 = 3;
 constexpr uint64_t kEnvFeatureBits = LPE | SSE | DTE | ADUE | PMM;
@@ -86,6 +87,9 @@ HartFeatures &probe() {
     env_write(env | (kEnvFeatureBits & ~PMM) | kPmmPmlen7 << kPmmShift);
     uint64_t got = env_read();
     f.env_ok = got & (kEnvFeatureBits & ~PMM);
+    // PTE_AD_HW_UPDATING: only where the device tree lists both Svade and
+    // Svadu; with one of them ADUE is what the boot set (core/hart_enables.hpp).
+    if (!fw::enables::fwft_adue_toggles(fw::harts[fw::current_hartid()].isa)) f.env_ok &= ~ADUE;
     f.pmlen7 = ((got & PMM) >> kPmmShift) == kPmmPmlen7;
     env_write((env & ~PMM) | kPmmPmlen16 << kPmmShift);
     f.pmlen16 = ((env_read() & PMM) >> kPmmShift) == kPmmPmlen16;
@@ -174,10 +178,12 @@ bool fwft_double_trap_enabled() {
 void fwft_hart_reset() {
     // "Upon hart reset, local feature values are not retained and reset to
     // their default reset values": misaligned faults stay with M-mode (our
-    // implementation-defined reset value), every menvcfg feature is 0.
+    // implementation-defined reset value), every menvcfg feature is 0. A bit
+    // no feature backs (ADUE for Svadu alone) keeps its boot value.
     HartFeatures &f = probe();
     csr_clear(csr::medeleg, kMisalignedDeleg);
-    if (f.env_ok || f.pmlen7 || f.pmlen16) env_write(env_read() & ~kEnvFeatureBits);
+    uint64_t bits = f.env_ok | (f.pmlen7 || f.pmlen16 ? PMM : 0);
+    if (bits) env_write(env_read() & ~bits);
     f.locked = 0;
 }
 

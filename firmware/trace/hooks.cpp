@@ -46,9 +46,11 @@ bool overlaps(uint64_t a, uint64_t asize, uint64_t b, uint64_t bsize) {
 }
 
 // CTR's feed buffer (README "CTR from the encoder"): a power of two,
-// naturally aligned, so one PMP entry closes it to S-mode.
+// naturally aligned (what the RAM sink's wrap needs), in the firmware's own
+// region (fw::carve_fw_memory), so the firmware's PMP entry and device-tree
+// reservation cover it. At the top of RAM it was where boot loaders
+// relocate themselves (U-Boot on QEMU 10, issue 26).
 constexpr uint64_t kCtrBufferSize = 256ull << 10;
-uint64_t ctr_buffer;
 
 // A buffer at the top of the first /memory range, below the device tree
 // (QEMU puts it in the last 2 MiB of RAM), `align` aligned.
@@ -79,6 +81,12 @@ bool place_buffer(const void *fdt, unsigned long next_addr, uint64_t size, uint6
     return true;
 }
 
+// PMP entries mmode_regions asks for: one for the encoders, one for the
+// funnels with the sink.
+unsigned component_entries(const Topology &t) {
+    return (t.encoders != 0) + (t.funnels != 0 || t.sink.present);
+}
+
 } // namespace
 } // namespace trace
 
@@ -89,6 +97,15 @@ void trace::subsystem::cold_init(const void *fdt, unsigned long next_addr) {
     int chosen = fdt_path_offset(fdt, "/chosen");
     bool smode = chosen >= 0 && str_prop(fdt, chosen, "tsbi,trace-owner", "s-mode");
     bool allow_m = chosen >= 0 && fdt_getprop(fdt, chosen, "tsbi,trace-allow-mmode", nullptr);
+    // The SBI trace service and CTR's feed rely on S-mode not reaching the
+    // components: without the PMP entries to close them, the components are
+    // S-mode's, as with tsbi,trace-owner (core/README.md "Without PMP").
+    const unsigned spare = fw::pmp_spare_entries();
+    if (!smode && component_entries(topo) > spare) {
+        fw::printf("tsbi: trace: %u PMP entries to spare, %u needed: components handed to S-mode\n",
+                   spare, component_entries(topo));
+        smode = true;
+    }
     bool ok = init(topo, smode, allow_m);
     fw::printf("tsbi: trace: %u encoder(s), %u funnel(s), RAM sink at 0x%lx%s\n", topo.encoders,
                topo.funnels, static_cast<unsigned long>(topo.sink.base),
@@ -101,8 +118,8 @@ void trace::subsystem::cold_init(const void *fdt, unsigned long next_addr) {
         if (chosen >= 0 && fdt_getprop(fdt, chosen, "tsbi,trace", nullptr))
             fw::printf("tsbi: trace: tsbi,trace must be \"htm\" or \"btm\"\n");
         // No boot-time trace: the sink is free for CTR's feed.
-        if (place_buffer(fdt, next_addr, kCtrBufferSize, kCtrBufferSize, ctr_buffer))
-            set_ctr_buffer(ctr_buffer, kCtrBufferSize);
+        if (uintptr_t b = fw::carve_fw_memory(kCtrBufferSize)) set_ctr_buffer(b, kCtrBufferSize);
+        else fw::printf("tsbi: trace: no room in the firmware's region for CTR's feed buffer\n");
         return;
     }
     int len;
@@ -122,14 +139,6 @@ void trace::subsystem::cold_init(const void *fdt, unsigned long next_addr) {
 
 void trace::subsystem::fdt_fixup(void *fdt) {
     using namespace trace;
-    if (ctr_buffer) {
-        int err = fw::dt::fixup_reserve(fdt, ctr_buffer, kCtrBufferSize, "tsbi-ctr-trace");
-        if (err) {
-            // Not reserved: the next stage could use it, so no feed.
-            fw::printf("tsbi: trace: CTR buffer not reserved (%d)\n", err);
-            set_ctr_buffer(0, 0);
-        }
-    }
     if (!boot.config) return;
     // Trace only into memory the next stage was told to keep away from.
     int err = fw::dt::fixup_reserve(fdt, boot.buffer, boot.size, "tsbi-trace");
@@ -160,8 +169,6 @@ unsigned trace::subsystem::mmode_regions(fw::MmioRange *out, unsigned max) {
     trace::Region r[2];
     unsigned n = trace::mmode_regions(r, max < 2 ? max : 2);
     for (unsigned i = 0; i < n; i++) out[i] = {r[i].base, r[i].size};
-    // CTR's feed buffer is firmware memory: S-mode reads records, not trace.
-    if (trace::ctr_buffer && n < max) out[n++] = {trace::ctr_buffer, trace::kCtrBufferSize};
     return n;
 }
 

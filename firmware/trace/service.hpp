@@ -110,7 +110,7 @@ void hart_stop(unsigned long hartid);
 void system_reset();
 // --- CTR feed (firmware/ctr, README "CTR from the encoder") ---------------
 // The encoder of a hart without Smctr feeds that hart's emulated CTR: BTM of
-// S-mode into a buffer in firmware memory (`set_ctr_buffer`, PMP-protected,
+// S-mode into a buffer in the firmware's region (`set_ctr_buffer`, PMP-protected,
 // a power of two naturally aligned). While any hart feeds CTR the trace
 // service's set_sink and start return DENIED; while S-mode traces (a sink
 // is running) no feed starts.

@@ -10,7 +10,7 @@ namespace trace::subsystem {
 void cold_init(const void *fdt, unsigned long next_addr);
 // Reserves the boot-time trace buffer and, once reserved, starts that trace.
 void fdt_fixup(void *fdt);
-// The components and CTR's feed buffer.
+// The components (CTR's feed buffer is in the firmware's region).
 unsigned mmode_regions(fw::MmioRange *out, unsigned max);
 // The current hart's encoder starts, or is flushed and stops.
 void smode_enter();

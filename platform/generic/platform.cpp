@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // The platform interface for every SoC: devices come from the device tree
 // through firmware/drivers (console by /chosen/stdout-path, CLINT/ACLINT,
-// syscon/HTIF/gpio-restart resets), and the selected port's kQuirks (its
+// syscon/HTIF/GPIO/watchdog resets), the vendor quirks the tree names are
+// chosen at run time (vendor.cpp), and the selected port's kQuirks (its
 // quirks.hpp, found through -I$(PLATFORM_DIR)) adds or replaces what the tree
 // cannot say. kQuirks is constexpr: an absent quirk compiles to nothing.
 #include "platform.hpp"
 #include "drivers/drivers.hpp"
+#include "generic/vendor.hpp"
 #include <quirks.hpp>
 
 namespace platform {
@@ -19,10 +21,21 @@ static_assert(has(Q.ipi_send) == has(Q.ipi_clear), "an IPI quirk gives send and 
 static_assert(has(Q.timer_value) == has(Q.timer_set), "a timer quirk gives value and set");
 static_assert(has(Q.system_reset_supported) == has(Q.system_reset), "a reset quirk gives both functions");
 
+namespace {
+// The CLINT/ACLINT blocks as PMP NAPOT regions, in at most half of the
+// entries setup_pmp has for MMIO (firmware/core/init.cpp: 6), so trace and
+// quirk regions keep theirs.
+constexpr unsigned kAclintPmpEntries = 3, kMaxMmode = 24;
+drivers::AclintBlock mmode[kMaxMmode];
+unsigned n_mmode;
+} // namespace
+
 bool cold_init(const void *fdt) {
     drivers::console_init_from_fdt(fdt);
     drivers::reset_init_from_fdt(fdt);
     bool clint = drivers::aclint_init_from_fdt(fdt);
+    n_mmode = drivers::napot_cover(fdt, mmode, drivers::aclint_blocks(mmode, kMaxMmode), kAclintPmpEntries);
+    if (!vendor::cold_init(fdt)) return false;
     if constexpr (has(Q.cold_init))
         if (!Q.cold_init(fdt)) return false;
     // IPIs and the timer need a CLINT/ACLINT unless the port gives both.
@@ -30,6 +43,7 @@ bool cold_init(const void *fdt) {
 }
 
 void hart_init(unsigned long hartid) {
+    vendor::hart_init(hartid);
     if constexpr (has(Q.hart_init)) Q.hart_init(hartid);
 }
 
@@ -65,9 +79,8 @@ void timer_set(unsigned long hartid, uint64_t deadline) {
 }
 
 unsigned mmode_only_regions(MmioRegion *out, unsigned max) {
-    drivers::AclintBlock b[8];
-    unsigned n = drivers::aclint_blocks(b, max < 8 ? max : 8);
-    for (unsigned i = 0; i < n; i++) out[i] = {b[i].base, b[i].size};
+    unsigned n = n_mmode < max ? n_mmode : max;
+    for (unsigned i = 0; i < n; i++) out[i] = {mmode[i].base, mmode[i].size};
     if constexpr (has(Q.mmode_only_regions)) n += Q.mmode_only_regions(out + n, max - n);
     return n;
 }

@@ -15,14 +15,22 @@ $(HOSTTEST_BUILD)/qemu-spike.dtb:
 $(HOSTTEST_BUILD)/qemu-sifive_u.dtb:
 	@mkdir -p $(dir $@)
 	qemu-system-riscv64 -M sifive_u,dumpdtb=$@ -smp 5 -nographic >/dev/null
+# Trees of board devices QEMU has not (tests/host/data).
+HOSTTEST_BOARD_DTBS := $(patsubst tests/host/data/%.dts,$(HOSTTEST_BUILD)/%.dtb,\
+	$(filter-out %/edge.dts,$(wildcard tests/host/data/*.dts)))
+$(HOSTTEST_BOARD_DTBS): $(HOSTTEST_BUILD)/%.dtb: tests/host/data/%.dts
+	@mkdir -p $(dir $@)
+	dtc -q -I dts -O dtb -o $@ $<
 HOSTTEST_DRIVERS := $(wildcard firmware/drivers/*.cpp)
 $(HOSTTEST_BUILD)/test_drivers: tests/host/test_drivers.cpp $(HOSTTEST_DRIVERS) firmware/drivers/drivers.hpp \
-		$(HOSTTEST_BUILD)/qemu-virt.dtb $(HOSTTEST_BUILD)/qemu-spike.dtb $(HOSTTEST_BUILD)/qemu-sifive_u.dtb
+		$(HOSTTEST_BUILD)/qemu-virt.dtb $(HOSTTEST_BUILD)/qemu-spike.dtb $(HOSTTEST_BUILD)/qemu-sifive_u.dtb \
+		$(HOSTTEST_BOARD_DTBS)
 	$(HOSTCXX) $(HOSTCXXFLAGS) -Ifirmware -Ifirmware/include -Ifirmware/drivers \
 		-DTEST_DATA_DIR='"$(abspath $(HOSTTEST_BUILD))"' -o $@ tests/host/test_drivers.cpp \
 		$(HOSTTEST_DRIVERS) -lfdt -lpthread
 $(HOSTTEST_BUILD)/test_core: tests/host/test_core.cpp firmware/core/dt.cpp firmware/core/dt.hpp \
-		firmware/sbi/hartmask.hpp firmware/core/insn_decode.hpp $(HOSTTEST_BUILD)/edge.dtb $(HOSTTEST_BUILD)/qemu-virt.dtb
+		firmware/sbi/hartmask.hpp firmware/core/insn_decode.hpp firmware/core/hart_enables.hpp firmware/core/fw_region.hpp \
+		firmware/include/riscv/csr.hpp $(HOSTTEST_BUILD)/edge.dtb $(HOSTTEST_BUILD)/qemu-virt.dtb
 	$(HOSTCXX) $(HOSTCXXFLAGS) -Ifirmware -Ifirmware/include -Ifirmware/core \
 		-DTEST_DATA_DIR='"$(abspath $(HOSTTEST_BUILD))"' -o $@ tests/host/test_core.cpp \
 		firmware/core/dt.cpp -lfdt

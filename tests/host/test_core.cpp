@@ -6,6 +6,8 @@
 
 #include "core/dt.hpp"
 #include "core/hart.hpp"
+#include "core/fw_region.hpp"
+#include "core/hart_enables.hpp"
 #include "sbi/hartmask.hpp"
 #include <libfdt.h>
 
@@ -115,6 +117,97 @@ TEST_CASE("ISA strings: single letters and multi-letter extensions") {
     CHECK_FALSE((l >> EXT_SVPBMT & 1));
 }
 
+TEST_CASE("ISA names of the extensions whose M-mode enables the firmware makes") {
+    const char list[] = "zkr\0svadu\0svade\0smdbltrp\0zicbom\0zicboz";
+    uint64_t l = dt::parse_isa_extensions(list, sizeof list);
+    for (Ext e : {EXT_ZKR, EXT_SVADU, EXT_SVADE, EXT_SMDBLTRP, EXT_ZICBOM, EXT_ZICBOZ})
+        CHECK((l >> e & 1));
+    const char s[] = "rv64imafdch_zicsr_zkr_svadu";
+    uint64_t b = dt::parse_isa_string(s, sizeof s);
+    CHECK((b >> EXT_ZKR & 1));
+    CHECK((b >> EXT_SVADU & 1));
+    CHECK_FALSE((b >> EXT_SVADE & 1));
+}
+
+static constexpr uint64_t bits(std::initializer_list<Ext> es) {
+    uint64_t v = 0;
+    for (Ext e : es) v |= 1ull << e;
+    return v;
+}
+
+TEST_CASE("menvcfg at boot: each S-mode enable with its extension, nothing FWFT owns") {
+    using namespace csr::menvcfg_bits;
+    CHECK(enables::boot_menvcfg(0) == 0);
+    CHECK(enables::boot_menvcfg(bits({EXT_SSTC})) == STCE);
+    CHECK(enables::boot_menvcfg(bits({EXT_SVPBMT})) == PBMTE);
+    CHECK(enables::boot_menvcfg(bits({EXT_ZICBOM})) == (CBIE | CBCFE));
+    CHECK((CBIE >> 4) == 3); // cbo.inval invalidates (not flush, not illegal)
+    CHECK(enables::boot_menvcfg(bits({EXT_ZICBOZ})) == CBZE);
+    // Svadu alone: hardware A/D updating on, fixed; with Svade: off, and
+    // FWFT PTE_AD_HW_UPDATING toggles it from its reset value 0.
+    CHECK(enables::boot_menvcfg(bits({EXT_SVADU})) == ADUE);
+    CHECK_FALSE(enables::fwft_adue_toggles(bits({EXT_SVADU})));
+    CHECK(enables::boot_menvcfg(bits({EXT_SVADU, EXT_SVADE})) == 0);
+    CHECK(enables::fwft_adue_toggles(bits({EXT_SVADU, EXT_SVADE})));
+    CHECK(enables::boot_menvcfg(bits({EXT_SVADE})) == 0);
+    CHECK_FALSE(enables::fwft_adue_toggles(bits({EXT_SVADE})));
+    // A -cpu max hart: never LPE, SSE, DTE, PMM (FWFT, reset 0) or CDE.
+    uint64_t all = 0;
+    for (unsigned e = 0; e < EXT_COUNT; e++) all |= 1ull << e;
+    uint64_t env = enables::boot_menvcfg(all);
+    CHECK((env & (LPE | SSE | DTE | PMM | CDE | FIOM)) == 0);
+    CHECK(env == (STCE | PBMTE | CBIE | CBCFE | CBZE));
+}
+
+TEST_CASE("mseccfg at boot: S-mode may read seed with Zkr, U-mode never") {
+    using namespace csr::mseccfg_bits;
+    auto none = enables::boot_mseccfg(0);
+    CHECK(none.set == 0);
+    CHECK(none.clear == 0);
+    auto zkr = enables::boot_mseccfg(bits({EXT_ZKR}));
+    CHECK(zkr.set == SSEED);
+    CHECK(zkr.clear == USEED);
+    CHECK(((zkr.set | zkr.clear) & (MML | MMWP | RLB)) == 0);
+}
+
+TEST_CASE("PMP plan: the firmware first, one entry opens the rest, none without two") {
+    CHECK(enables::pmp_deny_entries(0, 4) == 0);
+    CHECK(enables::pmp_deny_entries(1, 4) == 0);
+    CHECK(enables::pmp_deny_entries(2, 4) == 1); // the firmware alone
+    CHECK(enables::pmp_deny_entries(4, 4) == 3);
+    CHECK(enables::pmp_deny_entries(5, 4) == 4);
+    CHECK(enables::pmp_deny_entries(8, 4) == 4);
+    CHECK(enables::pmp_deny_entries(8, 1) == 1);
+}
+
+TEST_CASE("firmware region: CTR's buffer carved above the image, the region grows when needed") {
+    constexpr uint64_t S = 0x80000000, K = 1024, M = 1024 * K;
+    constexpr uint64_t kNext = S + 2 * M, kNoLimit = ~0ull;
+    // Today's image (544 KiB) in a 1 MiB region: the 256 KiB buffer fits at
+    // its top, the region stays 1 MiB.
+    auto c = region::carve_top(S, S + M, 0, S + 544 * K, 256 * K, kNext);
+    CHECK(c.base == S + 768 * K);
+    CHECK(c.end == S + M);
+    // A second request goes below the first, aligned.
+    auto d = region::carve_top(S, c.end, c.lowest, S + 544 * K, 128 * K, kNext);
+    CHECK(d.base == S + 640 * K);
+    CHECK(d.end == S + M);
+    // No room: the region doubles, the buffer at the new top.
+    auto g = region::carve_top(S, S + M, 0, S + 900 * K, 256 * K, kNext);
+    CHECK(g.base == S + 2 * M - 256 * K);
+    CHECK(g.end == S + 2 * M);
+    // ... but never past the limit (the next stage at +2 MiB, or RAM's end).
+    auto n = region::carve_top(S, S + M, 0, S + 900 * K, 256 * K, S + M + 512 * K);
+    CHECK(n.base == 0);
+    CHECK(n.end == S + M);
+    // Nor when doubling would break the natural alignment of the region.
+    auto a = region::carve_top(S + M, S + 2 * M, 0, S + M + 900 * K, 256 * K, kNoLimit);
+    CHECK(a.base == 0);
+    // A size that is not a power of two is refused.
+    CHECK(region::carve_top(S, S + M, 0, S + 544 * K, 200 * K, kNext).base == 0);
+    CHECK(region::carve_top(S, S + M, 0, S + 544 * K, 0, kNext).base == 0);
+}
+
 TEST_CASE("DT scan: enabled harts with their extensions, all memory ranges") {
     auto blob = load(data("edge.dtb"));
     dt::HartDesc h[8];
@@ -159,6 +252,56 @@ TEST_CASE("DT fix-up: firmware region reserved no-map, existing reservations kep
     CHECK(fdt_check_full(blob.data(), fdt_totalsize(blob.data())) == 0);
     check_reserved(blob.data(), 0x80000000, 0x80000);
     CHECK(fdt_path_offset(blob.data(), "/reserved-memory/other@90000000") >= 0);
+}
+
+TEST_CASE("withheld extensions: out of isa-extensions lists and riscv,isa strings") {
+    char list[] = "i\0smcdeleg\0m\0ssccfg\0zkr";
+    int n = dt::isa_list_remove(list, sizeof list, "smcdeleg");
+    n = dt::isa_list_remove(list, n, "ssccfg");
+    CHECK(n == 8);
+    CHECK(std::string(list, n) == std::string("i\0m\0zkr\0", 8));
+    char last[] = "i\0ssccfg";
+    n = dt::isa_list_remove(last, sizeof last, "ssccfg");
+    CHECK(std::string(last, n) == std::string("i\0", 2));
+    char none[] = "i\0ssccfgx";
+    CHECK(dt::isa_list_remove(none, sizeof none, "ssccfg") == (int)sizeof none);
+
+    char isa[] = "rv64imafdch_smcdeleg_ssccfg_ssccfgx_zkr_ssccfg";
+    n = dt::isa_string_remove(isa, sizeof isa, "smcdeleg");
+    n = dt::isa_string_remove(isa, n, "ssccfg");
+    CHECK(std::string(isa) == "rv64imafdch_ssccfgx_zkr");
+    CHECK(n == (int)strlen(isa) + 1);
+    char letters[] = "rv64imafdch_zicsr"; // 'h' is a letter, not "_h"
+    CHECK(dt::isa_string_remove(letters, sizeof letters, "h") == (int)sizeof letters);
+}
+
+TEST_CASE("DT fix-up: withheld extensions leave every hart's node, the rest stays") {
+    auto blob = load(data("qemu-virt.dtb"), 4096);
+    REQUIRE(dt::open_for_fixup(blob.data(), 4096) == 0);
+    void *fdt = blob.data();
+    int cpu = fdt_path_offset(fdt, "/cpus/cpu@1");
+    REQUIRE(cpu >= 0);
+    // QEMU 7.2 gives riscv,isa alone; QEMU 10 both.
+    const char exts[] = "i\0ssccfg\0zkr";
+    REQUIRE(fdt_setprop(fdt, cpu, "riscv,isa-extensions", exts, sizeof exts) == 0);
+    int len;
+    std::string isa = static_cast<const char *>(fdt_getprop(fdt, cpu, "riscv,isa", &len));
+    isa += "_smcdeleg_zkr";
+    REQUIRE(fdt_setprop_string(fdt, cpu, "riscv,isa", isa.c_str()) == 0);
+    const char *const withheld[] = {"smcdeleg", "ssccfg"};
+    REQUIRE(dt::fixup_withhold_extensions(fdt, withheld, 2) == 0);
+    REQUIRE(fdt_check_header(fdt) == 0);
+    cpu = fdt_path_offset(fdt, "/cpus/cpu@1");
+    auto *l = static_cast<const char *>(fdt_getprop(fdt, cpu, "riscv,isa-extensions", &len));
+    REQUIRE(l);
+    CHECK_FALSE(fdt_stringlist_contains(l, len, "ssccfg"));
+    CHECK(fdt_stringlist_contains(l, len, "zkr"));
+    CHECK(fdt_stringlist_contains(l, len, "i"));
+    std::string after = static_cast<const char *>(fdt_getprop(fdt, cpu, "riscv,isa", &len));
+    CHECK(after == isa.substr(0, isa.size() - strlen("_smcdeleg_zkr")) + "_zkr");
+    CHECK(len == (int)after.size() + 1);
+    dt::HartDesc h[8];
+    CHECK(dt::scan_harts(fdt, h, 8) == 4);
 }
 
 TEST_CASE("DT fix-up on QEMU virt's own device tree (no /reserved-memory yet)") {

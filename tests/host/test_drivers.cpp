@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // Host tests of the device-tree drivers (firmware/drivers) against the device
-// trees QEMU 7.2 gives its virt, spike and sifive_u machines. Each test moves
+// trees QEMU 7.2 gives its virt, spike and sifive_u machines, and against
+// small trees of board devices (tests/host/data). Each test moves
 // the register block of the device under test to host memory (the node's reg
 // is rewritten in place), then checks what the driver chose from the tree and
 // what it wrote to the registers. Drivers keep static state, as in the
@@ -22,14 +23,17 @@
 namespace {
 
 std::vector<char> load(const char *machine) {
-    std::string path = std::string(TEST_DATA_DIR) + "/qemu-" + machine + ".dtb";
+    // QEMU's machines are qemu-<machine>.dtb, the board trees <name>.dtb.
+    std::string name(machine);
+    bool qemu = name == "virt" || name == "spike" || name == "sifive_u";
+    std::string path = std::string(TEST_DATA_DIR) + (qemu ? "/qemu-" : "/") + name + ".dtb";
     std::ifstream f(path, std::ios::binary);
     REQUIRE_MESSAGE(f.good(), "cannot open " << path);
     return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
 }
 
 // Rewrites reg[0]'s address of the node at `path` (two address cells, as on
-// all three machines) to `host`.
+// all three machines and in tests/host/data) to `host`.
 void move_reg(std::vector<char> &dtb, const char *path, const void *host) {
     int node = fdt_path_offset(dtb.data(), path);
     REQUIRE_MESSAGE(node >= 0, path);
@@ -54,6 +58,9 @@ template <typename T> void put(void *block, size_t off, T v) {
 alignas(8) uint8_t clint[0x10000];
 
 } // namespace
+
+// The time CSR of the host's "hart": what a T-Head timer reads.
+uint64_t drivers::time_csr() { return 0x7153c5; }
 
 TEST_CASE("virt: ns16550 console, syscon power-off and reboot, CLINT") {
     auto dtb = load("virt");
@@ -177,4 +184,139 @@ TEST_CASE("spike: HTIF console and power-off, no reboot") {
     CHECK(printed == "htif ok");
     CHECK(exit_cmd == 1); // device 0, command 0, payload (0 << 1) | 1: exit code 0
     CHECK(htif[0] == 0);  // every answer was taken
+}
+
+TEST_CASE("dw-apb-uart: a 16550 with reg-shift 2 and 32-bit accesses") {
+    auto dtb = load("dw-apb-uart");
+    // The register file: register r at 4 * r, read and written as words.
+    // Every byte starts at 0xff, so a byte store shows in the word.
+    alignas(8) uint8_t uart[0x20];
+    std::memset(uart, 0xff, sizeof uart);
+    move_reg(dtb, "/soc/serial@2500000", uart);
+    constexpr size_t THR = 0, LSR = 5 * 4;
+    put<uint32_t>(uart, LSR, 0x60); // THRE | TEMT, no data ready
+    REQUIRE(drivers::console_init_from_fdt(dtb.data()));
+    drivers::console_putc('d');
+    CHECK(at<uint32_t>(uart, THR) == 'd'); // one 32-bit store, not a byte
+    CHECK(at<uint32_t>(uart, 4) == 0xffffffffu); // register 1 (IER) untouched
+    CHECK(drivers::console_getc() == -1);
+    put<uint32_t>(uart, LSR, 0x61); // data ready
+    put<uint32_t>(uart, THR, 0xffffff00u | 'w'); // RBR: the byte in bits 7:0
+    CHECK(drivers::console_getc() == 'w');
+}
+
+TEST_CASE("thead-clint: CLINT layout, no mtime (the time CSR), narrow compare") {
+    auto dtb = load("thead-clint");
+    move_reg(dtb, "/soc/timer@14000000", clint);
+    std::memset(clint, 0, sizeof clint);
+    put<uint64_t>(clint, 0xbff8, 0xdead); // not an mtime here: never read
+    REQUIRE(drivers::aclint_init_from_fdt(dtb.data()));
+    CHECK(drivers::aclint_time() == 0x7153c5); // the time CSR
+    for (unsigned long h = 0; h < 2; h++) {
+        drivers::aclint_ipi_send(h);
+        CHECK(at<uint32_t>(clint, 4 * h) == 1);
+        drivers::aclint_ipi_clear(h);
+        CHECK(at<uint32_t>(clint, 4 * h) == 0);
+        drivers::aclint_set_timecmp(h, 0x1122334455667700ull + h);
+        CHECK(at<uint64_t>(clint, 0x4000 + 8 * h) == 0x1122334455667700ull + h);
+    }
+    drivers::AclintBlock b[8];
+    REQUIRE(drivers::aclint_blocks(b, 8) == 1);
+    CHECK(b[0].size == 0xc000);
+}
+
+TEST_CASE("thead-aclint: one MSWI, compare-only MTIMER blocks per cluster") {
+    auto dtb = load("thead-aclint");
+    alignas(8) static uint8_t mswi[0x4000], cmp0[0xc000], cmp1[0xc000];
+    move_reg(dtb, "/soc/interrupt-controller@7094000000", mswi);
+    move_reg(dtb, "/soc/timer@70ac004000", cmp0);
+    move_reg(dtb, "/soc/timer@70ac014000", cmp1);
+    REQUIRE(drivers::aclint_init_from_fdt(dtb.data()));
+    CHECK(drivers::aclint_time() == 0x7153c5);
+    for (unsigned long h = 0; h < 4; h++) {
+        drivers::aclint_ipi_send(h);
+        CHECK(at<uint32_t>(mswi, 4 * h) == 1);
+        drivers::aclint_ipi_clear(h);
+        CHECK(at<uint32_t>(mswi, 4 * h) == 0);
+        drivers::aclint_set_timecmp(h, 0xabcdef00ull + h);
+        // Harts 0-1 index the first block, 2-3 the second, from 0 each.
+        CHECK(at<uint64_t>(h < 2 ? cmp0 : cmp1, 8 * (h % 2)) == 0xabcdef00ull + h);
+    }
+    CHECK(at<uint64_t>(cmp0, 0x7ff8) == 0); // no mtime at +0x7ff8 either
+    drivers::AclintBlock b[8];
+    CHECK(drivers::aclint_blocks(b, 8) == 3);
+}
+
+TEST_CASE("sunxi-wdt: the D1 watchdog reboots, its node reserved for firmware") {
+    auto dtb = load("sunxi-wdt");
+    alignas(8) uint8_t wdt[0x20] = {};
+    move_reg(dtb, "/soc/watchdog@20500a0", wdt);
+    REQUIRE(drivers::reset_init_from_fdt(dtb.data()));
+    CHECK(drivers::reboot_present());
+    CHECK_FALSE(drivers::poweroff_present());
+    drivers::reboot();
+    CHECK(at<uint32_t>(wdt, 0x18) == 0x16aa0000u); // MODE: the key alone, watchdog off
+    CHECK(at<uint32_t>(wdt, 0x08) == 0x16aa0001u); // SOFT_RST: key and enable
+}
+
+TEST_CASE("thead-aclint: blocks as PMP NAPOT regions over unclaimed space") {
+    auto dtb = load("thead-aclint");
+    // The tree's own addresses: the 0xc000 compare blocks grow to 64 KiB and
+    // merge into one 128 KiB region; the MSWI stays as it is.
+    drivers::AclintBlock r[3] = {{0x7094000000, 0x4000}, {0x70ac004000, 0xc000}, {0x70ac014000, 0xc000}};
+    REQUIRE(drivers::napot_cover(dtb.data(), r, 3, 2) == 2);
+    CHECK(r[0].base == 0x7094000000);
+    CHECK(r[0].size == 0x4000);
+    CHECK(r[1].base == 0x70ac000000);
+    CHECK(r[1].size == 0x20000);
+    // A budget of 3 stops before merging.
+    drivers::AclintBlock s[3] = {{0x7094000000, 0x4000}, {0x70ac004000, 0xc000}, {0x70ac014000, 0xc000}};
+    REQUIRE(drivers::napot_cover(dtb.data(), s, 3, 3) == 3);
+    CHECK(s[2].base == 0x70ac010000);
+    CHECK(s[2].size == 0x10000);
+    // A region that would take the MSWI's registers is not grown over them.
+    drivers::AclintBlock t[1] = {{0x7094004000, 0xc000}};
+    REQUIRE(drivers::napot_cover(dtb.data(), t, 1, 1) == 1);
+    CHECK(t[0].size == 0xc000);
+}
+
+TEST_CASE("gpio-poweroff: power-off drives a SiFive GPIO line to its active level") {
+    auto dtb = load("gpio-poweroff");
+    alignas(8) uint8_t gpio[0x40] = {};
+    move_reg(dtb, "/soc/gpio@10060000", gpio);
+    put<uint32_t>(gpio, 0x04, 0xffffffff); // input_en
+    put<uint32_t>(gpio, 0x0c, 1u << 2);    // output_val: line 2 high (inactive)
+    REQUIRE(drivers::reset_init_from_fdt(dtb.data()));
+    CHECK(drivers::poweroff_present());
+    CHECK_FALSE(drivers::reboot_present());
+    drivers::poweroff();
+    CHECK((at<uint32_t>(gpio, 0x04) >> 2 & 1) == 0); // input disabled
+    CHECK(at<uint32_t>(gpio, 0x08) == 1u << 2);       // only line 2 an output
+    CHECK((at<uint32_t>(gpio, 0x0c) >> 2 & 1) == 0);  // active level: low
+}
+
+TEST_CASE("jh7110-gpio-restart: reboot drives a JH7110 pin-controller line high") {
+    auto dtb = load("jh7110-gpio-restart");
+    alignas(8) static uint8_t pinctrl[0x100];
+    std::memset(pinctrl, 0x5a, sizeof pinctrl); // every other pin's bytes
+    move_reg(dtb, "/soc/pinctrl@13040000", pinctrl);
+    REQUIRE(drivers::reset_init_from_fdt(dtb.data()));
+    CHECK(drivers::reboot_present());
+    CHECK_FALSE(drivers::poweroff_present());
+    drivers::reboot();
+    // Line 35: byte 3 of the word at +0x20 (DOEN) and at +0x60 (DOUT).
+    CHECK(at<uint32_t>(pinctrl, 0x20) == 0x005a5a5au); // output enabled
+    CHECK(at<uint32_t>(pinctrl, 0x60) == 0x015a5a5au); // driven high
+    CHECK(at<uint32_t>(pinctrl, 0x1c) == 0x5a5a5a5au); // no other word touched
+    CHECK(at<uint32_t>(pinctrl, 0x64) == 0x5a5a5a5au);
+}
+
+TEST_CASE("thead-aclint: grown blocks that meet are one region") {
+    auto dtb = load("thead-aclint");
+    // Where the tree has nothing: both grow from the same base, and the
+    // larger holds the smaller.
+    drivers::AclintBlock r[2] = {{0x1000000000, 0xc000}, {0x1000008000, 0xc000}};
+    REQUIRE(drivers::napot_cover(dtb.data(), r, 2, 2) == 1);
+    CHECK(r[0].base == 0x1000000000);
+    CHECK(r[0].size == 0x20000);
 }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // Base extension (ext-base.adoc), probing, unknown EIDs/FIDs (binary
-// encoding: "must return SBI_ERR_NOT_SUPPORTED"), register preservation and
-// the firmware's memory protection as seen from S-mode.
+// encoding: "must return SBI_ERR_NOT_SUPPORTED"), register preservation,
+// the firmware's memory protection as seen from S-mode, and the M-mode
+// enables of the ISA extensions S-mode uses.
 #include "payload.hpp"
 
 using namespace pl;
@@ -196,8 +197,16 @@ void registers_preserved() {
 // S-mode must not reach the firmware's memory (brief: "S-mode is
 // untrusted"); the firmware starts at RAM base on QEMU virt.
 volatile unsigned long sink;
+// On a hart without PMP (QEMU 10's profile CPUs; the runner passes bootarg
+// pmp=0) the firmware boots unprotected, as OpenSBI does, and says so at
+// boot: nothing to check here, and a fetch from its region would run its
+// code in S-mode.
 void firmware_protected() {
     const unsigned long fw = platform().ram_base;
+    if (bootarg("pmp", 1) == 0) {
+        note("bootarg pmp=0: the hart has no PMP, firmware protection not checked");
+        return;
+    }
     unsigned long tval = 0;
     auto load = [](void *a) { sink = *static_cast<volatile unsigned long *>(a); };
     auto store = [](void *a) { *static_cast<volatile unsigned long *>(a) = 0x5a5a5a5a; };
@@ -260,6 +269,49 @@ void smp() {
     }
 }
 
+// Extensions S-mode can use only after M-mode enabled them (firmware
+// core/hart_enables.hpp): where the device tree lists one, its instructions
+// run in S-mode without an exception.
+alignas(64) unsigned char cbo_block[64];
+void smode_extensions() {
+    struct Use {
+        const char *ext, *name;
+        void (*fn)(void *);
+    };
+    // seed must be read with a read-write instruction (Zkr); the cbo.*
+    // operands are the 64-byte block (QEMU's cache block size).
+    static const Use kUses[] = {
+        {"zkr", "zkr_seed_read", [](void *) {
+             unsigned long v;
+             asm volatile("csrrw %0, 0x015, x0" : "=r"(v)::"memory");
+         }},
+        {"zicboz", "zicboz_cbo_zero", [](void *a) {
+             asm volatile(".insn i 0x0f, 2, x0, %0, 4" ::"r"(a) : "memory");
+         }},
+        {"zicbom", "zicbom_cbo_clean", [](void *a) {
+             asm volatile(".insn i 0x0f, 2, x0, %0, 1" ::"r"(a) : "memory");
+         }},
+        {"zicbom", "zicbom_cbo_inval", [](void *a) {
+             asm volatile(".insn i 0x0f, 2, x0, %0, 0" ::"r"(a) : "memory");
+         }},
+    };
+    clause("hart/smode_extensions/enabled");
+    for (const Use &u : kUses) {
+        if (!has_isa_ext(u.ext)) {
+            note("no %s in riscv,isa: %s not checked", u.ext, u.name);
+            continue;
+        }
+        unsigned long tval = 0;
+        unsigned long cause = catch_exception(u.fn, cbo_block, &tval);
+        expect_eq(cause, ~0ul, "smode_extensions/%s", u.name);
+    }
+    // Counter delegation (Smcdeleg/Ssccfg) is not enabled (menvcfg.CDE = 0:
+    // the SBI PMU owns the counters), so the device tree must not offer it.
+    clause("hart/smode_extensions/withheld");
+    expect_true(!has_isa_ext("smcdeleg") && !has_isa_ext("ssccfg"),
+                "smode_extensions/counter_delegation_not_offered");
+}
+
 } // namespace
 
 void payload_main() {
@@ -270,5 +322,6 @@ void payload_main() {
     unknown_calls();
     registers_preserved();
     firmware_protected();
+    smode_extensions();
     smp();
 }

@@ -319,8 +319,9 @@ def run_attempt(args, fw, qemu, payload, rep, log, skip):
     if not os.path.exists(elf):
         rep.result(False, "%s/build" % name, "missing %s (run make payloads)" % elf)
         return None
-    cpu = "rv%d" % args.xlen
-    extras = [x for x in ((PAYLOAD_CPU if args.xlen == 64 else PAYLOAD_CPU_RV32).get(name), args.cpu) if x]
+    cpu = args.cpu_model or "rv%d" % args.xlen
+    own = None if args.no_payload_cpu else (PAYLOAD_CPU if args.xlen == 64 else PAYLOAD_CPU_RV32).get(name)
+    extras = [x for x in (own, args.cpu) if x]
     if extras:
         cpu += "," + ",".join(extras)
     cmd = [qemu, "-M", args.machine, "-m", args.mem, "-nographic", "-bios", fw, "-kernel", elf,
@@ -544,6 +545,13 @@ def main():
     ap.add_argument("--machine", default="virt", help="QEMU machine: virt (default), spike, sifive_u")
     ap.add_argument("--mem", default="256M")
     ap.add_argument("--cpu", default="", help="extra -cpu rv64 properties, e.g. sstc=false")
+    ap.add_argument("--cpu-model", default="",
+                    help="QEMU CPU model instead of rv64/rv32 (max, rva23s64, ...); --cpu and the "
+                         "payload's own properties are added to it")
+    ap.add_argument("--no-payload-cpu", action="store_true",
+                    help="leave out the payload's own -cpu properties (CPU models that fix "
+                         "mvendorid and co., e.g. rva23s64): the checks that need them fail, "
+                         "list them with --known")
     ap.add_argument("--qemu-arg", action="append", default=[], help="extra QEMU argument (repeatable)")
     ap.add_argument("--icount", action="store_true", help="add -icount shift=0")
     ap.add_argument("--timeout", type=float, default=float(os.environ.get("TSBI_PAYLOAD_TIMEOUT", 20)))

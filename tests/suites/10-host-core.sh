@@ -8,8 +8,9 @@ build host-tests
 python3 tests/host/doctest_lines.py core build/host/test_core
 python3 tests/host/doctest_lines.py dbtr build/host/test_dbtr
 python3 tests/host/doctest_lines.py sse build/host/test_sse
-# The device-tree drivers against QEMU's virt, sifive_u and spike device trees;
-# one process per machine (the drivers keep static state, as in firmware).
-for m in virt sifive_u spike; do
+# The device-tree drivers against QEMU's virt, sifive_u and spike device trees
+# and the board devices' trees (tests/host/data); one process per tree (the
+# drivers keep static state, as in firmware).
+for m in virt sifive_u spike dw-apb-uart thead-clint thead-aclint sunxi-wdt gpio-poweroff jh7110-gpio-restart; do
   python3 tests/host/doctest_lines.py drivers-$m build/host/test_drivers "-tc=$m*"
 done

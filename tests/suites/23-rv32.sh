@@ -59,6 +59,10 @@ done
 # The project QEMU 10's riscv32-softmmu (built with the riscv64 one).
 if q=$(scripts/qemu10.sh path32); then
   QEMU=$q run --fw ours --smp 4 --tag rv32-ours-qemu10-smp4 $ALL
+  # -cpu max with Smdbltrp (mstatush.MDT on RV32; firmware/core/README.md):
+  # the firmware's expected traps are no double traps, S-mode reads seed.
+  QEMU=$q run --fw ours --smp 2 --cpu-model max --cpu smdbltrp=true \
+    --tag rv32-ours-qemu10-max-smdbltrp-smp2 base legacy hsm fwft build/traps-rv32/traps.elf
 else
   fail "rv32/qemu10 (scripts/qemu10.sh path32 failed)"
 fi

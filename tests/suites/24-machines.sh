@@ -114,7 +114,7 @@ expect_line "linux/spike/init_ended_rc0" "$log" "TSBI-RESULT end test=boot rc=0 
 expect_exit "linux/spike/powered_off_through_htif" "$log" 0 "$rc" "tsbi: system shutdown requested"
 expect_no_line "linux/spike/no_panic" "$log" "$kernel" 'Kernel panic\|Oops\|BUG:'
 
-# A quirk-only port (platform/README.md, "A quirk"), out of tree: its kQuirks
+# A quirk-only port (platform/README.md, "A build-time quirk"), out of tree: its kQuirks
 # hooks run (boot, every hart, the shutdown it wraps) and the payloads pass on
 # QEMU virt with the image it gives. The aim: a quirk port under 150 lines.
 Q=tests/platform/quirk_demo
@@ -136,3 +136,25 @@ lines=$(cat $src /dev/null | wc -l)
 if [ -z "$src" ] || [ "$lines" = 0 ]; then fail "quirk_port/under_150_lines: no sources in $Q"
 elif [ "$lines" -lt 150 ]; then pass "quirk_port/under_150_lines"
 else fail "quirk_port/under_150_lines: expected fewer than 150 lines, got $lines ($(wc -l $src | head -n -1 | tr -s ' \n' ' '))"; fi
+
+# QEMU virt playing a T-Head board: its device tree edited to say TH1520
+# (root compatible), a T-Head C9xx CLINT (no mtime: the time CSR; mtimecmp in
+# 32-bit halves) and a T-Head PLIC, without Sstc so the timer goes through
+# the CLINT. The image chooses the T-Head quirks at run time
+# (platform/generic/vendor.cpp): the payloads pass, the PLIC's control
+# register gets S_PER (QEMU logs the write as an invalid register), and every
+# trap enters through the C910 TLB-flush vector.
+t=$d/thead-virt; mkdir -p "$t"
+qemu-system-riscv64 -M virt,dumpdtb=$t/thead.dtb -smp 4 -m 256M -cpu rv64,sstc=false -nographic </dev/null >/dev/null 2>&1
+fdtput -t s $t/thead.dtb / compatible "thead,th1520" "riscv-virtio"
+fdtput -t s $t/thead.dtb /soc/clint@2000000 compatible "thead,c900-clint"
+fdtput -t s $t/thead.dtb /soc/plic@c000000 compatible "thead,c900-plic" "sifive,plic-1.0.0" "riscv,plic0"
+python3 tests/payloads/run.py --smp 4 --cpu sstc=false --tag thead-virt-smp4 \
+  --qemu-arg=-dtb --qemu-arg=$t/thead.dtb $P/base.elf $P/hsm.elf $P/ipi.elf $P/time.elf $P/rfence.elf
+timeout 60 qemu-system-riscv64 -M virt -smp 1 -m 256M -cpu rv64,sstc=false -nographic \
+  -bios build/fw/tsbi_dynamic.bin -kernel $P/time.elf -dtb $t/thead.dtb \
+  -d guest_errors,exec,nochain -D $t/qemu.log </dev/null >"$t/time.log" 2>&1
+check "thead_virt/plic_s_per_written" grep -q "sifive_plic_write: Invalid register write 0x1ffffc" $t/qemu.log
+vec=$(riscv64-linux-gnu-nm build/fw/tsbi_dynamic.elf | awk '/ trap_entry_tlb_flush$/ {sub(/^0+/, "", $1); print $1}')
+check "thead_virt/tlb_flush_vector_taken" grep -q "$vec" $t/qemu.log
+rm -f $t/qemu.log

@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # The firmware's payload and Linux tests on the project QEMU 10 (issue 5,
 # item 6): S-mode payloads (FWFT and the SBI fuzzer too) on harts with native CTR (Smctr/Ssctr/Smcsrind/
-# Smstateen) and without, the PMU payloads, and Linux 6.12 booting on 4 harts
-# with CTR enabled, and the Linux perf suite (perf stat and perf record).
+# Smstateen) and without, the PMU payloads, every CPU model's M-mode enables
+# and the boot without PMP (issue 26), Linux 6.12 booting on 4 harts with CTR
+# enabled and on -cpu max and rva23s64, and the Linux perf suite (perf stat
+# and perf record).
 set -uo pipefail
 . "$(dirname "$0")/../lib.sh"
 . tests/linux/lib.sh
@@ -11,7 +13,7 @@ set -uo pipefail
 if ! q=$(scripts/qemu10.sh path); then
   fail "qemu10: scripts/qemu10.sh path failed (project QEMU 10 not built)"; exit 1
 fi
-build firmware payloads pmu-payloads
+build firmware payloads pmu-payloads traps-payload
 CTR_CPU=smctr=true,ssctr=true,smcsrind=true,smstateen=true,sscofpmf=true
 PAYLOADS="base time ipi rfence hsm dbcn legacy srst fwft susp dbtr sse"
 for cfg in "ctr:$CTR_CPU" "noctr:sscofpmf=true,smctr=false,ssctr=false"; do
@@ -26,9 +28,10 @@ tests/payloads/run.py --qemu "$q" --timeout 30 --fw ours --smp 1 --tag qemu10-sm
 [ $? -le 1 ] || fail "qemu10-smp1: payload runner failed"
 
 # FWFT with every feature QEMU 10 can back (misaligned delegation, Zicfilp,
-# Zicfiss, Ssdbltrp, Svadu, Smnpm pointer masking) and with the default CPU,
-# and the SBI fuzzer on both, 1 and 4 harts.
-FWFT_CPU=zimop=true,zcmop=true,zicfilp=true,zicfiss=true,smnpm=true,ssnpm=true,ssdbltrp=true,svadu=true
+# Zicfiss, Ssdbltrp, Svadu with Svade: PTE_AD_HW_UPDATING toggles only with
+# both, Smnpm pointer masking) and with the default CPU, and the SBI fuzzer
+# on both, 1 and 4 harts.
+FWFT_CPU=zimop=true,zcmop=true,zicfilp=true,zicfiss=true,smnpm=true,ssnpm=true,ssdbltrp=true,svadu=true,svade=true
 for smp in 1 4; do
   for cfg in "fwft:$FWFT_CPU" "default:"; do
     tag=${cfg%%:*}; cpu=${cfg#*:}
@@ -45,6 +48,37 @@ tests/payloads/run.py --qemu "$q" --timeout 60 --fw ours --smp 1 --cpu sscofpmf=
 tests/payloads/run.py --qemu "$q" --timeout 60 --fw ours --smp 4 --cpu "$CTR_CPU" \
   --tag qemu10-ctr-smp4 build/pmu/pmu_smp.elf
 
+# Every CPU model (issue 26 item 2). -cpu max: the M-mode enables of the
+# extensions S-mode uses (seed with mseccfg.SSEED, cbo.* with menvcfg), and
+# with Smdbltrp (which max leaves off: mstatus.MDT resets to 1) the firmware's
+# own expected traps (probes, unprivileged accesses, emulation) are no double
+# traps. The profile CPUs have no PMP: the firmware boots unprotected and
+# says so (bootarg pmp=0 tells the base payload), and no mvendorid & co.
+tests/payloads/run.py --qemu "$q" --timeout 30 --fw ours --smp 2 --cpu-model max \
+  --tag qemu10-max-smp2 base
+[ $? -le 1 ] || fail "qemu10-max: payload runner failed"
+tests/payloads/run.py --qemu "$q" --timeout 30 --fw ours --smp 2 --cpu-model max --cpu smdbltrp=true \
+  --tag qemu10-max-smdbltrp-smp2 base legacy hsm fwft build/traps/traps.elf
+[ $? -le 1 ] || fail "qemu10-max-smdbltrp: payload runner failed"
+tests/payloads/run.py --qemu "$q" --timeout 30 --fw ours --smp 2 --cpu-model rva23s64 --no-payload-cpu \
+  --known tests/payloads/known-differences/qemu10-profile-cpus.txt --qemu-arg=-append --qemu-arg=pmp=0 \
+  --tag qemu10-rva23s64-smp2 base hsm
+[ $? -le 1 ] || fail "qemu10-rva23s64: payload runner failed"
+# /chosen/tsbi,require-pmp makes the missing PMP fatal.
+d=build/test-logs/qemu10-require-pmp; mkdir -p "$d"
+if "$q" -M virt,dumpdtb="$d/rva23s64.dtb" -cpu rva23s64 -smp 1 -m 256M -bios none -nographic \
+     </dev/null >/dev/null 2>&1 && fdtput -t s "$d/rva23s64.dtb" /chosen tsbi,require-pmp ""; then
+  timeout 10 "$q" -M virt -cpu rva23s64 -smp 1 -m 256M -nographic -dtb "$d/rva23s64.dtb" \
+    -bios build/fw/tsbi_dynamic.bin -kernel build/payloads/base.elf </dev/null >"$d/console.log" 2>&1
+  rc=$?
+  check "qemu10-rva23s64/require_pmp/says_why" \
+    grep -q "tsbi: fatal: fewer than two PMP entries.*tsbi,require-pmp" "$d/console.log"
+  check "qemu10-rva23s64/require_pmp/stops" [ "$rc" = 124 ]
+  check "qemu10-rva23s64/require_pmp/no_payload_ran" bash -c '! grep -q TSBI-START "$1"' _ "$d/console.log"
+else
+  fail "qemu10-rva23s64/require_pmp: cannot make the device tree"
+fi
+
 QEMU=$q
 linux_prepare boot
 n="linux qemu10 ctr smp4"
@@ -52,6 +86,24 @@ log=$LINUX_LOGS/boot-qemu10-ctr-smp4.log
 linux_boot "$log" 120 4 "$FW_DYN" "tsbi.test=boot" -cpu "rv64,$CTR_CPU"; rc=$?
 linux_check_ended "$n" "$log" "$rc"
 linux_check_sbi "$n" "$log" 4
+
+# Debian's kernel on -cpu max (reads seed in random_init_early: an Oops
+# before the firmware set mseccfg.SSEED) and on the RVA23 profile CPU (no
+# PMP), 2 harts each (issue 26).
+for cpu in max rva23s64; do
+  n="linux qemu10 $cpu smp2"
+  log=$LINUX_LOGS/boot-qemu10-$cpu-smp2.log
+  linux_boot "$log" 120 2 "$FW_DYN" "tsbi.test=boot" -cpu "$cpu"; rc=$?
+  linux_check_ended "$n" "$log" "$rc"
+  linux_check_grep "$n: all 2 CPUs online" "$log" "smp: Brought up 1 node, 2 CPUs"
+done
+linux_check_grep "linux qemu10 rva23s64 smp2: firmware warns it is unprotected" \
+  "$LINUX_LOGS/boot-qemu10-rva23s64-smp2.log" "^tsbi: WARNING: 0 PMP entries: the firmware is unprotected from S-mode"
+if grep -aq "unprotected" "$LINUX_LOGS/boot-qemu10-max-smp2.log"; then
+  fail "linux qemu10 max smp2: no unprotected warning with PMP [the firmware printed one]"
+else
+  pass "linux qemu10 max smp2: no unprotected warning with PMP"
+fi
 
 # The Linux perf tests (tests/suites/35-perf.sh) on this QEMU, names
 # prefixed: the full perf run on 4 harts and 3 repeated boots (QEMU 7.2 runs

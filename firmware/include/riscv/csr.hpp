@@ -9,7 +9,7 @@ namespace csr {
 
 // --- numbers ------------------------------------------------------------
 constexpr unsigned sstatus = 0x100, sie = 0x104, stvec = 0x105, scounteren = 0x106,
-                   senvcfg = 0x10A, sscratch = 0x140, sepc = 0x141, scause = 0x142,
+                   senvcfg = 0x10A, sstateen0 = 0x10C, sscratch = 0x140, sepc = 0x141, scause = 0x142,
                    stval = 0x143, sip = 0x144, stimecmp = 0x14D, satp = 0x180,
                    scountovf = 0xDA0;
 constexpr unsigned hstatus = 0x600, hedeleg = 0x602, hideleg = 0x603, hcounteren = 0x606,
@@ -23,6 +23,7 @@ constexpr unsigned mstatus = 0x300, misa = 0x301, medeleg = 0x302, mideleg = 0x3
                    mcyclecfg = 0x321,
                    minstretcfg = 0x322, mhpmevent3 = 0x323, mscratch = 0x340, mepc = 0x341,
                    mcause = 0x342, mtval = 0x343, mip = 0x344, mtinst = 0x34A, mtval2 = 0x34B,
+                   mstatush = 0x310, mstateen1 = 0x30D, mstateen1h = 0x31D, mseccfg = 0x747,
                    pmpcfg0 = 0x3A0, pmpaddr0 = 0x3B0, mcycle = 0xB00, minstret = 0xB02,
                    mhpmcounter3 = 0xB03, cycle = 0xC00, time = 0xC01, instret = 0xC02,
                    hpmcounter3 = 0xC03, timeh = 0xC81, mhpmevent3h = 0x723, mcycleh = 0xB80,
@@ -34,9 +35,13 @@ constexpr unsigned long SIE = 1ul << 1, MIE = 1ul << 3, SPIE = 1ul << 5, MPIE = 
                         SPP = 1ul << 8, MPP_SHIFT = 11, MPP = 3ul << 11, MPRV = 1ul << 17,
                         SUM = 1ul << 18, MXR = 1ul << 19, SDT = 1ul << 24;
 #if __riscv_xlen == 64 || !defined(__riscv)
-constexpr unsigned long long MPV = 1ull << 39, GVA = 1ull << 38;
+// MDT: Smdbltrp's M-mode-disable-trap bit (mstatush bit 10 on RV32).
+constexpr unsigned long long MPV = 1ull << 39, GVA = 1ull << 38, MDT = 1ull << 42;
 #endif
 } // namespace mstatus_bits
+namespace mstatush_bits { // RV32: mstatus bits 63:32
+constexpr unsigned long MPV = 1ul << 7, MDT = 1ul << 10;
+}
 namespace hstatus_bits {
 constexpr unsigned long GVA = 1ul << 6, SPV = 1ul << 7, SPVP = 1ul << 8;
 }
@@ -76,9 +81,22 @@ constexpr unsigned long ASID_MASK = 0xffff, VMID_MASK = 0x3fff;
 } // namespace atp
 
 // --- counters / envcfg / stateen -------------------------------------------
+// menvcfg ("Machine Environment Configuration Register"), each field with
+// the extension that defines it: FIOM, CBIE/CBCFE (Zicbom, CBIE = 11:
+// invalidate), CBZE (Zicboz), LPE (Zicfilp), SSE (Zicfiss), PMM (Smnpm, 2 =
+// PMLEN 7, 3 = PMLEN 16), DTE (Ssdbltrp), CDE (Smcdeleg), ADUE (Svadu), PBMTE
+// (Svpbmt), STCE (Sstc).
 namespace menvcfg_bits {
-constexpr unsigned long long FIOM = 1, CBIE = 3ull << 4, CBCFE = 1ull << 6, CBZE = 1ull << 7,
-                             DTE = 1ull << 59, PBMTE = 1ull << 62, STCE = 1ull << 63;
+constexpr unsigned long long FIOM = 1, LPE = 1ull << 2, SSE = 1ull << 3, CBIE = 3ull << 4,
+                             CBCFE = 1ull << 6, CBZE = 1ull << 7, PMM_SHIFT = 32,
+                             PMM = 3ull << PMM_SHIFT, DTE = 1ull << 59, CDE = 1ull << 60,
+                             ADUE = 1ull << 61, PBMTE = 1ull << 62, STCE = 1ull << 63;
+} // namespace menvcfg_bits
+// mseccfg (Smepmp MML/MMWP/RLB; Zkr USEED/SSEED: U-/S-mode access to the
+// seed CSR, which traps as illegal while the bit is clear).
+namespace mseccfg_bits {
+constexpr unsigned long MML = 1, MMWP = 1ul << 1, RLB = 1ul << 2, USEED = 1ul << 8,
+                        SSEED = 1ul << 9;
 }
 namespace mstateen0_bits {
 // Smstateen; CTR bit per Smctr 1.0 (bit 54), CSRIND per Smcsrind (bit 60).
@@ -87,6 +105,10 @@ constexpr unsigned long long C = 1, FCSR = 1ull << 1, JVT = 1ull << 2, SRMCFG = 
                              IMSIC = 1ull << 58, AIA = 1ull << 59, CSRIND = 1ull << 60,
                              ENVCFG = 1ull << 62, SE0 = 1ull << 63;
 } // namespace mstateen0_bits
+// mstateen1..3: only bit 63 (SE) is defined, access to hstateen/sstateen 1..3.
+namespace mstateen_bits {
+constexpr unsigned long long SE = 1ull << 63;
+}
 
 // --- PMP ----------------------------------------------------------------
 namespace pmp {

@@ -312,7 +312,7 @@ struct Platform {
     unsigned long ram_base, ram_size;
     uint64_t ram_size64;
     unsigned long timebase_hz;             // /cpus/timebase-frequency
-    char isa[160];                         // riscv,isa of the boot hart
+    char isa[1024];                        // riscv,isa of the boot hart
     unsigned long fdt;                     // the address passed in a1
     unsigned long boot_hartid;
     // /reserved-memory children (the firmware must reserve its own memory
