@@ -35,7 +35,7 @@ bool input_kept(char want) {
             got = dbcn_read(1, addr(rx)).value;
             return got != 0;
         },
-        3000000);
+        kPatience);
     return got == 1 && rx[0] == want;
 }
 
@@ -98,7 +98,7 @@ void read_cases() {
             else got += x.value;
             return got >= len || errors;
         },
-        3000000);
+        kPatience);
     expect_true(!errors, "read/input/success");
     expect_eq(got, len, "read/input/byte_count");
     expect_true(got == len && memcmp(rx, want, len) == 0, "read/input/bytes");

@@ -169,7 +169,7 @@ void lock_and_reset() {
     if (!expect_true(stop_secondary(h), "reset/hart%lu/stopped", h)) return;
     expect_err(sbi_hart_start(h, secondary_entry(), secondary_opaque(h)), SUCCESS,
                "reset/hart%lu/started", h);
-    if (!expect_true(wait_until([&] { return secondary_checked_in(h); }, 1000000),
+    if (!expect_true(wait_until([&] { return secondary_checked_in(h); }, kPatience),
                      "reset/hart%lu/runs", h))
         return;
     for (unsigned long f = 0; f < kNumFeatures; f++) {

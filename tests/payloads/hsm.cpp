@@ -15,11 +15,10 @@ namespace {
 namespace S = hsm_state;
 constexpr unsigned long kSie = csr::mstatus_bits::SIE;
 constexpr unsigned long kSsip = 1ul << csr::irq::SSI, kStip = 1ul << csr::irq::STI;
-constexpr unsigned long kWait = 1000000; // µs
 
 SbiRet status(unsigned long h) { return sbi_hart_get_status(h); }
 
-bool wait_status(unsigned long h, long want, unsigned long timeout_us = kWait) {
+bool wait_status(unsigned long h, long want, unsigned long timeout_us = kPatience) {
     return wait_until([&] { return status(h).value == (unsigned long)want; }, timeout_us);
 }
 
@@ -57,7 +56,7 @@ bool start(unsigned long h, unsigned long opaque, const char *what) {
     clause("hsm/hart_start/starts");
     SbiRet r = sbi_hart_start(h, secondary_entry(), opaque);
     if (!expect_err(r, SUCCESS, "%s/hart%lu/error", what, h)) return false;
-    bool up = wait_until([&] { return secondary_checked_in(h); }, kWait);
+    bool up = wait_until([&] { return secondary_checked_in(h); }, kPatience);
     if (!expect_true(up, "%s/hart%lu/runs", what, h)) return false;
     entry_contract(h, opaque, what);
     clause("hsm/hart_get_status/states");
@@ -175,7 +174,7 @@ void stop_start_rounds() {
         }
         for (unsigned i = 0; i < p.nharts; i++) {
             unsigned long h = p.hartids[i];
-            if (h != hartid()) ok &= wait_until([&] { return secondary_checked_in(h); }, kWait);
+            if (h != hartid()) ok &= wait_until([&] { return secondary_checked_in(h); }, kPatience);
         }
     }
     expect_true(ok, "stop_start_rounds/all_harts");
@@ -225,7 +224,7 @@ void retentive_on_boot_hart() {
         if (now >= deadline) pass("%s/slept_until_interrupt", name);
         else fail(why, "%s/slept_until_interrupt", name);
         irq_enable(was);
-        expect_true(wait_until([&] { return irq.sti != before; }, kWait),
+        expect_true(wait_until([&] { return irq.sti != before; }, kPatience),
                     "%s/interrupt_taken_after", name);
         sbi_set_timer(~0ull);
     }
@@ -246,7 +245,7 @@ void non_retentive_on_boot_hart(const char *name, unsigned long type) {
     clause("hsm/hart_suspend/resume_register_state");
     if (expect_resume_contract(r, seen, name))
         expect_true(now >= deadline, "%s/slept_until_interrupt", name);
-    expect_true(wait_until([&] { return irq.sti != before; }, kWait), "%s/interrupt_taken_after",
+    expect_true(wait_until([&] { return irq.sti != before; }, kPatience), "%s/interrupt_taken_after",
                 name);
     sbi_set_timer(~0ull);
     expect_alive("%s", name);
@@ -265,7 +264,7 @@ void pending_job(void *arg) {
     bool was = irq_enable(false);
     sbi_set_timer(0);
     sie_set(kStip);
-    wait_until([] { return (csr_read(csr::sip) & kStip) != 0; }, kWait);
+    wait_until([] { return (csr_read(csr::sip) & kStip) != 0; }, kPatience);
     if (j->non_retentive)
         j->result = suspend_non_retentive(suspend_type::default_non_retentive, nullptr);
     else
@@ -281,7 +280,7 @@ void suspend_with_pending_interrupt() {
         const char *name = nr ? "suspend_non_retentive_timer_already_pending"
                               : "suspend_retentive_timer_already_pending";
         PendingJob j{nr != 0, -99};
-        if (!run_on(h, pending_job, &j, kWait)) {
+        if (!run_on(h, pending_job, &j, kPatience)) {
             fail("the suspend call did not come back", "%s/hart%lu/returns", name, h);
             return;
         }
@@ -350,7 +349,7 @@ bool bad_resume_addresses(unsigned long h) {
         bad_resume_job(&b);
     } else {
         post_job(h, bad_resume_job, &b);
-        wait_job(h, kWait);
+        wait_job(h, kPatience);
     }
     for (unsigned i = b.done; i < n_bad_resume; i++) {
         clause(i == n_bad_resume - 1 ? "hsm/hart_suspend/odd_address"
@@ -417,7 +416,7 @@ void suspend_secondary(unsigned long h, bool non_retentive) {
         expect_ret(status(h), SUCCESS, S::suspended, "%s/hart%lu/stays_suspended", name, h);
     }
     expect_err(sbi_send_ipi(1, h), SUCCESS, "%s/hart%lu/ipi_sent", name, h);
-    bool back = wait_job(h, kWait);
+    bool back = wait_job(h, kPatience);
     if (!expect_true(back, "%s/hart%lu/woke", name, h)) return;
     expect_eq(s.result, non_retentive ? 1 : 0, "%s/hart%lu/result", name, h);
     if (non_retentive && s.result == 1) {
@@ -428,7 +427,7 @@ void suspend_secondary(unsigned long h, bool non_retentive) {
     // The IPI that woke the hart is a supervisor software interrupt
     // (ext-ipi): it must still be pending when S-mode runs again.
     clause("hsm/hart_suspend/wakeup_interrupt_pending");
-    bool taken = wait_until([&] { return irq_state(h).ssi != ssi_before; }, kWait);
+    bool taken = wait_until([&] { return irq_state(h).ssi != ssi_before; }, kPatience);
     char why[96];
     snprintf(why, sizeof why, "no SSI after the wake-up (sip when the call returned: 0x%lx)",
              s.sip_at_return);

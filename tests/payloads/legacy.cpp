@@ -16,7 +16,6 @@ PAYLOAD_NAME("legacy");
 namespace {
 
 constexpr unsigned long kSsip = 1ul << csr::irq::SSI;
-constexpr unsigned long kWait = 500000;
 
 bool present(long e) { return sbi_probe(e).value != 0; }
 
@@ -37,8 +36,8 @@ void console() {
 
     request_input("g!");
     long c1 = -1, c2 = -1;
-    wait_until([&] { return (c1 = sbi_legacy(eid::legacy_console_getchar)) != -1; }, 3000000);
-    wait_until([&] { return (c2 = sbi_legacy(eid::legacy_console_getchar)) != -1; }, 1000000);
+    wait_until([&] { return (c1 = sbi_legacy(eid::legacy_console_getchar)) != -1; }, kPatience);
+    wait_until([&] { return (c2 = sbi_legacy(eid::legacy_console_getchar)) != -1; }, kPatience);
     expect_eq(c1, 'g', "getchar/first_byte");
     expect_eq(c2, '!', "getchar/second_byte");
     expect_eq(sbi_legacy(eid::legacy_console_getchar), (unsigned long)-1,
@@ -64,7 +63,7 @@ void ipi() {
         mask_word = 1ul << me;
         expect_eq(sbi_legacy(eid::legacy_send_ipi, reinterpret_cast<uintptr_t>(&mask_word)), 0,
                   "send_ipi/self/returns_0");
-        expect_true(wait_until([&] { return irq.ssi != before; }, kWait), "send_ipi/self/delivered");
+        expect_true(wait_until([&] { return irq.ssi != before; }, kPatience), "send_ipi/self/delivered");
         for (unsigned i = 0; i < platform().nharts; i++) {
             unsigned long h = platform().hartids[i];
             if (h == me) continue;
@@ -72,7 +71,7 @@ void ipi() {
             mask_word = 1ul << h;
             expect_eq(sbi_legacy(eid::legacy_send_ipi, reinterpret_cast<uintptr_t>(&mask_word)),
                       0, "send_ipi/hart%lu/returns_0", h);
-            expect_true(wait_until([&] { return irq_state(h).ssi != b; }, kWait),
+            expect_true(wait_until([&] { return irq_state(h).ssi != b; }, kPatience),
                         "send_ipi/hart%lu/delivered", h);
         }
         mask_word = 1ul << me;
@@ -91,7 +90,7 @@ void ipi() {
     // positive value if an IPI had been pending".
     bool was = irq_enable(false);
     sbi_send_ipi(1, me);
-    wait_until([] { return (csr_read(csr::sip) & kSsip) != 0; }, kWait);
+    wait_until([] { return (csr_read(csr::sip) & kSsip) != 0; }, kPatience);
     long r = sbi_legacy(eid::legacy_clear_ipi);
     expect_true(r > 0, "clear_ipi/positive_when_pending");
     expect_true((csr_read(csr::sip) & kSsip) == 0, "clear_ipi/clears_ssip");

@@ -341,8 +341,11 @@ def run_attempt(args, fw, qemu, payload, rep, log, skip):
     log.write("$ %s\n" % " ".join(cmd))
     proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT)
+    # A hang is silence: the timeout runs from the last console output, as a
+    # loaded host only makes a payload print more slowly; 4 x timeout in all.
     timeout = args.timeout * PAYLOAD_TIMEOUT_FACTOR.get(name, 1)
-    deadline = time.monotonic() + timeout
+    started = time.monotonic()
+    deadline = started + timeout
     buf = b""
     lines = []
     cases = []           # (ok, case, details) of the current boot
@@ -461,6 +464,7 @@ def run_attempt(args, fw, qemu, payload, rep, log, skip):
         chunk = os.read(fd, 65536)
         if not chunk:
             break
+        deadline = min(time.monotonic() + timeout, started + 4 * timeout)
         buf += chunk
         while b"\n" in buf:
             raw, buf = buf.split(b"\n", 1)
@@ -494,7 +498,8 @@ def run_attempt(args, fw, qemu, payload, rep, log, skip):
                    "the machine reset and the payload started again %s" % where, reset[0],
                    origin="runner")
     if done is None:
-        what = "timeout after %ss" % timeout if timed_out else \
+        what = "killed after %.0f s (%ss without output, or %ss in all)" % (
+            time.monotonic() - started, timeout, 4 * timeout) if timed_out else \
             "reset" if reset is not None else "QEMU exited (status %s)" % status
         rep.result(False, "%s/done" % name, "no TSBI-DONE line: %s; last output: %s" % (what, tail),
                    running[0], origin="runner")
@@ -505,8 +510,8 @@ def run_attempt(args, fw, qemu, payload, rep, log, skip):
                    origin="runner")
     if timed_out:
         rep.result(False, "%s/hang" % name,
-                   "killed after %ss (%s) %s; last output: %s" %
-                   (timeout, "after TSBI-DONE: no power-off" if done else "before TSBI-DONE",
+                   "killed after %ss without output or %ss in all (%s) %s; last output: %s" %
+                   (timeout, 4 * timeout, "after TSBI-DONE: no power-off" if done else "before TSBI-DONE",
                     where, tail), None if done else running[0], origin="runner")
     elif reset is not None:
         pass

@@ -15,7 +15,6 @@ PAYLOAD_NAME("time");
 namespace {
 
 constexpr unsigned long kStip = 1ul << csr::irq::STI;
-constexpr unsigned long kWait = 500000; // µs an expected interrupt may take
 
 bool stip_pending() { return csr_read(csr::sip) & kStip; }
 
@@ -28,7 +27,7 @@ unsigned long fire_once(SbiRet (*arm)(uint64_t), unsigned long us, const char *n
     SbiRet r = arm(deadline);
     expect_err(r, SUCCESS, "%s/error", name);
     sie_set(kStip);
-    bool fired = wait_until([&] { return irq.sti != before; }, kWait);
+    bool fired = wait_until([&] { return irq.sti != before; }, kPatience);
     expect_true(fired, "%s/fires", name);
     if (fired) {
         char why[96];
@@ -54,7 +53,7 @@ void basic() {
     sie_clear(kStip);
     unsigned long before = irq.sti;
     sbi_set_timer(rdtime() + us_to_ticks(200));
-    expect_true(wait_until(stip_pending, kWait), "masked/becomes_pending");
+    expect_true(wait_until(stip_pending, kPatience), "masked/becomes_pending");
     expect_eq(irq.sti, before, "masked/not_taken");
 
     // "must clear the pending timer interrupt bit when stime_value is set to
@@ -68,7 +67,7 @@ void basic() {
     bool was = irq_enable(false);
     sie_set(kStip);
     sbi_set_timer(0);
-    expect_true(wait_until(stip_pending, kWait), "past_deadline/pending");
+    expect_true(wait_until(stip_pending, kPatience), "past_deadline/pending");
     sbi_set_timer(rdtime() + us_to_ticks(10000000));
     expect_true(!stip_pending(), "future_clears_pending/enabled");
     sie_clear(kStip);
@@ -77,7 +76,7 @@ void basic() {
     // ~0: clears a pending interrupt and never fires.
     clause("time/set_timer/infinitely_far");
     sbi_set_timer(0);
-    wait_until(stip_pending, kWait);
+    wait_until(stip_pending, kPatience);
     expect_err(sbi_set_timer(~0ull), SUCCESS, "max/error");
     expect_true(!stip_pending(), "max/clears_pending");
     delay_us(20000);
@@ -90,7 +89,7 @@ void basic() {
     unsigned long soon = rdtime() + us_to_ticks(1000);
     sbi_set_timer(soon);
     sie_set(kStip);
-    expect_true(wait_until([&] { return irq.sti != before; }, kWait), "rearm/earlier_wins");
+    expect_true(wait_until([&] { return irq.sti != before; }, kPatience), "rearm/earlier_wins");
     before = irq.sti;
     sbi_set_timer(rdtime() + us_to_ticks(1000));
     sbi_set_timer(rdtime() + us_to_ticks(10000000));
@@ -114,7 +113,7 @@ void legacy() {
     fire_once(legacy_arm, 1000, "legacy_set_timer");
     sie_clear(kStip);
     sbi_legacy(eid::legacy_set_timer, 0);
-    wait_until(stip_pending, kWait);
+    wait_until(stip_pending, kPatience);
     expect_eq(sbi_legacy(eid::legacy_set_timer, rdtime() + us_to_ticks(10000000)), 0,
               "legacy_set_timer/returns_0");
     expect_true(!stip_pending(), "legacy_set_timer/clears_pending");
@@ -149,7 +148,7 @@ void sstc() {
     unsigned long cause = catch_exception(write_stimecmp, &t);
     if (!expect_eq(cause, ~0ul, "sstc/stimecmp_writable")) return;
     sie_set(kStip);
-    expect_true(wait_until([&] { return irq.sti != before; }, kWait), "sstc/stimecmp_fires");
+    expect_true(wait_until([&] { return irq.sti != before; }, kPatience), "sstc/stimecmp_fires");
     uint64_t never = ~0ull;
     write_stimecmp(&never);
     expect_true(!stip_pending(), "sstc/stimecmp_max_clears");
@@ -167,7 +166,7 @@ void hart_timer_job(void *arg) {
     r->sti_before = irq.sti;
     sbi_set_timer(rdtime() + us_to_ticks(1000));
     sie_set(kStip);
-    r->fired = wait_until([&] { return irq.sti != r->sti_before; }, kWait);
+    r->fired = wait_until([&] { return irq.sti != r->sti_before; }, kPatience);
     r->sti_after = irq.sti;
     sie_clear(kStip);
     sbi_set_timer(~0ull);

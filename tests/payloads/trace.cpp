@@ -14,6 +14,7 @@
 // drives an encoder and the sink itself, as a driver that knows no funnel:
 //   trace-owner.bin its hart's HTM trace, from the SRAM
 #include "payload.hpp"
+#include "riscv/csr.hpp"
 #include "tci_regs.h"
 #include "trace/service.hpp"
 
@@ -71,13 +72,20 @@ void workload(unsigned rounds, bool timer = true) {
     }
     if (!timer) return;
     // A timer interrupt taken in S-mode (with Sstc no M-mode is involved;
-    // without it the firmware's M-mode timer handler runs in between).
+    // without it the firmware's M-mode timer handler runs in between),
+    // waited for in WFI: every turn of a spinning wait is traced, as many as
+    // the host runs the hart before it delivers the interrupt. With SIE off
+    // WFI still wakes for the pending STI; SIE on for a moment takes it.
     unsigned long before = irq_state(h).sti;
-    bool was = irq_enable(true);
-    sie_set(1ul << 5);
+    bool was = irq_enable(false);
+    sie_set(1ul << csr::irq::STI);
     sbi_set_timer(rdtime() + us_to_ticks(200));
-    wait_until([&] { return irq_state(h).sti != before; }, 100000);
-    sie_clear(1ul << 5);
+    while (irq_state(h).sti == before) {
+        asm volatile("wfi");
+        irq_enable(true);
+        irq_enable(false);
+    }
+    sie_clear(1ul << csr::irq::STI);
     irq_enable(was);
 }
 
@@ -89,14 +97,79 @@ unsigned long all_harts_mask() {
     return m;
 }
 
-// Every started hart runs the workload (secondaries through the job loop).
-void work_everywhere(unsigned rounds) {
+// A retentive HSM suspend until an IPI: the hart waits in M-mode, which the
+// S-mode trace leaves out.
+void suspend_until_ipi() {
+    bool was = irq_enable(false);
+    sbi_hart_suspend(suspend_type::default_retentive, 0, 0);
+    irq_enable(was); // takes the IPI
+}
+struct TracedWork {
+    unsigned rounds;
+    volatile unsigned long done[kMaxHarts];
+};
+void traced_work_job(void *arg) {
+    auto *w = static_cast<TracedWork *>(arg);
+    csr_clear(csr::sip, 1ul << csr::irq::SSI); // a stale IPI must not end the first wait
+    suspend_until_ipi();           // until the trace runs
+    workload(w->rounds);
+    w->done[hart_index(hartid())] = 1;
+    sbi_send_ipi(1, platform().boot_hartid);
+    suspend_until_ipi();           // until the trace stopped
+}
+bool all_suspended() {
+    for (unsigned i = 0; i + 1 < platform().nharts; i++)
+        if (sbi_hart_get_status(secondary_hartid(i)).value != hsm_state::suspended) return false;
+    return true;
+}
+void wake_secondaries() {
+    for (unsigned i = 0; i + 1 < platform().nharts; i++) sbi_send_ipi(1, secondary_hartid(i));
+}
+// Waits in WFI until pred() or timeout_us: the IPIs that make pred() true
+// wake the hart, or a timer at the timeout. With SIE off WFI still wakes
+// for a pending interrupt; SIE on for a moment takes it.
+template <typename Pred> bool wfi_until(Pred pred, unsigned long timeout_us) {
+    const unsigned long start = rdtime(), ticks = us_to_ticks(timeout_us);
+    bool was = irq_enable(false);
+    sie_set(1ul << csr::irq::STI);
+    sbi_set_timer(start + ticks);
+    bool ok;
+    while (!(ok = pred()) && rdtime() - start <= ticks) {
+        asm volatile("wfi");
+        irq_enable(true);
+        irq_enable(false);
+    }
+    sie_clear(1ul << csr::irq::STI);
+    sbi_set_timer(~0ull);
+    irq_enable(was);
+    return ok;
+}
+
+// Every started hart runs the workload between start(), which starts the
+// trace, and stop(). Nothing spins while traced: the secondaries wait for
+// start and stop suspended, the boot hart for their work in WFI. A traced
+// wait loop records every turn, as many as the host runs the waiting hart,
+// and 18 harts on a loaded 2-core host once wrapped the 8 MiB buffer so.
+template <typename Start, typename Stop>
+void work_everywhere(const char *file, unsigned rounds, Start start, Stop stop) {
     const Platform &p = platform();
-    for (unsigned i = 0; i + 1 < p.nharts; i++)
-        post_job(secondary_hartid(i), work_job, reinterpret_cast<void *>(static_cast<unsigned long>(rounds)));
+    static TracedWork w;
+    w.rounds = rounds;
+    for (unsigned i = 0; i < kMaxHarts; i++) w.done[i] = 0;
+    for (unsigned i = 0; i + 1 < p.nharts; i++) post_job(secondary_hartid(i), traced_work_job, &w);
+    expect_true(wait_until(all_suspended, kPatience), "%s/work/secondaries_waiting", file);
+    start();
+    wake_secondaries();
     workload(rounds);
+    expect_true(wfi_until([] {
+        for (unsigned i = 0; i + 1 < platform().nharts; i++)
+            if (!w.done[hart_index(secondary_hartid(i))]) return false;
+        return true;
+    }, 20000000), "%s/work/secondaries_done", file);
+    stop();
+    wake_secondaries();
     for (unsigned i = 0; i + 1 < p.nharts; i++)
-        expect_true(wait_job(secondary_hartid(i), 20000000), "work/%lu/done", secondary_hartid(i));
+        expect_true(wait_job(secondary_hartid(i)), "%s/work/%lu/done", file, secondary_hartid(i));
 }
 
 // ---- semihosting (QEMU -semihosting): writes host files from S-mode.
@@ -218,9 +291,8 @@ void traced_run(const char *file, unsigned long config, unsigned rounds) {
     unsigned long all = all_harts_mask();
     expect_err(call(CONFIGURE, 0, ALL, config), SUCCESS, "%s/configure", file);
     expect_err(call(SET_SINK, sinkflag::SMEM, smem_base(), 0, kSmemSize), SUCCESS, "%s/sink", file);
-    expect_err(call(START, all, 0), SUCCESS, "%s/start", file);
-    work_everywhere(rounds);
-    expect_err(call(STOP, 0, ALL), SUCCESS, "%s/stop", file);
+    work_everywhere(file, rounds, [&] { expect_err(call(START, all, 0), SUCCESS, "%s/start", file); },
+                    [&] { expect_err(call(STOP, 0, ALL), SUCCESS, "%s/stop", file); });
     trace::Status s = status();
     expect_eq(s.flags & (trace::STATUS_WRAPPED | trace::STATUS_LOST), 0, "%s/no_wrap_no_loss", file);
     expect_eq(s.start, smem_base(), "%s/status_start", file);
@@ -293,34 +365,49 @@ void hsm_run() {
     unsigned long h = last_secondary();
     expect_err(call(CONFIGURE, 1, h, HTM | cfg::PRIV_S), SUCCESS, "hsm/configure");
     expect_err(call(SET_SINK, sinkflag::SMEM, smem_base(), 0, kSmemSize), SUCCESS, "hsm/sink");
-    expect_err(call(START, 1, h), SUCCESS, "hsm/start");
-    expect_true(run_on(h, work_job, reinterpret_cast<void *>(16ul), 20000000), "hsm/work_before");
-    // A retentive suspend woken by the hart's timer: the encoder is flushed
-    // and restarted around it (a synchronizing message after the resume).
+    // Everything the traced hart does up to its stop is one job, and the
+    // boot hart prints nothing while that hart is traced: it would wait in
+    // the job loop meanwhile, whose every turn the trace records (as many
+    // as the host runs it while the boot hart's console output crawls).
     static volatile long suspend_err = 1;
-    expect_true(run_on(h, [](void *) {
-        // Interrupts off, then the deadline (which clears a stale STIP),
-        // then STIE: the suspend must end by this timer, not before.
+    static volatile bool worked_before, worked_after_suspend;
+    SbiRet started = call(START, 1, h);
+    post_job(h, [](void *) {
+        workload(16);
+        worked_before = true;
+        // A retentive suspend woken by the hart's timer: the encoder is
+        // flushed and restarted around it (a synchronizing message after
+        // the resume). Interrupts off, then the deadline (which clears a
+        // stale STIP), then STIE: the suspend must end by this timer.
         bool was = irq_enable(false);
         sbi_set_timer(rdtime() + us_to_ticks(300));
-        sie_set(1ul << 5);
+        sie_set(1ul << csr::irq::STI);
         suspend_err = sbi_hart_suspend(suspend_type::default_retentive, 0, 0).error;
         irq_enable(true); // take the timer interrupt (the handler masks STIE)
         irq_enable(was);
         sbi_set_timer(~0ull);
         workload(4);
-    }, nullptr, 20000000), "hsm/suspend_and_work");
+        worked_after_suspend = true;
+        sbi_call(eid::hsm, fid::hsm::hart_stop);
+    }, nullptr);
+    bool stopped = wait_until([&] { return sbi_hart_get_status(h).value == hsm_state::stopped; },
+                              40000000);
+    expect_err(started, SUCCESS, "hsm/start");
+    expect_true(worked_before, "hsm/work_before");
+    expect_true(worked_after_suspend, "hsm/suspend_and_work");
     expect_eq(suspend_err, SUCCESS, "hsm/suspend_resumed");
-    post_job(h, [](void *) { sbi_call(eid::hsm, fid::hsm::hart_stop); }, nullptr);
-    expect_true(wait_until([&] { return sbi_hart_get_status(h).value == hsm_state::stopped; }, 2000000),
-                "hsm/stopped");
+    expect_true(stopped, "hsm/stopped");
     trace::Status s = status();
     expect_eq(s.harts, 1ul << h, "hsm/still_wanted_while_stopped");
     reset_checkin(h);
-    expect_err(sbi_hart_start(h, secondary_entry(), secondary_opaque(h)), SUCCESS, "hsm/restart");
-    expect_true(wait_until([&] { return secondary_checked_in(h); }, 2000000), "hsm/back");
-    expect_true(run_on(h, work_job, reinterpret_cast<void *>(16ul), 20000000), "hsm/work_after");
-    expect_err(call(STOP, 1, h), SUCCESS, "hsm/stop");
+    SbiRet restarted = sbi_hart_start(h, secondary_entry(), secondary_opaque(h));
+    bool back = wait_until([&] { return secondary_checked_in(h); }, kPatience);
+    bool worked_after = run_on(h, work_job, reinterpret_cast<void *>(16ul), 20000000);
+    SbiRet stop = call(STOP, 1, h);
+    expect_err(restarted, SUCCESS, "hsm/restart");
+    expect_true(back, "hsm/back");
+    expect_true(worked_after, "hsm/work_after");
+    expect_err(stop, SUCCESS, "hsm/stop");
     s = status();
     write_host("trace-hsm.bin", reinterpret_cast<const void *>(smem_base()), s.bytes);
 }

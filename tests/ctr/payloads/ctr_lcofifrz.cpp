@@ -118,7 +118,7 @@ unsigned long tlb_area() { return (image_end() + (1ul << 20)) & ~0xffful; }
 bool overflow(unsigned long want) {
     pmupl::start(kH, 1, pmupl::START_SET_INIT_VALUE, ~0ull - 3);
     pmupl::touch_pages(tlb_area(), 1024);
-    bool ok = wait_until([want] { return ctrf_irq_count >= want; }, 200000);
+    bool ok = wait_until([want] { return ctrf_irq_count >= want; }, kPatience);
     pmupl::stop(kH, 1);
     if (!ok)
         note("no LCOFI: sip 0x%lx sie 0x%lx sstatus 0x%lx scountovf 0x%lx counter 0x%lx",

@@ -374,20 +374,36 @@ struct EntryState {
 };
 EntryState entry_state(unsigned long hartid);
 
+// --- waiting -------------------------------------------------------------------
+// The timeout (timeout_us) of a wait for something a check expects to
+// happen: another hart runs a job or reaches an HSM state, an interrupt
+// arrives, the runner types input. Without -icount QEMU's `time` is the
+// host's clock, which runs on while a loaded host does not schedule a
+// vCPU's thread at all (at a load of 5-10 on 2 cores, waits of 0.5-1 s
+// timed out), so such a wait must not be short: it lasts patience_us(),
+// which costs time only when the check fails anyway. A timeout that is the
+// point of a check (an interrupt must NOT come within N µs) passes its own.
+constexpr unsigned long kPatience = ~0ul;
+// 5 s; after one patient wait timed out (the run has failed already), 0.5 s,
+// so a firmware that loses every interrupt still reports each check within
+// the runner's per-payload timeout (tests/payloads/run.py, 15-20 s).
+unsigned long patience_us();
+void patience_spent(); // a patient wait timed out (prints a NOTE once)
+
 using JobFn = void (*)(void *arg);
 // Runs fn(arg) on a started secondary and waits up to timeout_us for it to
 // finish. Returns false on timeout.
-bool run_on(unsigned long hartid, JobFn fn, void *arg, unsigned long timeout_us = 2000000);
+bool run_on(unsigned long hartid, JobFn fn, void *arg, unsigned long timeout_us = kPatience);
 // Posts fn(arg) to a secondary without waiting; wait_job() waits for it.
 void post_job(unsigned long hartid, JobFn fn, void *arg);
-bool wait_job(unsigned long hartid, unsigned long timeout_us = 2000000);
+bool wait_job(unsigned long hartid, unsigned long timeout_us = kPatience);
 bool job_done(unsigned long hartid);
 
 // Stops started secondary `hartid` with HSM hart_stop (from a job, S-mode
 // interrupts off) and waits up to timeout_us for STOPPED. True when it
 // stopped and the call did not return; the hart is then ready for
 // start_secondaries() again.
-bool stop_secondary(unsigned long hartid, unsigned long timeout_us = 1000000);
+bool stop_secondary(unsigned long hartid, unsigned long timeout_us = kPatience);
 
 // --- time and interrupts ---------------------------------------------------------
 inline unsigned long rdtime() {
@@ -396,11 +412,19 @@ inline unsigned long rdtime() {
     return t;
 }
 unsigned long us_to_ticks(unsigned long us);
-// Spins until pred() is true or timeout_us of timebase time have passed.
+// Spins until pred() is true or timeout_us of timebase time have passed
+// (kPatience: patience_us()). Differences of rdtime(), so the low 32 bits
+// of `time` on RV32 may wrap during the wait.
 template <typename Pred> bool wait_until(Pred pred, unsigned long timeout_us) {
-    unsigned long end = rdtime() + us_to_ticks(timeout_us);
+    const bool patient = timeout_us == kPatience;
+    const unsigned long start = rdtime();
+    const unsigned long ticks = us_to_ticks(patient ? patience_us() : timeout_us);
     while (!pred()) {
-        if (rdtime() > end) return pred();
+        if (rdtime() - start > ticks) {
+            if (pred()) return true;
+            if (patient) patience_spent();
+            return false;
+        }
     }
     return true;
 }

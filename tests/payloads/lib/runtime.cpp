@@ -93,14 +93,26 @@ unsigned long image_start() { return reinterpret_cast<uintptr_t>(_start); }
 unsigned long image_end() { return reinterpret_cast<uintptr_t>(_end); }
 
 unsigned long us_to_ticks(unsigned long us) {
-    unsigned long hz = platform().timebase_hz ? platform().timebase_hz : 10000000;
-    return us * (hz / 1000) / 1000;
+    // In 64 bits: on RV32 us * (hz / 1000) wraps above 429 ms at QEMU's
+    // 10 MHz, which made a 1 s wait 141 ms and a 10 s deadline 121 ms away.
+    const uint64_t hz = platform().timebase_hz ? platform().timebase_hz : 10000000;
+    return static_cast<unsigned long>(static_cast<uint64_t>(us) * (hz / 1000) / 1000);
 }
 
 void delay_us(unsigned long us) {
-    unsigned long end = rdtime() + us_to_ticks(us);
-    while (rdtime() < end) {
+    const unsigned long start = rdtime(), ticks = us_to_ticks(us);
+    while (rdtime() - start < ticks) {
     }
+}
+
+namespace {
+volatile unsigned long patience_gone; // a word: amoswap has no byte form
+}
+unsigned long patience_us() { return patience_gone ? 500000 : 5000000; }
+void patience_spent() {
+    if (__atomic_exchange_n(&patience_gone, 1ul, __ATOMIC_RELAXED)) return;
+    note("a wait for an expected event timed out after %lu ms (hart %lu); later waits give up "
+         "after %lu ms", 5000ul, hartid(), patience_us() / 1000);
 }
 
 HartIrq &irq_state(unsigned long id) { return harts[id].irq; }
@@ -146,7 +158,7 @@ bool start_secondaries() {
         unsigned long id = platform().hartids[i];
         if (id == hartid() || secondary_checked_in(id)) continue;
         SbiRet r = sbi_hart_start(id, secondary_entry(), secondary_opaque(id));
-        bool up = r.error == 0 && wait_until([&] { return secondary_checked_in(id); }, 1000000);
+        bool up = r.error == 0 && wait_until([&] { return secondary_checked_in(id); }, kPatience);
         if (!up) {
             char why[120];
             snprintf(why, sizeof why, "hart_start error=%ld (%s), checked in: %d", r.error,
