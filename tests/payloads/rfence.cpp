@@ -110,10 +110,10 @@ void observer_job(void *arg) {
     paging_on(o->asid);
     o->v1 = read_test_va();
     o->ack = 1;
-    wait_until([&] { return o->cmd >= 1; }, 2000000);
+    wait_until([&] { return o->cmd >= 1; }, kPatience);
     o->v2 = read_test_va();
     o->ack = 2;
-    wait_until([&] { return o->cmd >= 2; }, 2000000);
+    wait_until([&] { return o->cmd >= 2; }, kPatience);
     o->v3 = read_test_va();
     o->ack = 3;
     paging_off();
@@ -151,13 +151,13 @@ void observe(unsigned long target, const FenceKind &k) {
         paging_off();
     } else {
         post_job(target, observer_job, &o);
-        bool ok = wait_until([&] { return o.ack >= 1; }, 1000000);
+        bool ok = wait_until([&] { return o.ack >= 1; }, kPatience);
         map_test_page(page_b);
         o.cmd = 1;
-        ok = ok && wait_until([&] { return o.ack >= 2; }, 1000000);
+        ok = ok && wait_until([&] { return o.ack >= 2; }, kPatience);
         fence();
         o.cmd = 2;
-        ok = ok && wait_until([&] { return o.ack >= 3; }, 1000000) && wait_job(target);
+        ok = ok && wait_until([&] { return o.ack >= 3; }, kPatience) && wait_job(target);
         if (!ok) {
             fail("observer job timed out", "effect/%s/hart%lu", k.name, target);
             return;

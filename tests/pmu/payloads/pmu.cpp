@@ -575,7 +575,7 @@ void overflow() {
     match(kH, 1, CFG_CLEAR_VALUE, kDtlbRdMiss);
     start(kH, 1, START_SET_INIT_VALUE, ~0ull - 3);
     touch_pages(tlb_area(), 1024);
-    bool pending = wait_until([] { return (csr_read(csr::sip) & kLcofip) != 0; }, 100000);
+    bool pending = wait_until([] { return (csr_read(csr::sip) & kLcofip) != 0; }, kPatience);
     clause("pmu/overflow/sscofpmf");
     expect_true(pending, "overflow/lcofi_pending");
     expect_true(csr_read(csr::scountovf) & (1ul << kH), "overflow/scountovf");
@@ -588,7 +588,7 @@ void overflow() {
     start(kH, 1, START_SET_INIT_VALUE, ~0ull - 3);
     expect_eq(csr_read(csr::scountovf) & (1ul << kH), 0, "overflow/start_clears_of");
     touch_pages(tlb_area(), 1024);
-    pending = wait_until([] { return (csr_read(csr::sip) & kLcofip) != 0; }, 100000);
+    pending = wait_until([] { return (csr_read(csr::sip) & kLcofip) != 0; }, kPatience);
     expect_true(pending, "overflow/rearmed");
     stop(kH, 1, STOP_RESET);
     csr_clear(csr::sip, kLcofip);
