@@ -4,6 +4,7 @@
 # only when one is missing. Never touches the system's apt sources.
 set -euo pipefail
 pkgs=(
+  make gcc g++            # host tools and tests (HOSTCC/HOSTCXX); not in a minimal system
   g++-riscv64-linux-gnu   # firmware and S-mode payloads
   gcc-riscv64-unknown-elf # its rv32imac/ilp32 libgcc for the RV32 images
   qemu-system-misc        # QEMU 7.2 (qemu-system-riscv64)
