@@ -20,7 +20,10 @@ if [ -f "$SPEC/trace-control-interface-1.0.adoc" ] && [ -f "$SPEC/n-trace-1.0.ad
     fail "spec-tables/data_regenerates ($(head -c 300 "$W/extract.out" "$W/data.diff" | tr '\n' ' '))"
   fi
 else
-  fail "spec-tables/data_regenerates (no $SPEC: the specifications' text is not there)"
+  # The spec text is the project's shared material (beside the clone in CI
+  # and on the developers' machines), not part of the repository: a clone
+  # elsewhere checks the .def files against the committed tables only.
+  echo "N/A: spec-tables/data_regenerates (no $SPEC beside the clone: the tables in $S/data are checked as committed)"
 fi
 
 python3 "$S/check.py"
