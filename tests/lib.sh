@@ -27,8 +27,11 @@ log_tail() {
   tail -n "${TSBI_FAIL_LINES:-15}" "$1" | tr -d '\r' | sed -e 's/\x1b\[[0-9;?]*[A-Za-z]//g' \
     -e 's/[[:cntrl:]]//g' | cut -c1-200 | sed 's/^/  | /'
 }
+# log_name LOG: where LOG is to be read after the run (relative to the tree);
+# a suite whose logs move at exit (tests/linux/lib.sh) redefines it.
+log_name() { echo "${1#"$TSBI_ROOT"/}"; }
 # fail_log NAME LOG [WHY]: "FAIL: NAME: WHY (log: LOG)" and the log's last lines.
-fail_log() { fail "$1${3:+: $3} (log: $2)"; log_tail "$2"; }
+fail_log() { fail "$1${3:+: $3} (log: $(log_name "$2"))"; log_tail "$2"; }
 # check_log NAME LOG CMD...: PASS if CMD succeeds, else fail_log with CMD.
 check_log() {
   local n=$1 log=$2; shift 2

@@ -30,6 +30,8 @@ linux_keep_logs() {
   rmdir "$LINUX_LOGS" 2>/dev/null
 }
 trap linux_keep_logs EXIT
+# A FAIL names a log where it will be after the run.
+log_name() { local f=${1#"$TSBI_ROOT"/}; echo "${f/#build\/test-logs\/linux\/.run.*\//build/test-logs/linux/}"; }
 
 # linux_prepare KIND: builds the firmware (when it is ours), the initramfs of
 # KIND (boot|perf) and fetches the kernel; FAILs and exits on any error.
@@ -113,55 +115,60 @@ linux_result() {
 linux_check_ended() {
   local n=$1 log=$2 rc=$3 action=${4:-poweroff} bad
   if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
-    fail "$n: QEMU exited by itself [hang: killed by timeout; last lines:]"
-    tail -n 15 "$log" | sed 's/^/    | /'
+    fail_log "$n: QEMU exited by itself" "$log" "expected QEMU to exit by itself, it hung and was killed by the timeout"
   elif [ "$rc" != 0 ]; then
-    fail "$n: QEMU exited by itself [status $rc]"
+    fail_log "$n: QEMU exited by itself" "$log" "expected exit status 0, got $rc"
   else
     pass "$n: QEMU exited by itself"
   fi
-  bad=$(grep -a -m3 -E 'Kernel panic|Oops|BUG:|Call Trace:|Unable to handle kernel|unable to open an initial console' "$log")
-  if [ -n "$bad" ]; then fail "$n: no panic/oops/backtrace [$(echo "$bad" | head -1 | tr -d '\r')]"
+  # The absence of a panic means something only once the kernel ran (its
+  # banner is the first line it prints, also when the console registers late).
+  if ! has_line "$log" 'Linux version'; then
+    fail_log "$n: no panic/oops/backtrace" "$log" "the kernel did not run (no 'Linux version' banner), so the absence of a panic means nothing"
+  elif bad=$(grep -a -m3 -E 'Kernel panic|Oops|BUG:|Call Trace:|Unable to handle kernel|unable to open an initial console' "$log"); then
+    fail_log "$n: no panic/oops/backtrace" "$log" "expected none, came: '$(echo "$bad" | head -1 | tr -d '\r' | cut -c1-160)'"
   else pass "$n: no panic/oops/backtrace"; fi
-  check "$n: /init ran" grep -aq '^TSBI-RESULT init=ok' "$log"
+  expect_line "$n: /init ran" "$log" '^TSBI-RESULT init=ok'
   local rc_t
   rc_t=$(sed -n "s/^TSBI-RESULT end .*rc=\([0-9]*\) action=$action.*/\1/p" "$log" | head -1)
   if [ "$rc_t" = 0 ]; then pass "$n: final marker before $action"
-  else fail "$n: final marker before $action [$([ -n "$rc_t" ] && echo "test status $rc_t" || echo "marker missing")]"; fi
+  else fail_log "$n: final marker before $action" "$log" "expected 'TSBI-RESULT end ... rc=0 action=$action', got $([ -n "$rc_t" ] && echo "test status $rc_t" || echo "no such marker")"; fi
   if [ "$action" = poweroff ]; then
-    check "$n: kernel powered off" grep -aq 'reboot: Power down' "$log"
+    expect_line "$n: kernel powered off" "$log" 'reboot: Power down'
   else
-    check "$n: kernel restarted" grep -aq 'reboot: Restarting system' "$log"
+    expect_line "$n: kernel restarted" "$log" 'reboot: Restarting system'
   fi
-  if grep -aq '^TSBI-RESULT reset-returned=1' "$log"; then
-    fail "$n: SBI system reset did not return [it returned to the kernel]"
+  if has_line "$log" '^TSBI-RESULT reset-returned=1'; then
+    fail_log "$n: SBI system reset did not return" "$log" "expected no return, it returned to the kernel (TSBI-RESULT reset-returned=1)"
   fi
 }
 
 # linux_boot_checks NAME LOG SMP: what the guest's boot test
 # (tests/linux/guest/boot.sh) saw.
 linux_boot_checks() {
-  local n=$1 log=$2 smp=$3 v want
-  v=$(linux_result "$log" cpus_online)
+  local n=$1 log=$2 smp=$3 want
   want=0; [ "$smp" -gt 1 ] && want="0-$((smp - 1))"
-  if [ "$v" = "$want" ]; then pass "$n: guest sees CPUs $want online"
-  else fail "$n: guest sees CPUs $want online [got '${v}']"; fi
-  v=$(linux_result "$log" sleep1)
-  if [ "$v" = ok ]; then pass "$n: 1 s sleep takes 1 s (timer)"
-  else fail "$n: 1 s sleep takes 1 s (timer) [${v:-no result}]"; fi
-  v=$(linux_result "$log" taskset_cpus)
-  if [ "$v" = "$smp" ]; then pass "$n: a task ran on each of $smp CPUs"
-  else fail "$n: a task ran on each of $smp CPUs [${v:-no result}]"; fi
+  linux_expect_result "$n: guest sees CPUs $want online" "$log" cpus_online "$want"
+  linux_expect_result "$n: 1 s sleep takes 1 s (timer)" "$log" sleep1 ok
+  linux_expect_result "$n: a task ran on each of $smp CPUs" "$log" taskset_cpus "$smp"
   if [ "$smp" -gt 1 ]; then
-    v=$(linux_result "$log" hotplug)
-    if [ "$v" = ok ]; then pass "$n: HSM hotplug of CPUs 1-$((smp - 1)) off and on, twice"
-    else fail "$n: HSM hotplug of CPUs 1-$((smp - 1)) off and on, twice [${v:-no result}]"; fi
+    linux_expect_result "$n: HSM hotplug of CPUs 1-$((smp - 1)) off and on, twice" "$log" hotplug ok
   fi
 }
 
 # linux_check_grep NAME LOG ERE: PASS when the console log has a match.
 linux_check_grep() {
-  if grep -aqE "$3" "$2"; then pass "$1"; else fail "$1 [no line matching /$3/]"; fi
+  if grep -aqE -- "$3" "$2"; then pass "$1"
+  else fail_log "$1" "$2" "expected a line matching /$3/, none came"; fi
+}
+
+# linux_expect_result NAME LOG KEY WANT: PASS when the guest's result KEY
+# (linux_result) is WANT; the FAIL shows what came and the log's end.
+linux_expect_result() {
+  local v
+  v=$(linux_result "$2" "$3")
+  if [ "$v" = "$4" ]; then pass "$1"
+  else fail_log "$1" "$2" "expected TSBI-RESULT $3=$4, got ${v:+$3=}${v:-no such result}"; fi
 }
 
 # linux_check_sbi NAME LOG SMP: what the kernel says about the SBI firmware.
@@ -172,11 +179,10 @@ linux_check_sbi() {
   want=2.0
   if [ -n "$ver" ] && awk "BEGIN { split(\"$ver\", a, \".\"); split(\"$want\", b, \".\"); exit !(a[1] > b[1] || (a[1] == b[1] && a[2] >= b[2])) }"
   then pass "$n: SBI specification v$ver (>= v$want) detected"
-  else fail "$n: SBI specification >= v$want detected [$([ -n "$ver" ] && echo "got v$ver" || echo "no spec version line")]"; fi
+  else fail_log "$n: SBI specification >= v$want detected" "$log" "expected >= v$want, got $([ -n "$ver" ] && echo "v$ver" || echo "no spec version line")"; fi
   id=$(sed -n 's/.*SBI implementation ID=\(0x[0-9a-fA-F]*\) .*/\1/p' "$log" | head -1)
   want=$(linux_expected_impl_id)
-  if [ "$id" = "$want" ]; then pass "$n: SBI implementation ID $want"
-  else fail "$n: SBI implementation ID $want [got ${id:-nothing}]"; fi
+  expect_eq "$n: SBI implementation ID $want" "$log" "$want" "${id:-no implementation ID line}" "implementation ID"
   local ext
   for ext in TIME IPI RFENCE SRST HSM DBCN SUSP; do
     linux_check_grep "$n: SBI $ext extension detected" "$log" "SBI $ext extension detected"

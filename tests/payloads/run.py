@@ -8,7 +8,8 @@ PAYLOAD is a name (base -> build/payloads/base.elf) or a path to an ELF.
 Each payload prints "PASS: <payload>/<case>" / "FAIL: <payload>/<case> ..."
 and "TSBI-DONE passed=N failed=M", then powers the machine off. This script
 re-prints every case as "PASS|FAIL: <tag>/<payload>/<case>" and adds its own:
-  <payload>/done       TSBI-DONE seen and its counts match the lines printed
+  <payload>/done       TSBI-DONE seen, its counts match the lines printed, and
+                       the payload reported at least one case (PASS, FAIL, N/A)
   <payload>/power_off  QEMU exited by itself after TSBI-DONE (allowed status)
   <payload>/hang       the run hit --timeout (no DONE, or no power-off)
   <payload>/boots      (reboot payload) the payload started the expected times
@@ -505,9 +506,16 @@ def run_attempt(args, fw, qemu, payload, rep, log, skip):
                    running[0], origin="runner")
     else:
         p, f, np, nf = done
-        rep.result((p, f) == (np, nf), "%s/done" % name,
-                   "TSBI-DONE says passed=%d failed=%d but printed %d/%d" % (p, f, np, nf),
-                   origin="runner")
+        # A payload that reported no check at all (not even N/A) passed
+        # nothing: its DONE line alone is no evidence.
+        if not all_cases and not any(o[0] == "na" for o in others):
+            rep.result(False, "%s/done" % name,
+                       "expected at least one PASS, FAIL or N/A line before TSBI-DONE, got none "
+                       "(TSBI-DONE passed=%d failed=%d)" % (p, f), origin="runner")
+        else:
+            rep.result((p, f) == (np, nf), "%s/done" % name,
+                       "TSBI-DONE says passed=%d failed=%d but printed %d/%d" % (p, f, np, nf),
+                       origin="runner")
     if timed_out:
         rep.result(False, "%s/hang" % name,
                    "killed after %ss without output or %ss in all (%s) %s; last output: %s" %

@@ -53,8 +53,11 @@ void basic() {
     sie_clear(kStip);
     unsigned long before = irq.sti;
     sbi_set_timer(rdtime() + us_to_ticks(200));
-    expect_true(wait_until(stip_pending, kPatience), "masked/becomes_pending");
-    expect_eq(irq.sti, before, "masked/not_taken");
+    // Not taken means something only once the interrupt is pending.
+    if (expect_true(wait_until(stip_pending, kPatience), "masked/becomes_pending"))
+        expect_eq(irq.sti, before, "masked/not_taken");
+    else
+        not_applicable("the timer interrupt never became pending", "masked/not_taken");
 
     // "must clear the pending timer interrupt bit when stime_value is set to
     // some time in the future, regardless of whether timer interrupts are
@@ -89,13 +92,19 @@ void basic() {
     unsigned long soon = rdtime() + us_to_ticks(1000);
     sbi_set_timer(soon);
     sie_set(kStip);
-    expect_true(wait_until([&] { return irq.sti != before; }, kPatience), "rearm/earlier_wins");
+    const bool fires =
+        expect_true(wait_until([&] { return irq.sti != before; }, kPatience), "rearm/earlier_wins");
     before = irq.sti;
     sbi_set_timer(rdtime() + us_to_ticks(1000));
     sbi_set_timer(rdtime() + us_to_ticks(10000000));
     sie_set(kStip);
     delay_us(20000);
-    expect_eq(irq.sti, before, "rearm/later_replaces");
+    // No interrupt from the replaced deadline: only evidence where a timer
+    // interrupt was just seen to arrive (rearm/earlier_wins).
+    if (fires)
+        expect_eq(irq.sti, before, "rearm/later_replaces");
+    else
+        not_applicable("no timer interrupt arrived in rearm/earlier_wins", "rearm/later_replaces");
     sie_clear(kStip);
     sbi_set_timer(~0ull);
     expect_alive("set_timer");

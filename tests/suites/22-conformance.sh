@@ -21,7 +21,8 @@ rm -rf "$OUT"
 check_report() {
   local name=$1 dir=$2 out
   for f in report.md junit.xml summary.json; do
-    [ -s "$dir/$f" ] && pass "conformance/$name/$f" || fail "conformance/$name/$f missing"
+    if [ -s "$dir/$f" ]; then pass "conformance/$name/$f"
+    else fail_log "conformance/$name/$f" "$dir/conformance.log" "expected a non-empty $dir/$f, got $([ -e "$dir/$f" ] && echo "an empty file" || echo "none")"; fi
   done
   out=$(python3 - "$dir" <<'EOF'
 import glob, json, os, re, sys, xml.etree.ElementTree as ET
@@ -66,44 +67,58 @@ for f in s["failures"]:
 EOF
   )
   echo "$out" > "$dir/suite-check.txt"
-  local counts unknown
+  local counts unknown n
   counts=$(sed -n 's/^counts //p' <<<"$out")
-  [ "$counts" = ok ] && pass "conformance/$name/counts_agree_with_payload_lines" \
-    || fail "conformance/$name/counts_agree_with_payload_lines $counts"
+  if [ "$counts" = ok ]; then pass "conformance/$name/counts_agree_with_payload_lines"
+  else fail_log "conformance/$name/counts_agree_with_payload_lines" "$dir/suite-check.txt" "expected the report's totals to equal the payload lines, got: ${counts:-no result (the check crashed)}"; fi
   unknown=$(sed -n 's/^unknown //p' <<<"$out")
-  [ "$unknown" = none ] && pass "conformance/$name/every_clause_in_table" \
-    || fail "conformance/$name/every_clause_in_table missing: $unknown"
-  [ "$(sed -n 's/^pass //p' <<<"$out")" -gt 500 ] && pass "conformance/$name/ran_checks" \
-    || fail "conformance/$name/ran_checks (fewer than 500 passed)"
+  if [ "$unknown" = none ]; then pass "conformance/$name/every_clause_in_table"
+  else fail_log "conformance/$name/every_clause_in_table" "$dir/suite-check.txt" "expected every clause in clauses.txt, missing: ${unknown:-(no result)}"; fi
+  n=$(sed -n 's/^pass //p' <<<"$out")
+  if [ "${n:-0}" -gt 500 ]; then pass "conformance/$name/ran_checks"
+  else fail_log "conformance/$name/ran_checks" "$dir/conformance.log" "expected more than 500 passed checks, got ${n:-none}"; fi
 }
 
-tests/payloads/conformance.py --fw ours --name ours --smp 4 --out "$OUT/ours" \
-  && pass "conformance/ours/run" || fail "conformance/ours/run (exit $?)"
+# conformance_run NAME ARGS...: conformance.py, its output also in
+# OUT/NAME/conformance.log (the evidence of the checks on its report).
+conformance_run() {
+  local name=$1 rc; shift
+  mkdir -p "$OUT/$name"
+  tests/payloads/conformance.py --name "$name" --out "$OUT/$name" "$@" 2>&1 |
+    tee "$OUT/$name/conformance.log"
+  rc=${PIPESTATUS[0]}
+  expect_eq "conformance/$name/run" "$OUT/$name/conformance.log" 0 "$rc" "exit status"
+}
+conformance_run ours --fw ours --smp 4
 check_report ours "$OUT/ours"
 n=$(sed -n 's/^fail //p' "$OUT/ours/suite-check.txt")
-[ "$n" = 0 ] && pass "conformance/ours/no_failure" \
-  || fail "conformance/ours/no_failure ($n failed: $(grep '^failure' "$OUT/ours/suite-check.txt" | head -5 | tr '\n' ' '))"
+if [ "$n" = 0 ]; then pass "conformance/ours/no_failure"
+else fail_log "conformance/ours/no_failure" "$OUT/ours/suite-check.txt" "expected 0 failures, got ${n:-no count}: $(grep '^failure' "$OUT/ours/suite-check.txt" | head -5 | tr '\n' ' ')"; fi
 cov=$(sed -n 's/^covered //p' "$OUT/ours/suite-check.txt")
-[ "${cov:-0}" -ge 88 ] && pass "conformance/ours/error_cases_covered ($cov)" \
-  || fail "conformance/ours/error_cases_covered ($cov, expected >= 88)"
+if [ "${cov:-0}" -ge 88 ]; then pass "conformance/ours/error_cases_covered ($cov)"
+else fail_log "conformance/ours/error_cases_covered" "$OUT/ours/suite-check.txt" "expected >= 88 error cases covered, got ${cov:-none}"; fi
 
 # OpenSBI 1.1 on 4 harts only, without the no-H variant and with a shorter
 # timeout (its one-hart hsm run loses the boot hart): the suite's budget.
-tests/payloads/conformance.py --fw opensbi-1.1 --name opensbi-1.1 --smp 4 --only-smp --no-variants \
-  --timeout 10 --out "$OUT/opensbi-1.1" \
-  && pass "conformance/opensbi-1.1/run" || fail "conformance/opensbi-1.1/run (exit $?)"
+conformance_run opensbi-1.1 --fw opensbi-1.1 --smp 4 --only-smp --no-variants --timeout 10
 check_report opensbi-1.1 "$OUT/opensbi-1.1"
 # Failures checked by hand against the spec (README "SBI conformance"): the
 # report must find them (the suite can fail).
 for c in legacy/clear_ipi/positive_when_pending ipi/invalid/bit_beyond_last_hart \
          hsm/get_status/invalid_0x100000000; do
-  grep -qx "failure $c" "$OUT/opensbi-1.1/suite-check.txt" \
-    && pass "conformance/opensbi-1.1/finds/$c" || fail "conformance/opensbi-1.1/finds/$c"
+  if grep -qx "failure $c" "$OUT/opensbi-1.1/suite-check.txt"; then pass "conformance/opensbi-1.1/finds/$c"
+  else fail_log "conformance/opensbi-1.1/finds/$c" "$OUT/opensbi-1.1/suite-check.txt" "expected the line 'failure $c', none came"; fi
 done
-# Implementation facts are information, not failures.
-grep -q '^failure base/impl_id' "$OUT/opensbi-1.1/suite-check.txt" \
-  && fail "conformance/opensbi-1.1/impl_id_is_information" \
-  || pass "conformance/opensbi-1.1/impl_id_is_information"
+# Implementation facts are information, not failures: the implementation ID
+# is recorded (as INFO) and is no failure. Without the record, the absence of
+# the failure would prove nothing.
+r=$OUT/opensbi-1.1/results.jsonl
+if ! grep -q '"case": "base/impl_id", "status": "info"' "$r" 2>/dev/null; then
+  fail_log "conformance/opensbi-1.1/impl_id_is_information" "$r" "expected base/impl_id recorded with status info, got: $(grep -o '"case": "base/impl_id", "status": "[a-z]*"' "$r" 2>/dev/null | head -1)"
+else
+  expect_no_line "conformance/opensbi-1.1/impl_id_is_information" "$OUT/opensbi-1.1/suite-check.txt" \
+    '^counts ' '^failure base/impl_id'
+fi
 
 # Robustness: on one hart OpenSBI 1.1 accepts a resume address past RAM and
 # loses the boot hart (hsm/hart_suspend/INVALID_ADDRESS): the hang is
@@ -121,15 +136,16 @@ print("skipped", sum(r["status"] == "na" and "skipped" in r["details"] for r in 
 print("rerun_finished", any(r["case"] == "hsm/power_off" and r["status"] == "pass" for r in recs))
 print("ipi_done", any(r["case"] == "ipi/done" and r["status"] == "pass" for r in recs))
 EOF
-grep -q '^hang_clause hsm/hart_suspend/INVALID_ADDRESS' "$R/check.txt" \
-  && pass "conformance/robust/hang_recorded_against_clause" \
-  || fail "conformance/robust/hang_recorded_against_clause ($(head -1 "$R/check.txt"))"
-grep -q '^skipped True' "$R/check.txt" && pass "conformance/robust/rerun_skips_the_clause" \
-  || fail "conformance/robust/rerun_skips_the_clause"
-grep -q '^rerun_finished True' "$R/check.txt" && pass "conformance/robust/rerun_reaches_the_end" \
-  || fail "conformance/robust/rerun_reaches_the_end"
-grep -q '^ipi_done True' "$R/check.txt" && pass "conformance/robust/next_payload_runs" \
-  || fail "conformance/robust/next_payload_runs"
+# robust NAME CHECK-FILE LINE RUN-LOG: CHECK-FILE (the results' summary above)
+# has LINE; the FAIL shows that summary's line and the runner's output.
+robust() {
+  if grep -qx "$3" "$2"; then pass "conformance/robust/$1"
+  else fail_log "conformance/robust/$1" "$4" "expected '$3' in $2, got '$(grep -m1 "^${3%% *} " "$2")'"; fi
+}
+robust hang_recorded_against_clause "$R/check.txt" "hang_clause hsm/hart_suspend/INVALID_ADDRESS" "$R/run.log"
+robust rerun_skips_the_clause "$R/check.txt" "skipped True" "$R/run.log"
+robust rerun_reaches_the_end "$R/check.txt" "rerun_finished True" "$R/run.log"
+robust next_payload_runs "$R/check.txt" "ipi_done True" "$R/run.log"
 # A reset the runner does not expect (the reboot payload under another
 # name): recorded as <payload>/reset against the clause, the run goes on.
 cp build/payloads/reboot.elf "$R/unexpected_reset.elf"
@@ -143,9 +159,6 @@ reset = [r for r in recs if r["case"] == "unexpected_reset/reset"]
 print("reset_clause", reset[0]["clause"] if reset and reset[0]["clause"] else "none")
 print("ipi_done", any(r["case"] == "ipi/done" and r["status"] == "pass" for r in recs))
 EOF
-grep -q '^reset_clause srst/system_reset/reboot' "$R/check-reset.txt" \
-  && pass "conformance/robust/reset_recorded_against_clause" \
-  || fail "conformance/robust/reset_recorded_against_clause ($(head -1 "$R/check-reset.txt"))"
-grep -q '^ipi_done True' "$R/check-reset.txt" && pass "conformance/robust/after_reset_next_payload_runs" \
-  || fail "conformance/robust/after_reset_next_payload_runs"
+robust reset_recorded_against_clause "$R/check-reset.txt" "reset_clause srst/system_reset/reboot" "$R/run-reset.log"
+robust after_reset_next_payload_runs "$R/check-reset.txt" "ipi_done True" "$R/run-reset.log"
 exit 0

@@ -32,7 +32,8 @@ run --fw ours --smp 1 --cpu sscofpmf=true --tag rv32-ours-traps-sscofpmf build/t
 # firmware cannot reach it and must refuse it (dbcn.cpp above_4g); RV64 for
 # comparison (there the range across 4 GiB is plain RAM).
 run --fw ours --smp 1 --mem 5G --tag rv32-ours-5g dbcn
-tests/payloads/run.py --fw ours --smp 1 --mem 5G --tag rv64-ours-5g dbcn || fail "rv64 dbcn -m 5G"
+tests/payloads/run.py --fw ours --smp 1 --mem 5G --tag rv64-ours-5g dbcn
+[ $? -le 1 ] || fail "payload-runner (rv64 dbcn -m 5G) crashed"
 # PMU (tests/pmu/payloads) on RV32: SET_INIT_VALUE and event data in two
 # registers, counters with their h halves, counter_fw_read_hi, overflow (OF
 # in mhpmeventNh with Sscofpmf). The overflow cases that race QEMU's overflow
@@ -49,12 +50,12 @@ mkdir -p build/ctr/dtb
 for prof in ratified draft both; do
   dtb=build/ctr/dtb/rv32-q72-$prof.dtb log=build/test-logs/ctr-rv32-$prof.log
   if ! tests/ctr/mkdtb.sh qemu-system-riscv32 rv32 "$prof" "$dtb" 2>"$log"; then
-    fail "rv32-ctr-$prof: device tree"; continue
+    fail_log "rv32-ctr-$prof: device tree" "$log" "tests/ctr/mkdtb.sh failed"; continue
   fi
   : >"$log"
   run --fw ours --qemu-arg=-dtb --qemu-arg="$dtb" --tag rv32-ctr-$prof --log "$log" \
     build/ctr/pl-rv32/ctr_csr_$prof.elf
-  check "rv32-ctr-$prof/ctr_mode_emulated" grep -q "tsbi: ctr: hart 0: emulated" "$log"
+  expect_line "rv32-ctr-$prof/ctr_mode_emulated" "$log" "tsbi: ctr: hart 0: emulated"
 done
 # The project QEMU 10's riscv32-softmmu (built with the riscv64 one).
 if q=$(scripts/qemu10.sh path32); then

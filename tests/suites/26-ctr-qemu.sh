@@ -21,18 +21,23 @@ D=build/ctr/dtb; mkdir -p "$D"
 CTR_CPU=smctr=true,ssctr=true,smcsrind=true,smstateen=true,sscofpmf=true
 IND_CPU=smcsrind=true,smstateen=true,sscofpmf=true
 
+# ctr_mode NAME LOG MODE: the firmware's boot line says hart 0's CTR is MODE.
+ctr_mode() {
+  if has_line "$2" "tsbi: ctr: hart 0: $3"; then pass "$1"
+  else fail_log "$1" "$2" "expected 'tsbi: ctr: hart 0: $3', got '$(grep -a -m1 'tsbi: ctr:' "$2" | tr -d '\r')'"; fi
+}
+
 # run TAG QEMU CPU-EXTRAS PROFILE EXPECT-MODE ELF...
 run() {
   local tag=$1 q=$2 cpu=$3 prof=$4 mode=$5; shift 5
   local dtb=$D/$tag-$prof.dtb log=build/test-logs/ctr-$tag-$prof.log
   if ! tests/ctr/mkdtb.sh "$q" "rv64${cpu:+,$cpu}" "$prof" "$dtb" 2>"$log"; then
-    cat "$log"; fail "$tag-$prof: device tree"; return
+    fail_log "$tag-$prof: device tree" "$log" "tests/ctr/mkdtb.sh failed"; return
   fi
   : >"$log"
   python3 tests/payloads/run.py --qemu "$q" ${cpu:+--cpu "$cpu"} --qemu-arg=-dtb --qemu-arg="$dtb" \
     --fw "$FW" --tag "$tag-$prof" --log "$log" --timeout 20 "$@"
-  if grep -q "tsbi: ctr: hart 0: $mode" "$log"; then pass "$tag-$prof/ctr_mode_$mode"
-  else fail "$tag-$prof/ctr_mode_$mode [$(grep -m1 'tsbi: ctr:' "$log")]"; fi
+  ctr_mode "$tag-$prof/ctr_mode_$mode" "$log" "$mode"
 }
 
 for prof in ratified draft both; do

@@ -25,6 +25,12 @@ FW=build/fw/tsbi_dynamic.bin
 D=build/ctr/trace; rm -rf "$D"; mkdir -p "$D"
 CTR_CPU=smctr=true,ssctr=true,smcsrind=true,smstateen=true,sscofpmf=true
 
+# ctr_mode NAME LOG MODE: the firmware's boot line says hart 0's CTR is MODE.
+ctr_mode() {
+  if has_line "$2" "tsbi: ctr: hart 0: $3"; then pass "$1"
+  else fail_log "$1" "$2" "expected 'tsbi: ctr: hart 0: $3', got '$(grep -a -m1 'tsbi: ctr:' "$2" | tr -d '\r')'"; fi
+}
+
 # run TAG CPU-EXTRAS EXPECT-MODE SMP ELF...: one hart with the ratified
 # profile (tests/ctr/mkdtb.sh), or SMP harts with QEMU's device tree (the
 # default profile, which includes the ratified layout).
@@ -33,15 +39,14 @@ run() {
   local dtb=$D/$tag.dtb log=$D/$tag.log dtbargs=()
   if [ "$smp" = 1 ]; then
     if ! tests/ctr/mkdtb.sh "$Q10" "rv64${cpu:+,$cpu}" ratified "$dtb" 2>"$log"; then
-      cat "$log"; fail "$tag: device tree"; return 1
+      fail_log "$tag: device tree" "$log" "tests/ctr/mkdtb.sh failed"; return 1
     fi
     dtbargs=(--qemu-arg=-dtb --qemu-arg="$dtb")
   fi
   : >"$log"
   python3 tests/payloads/run.py --qemu "$Q10" ${cpu:+--cpu "$cpu"} --smp "$smp" "${dtbargs[@]}" \
     --fw "$FW" --tag "$tag" --log "$log" --timeout 240 "$@"
-  if grep -q "tsbi: ctr: hart 0: $mode" "$log"; then pass "$tag/ctr_mode_$mode"
-  else fail "$tag/ctr_mode_$mode [$(grep -m1 'tsbi: ctr:' "$log")]"; fi
+  ctr_mode "$tag/ctr_mode_$mode" "$log" "$mode"
 }
 
 run native "$CTR_CPU" native 1 build/ctr/pl/ctr_rec_cmp.elf
@@ -51,18 +56,22 @@ grep -a '^CTRDUMP: ' "$D/native.log" | tr -d '\r' > "$D/native.dump"
 grep -a '^CTRDUMP: ' "$D/encoder.log" | tr -d '\r' > "$D/encoder.dump"
 # One verdict per scenario, entry by entry.
 scen=$(awk '$3 == "status" {print $2}' "$D/native.dump")
-[ -n "$scen" ] || fail "compare: no scenario printed on native CTR"
+[ -n "$scen" ] || fail_log "compare: scenarios" "$D/native.log" "expected CTRDUMP status lines from the native-CTR run, none came"
 for s in $scen; do
   a=$(awk -v s="$s" '$2 == s' "$D/native.dump"); b=$(awk -v s="$s" '$2 == s' "$D/encoder.dump")
   recs=$(awk -v s="$s" '$2 == s && $3 != "status" && $4 != "0x0"' "$D/native.dump" | wc -l)
-  if [ -z "$b" ]; then fail "compare/$s [no entries printed on the encoder-fed hart]"
+  if [ -z "$b" ]; then fail_log "compare/$s" "$D/encoder.log" "expected the native hart's entries, none printed on the encoder-fed hart"
   elif [ "$a" = "$b" ]; then pass "compare/$s ($recs records)"
-  else fail "compare/$s [$(diff <(echo "$a") <(echo "$b") | grep '^[<>]' | head -4 | tr '\n' ' ')]"; fi
+  else
+    fail "compare/$s: expected the native hart's entries (<), got the encoder-fed hart's (>) (logs: $D/native.dump, $D/encoder.dump)"
+    diff <(echo "$a") <(echo "$b") | grep '^[<>]' | head -8 | sed 's/^/  | /'
+  fi
 done
 # The comparison must have records to compare: every recording scenario but
 # the one that records U-mode only.
 n=$(awk '$3 != "status" && $4 != "0x0"' "$D/native.dump" | wc -l)
-check "compare/records_compared ($n)" [ "$n" -gt 100 ]
+if [ "$n" -gt 100 ]; then pass "compare/records_compared ($n)"
+else fail_log "compare/records_compared" "$D/native.log" "expected > 100 records on native CTR, got $n"; fi
 
 # Two harts record at once into the shared sink.
 run smp2 "" emulated 2 build/ctr/pl/ctr_smp.elf
@@ -72,11 +81,11 @@ run smp2 "" emulated 2 build/ctr/pl/ctr_smp.elf
 # transfer of the program's PC-info with its CTR type.
 build trace
 T=build/trace/tsbi-trace
-if "$T" ntrace gen --elf "$D/gen.elf" -o "$D/gen.pcinfo" --count 200000 --seed 7 &&
-   "$T" ntrace encode --elf "$D/gen.elf" --te-control 0x3 "$D/gen.pcinfo" -o "$D/gen.bin" &&
-   "$T" ntrace transfers --elf "$D/gen.elf" "$D/gen.bin" -o "$D/gen.transfers"; then
+if { "$T" ntrace gen --elf "$D/gen.elf" -o "$D/gen.pcinfo" --count 200000 --seed 7 &&
+     "$T" ntrace encode --elf "$D/gen.elf" --te-control 0x3 "$D/gen.pcinfo" -o "$D/gen.bin" &&
+     "$T" ntrace transfers --elf "$D/gen.elf" "$D/gen.bin" -o "$D/gen.transfers"; } >"$D/gen.log" 2>&1; then
   pass "host/transfers_decodes"
-  python3 - "$D/gen.pcinfo" "$D/gen.transfers" <<'PY'
+  python3 - "$D/gen.pcinfo" "$D/gen.transfers" <<'PY' || fail "host/transfers_equal_pcinfo: the comparison crashed (traceback above)"
 import sys, collections
 # PC-info lines "0xADDR,TYPE<size>[,0xDEST]": the source is ADDR; the target
 # DEST where given, ADDR + size for a not-taken branch, else the next line
@@ -96,11 +105,23 @@ for l in open(sys.argv[2]):
     if ty in ("1", "2"): continue  # traps: not in PC-info
     got.append((int(s, 16), int(t, 16), int(ty)))
 # JI: an indirect jump (10, 14) or a trap return (3) by the instruction.
-ok = len(got) == len(want) and all(
-    g[0] == w[0] and (w[1] is None or g[1] == w[1]) and (g[2] == w[2] if w[2] != "JI" else g[2] in (3, 10, 14))
-    for g, w in zip(got, want))
-print(("PASS" if ok else "FAIL") + ": host/transfers_equal_pcinfo (%d transfers)" % len(want))
+def same(g, w):
+    return g[0] == w[0] and (w[1] is None or g[1] == w[1]) and \
+        (g[2] == w[2] if w[2] != "JI" else g[2] in (3, 10, 14))
+bad = next((i for i, (g, w) in enumerate(zip(got, want)) if not same(g, w)), None)
+name = "host/transfers_equal_pcinfo"
+# An empty program would compare equal to an empty decode: not a check.
+if not want:
+    print("FAIL: %s: expected transfers in %s, it has none (log: %s)" % (name, sys.argv[1], sys.argv[2]))
+elif bad is None and len(got) == len(want):
+    print("PASS: %s (%d transfers)" % (name, len(want)))
+else:
+    i = bad if bad is not None else min(len(got), len(want))
+    fmt = lambda t: "(0x%x, %s, %s)" % (t[0], "0x%x" % t[1] if t[1] is not None else "-", t[2]) if t else "none"
+    print("FAIL: %s: %d transfers expected, %d decoded; first difference at #%d: expected %s, got %s "
+          "(log: %s)" % (name, len(want), len(got), i, fmt(want[i] if i < len(want) else None),
+                        fmt(got[i] if i < len(got) else None), sys.argv[2]))
 PY
 else
-  fail "host/transfers_decodes"
+  fail_log "host/transfers_decodes" "$D/gen.log" "expected tsbi-trace ntrace gen, encode and transfers to succeed"
 fi

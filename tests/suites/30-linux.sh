@@ -23,7 +23,7 @@ done
 
 n="linux jump smp1"
 if [ -z "$FW_JMP" ] || [ ! -f "$FW_JMP" ]; then
-  fail "$n: fw_jump image [${FW_JMP:-none given (FW_JUMP=)} missing]"
+  fail "$n: fw_jump image: expected a file, got ${FW_JMP:-none given (FW_JUMP=)}"
 else
   log=$LINUX_LOGS/boot-jump-smp1.log
   linux_boot "$log" 90 1 "$FW_JMP" "tsbi.test=boot"; rc=$?
@@ -40,9 +40,8 @@ log=$LINUX_LOGS/dbcn-earlycon-smp2.log
 linux_boot "$log" 90 2 "$FW_DYN" "earlycon=sbi keep_bootcon tsbi.test=boot"; rc=$?
 linux_check_ended "$n" "$log" "$rc"
 linux_check_grep "$n: early kernel log through DBCN" "$log" "printk: legacy bootconsole \[sbi0\] enabled"
-c=$(grep -ac 'Run /init as init process' "$log")
-if [ "$c" = 2 ]; then pass "$n: later kernel log through both DBCN and ttyS0"
-else fail "$n: later kernel log through both DBCN and ttyS0 [line seen $c times, want 2]"; fi
+expect_eq "$n: later kernel log through both DBCN and ttyS0" "$log" 2 \
+  "$(grep -ac 'Run /init as init process' "$log")" "count of 'Run /init as init process' lines"
 linux_boot_checks "$n" "$log" 2
 
 # Suspend to RAM through SBI SUSP and back: the guest enables the UART as
@@ -77,14 +76,12 @@ for smp in 1 4; do
   linux_check_grep "$n: SBI SUSP extension detected" "$log" "SBI SUSP extension detected"
   linux_check_grep "$n: suspend entry (deep)" "$log" "PM: suspend entry \(deep\)"
   linux_check_grep "$n: suspend exit" "$log" "PM: suspend exit"
-  v=$(linux_result "$log" suspend)
-  if [ "$v" = ok ]; then pass "$n: suspended, resumed, all CPUs online and running tasks"
-  else fail "$n: suspended, resumed, all CPUs online and running tasks [${v:-no result}]"; fi
+  linux_expect_result "$n: suspended, resumed, all CPUs online and running tasks" "$log" suspend ok
   # Asleep until the key: the realtime clock (the RTC's sleep time is added
   # on resume) moved on by at least the 3 s the host waited.
   v=$(linux_result "$log" slept)
   if [ -n "$v" ] && [ "$v" -ge 2 ]; then pass "$n: asleep until the wake-up key (${v} s)"
-  else fail "$n: asleep until the wake-up key [slept '${v}' s, want >= 2]"; fi
+  else fail_log "$n: asleep until the wake-up key" "$log" "expected TSBI-RESULT slept >= 2 (s; the host waited 3 s), got '${v:-no such result}'"; fi
 done
 
 # SRST cold reboot; -no-reboot turns the reset into QEMU exiting.

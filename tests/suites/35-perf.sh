@@ -20,21 +20,17 @@ positive() {
   local v
   v=$(linux_result "$2" "$3")
   if [[ $v =~ ^[0-9]+$ ]] && [ "$v" -gt 0 ]; then pass "$1 ($v)"
-  else fail "$1 [${v:-no result}]"; fi
+  else fail_log "$1" "$2" "expected TSBI-RESULT $3 > 0, got '${v:-no such result}'"; fi
 }
 # at_least NAME LOG KEY MIN
 at_least() {
   local v
   v=$(linux_result "$2" "$3")
   if [[ $v =~ ^[0-9]+$ ]] && [ "$v" -ge "$4" ]; then pass "$1 ($v)"
-  else fail "$1 [${v:-no result}, want >= $4]"; fi
+  else fail_log "$1" "$2" "expected TSBI-RESULT $3 >= $4, got '${v:-no such result}'"; fi
 }
 # equals NAME LOG KEY VALUE
-equals() {
-  local v
-  v=$(linux_result "$2" "$3")
-  if [ "$v" = "$4" ]; then pass "$1"; else fail "$1 [${v:-no result}, want $4]"; fi
-}
+equals() { linux_expect_result "$@"; }
 
 for smp in ${PERF_SMPS:-2 4}; do
   n="perf smp$smp"
@@ -47,7 +43,7 @@ for smp in ${PERF_SMPS:-2 4}; do
   c=$(sed -n 's/.*riscv-pmu-sbi: \([0-9]*\) firmware and \([0-9]*\) hardware counters.*/\1 \2/p' "$log" | head -1)
   if [ -n "$c" ] && [ "${c% *}" -gt 0 ] && [ "${c#* }" -gt 0 ]; then
     pass "$n: kernel: ${c% *} firmware and ${c#* } hardware counters"
-  else fail "$n: kernel: firmware and hardware counters [${c:-no counter line}]"; fi
+  else fail_log "$n: kernel: firmware and hardware counters" "$log" "expected 'riscv-pmu-sbi: N firmware and M hardware counters' with N, M > 0, got '${c:-no such line}'"; fi
   linux_check_grep "$n: kernel: SBI PMU snapshot detected" "$log" 'SBI PMU snapshot detected'
   equals "$n: perf_event_paranoid -1" "$log" paranoid -1
   equals "$n: perf stat (hardware events) exit status" "$log" stat.hw.status 0
@@ -77,15 +73,16 @@ done
 # sampling on QEMU"), about half the boots on QEMU 7.2 got none: 5 boots
 # in a row (7 with the two above) all with samples would have happened once
 # in 128 runs then. More boots add time, not coverage.
-boots=${PERF_BOOTS:-5} good=0 counts=
+boots=${PERF_BOOTS:-5} good=0 counts= badlog=
 for i in $(seq 1 "$boots"); do
   log=$LINUX_LOGS/perf-boot$i.log
   linux_boot "$log" 120 4 "$FW_DYN" "tsbi.test=perf-boot"; rc=$?
   v=$(linux_result "$log" record.cycles.samples)
   counts="$counts ${v:-none}"
-  if [ "$rc" = 0 ] && [[ $v =~ ^[0-9]+$ ]] && [ "$v" -ge 100 ]; then good=$((good + 1)); fi
+  if [ "$rc" = 0 ] && [[ $v =~ ^[0-9]+$ ]] && [ "$v" -ge 100 ]; then good=$((good + 1))
+  else badlog=${badlog:-$log}; fi
 done
 echo "linux: perf boots: samples per boot:$counts"
 n="perf boots: perf record -e cycles >= 100 samples in every one of $boots boots (smp4)"
 if [ "$good" = "$boots" ]; then pass "$n ($good/$boots)"
-else fail "$n [$good/$boots; samples:$counts]"; fi
+else fail_log "$n" "$badlog" "expected $boots/$boots boots ending by themselves with >= 100 samples, got $good/$boots (samples:$counts); the first bad boot's log"; fi

@@ -260,11 +260,15 @@ void start_stop() {
     start(kH, 1);
     touch_pages(tlb_area(), 512);
     stop(kH, 1);
-    expect_true(read_counter(kH) > before, "start/resumes_from_current");
+    const bool counts = expect_true(read_counter(kH) > before, "start/resumes_from_current");
     before = read_counter(kH);
     touch_pages(tlb_area(), 512);
     clause("pmu/counter_stop/stops");
-    expect_eq(read_counter(kH), before, "stop/frozen");
+    // Frozen means something only for a counter just seen counting this work.
+    if (counts)
+        expect_eq(read_counter(kH), before, "stop/frozen");
+    else
+        not_applicable("the counter did not count the same work while started", "stop/frozen");
 
     // An invalid request leaves the mapping; RESET removes it, also when the
     // counter was already stopped (what Linux's del path relies on).
