@@ -203,8 +203,9 @@ volatile unsigned long sink;
 // code in S-mode.
 void firmware_protected() {
     const unsigned long fw = platform().ram_base;
+    clause("isolation/firmware_memory/protected");
     if (bootarg("pmp", 1) == 0) {
-        note("bootarg pmp=0: the hart has no PMP, firmware protection not checked");
+        not_applicable("bootarg pmp=0: the hart has no PMP", "fw_region");
         return;
     }
     unsigned long tval = 0;
@@ -212,7 +213,6 @@ void firmware_protected() {
     auto store = [](void *a) { *static_cast<volatile unsigned long *>(a) = 0x5a5a5a5a; };
     auto fetch = [](void *a) { reinterpret_cast<void (*)()>(a)(); };
     void *p = reinterpret_cast<void *>(fw);
-    clause("isolation/firmware_memory/protected");
     expect_eq(catch_exception(load, p, &tval), 5 /* load access fault */, "fw_region/load_faults");
     expect_eq(catch_exception(store, p, &tval), 7 /* store access fault */,
               "fw_region/store_faults");
@@ -222,7 +222,7 @@ void firmware_protected() {
     // The CLINT holds M-mode state (MSIP, mtimecmp): S-mode writing it could
     // raise M-mode interrupts or move M-mode's timer. Only loads are tried.
     if (!platform().clint_base) {
-        note("no riscv,clint0 in the device tree; CLINT protection not checked");
+        not_applicable("no riscv,clint0 in the device tree", "clint");
         return;
     }
     void *msip = reinterpret_cast<void *>(platform().clint_base);
@@ -298,7 +298,7 @@ void smode_extensions() {
     clause("hart/smode_extensions/enabled");
     for (const Use &u : kUses) {
         if (!has_isa_ext(u.ext)) {
-            note("no %s in riscv,isa: %s not checked", u.ext, u.name);
+            not_applicable("not in riscv,isa", "smode_extensions/%s", u.name);
             continue;
         }
         unsigned long tval = 0;
