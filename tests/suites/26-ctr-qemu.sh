@@ -15,7 +15,7 @@ build firmware ctr-payloads
 Q72=$(command -v qemu-system-riscv64) || { fail "qemu 7.2 (qemu-system-riscv64) not installed"; exit 1; }
 # CTR_QEMU10: another QEMU 10 binary (development; the suite builds its own).
 Q10=${CTR_QEMU10:-$(scripts/qemu10.sh path 2>build/test-logs/ctr-qemu10.log)} || {
-  cat build/test-logs/ctr-qemu10.log; fail "project QEMU 10 (scripts/qemu10.sh path)"; exit 1; }
+  fail_log "project QEMU 10" build/test-logs/ctr-qemu10.log "scripts/qemu10.sh path failed"; exit 1; }
 FW=${CTR_FW:-build/fw/tsbi_dynamic.bin} # CTR_FW: another build to check
 D=build/ctr/dtb; mkdir -p "$D"
 CTR_CPU=smctr=true,ssctr=true,smcsrind=true,smstateen=true,sscofpmf=true

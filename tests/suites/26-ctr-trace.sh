@@ -20,7 +20,7 @@ set -uo pipefail
 . "$(dirname "$0")/../lib.sh"
 build firmware ctr-payloads
 Q10=${CTR_QEMU10:-$(scripts/qemu10.sh path 2>build/test-logs/ctr-trace-qemu10.log)} || {
-  cat build/test-logs/ctr-trace-qemu10.log; fail "project QEMU 10 (scripts/qemu10.sh path)"; exit 1; }
+  fail_log "project QEMU 10" build/test-logs/ctr-trace-qemu10.log "scripts/qemu10.sh path failed"; exit 1; }
 FW=build/fw/tsbi_dynamic.bin
 D=build/ctr/trace; rm -rf "$D"; mkdir -p "$D"
 CTR_CPU=smctr=true,ssctr=true,smcsrind=true,smstateen=true,sscofpmf=true
