@@ -43,8 +43,8 @@ CLAUSES = os.path.join(HERE, "conformance", "clauses.txt")
 SPEC_ERRORS = os.path.join(HERE, "conformance", "spec-errors.txt")
 # Payloads that are not conformance checks: the fuzzer checks this
 # firmware's documented choices, bench measures, trace is tsbi's own
-# extension.
-EXCLUDE = {"fuzz", "bench", "trace", "trace_bench"}
+# extension, stall tests the runner (it hangs on purpose).
+EXCLUDE = {"fuzz", "bench", "trace", "trace_bench", "stall"}
 NO_CLAUSE = "(no clause)"
 # Extra runs that reach error cases the default machine cannot: RFENCE's
 # hfence functions answer NOT_SUPPORTED on harts without H. (tag suffix,
