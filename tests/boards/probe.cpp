@@ -20,6 +20,7 @@
 #include "generic/vendor.hpp"
 #include "platform.hpp"
 #include "pmu/dt.hpp"
+#include "pmu/service.hpp"
 #include <libfdt.h>
 
 #include <algorithm>
@@ -390,6 +391,12 @@ constexpr NeededQuirk kNeededQuirks[] = {
 // What firmware/core/ipi.cpp defines in the image.
 unsigned long fw::max_page_fences = 64;
 
+// What firmware/pmu/service.cpp defines in the image: the T-Head overflow
+// quirk's request, which the PMU service acts on at its own cold_init (its
+// CSR sequence is tested on the hart model, tests/pmu/host/test_thead.cpp).
+static bool thead_pmu_requested;
+void pmu::use_thead_c9xx_overflow(bool on) { thead_pmu_requested = on; }
+
 // The time CSR of the host's "hart" (a T-Head timer has no mtime register).
 constexpr uint64_t kTimeCsr = 0x7153c5;
 uint64_t drivers::time_csr() { return kTimeCsr; }
@@ -586,6 +593,8 @@ int main(int argc, char **argv) {
             }
         } else if (q == "sifive-cip-1200") {
             seen = fw::max_page_fences == 0;
+        } else if (q == "thead-c9xx-pmu") {
+            seen = thead_pmu_requested;
         }
         if (seen) provided += (provided.empty() ? "" : ",") + q;
         else printf("quirk-not-applied %s\n", q.c_str());
