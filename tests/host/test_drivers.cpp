@@ -311,6 +311,22 @@ TEST_CASE("jh7110-gpio-restart: reboot drives a JH7110 pin-controller line high"
     CHECK(at<uint32_t>(pinctrl, 0x64) == 0x5a5a5a5au);
 }
 
+TEST_CASE("jh7100-gpio-restart: reboot drives a JH7100 GPIO line high") {
+    auto dtb = load("jh7100-gpio-restart");
+    alignas(8) static uint8_t gpio[0x400];
+    std::memset(gpio, 0x5a, sizeof gpio); // every other register
+    move_reg(dtb, "/soc/pinctrl@11910000", gpio);
+    REQUIRE(drivers::reset_init_from_fdt(dtb.data()));
+    CHECK(drivers::reboot_present());
+    CHECK_FALSE(drivers::poweroff_present());
+    drivers::reboot();
+    // Line 63: GPO63_DOUT_CFG at 0x50 + 8 * 63 = 0x248, DOEN_CFG at 0x24c.
+    CHECK(at<uint32_t>(gpio, 0x248) == 1u); // driven high
+    CHECK(at<uint32_t>(gpio, 0x24c) == 0u); // output enabled
+    CHECK(at<uint32_t>(gpio, 0x244) == 0x5a5a5a5au); // line 62's DOEN untouched
+    CHECK(at<uint32_t>(gpio, 0x250) == 0x5a5a5a5au);
+}
+
 TEST_CASE("thead-aclint: grown blocks that meet are one region") {
     auto dtb = load("thead-aclint");
     // Where the tree has nothing: both grow from the same base, and the
