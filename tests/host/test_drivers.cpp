@@ -10,6 +10,7 @@
 #include <doctest/doctest.h>
 
 #include "drivers/drivers.hpp"
+#include "i2c_models.hpp"
 #include <libfdt.h>
 
 #include <atomic>
@@ -325,6 +326,54 @@ TEST_CASE("jh7100-gpio-restart: reboot drives a JH7100 GPIO line high") {
     CHECK(at<uint32_t>(gpio, 0x24c) == 0u); // output enabled
     CHECK(at<uint32_t>(gpio, 0x244) == 0x5a5a5a5au); // line 62's DOEN untouched
     CHECK(at<uint32_t>(gpio, 0x250) == 0x5a5a5a5au);
+}
+
+// The AXP15060 behind a DesignWare I2C controller, both modelled at the
+// access level (i2c_models.hpp): the driver's every register access goes to
+// the controller model, which runs the bus transactions against the PMIC's
+// register file.
+struct Jh7110Pmic {
+    std::vector<char> dtb = load("jh7110-axp15060");
+    i2c_model::DwI2c ctrl;
+    i2c_model::RegTarget axp;
+    alignas(4096) static inline uint8_t syscrg[0x1000];
+    explicit Jh7110Pmic(unsigned pmic_addr = 0x36) {
+        mmio_fake::install();
+        void *w = mmio_fake::attach(ctrl, nullptr, 0x1000);
+        REQUIRE(w);
+        move_reg(dtb, "/soc/i2c@12050000", w);
+        move_reg(dtb, "/soc/clock-controller@13020000", syscrg);
+        ctrl.targets[pmic_addr] = &axp;
+        axp.regs[0x32] = 0x07;
+        REQUIRE(drivers::reset_init_from_fdt(dtb.data()));
+    }
+};
+
+TEST_CASE("jh7110-axp15060: power-off sets bit 7 of the PMIC's register 0x32 over DesignWare I2C") {
+    Jh7110Pmic b;
+    CHECK(drivers::poweroff_present());
+    CHECK(drivers::reboot_present());
+    drivers::poweroff();
+    CHECK(b.axp.log == "r 0x32=0x7 w 0x32=0x87"); // read-modify-write, other bits kept
+    CHECK(b.axp.regs[0x32] == 0x87);
+    CHECK(at<uint32_t>(b.syscrg, 4 * 0x8f) == 1u << 31); // the controller's APB clock on
+    CHECK(b.ctrl.tar == 0x36);
+    CHECK(b.ctrl.tar_ignored == 0); // the address set while disabled
+    CHECK_FALSE(b.ctrl.in_transfer);  // every transaction ended with STOP
+}
+
+TEST_CASE("jh7110-axp15060: reboot sets bit 6") {
+    Jh7110Pmic b;
+    drivers::reboot();
+    CHECK(b.axp.log == "r 0x32=0x7 w 0x32=0x47");
+}
+
+TEST_CASE("jh7110-axp15060: no PMIC answering: nothing written, no hang") {
+    Jh7110Pmic b(0x35); // the PMIC is not at the tree's address
+    drivers::poweroff();
+    CHECK(b.axp.log.empty());
+    CHECK(b.axp.regs[0x32] == 0x07);
+    CHECK_FALSE(b.ctrl.in_transfer);
 }
 
 TEST_CASE("thead-aclint: grown blocks that meet are one region") {
