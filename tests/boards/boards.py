@@ -81,7 +81,9 @@ def judge(d):
         r["pmp"] = ("ok", "CLINT/ACLINT closed to S-mode")
     for kind in ("poweroff", "reboot"):
         have, dt = one(d, kind, "none"), one(d, "dt-" + kind)
-        if have != "none":
+        if have.startswith("failed"):
+            r[kind] = ("missing", have)
+        elif have != "none":
             r[kind] = ("ok", have)
         elif dt == "-":
             r[kind] = ("n/a", "none in the DT")

@@ -21,6 +21,7 @@
 #include "platform.hpp"
 #include "pmu/dt.hpp"
 #include "pmu/service.hpp"
+#include "../host/i2c_models.hpp"
 #include <libfdt.h>
 
 #include <algorithm>
@@ -59,7 +60,8 @@ bool in_regions(uint64_t a) {
     return false;
 }
 
-void on_segv(int, siginfo_t *si, void *) {
+void on_segv(int, siginfo_t *si, void *ctx) {
+    if (mmio_fake::on_segv(si, ctx)) return; // a modelled device's register
     auto a = reinterpret_cast<uint64_t>(si->si_addr);
     uint64_t page = a & ~(kPage - 1);
     if (logging && nlogged < kMaxLogged && in_regions(a)) {
@@ -82,12 +84,14 @@ struct Write {
 // Runs `op` with the write log on; returns the 32-bit words it changed.
 template <typename F> std::vector<Write> writes_of(F op) {
     for (const Region &r : regions) mprotect(reinterpret_cast<void *>(r.base), r.size, PROT_READ);
+    mmio_fake::protect_all();
     nlogged = 0;
     logging = true;
     op();
     logging = false;
     for (const Region &r : regions)
         mprotect(reinterpret_cast<void *>(r.base), r.size, PROT_READ | PROT_WRITE);
+    mmio_fake::protect_all();
     std::vector<Write> w;
     for (unsigned i = 0; i < nlogged; i++) {
         auto *now = reinterpret_cast<const uint32_t *>(logged_page[i]);
@@ -349,6 +353,52 @@ std::string compat_list(const void *fdt, int node) {
     return s.empty() ? "-" : s;
 }
 
+// PMICs on I2C, run against access-level models (tests/host/i2c_models.hpp):
+// the controller's first page is the controller model, the PMIC a register
+// file at its address; the probe reports the register accesses the PMIC saw.
+struct I2cPmic {
+    const char *compat, *ctrl_compat;
+};
+constexpr I2cPmic kI2cPmics[] = {{"x-powers,axp15060", "snps,designware-i2c"}};
+struct ModelledPmic {
+    std::string path;
+    i2c_model::DwI2c ctrl;
+    i2c_model::RegTarget pmic;
+};
+std::vector<ModelledPmic *> pmics;
+
+void model_i2c_pmics(const void *fdt) {
+    for (const I2cPmic &k : kI2cPmics) {
+        int node = -1;
+        while ((node = fdt_node_offset_by_compatible(fdt, node, k.compat)) >= 0) {
+            int ctrl = fdt_parent_offset(fdt, node);
+            uint64_t base, size;
+            if (ctrl < 0 || fdt_node_check_compatible(fdt, ctrl, k.ctrl_compat) ||
+                !drivers::fdt_get_reg(fdt, ctrl, 0, base, size) || !in_regions(base))
+                continue;
+            auto *m = new ModelledPmic{path_of(fdt, node), {}, {}};
+            m->ctrl.targets[prop_u32(fdt, node, "reg", 0)] = &m->pmic;
+            if (mmio_fake::attach(m->ctrl, reinterpret_cast<void *>(base & ~(kPage - 1)), kPage))
+                pmics.push_back(m);
+        }
+    }
+}
+
+// The PMIC accesses of one reset; "failed" when the controller was driven
+// but no register of the PMIC was written.
+std::string pmic_accesses(const std::vector<unsigned> &commands_before) {
+    std::string s;
+    for (size_t i = 0; i < pmics.size(); i++) {
+        ModelledPmic &m = *pmics[i];
+        if (m.ctrl.commands == commands_before[i]) continue;
+        s += (s.empty() ? "" : ",") + (m.pmic.writes ? "" : std::string("failed ")) + m.path + " " +
+             (m.pmic.log.empty() ? "no answer" : m.pmic.log);
+        m.pmic.log.clear();
+        m.pmic.writes = 0;
+    }
+    return s;
+}
+
 // Reset and power-off devices a device tree can describe, as Linux's and
 // OpenSBI's drivers match them: what each can do.
 struct ResetDevice {
@@ -443,6 +493,13 @@ int main(int argc, char **argv) {
     sigaction(SIGSEGV, &sa, nullptr);
     sigaction(SIGBUS, &sa, nullptr);
     map_regs(fdt);
+    model_i2c_pmics(fdt);
+    struct sigaction st {};
+    st.sa_sigaction = [](int, siginfo_t *, void *ctx) {
+        if (!mmio_fake::on_trap(ctx)) _exit(5);
+    };
+    st.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    sigaction(SIGTRAP, &st, nullptr);
     // A driver spinning on a register the fake never sets: 10 s of CPU
     // time (SIGPROF), not of wall time, which a loaded host stretches (at a
     // load of 29 on 2 cores the SG2042 tree's probe got 0.7 s of CPU in 10 s).
@@ -552,14 +609,25 @@ int main(int argc, char **argv) {
     printf("dt-poweroff %s\n", dt_off.empty() ? "-" : dt_off.c_str());
     printf("dt-reboot %s\n", dt_reboot.empty() ? "-" : dt_reboot.c_str());
     using namespace sbi::srst;
-    if (platform::system_reset_supported(TYPE_SHUTDOWN))
-        printf("poweroff %s\n", describe(fdt, writes_of([] { platform::system_reset(TYPE_SHUTDOWN, 0); })).c_str());
-    else
-        printf("poweroff none\n");
-    if (platform::system_reset_supported(TYPE_COLD_REBOOT))
-        printf("reboot %s\n", describe(fdt, writes_of([] { platform::system_reset(TYPE_COLD_REBOOT, 0); })).c_str());
-    else
-        printf("reboot none\n");
+    // A reset through a modelled PMIC reports the PMIC's register accesses
+    // (and any direct register writes, such as a clock enabled for the
+    // controller); one that drove the controller without writing the PMIC
+    // reports "failed".
+    auto reset = [&](const char *name, uint32_t type) {
+        if (!platform::system_reset_supported(type)) {
+            printf("%s none\n", name);
+            return;
+        }
+        std::vector<unsigned> before;
+        for (ModelledPmic *m : pmics) before.push_back(m->ctrl.commands);
+        std::string d = describe(fdt, writes_of([type] { platform::system_reset(type, 0); }));
+        std::string p = pmic_accesses(before);
+        if (p.empty()) printf("%s %s\n", name, d.c_str());
+        else if (p.rfind("failed", 0) == 0) printf("%s failed: %s\n", name, p.c_str());
+        else printf("%s %s%s\n", name, p.c_str(), d == "nothing" ? "" : (" + " + d).c_str());
+    };
+    reset("poweroff", TYPE_SHUTDOWN);
+    reset("reboot", TYPE_COLD_REBOOT);
 
     // The PMU event map from the riscv,pmu node.
     static pmu::EventMap map;

@@ -66,6 +66,7 @@ struct DwI2c : mmio_fake::Device {
     std::deque<uint8_t> rx;
     std::map<unsigned, uint32_t> other;
     unsigned tar_ignored = 0; // IC_TAR writes while enabled (a driver bug)
+    unsigned commands = 0;    // IC_DATA_CMD writes while enabled
 
     uint32_t peek(unsigned off) override {
         switch (off) {
@@ -97,6 +98,7 @@ struct DwI2c : mmio_fake::Device {
     }
     void command(uint32_t v) {
         if (!enabled) return;
+        commands++;
         if (!in_transfer) {
             in_transfer = true;
             auto it = targets.find(tar & 0x7f);
