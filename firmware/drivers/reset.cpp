@@ -2,8 +2,8 @@
 // System power-off and reboot from whichever device the device tree has:
 // syscon-poweroff/-reboot (QEMU virt), HTIF (spike: power-off only),
 // gpio-restart (sifive_u: reboot only), gpio-poweroff, the Allwinner D1
-// watchdog (reboot only), a PMIC on I2C (the JH7110 boards' AXP15060),
-// the last choice of each type. A machine without one of them does not
+// watchdog (reboot only), a PMIC or board MCU on I2C (AXP15060, DA9063,
+// SG2042 MCU), the last choice of each type. A machine without one of them does not
 // offer that reset type (SRST answers NOT_SUPPORTED).
 #include "drivers.hpp"
 #include <libfdt.h>

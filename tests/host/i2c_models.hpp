@@ -10,6 +10,10 @@
 //   the transmit FIFO is always empty; a command to an address with no
 //   target ends in TX_ABRT (a NAK); IC_TAR is ignored while enabled, as
 //   the hardware ignores it.
+// - Ocores: the OpenCores I2C master core as SiFive's "sifive,i2c0" (8-bit
+//   registers at 4-byte strides), also infinitely fast: a CR command is
+//   done when written (TIP never set); an address no target answers is
+//   not acknowledged (SR.RXACK); commands need CTR.EN.
 #pragma once
 #include <cstdint>
 #include <cstdio>
@@ -51,22 +55,28 @@ struct RegTarget {
     }
 };
 
-struct DwI2c : mmio_fake::Device {
+// What both controller models share: their targets by 7-bit address and a
+// count of the bus commands they were given.
+struct Controller : mmio_fake::Device {
+    std::map<unsigned, RegTarget *> targets;
+    unsigned commands = 0;
+    bool in_transfer = false;
+};
+
+struct DwI2c : Controller {
     static constexpr unsigned IC_TAR = 0x04, IC_DATA_CMD = 0x10, IC_RAW_INTR_STAT = 0x34,
                               IC_CLR_INTR = 0x40, IC_ENABLE = 0x6c, IC_STATUS = 0x70,
                               IC_ENABLE_STATUS = 0x9c;
     static constexpr uint32_t READ = 1u << 8, STOP = 1u << 9, TFE = 1u << 2, RFNE = 1u << 3,
                               TX_ABRT = 1u << 6, STOP_DET = 1u << 9;
-    std::map<unsigned, RegTarget *> targets;
     bool enabled = false;
     unsigned tar = 0x55;
     RegTarget *cur = nullptr; // the transaction's target
-    bool in_transfer = false, aborted = false;
+    bool aborted = false;
     uint32_t raw = 0;
     std::deque<uint8_t> rx;
     std::map<unsigned, uint32_t> other;
     unsigned tar_ignored = 0; // IC_TAR writes while enabled (a driver bug)
-    unsigned commands = 0;    // IC_DATA_CMD writes while enabled
 
     uint32_t peek(unsigned off) override {
         switch (off) {
@@ -114,6 +124,61 @@ struct DwI2c : mmio_fake::Device {
         if (v & STOP) {
             in_transfer = false;
             if (!aborted) raw |= STOP_DET;
+        }
+    }
+};
+
+struct Ocores : Controller {
+    static constexpr unsigned CTR = 0x08, TXR = 0x0c, CR = 0x10;
+    static constexpr uint32_t CTR_EN = 1u << 7, IACK = 1u << 0, WR = 1u << 4, RD = 1u << 5,
+                              STO = 1u << 6, STA = 1u << 7, IF = 1u << 0, BUSY = 1u << 6,
+                              RXNACK = 1u << 7;
+    uint32_t ctr = CTR_EN, txr = 0, rxr = 0, sr = 0;
+    RegTarget *cur = nullptr;
+    bool reading = false;
+    std::map<unsigned, uint32_t> other;
+
+    uint32_t peek(unsigned off) override {
+        switch (off) {
+        case CTR: return ctr;
+        case TXR: return rxr; // RXR on reads
+        case CR: return sr;   // SR on reads
+        default: return other[off];
+        }
+    }
+    uint32_t read(unsigned off) override { return peek(off); }
+    void write(unsigned off, uint32_t v) override {
+        v &= 0xff;
+        switch (off) {
+        case CTR: ctr = v; break;
+        case TXR: txr = v; break;
+        case CR: command(v); break;
+        default: other[off] = v;
+        }
+    }
+    void command(uint32_t v) {
+        if (v & IACK) sr &= ~IF;
+        if (!(ctr & CTR_EN) || !(v & (STA | WR | RD | STO))) return;
+        commands++;
+        if (v & STA) { // START or repeated START: the byte is the address
+            auto it = targets.find(txr >> 1);
+            cur = it == targets.end() ? nullptr : it->second;
+            reading = txr & 1;
+            if (cur && !reading) cur->start();
+            in_transfer = true;
+            sr = (sr & ~RXNACK) | BUSY | IF | (cur ? 0 : RXNACK);
+        } else if (v & WR) {
+            if (cur && in_transfer && !reading) cur->write(static_cast<uint8_t>(txr));
+            else sr |= RXNACK;
+            sr |= IF;
+        } else if (v & RD) {
+            rxr = cur && in_transfer && reading ? cur->read() : 0xff;
+            sr |= IF;
+        }
+        if (v & STO) {
+            in_transfer = false;
+            cur = nullptr;
+            sr &= ~BUSY;
         }
     }
 };

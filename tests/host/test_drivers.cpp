@@ -376,6 +376,65 @@ TEST_CASE("jh7110-axp15060: no PMIC answering: nothing written, no hang") {
     CHECK_FALSE(b.ctrl.in_transfer);
 }
 
+// The DA9063 behind the FU740's SiFive (OpenCores) I2C controller.
+struct UnmatchedPmic {
+    std::vector<char> dtb = load("unmatched-da9063");
+    i2c_model::Ocores ctrl;
+    i2c_model::RegTarget da9063;
+    explicit UnmatchedPmic(uint8_t id = 0x61) {
+        mmio_fake::install();
+        void *w = mmio_fake::attach(ctrl, nullptr, 0x1000);
+        REQUIRE(w);
+        move_reg(dtb, "/soc/i2c@10030000", w);
+        ctrl.targets[0x58] = &da9063;
+        da9063.regs[0x81] = id; // DEVICE_ID
+        REQUIRE(drivers::reset_init_from_fdt(dtb.data()));
+    }
+};
+
+TEST_CASE("unmatched-da9063: power-off: chip checked, page 0, CONTROL_F.SHUTDOWN over SiFive I2C") {
+    UnmatchedPmic b;
+    CHECK(drivers::poweroff_present());
+    CHECK(drivers::reboot_present());
+    drivers::poweroff();
+    CHECK(b.da9063.log == "w 0x0=0x2 r 0x0=0x2 r 0x81=0x61 w 0x0=0x0 w 0x13=0x2");
+    CHECK_FALSE(b.ctrl.in_transfer); // every transaction ended with STOP
+}
+
+TEST_CASE("unmatched-da9063: reboot: watchdog stopped, CONTROL_F.WAKEUP, CONTROL_A") {
+    UnmatchedPmic b;
+    b.da9063.regs[0x11] = 0x35; // CONTROL_D with a watchdog time scale
+    drivers::reboot();
+    CHECK(b.da9063.log ==
+          "w 0x0=0x2 r 0x0=0x2 r 0x81=0x61 w 0x0=0x0 r 0x11=0x35 w 0x11=0x30 w 0x13=0x4 w 0xe=0x68");
+}
+
+TEST_CASE("unmatched-da9063: another chip at the address: no reset command, a disabled core enabled") {
+    UnmatchedPmic b(0x62);
+    b.ctrl.ctr = 0; // core disabled (as Linux's driver leaves it on removal)
+    drivers::reboot();
+    CHECK(b.ctrl.ctr == 0x80);
+    CHECK(b.da9063.log == "w 0x0=0x2 r 0x0=0x2 r 0x81=0x62");
+    CHECK_FALSE(b.ctrl.in_transfer);
+}
+
+TEST_CASE("sg2042-mcu: power-off and reboot are commands 2 and 7 in the MCU's register 3") {
+    auto dtb = load("sg2042-mcu");
+    mmio_fake::install();
+    i2c_model::DwI2c ctrl;
+    i2c_model::RegTarget mcu;
+    void *w = mmio_fake::attach(ctrl, nullptr, 0x1000);
+    REQUIRE(w);
+    move_reg(dtb, "/soc/i2c@7030006000", w);
+    ctrl.targets[0x17] = &mcu;
+    REQUIRE(drivers::reset_init_from_fdt(dtb.data()));
+    drivers::poweroff();
+    CHECK(mcu.log == "w 0x3=0x2");
+    mcu.log.clear();
+    drivers::reboot();
+    CHECK(mcu.log == "w 0x3=0x7");
+}
+
 TEST_CASE("thead-aclint: grown blocks that meet are one region") {
     auto dtb = load("thead-aclint");
     // Where the tree has nothing: both grow from the same base, and the
