@@ -31,6 +31,7 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <memory>
 #include <string>
 #include <sys/mman.h>
 #include <sys/time.h>
@@ -356,13 +357,20 @@ std::string compat_list(const void *fdt, int node) {
 // PMICs on I2C, run against access-level models (tests/host/i2c_models.hpp):
 // the controller's first page is the controller model, the PMIC a register
 // file at its address; the probe reports the register accesses the PMIC saw.
+// The chips' register files start as the chip's reset values the drivers
+// check: the DA9063's DEVICE_ID (0x81) is 0x61.
 struct I2cPmic {
-    const char *compat, *ctrl_compat;
+    const char *compat;
+    uint8_t id_reg, id; // a register preset, 0/0 for none
 };
-constexpr I2cPmic kI2cPmics[] = {{"x-powers,axp15060", "snps,designware-i2c"}};
+constexpr I2cPmic kI2cPmics[] = {
+    {"x-powers,axp15060", 0, 0},
+    {"dlg,da9063", 0x81, 0x61},
+    {"sophgo,sg2042-hwmon-mcu", 0, 0},
+};
 struct ModelledPmic {
     std::string path;
-    i2c_model::DwI2c ctrl;
+    std::unique_ptr<i2c_model::Controller> ctrl;
     i2c_model::RegTarget pmic;
 };
 std::vector<ModelledPmic *> pmics;
@@ -373,12 +381,18 @@ void model_i2c_pmics(const void *fdt) {
         while ((node = fdt_node_offset_by_compatible(fdt, node, k.compat)) >= 0) {
             int ctrl = fdt_parent_offset(fdt, node);
             uint64_t base, size;
-            if (ctrl < 0 || fdt_node_check_compatible(fdt, ctrl, k.ctrl_compat) ||
-                !drivers::fdt_get_reg(fdt, ctrl, 0, base, size) || !in_regions(base))
+            if (ctrl < 0 || !drivers::fdt_get_reg(fdt, ctrl, 0, base, size) || !in_regions(base))
                 continue;
-            auto *m = new ModelledPmic{path_of(fdt, node), {}, {}};
-            m->ctrl.targets[prop_u32(fdt, node, "reg", 0)] = &m->pmic;
-            if (mmio_fake::attach(m->ctrl, reinterpret_cast<void *>(base & ~(kPage - 1)), kPage))
+            auto *m = new ModelledPmic{path_of(fdt, node), nullptr, {}};
+            if (!fdt_node_check_compatible(fdt, ctrl, "snps,designware-i2c"))
+                m->ctrl = std::make_unique<i2c_model::DwI2c>();
+            else if (!fdt_node_check_compatible(fdt, ctrl, "sifive,i2c0"))
+                m->ctrl = std::make_unique<i2c_model::Ocores>();
+            else
+                continue;
+            m->ctrl->targets[prop_u32(fdt, node, "reg", 0)] = &m->pmic;
+            m->pmic.regs[k.id_reg] = k.id;
+            if (mmio_fake::attach(*m->ctrl, reinterpret_cast<void *>(base & ~(kPage - 1)), kPage))
                 pmics.push_back(m);
         }
     }
@@ -390,7 +404,7 @@ std::string pmic_accesses(const std::vector<unsigned> &commands_before) {
     std::string s;
     for (size_t i = 0; i < pmics.size(); i++) {
         ModelledPmic &m = *pmics[i];
-        if (m.ctrl.commands == commands_before[i]) continue;
+        if (m.ctrl->commands == commands_before[i]) continue;
         s += (s.empty() ? "" : ",") + (m.pmic.writes ? "" : std::string("failed ")) + m.path + " " +
              (m.pmic.log.empty() ? "no answer" : m.pmic.log);
         m.pmic.log.clear();
@@ -619,7 +633,7 @@ int main(int argc, char **argv) {
             return;
         }
         std::vector<unsigned> before;
-        for (ModelledPmic *m : pmics) before.push_back(m->ctrl.commands);
+        for (ModelledPmic *m : pmics) before.push_back(m->ctrl->commands);
         std::string d = describe(fdt, writes_of([type] { platform::system_reset(type, 0); }));
         std::string p = pmic_accesses(before);
         if (p.empty()) printf("%s %s\n", name, d.c_str());
