@@ -314,9 +314,7 @@ void cold_init(const void *fdt) {
     g.thead = g_thead_requested && !g.sscofpmf && g.hw &&
               !hw::probe_read(csr::thead::mcounterinten).trapped;
     g.fast_hw = g.thead ? 0 : g.hw;
-    g.cfg_slow = g.sscofpmf                        ? 0
-                 : (g.smcntrpmf || g.thead)        ? ~0ull
-                                                   : static_cast<uint64_t>(hw::kFixedMask);
+    g.fast_valid = (g.thead || (g.smcntrpmf && !g.sscofpmf)) ? 0 : g.valid;
     event_tables(g);
     for (unsigned i = 0; i < kMaxCounters; i++) {
         if (!((g.valid >> i) & 1)) g.info[i] = 0;
@@ -460,8 +458,11 @@ SbiRet counter_config_matching(unsigned long base, unsigned long mask, unsigned 
         event_data) [[unlikely]]
         return config_general(base, mask, flags, event_idx, event_data);
     uint64_t counters = g.events[i].counters, selector = g.events[i].selector;
-    uint64_t set = counter_set(base, mask, g.valid);
-    if (!set) return err(Error::InvalidParam);
+    // An invalid set, or any set where config_general must decide every
+    // request (Config::fast_valid is 0 there): config_general answers.
+    uint64_t set = counter_set(base, mask, g.fast_valid);
+    if (!set) [[unlikely]]
+        return config_general(base, mask, flags, event_idx, event_data);
     HartState &h = self();
     uint64_t cand = counters & set & ~h.started;
     if (!cand) return err(Error::NotSupported);
@@ -469,10 +470,7 @@ SbiRet counter_config_matching(unsigned long base, unsigned long mask, unsigned 
     uint64_t free = cand & ~h.configured;
     if (free) cand = free;
     uint64_t hpm = cand & ~static_cast<uint64_t>(hw::kFixedMask);
-    // A fixed counter without Sscofpmf, programmable ones that cannot
-    // filter while the fixed ones can (Smcntrpmf without Sscofpmf), a
-    // T-Head core: config_general decides.
-    if (!hpm || (cand & g.cfg_slow)) [[unlikely]]
+    if (!hpm || (!g.sscofpmf && hpm != cand)) [[unlikely]] // a fixed counter
         return config_general(base, mask, flags, event_idx, event_data);
     unsigned c = lowest(hpm);
     uint64_t bit = 1ull << c;
@@ -556,9 +554,10 @@ template <bool kCommon>
     uint64_t todo = set & h.started;
     // The common case has hardware counters only, all of them in todo.
     if constexpr (kCommon) {
-        if (todo & ~static_cast<uint64_t>(g.fast_hw)) [[unlikely]]
+        uint64_t hwbits = todo & g.fast_hw;
+        if (hwbits != todo) [[unlikely]]
             return kHandOver;
-        hw::inhibit_set(static_cast<uint32_t>(todo));
+        hw::inhibit_set(static_cast<uint32_t>(hwbits));
     } else {
         uint64_t hwbits = todo & g.hw;
         if (hwbits) hw::inhibit_set(static_cast<uint32_t>(hwbits));

@@ -41,12 +41,12 @@ struct Config {
     // Overflow interrupts through the T-Head C9xx CSRs (csr::thead) on a
     // core that asked for them and has no Sscofpmf.
     bool thead;
-    // The fast paths' limits: start/stop of counters outside fast_hw and a
-    // config_matching candidate set that meets cfg_slow go to the general
-    // code (fixed counters without Sscofpmf; everything where the T-Head
-    // CSRs or Smcntrpmf without Sscofpmf need its care).
+    // The fast paths' limits: start/stop of counters outside fast_hw go to
+    // the general code, and config_matching's fast path takes counter sets
+    // within fast_valid; both are 0 where the T-Head CSRs or Smcntrpmf
+    // without Sscofpmf need the general code's care.
     uint32_t fast_hw;
-    uint64_t cfg_slow;
+    uint64_t fast_valid;
     // General (type 0) and cache (type 1) events by code, from the tables
     // below: the counters that can count each and its selector. Cache codes
     // run up to NODE/PREFETCH/MISS (0x35).
