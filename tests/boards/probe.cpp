@@ -460,6 +460,9 @@ unsigned long fw::max_page_fences = 64;
 // quirk's request, which the PMU service acts on at its own cold_init (its
 // CSR sequence is tested on the hart model, tests/pmu/host/test_thead.cpp).
 static bool thead_pmu_requested;
+// The boot log's lines (firmware/core/console.cpp): the probe reports the
+// quirks itself.
+void fw::printf(const char *, ...) {}
 void pmu::use_thead_c9xx_overflow(bool on) { thead_pmu_requested = on; }
 
 // The time CSR of the host's "hart" (a T-Head timer has no mtime register).
