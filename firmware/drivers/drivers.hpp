@@ -74,6 +74,20 @@ bool gpio_restart_present();
 bool gpio_poweroff_present();
 void gpio_restart();
 void gpio_poweroff();
+// A PMIC or board MCU on I2C (pmic_reset.cpp): the X-Powers AXP15060, the
+// Dialog DA9063, the SG2042 board MCU, on a DesignWare or SiFive controller.
+bool pmic_reset_init_from_fdt(const void *fdt);
+bool pmic_poweroff_present();
+bool pmic_reboot_present();
+void pmic_poweroff();
+void pmic_reboot();
+// DesignWare I2C master (dw_i2c.cpp): one 8-bit register of the target at
+// 7-bit address `target`; false on a NAK or a controller that never answers.
+bool dw_i2c_write_reg(uintptr_t base, uint8_t target, uint8_t reg, uint8_t value);
+bool dw_i2c_read_reg(uintptr_t base, uint8_t target, uint8_t reg, uint8_t &value);
+// SiFive (OpenCores) I2C master (sifive_i2c.cpp), the same operations.
+bool sifive_i2c_write_reg(uintptr_t base, uint8_t target, uint8_t reg, uint8_t value);
+bool sifive_i2c_read_reg(uintptr_t base, uint8_t target, uint8_t reg, uint8_t &value);
 
 // Helpers shared by the drivers (firmware/drivers/fdt_helpers.cpp).
 // Returns the CPU hart ID whose interrupt-controller node has `phandle`, or -1.

@@ -4,13 +4,17 @@
 // to the active level (GPIO_ACTIVE_LOW in the flags cell inverts it), as
 // Linux's drivers do. QEMU's sifive_u resets the machine when its line 10
 // goes low, the HiFive Unmatched powers off on line 2, the JH7110 boards
-// reset on line 35. Two GPIO controllers, both with #gpio-cells = 2 (pin,
-// flags):
+// reset on line 35, the JH7100 VisionFive on line 63. Three GPIO
+// controllers, each with #gpio-cells = 2 (pin, flags):
 // - "sifive,gpio0" (FU540-C000 manual, chapter "GPIO"): a bit per pin in
 //   input_en 0x04, output_en 0x08, output_val 0x0C;
 // - "starfive,jh7110-sys-pinctrl" (Linux pinctrl-starfive-jh7110-sys.c, and
 //   OpenSBI's fdt_gpio_starfive.c): a byte per pin, four to a 32-bit word,
-//   in DOEN at 0x00 (0 enables the output) and DOUT at 0x40 (the level).
+//   in DOEN at 0x00 (0 enables the output) and DOUT at 0x40 (the level);
+// - "starfive,jh7100-pinctrl" (Linux pinctrl-starfive-jh7100.c, JH7100 data
+//   sheet section 12.2): a 32-bit word pair per GPIO, GPOn_DOUT_CFG at
+//   0x50 + 8n (the level) and GPOn_DOEN_CFG at 0x54 + 8n (0 enables the
+//   output), in the controller's first reg ("gpio").
 #include "drivers.hpp"
 #include <libfdt.h>
 
@@ -19,9 +23,11 @@ namespace {
 constexpr unsigned INPUT_EN = 0x04, OUTPUT_EN = 0x08, OUTPUT_VAL = 0x0C;
 constexpr unsigned JH7110_DOEN = 0x00, JH7110_DOUT = 0x40;
 constexpr uint32_t JH7110_DOEN_ENABLE = 0;
+constexpr unsigned JH7100_DOUT_CFG = 0x50, JH7100_DOEN_CFG = 0x54, JH7100_STRIDE = 8;
+constexpr uint32_t JH7100_DOEN_ENABLE = 0;
 constexpr uint32_t GPIO_ACTIVE_LOW = 1;
 
-enum class Ctrl { Sifive, Jh7110 };
+enum class Ctrl { Sifive, Jh7110, Jh7100 };
 struct GpioController {
     const char *compat;
     Ctrl ctrl;
@@ -30,6 +36,7 @@ struct GpioController {
 constexpr GpioController kControllers[] = {
     {"sifive,gpio0", Ctrl::Sifive, 32},
     {"starfive,jh7110-sys-pinctrl", Ctrl::Jh7110, 64},
+    {"starfive,jh7100-pinctrl", Ctrl::Jh7100, 64},
 };
 
 struct GpioLine {
@@ -86,10 +93,22 @@ void fire_jh7110(const GpioLine &l) {
     set(JH7110_DOUT, l.active_low ? 0 : 1);
 }
 
+void fire_jh7100(const GpioLine &l) {
+    auto reg = [&](unsigned off) -> volatile uint32_t & {
+        return l.gpio[(off + JH7100_STRIDE * l.pin) / 4];
+    };
+    reg(JH7100_DOUT_CFG) = l.active_low ? 1 : 0;
+    reg(JH7100_DOEN_CFG) = JH7100_DOEN_ENABLE;
+    reg(JH7100_DOUT_CFG) = l.active_low ? 0 : 1;
+}
+
 void fire(const GpioLine &l) {
     if (!l.gpio) return;
-    if (l.ctrl == Ctrl::Sifive) fire_sifive(l);
-    else fire_jh7110(l);
+    switch (l.ctrl) {
+    case Ctrl::Sifive: fire_sifive(l); break;
+    case Ctrl::Jh7110: fire_jh7110(l); break;
+    case Ctrl::Jh7100: fire_jh7100(l); break;
+    }
 }
 } // namespace
 

@@ -54,6 +54,13 @@ void inhibit_clear(uint32_t mask);
 uint32_t overflow_read(); // scountovf as M-mode reads it (Sscofpmf only)
 void counteren_set(uint32_t mask);
 void lcofi_delegate(); // mideleg.LCOFI (Sscofpmf only)
+// T-Head C9xx overflow interrupt (csr.hpp, csr::thead), a bit per counter:
+// enable clears mcounterof and sets mcounterwen and mcounterinten, disable
+// clears mcounterinten; delegate sets mideleg bit 17.
+void thead_irq_enable(uint32_t mask);
+void thead_irq_disable(uint32_t mask);
+uint32_t thead_overflow_read(); // mcounterof
+void thead_irq_delegate();
 
 // Physical memory S-mode handed over, already validated by the caller.
 uint64_t mem_read64(uintptr_t pa);

@@ -56,6 +56,18 @@ inline void inhibit_clear(uint32_t mask) { csr_clear(csr::mcountinhibit, mask); 
 inline uint32_t overflow_read() { return static_cast<uint32_t>(csr_read(csr::scountovf)); }
 inline void counteren_set(uint32_t mask) { csr_set(csr::mcounteren, mask); }
 inline void lcofi_delegate() { csr_set(csr::mideleg, 1ul << csr::irq::LCOFI); }
+inline void thead_irq_enable(uint32_t mask) {
+    // OF first: a set bit left from an earlier overflow would interrupt at
+    // once (OpenSBI's thead_c9xx_pmu_ctr_enable_irq has the same order).
+    csr_clear(csr::thead::mcounterof, mask);
+    csr_set(csr::thead::mcounterwen, mask);
+    csr_set(csr::thead::mcounterinten, mask);
+}
+inline void thead_irq_disable(uint32_t mask) { csr_clear(csr::thead::mcounterinten, mask); }
+inline uint32_t thead_overflow_read() {
+    return static_cast<uint32_t>(csr_read(csr::thead::mcounterof));
+}
+inline void thead_irq_delegate() { csr_set(csr::mideleg, 1ul << csr::thead::kIrqPmuOverflow); }
 
 // M-mode runs with translation off: S-mode's physical addresses are ours.
 inline uint32_t mem_read32(uintptr_t pa) { return *reinterpret_cast<const volatile uint32_t *>(pa); }

@@ -13,6 +13,12 @@ Config g_config;
 HartState g_harts[kMaxHarts];
 
 namespace {
+bool g_thead_requested; // use_thead_c9xx_overflow() was called
+} // namespace
+
+void use_thead_c9xx_overflow(bool on) { g_thead_requested = on; }
+
+namespace {
 
 using sbi::err;
 using sbi::Error;
@@ -133,7 +139,7 @@ uint64_t value_of(const HartState &h, unsigned c) {
 
 // config_flags[7:3] in mhpmevent/mcyclecfg bit order.
 inline uint64_t inhibit_bits(unsigned long flags) {
-    return static_cast<uint64_t>((flags >> kCfgInhShift) & 0x1f) << hw::kEventInhShift;
+    return static_cast<uint64_t>((flags & kCfgInhMask) >> kCfgInhShift) << hw::kEventInhShift;
 }
 
 // Overflow sampling on QEMU (target/riscv/pmu.c, 7.2 and 10.0): writing
@@ -154,8 +160,10 @@ constexpr uint64_t kParkValue = 1ull << 62;
 
 // Starts hardware counters `todo` (a subset of g.hw), loading value(c) into
 // each if `load`. Rewriting the selector clears OF, which re-arms the
-// overflow interrupt (Sscofpmf: no new LCOFI while OF is set).
-template <class Value>
+// overflow interrupt (Sscofpmf: no new LCOFI while OF is set); the T-Head
+// CSRs are armed before the counters run (kVendor: every caller but the
+// fast path, which g.fast_hw keeps away from T-Head cores).
+template <bool kVendor = true, class Value>
 [[gnu::always_inline]] inline void start_hw(const HartState &h, uint64_t todo, bool load,
                                             Value value) {
     const Config &g = g_config;
@@ -169,6 +177,8 @@ template <class Value>
         }
         if (load) hw::counter_write(c, value(c));
     }
+    if constexpr (kVendor)
+        if (g.thead) hw::thead_irq_enable(static_cast<uint32_t>(todo));
     hw::inhibit_clear(static_cast<uint32_t>(todo));
 }
 
@@ -251,6 +261,7 @@ void reset_hart(HartState &h) {
     }
     if (!g.hw) return;
     hw::inhibit_set(g.hw);
+    if (g.thead) hw::thead_irq_disable(g.hw);
     for (uint32_t m = g.hw & hw::kHpmMask; m; m &= m - 1) hw::event_write(lowest(m), 0, g.sscofpmf);
     if (g.smcntrpmf) {
         if (g.hw & (1u << hw::kCycle)) hw::event_write(hw::kCycle, 0, true);
@@ -297,6 +308,13 @@ void cold_init(const void *fdt) {
     g.total = g.fw_base + g.num_fw;
     g.fw_mask = ((1ull << g.num_fw) - 1) << g.fw_base;
     g.valid = g.hw | g.fw_mask;
+    uint32_t unfiltered = (g.sscofpmf ? 0 : g.hw & hw::kHpmMask) |
+                          (g.smcntrpmf ? 0 : g.hw & hw::kFixedMask);
+    g.unfiltered = unfiltered == g.hw ? 0 : unfiltered;
+    g.thead = g_thead_requested && !g.sscofpmf && g.hw &&
+              !hw::probe_read(csr::thead::mcounterinten).trapped;
+    g.fast_hw = g.thead ? 0 : g.hw;
+    g.fast_valid = (g.thead || (g.smcntrpmf && !g.sscofpmf)) ? 0 : g.valid;
     event_tables(g);
     for (unsigned i = 0; i < kMaxCounters; i++) {
         if (!((g.valid >> i) & 1)) g.info[i] = 0;
@@ -320,6 +338,7 @@ void hart_init() {
         hw::counteren_set(g.hw);
     }
     if (g.sscofpmf) hw::lcofi_delegate();
+    else if (g.thead) hw::thead_irq_delegate();
 }
 
 // The hart leaves the state hart_init() sets up, which it needs again when
@@ -356,6 +375,7 @@ void hart_resume() {
         hw::counteren_set(g.hw);
     }
     if (g.sscofpmf) hw::lcofi_delegate();
+    else if (g.thead) hw::thead_irq_delegate();
 }
 
 // --- SBI functions -----------------------------------------------------------
@@ -399,6 +419,16 @@ namespace {
     }
     if (!decode(event_idx, event_data, e)) return err(Error::NotSupported);
     uint64_t cand = e.counters & set & ~h.started;
+    // A request that asks for privilege filtering never lands on a counter
+    // that would count the modes it excludes, while another counter could
+    // honour it: with Sscofpmf but no Smcntrpmf, cycles or instructions
+    // with SINH go to a programmable counter or are NOT_SUPPORTED, never to
+    // mcycle/minstret (as OpenSBI since 65bb705f). Unlike OpenSBI, which
+    // sets MINH on every programmable counter, a request without filter
+    // flags counts every mode on either kind, so it may use the fixed one.
+    // SKIP_MATCH (above) takes the counter the caller names, whatever it
+    // can filter: the spec has it selected unconditionally.
+    if (flags & kCfgInhMask) cand &= ~static_cast<uint64_t>(g.unfiltered);
     if (!cand) return err(Error::NotSupported);
     // A stopped counter may be taken over, but one nobody configured comes
     // first: two requests in a row then get two counters.
@@ -428,8 +458,11 @@ SbiRet counter_config_matching(unsigned long base, unsigned long mask, unsigned 
         event_data) [[unlikely]]
         return config_general(base, mask, flags, event_idx, event_data);
     uint64_t counters = g.events[i].counters, selector = g.events[i].selector;
-    uint64_t set = counter_set(base, mask, g.valid);
-    if (!set) return err(Error::InvalidParam);
+    // An invalid set, or any set where config_general must decide every
+    // request (Config::fast_valid is 0 there): config_general answers.
+    uint64_t set = counter_set(base, mask, g.fast_valid);
+    if (!set) [[unlikely]]
+        return config_general(base, mask, flags, event_idx, event_data);
     HartState &h = self();
     uint64_t cand = counters & set & ~h.started;
     if (!cand) return err(Error::NotSupported);
@@ -494,9 +527,9 @@ template <bool kCommon>
     if ((flags & START_INIT_SNAPSHOT) && h.shmem == kNoShmem) return Error::NoShmem;
     uint64_t todo = set & ~h.started;
     if constexpr (kCommon) {
-        if (todo & ~static_cast<uint64_t>(g.hw)) [[unlikely]]
+        if (todo & ~static_cast<uint64_t>(g.fast_hw)) [[unlikely]]
             return kHandOver;
-        start_hw(h, todo, flags, [=](unsigned) { return initial_value; });
+        start_hw<false>(h, todo, flags, [=](unsigned) { return initial_value; });
         h.started |= todo;
     } else {
         start_set(h, todo, flags, initial_value, base);
@@ -520,13 +553,15 @@ template <bool kCommon>
     if ((flags & STOP_TAKE_SNAPSHOT) && h.shmem == kNoShmem) return Error::NoShmem;
     uint64_t todo = set & h.started;
     // The common case has hardware counters only, all of them in todo.
-    uint64_t hwbits = todo & g.hw;
     if constexpr (kCommon) {
+        uint64_t hwbits = todo & g.fast_hw;
         if (hwbits != todo) [[unlikely]]
             return kHandOver;
-        hw::inhibit_set(static_cast<uint32_t>(todo));
+        hw::inhibit_set(static_cast<uint32_t>(hwbits));
     } else {
+        uint64_t hwbits = todo & g.hw;
         if (hwbits) hw::inhibit_set(static_cast<uint32_t>(hwbits));
+        if (hwbits && g.thead) hw::thead_irq_disable(static_cast<uint32_t>(hwbits));
         for (uint64_t m = todo & g.fw_mask; m; m &= m - 1) {
             unsigned j = lowest(m) - g.fw_base;
             h.fw_val[j] = *h.fw_src[j] - h.fw_val[j];
@@ -542,6 +577,7 @@ template <bool kCommon>
         }
         uint64_t ovf = 0;
         if (g.sscofpmf) ovf = (hw::overflow_read() & g.hw & h.configured) >> base;
+        else if (g.thead) ovf = (hw::thead_overflow_read() & g.hw & h.configured) >> base;
         hw::mem_write64(h.shmem + kSnapshotOverflowOff, ovf);
     }
     // RESET releases every counter named, also those that were already

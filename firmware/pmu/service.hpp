@@ -31,6 +31,22 @@ struct Config {
     uint64_t valid;         // every valid logical index
     uint64_t fw_mask;       // the firmware counters' logical indices
     bool sscofpmf, smcntrpmf;
+    // Hardware counters that cannot inhibit counting by privilege mode
+    // (programmable ones without Sscofpmf, cycle/instret without
+    // Smcntrpmf), when some other counter of the hart can: a request with
+    // filter flags never lands on them. 0 when no counter can filter: the
+    // flags are then hints the platform cannot honour (ext-pmu.adoc, NOTE
+    // on config_flags[3:7]) and every counter is taken.
+    uint32_t unfiltered;
+    // Overflow interrupts through the T-Head C9xx CSRs (csr::thead) on a
+    // core that asked for them and has no Sscofpmf.
+    bool thead;
+    // The fast paths' limits: start/stop of counters outside fast_hw go to
+    // the general code, and config_matching's fast path takes counter sets
+    // within fast_valid; both are 0 where the T-Head CSRs or Smcntrpmf
+    // without Sscofpmf need the general code's care.
+    uint32_t fast_hw;
+    uint64_t fast_valid;
     // General (type 0) and cache (type 1) events by code, from the tables
     // below: the counters that can count each and its selector. Cache codes
     // run up to NODE/PREFETCH/MISS (0x35).
@@ -66,6 +82,10 @@ extern Config g_config;
 extern HartState g_harts[kMaxHarts];
 
 // --- life cycle ------------------------------------------------------------
+// A vendor quirk chosen at run time (platform/generic/vendor.cpp), before
+// cold_init: the harts are T-Head C9xx cores, whose overflow interrupt is
+// IRQ 17 with its own enable and status CSRs (used only without Sscofpmf).
+void use_thead_c9xx_overflow(bool on = true);
 void cold_init(const void *fdt); // boot hart, before any hart_init
 void hart_init();                // every hart, each time it starts
 void hart_stop();                // HSM stop: everything stopped and released

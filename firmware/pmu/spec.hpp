@@ -102,6 +102,7 @@ enum CfgFlag : unsigned long {
 };
 constexpr unsigned long kCfgFlagsValid = 0xff;
 constexpr unsigned kCfgInhShift = 3; // VUINH..MINH are bits 3..7, in mhpmevent order
+constexpr unsigned long kCfgInhMask = 0x1ful << kCfgInhShift;
 
 // --- start_flags (FID 3) / stop_flags (FID 4) ------------------------------
 enum StartFlag : unsigned long { START_SET_INIT_VALUE = 1ul << 0, START_INIT_SNAPSHOT = 1ul << 1 };

@@ -73,6 +73,9 @@ bool PmuHart::read(unsigned csr, uint64_t &v) const {
             return true;
         case csrno::mcounteren: v = counteren; return true;
         case csrno::mideleg: v = mideleg; return true;
+        case csrno::th_mcounterwen: v = th_wen; return cfg.thead_c9xx;
+        case csrno::th_mcounterinten: v = th_inten; return cfg.thead_c9xx;
+        case csrno::th_mcounterof: v = th_of; return cfg.thead_c9xx;
         default: return false;
         }
     }
@@ -129,6 +132,9 @@ bool PmuHart::write(unsigned csr, uint64_t v) {
     }
     case csrno::mcounteren: counteren = static_cast<uint32_t>(v); return true;
     case csrno::mideleg: mideleg = v; return true;
+    case csrno::th_mcounterwen: th_wen = static_cast<uint32_t>(v); return cfg.thead_c9xx;
+    case csrno::th_mcounterinten: th_inten = static_cast<uint32_t>(v); return cfg.thead_c9xx;
+    case csrno::th_mcounterof: th_of = static_cast<uint32_t>(v); return cfg.thead_c9xx;
     default: return false; // scountovf is read-only, the rest absent
     }
 }
@@ -150,6 +156,14 @@ void PmuHart::add(unsigned idx, uint64_t n) {
         selector[idx] |= kOF;
         lcofip = true;
         lcofi_raised++;
+    }
+    if (overflow && cfg.thead_c9xx) {
+        uint32_t bit = 1u << idx;
+        if (th_wen & bit) th_of |= bit;
+        if (th_inten & bit) {
+            th_irq = true;
+            th_irq_raised++;
+        }
     }
 }
 

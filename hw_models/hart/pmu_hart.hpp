@@ -34,6 +34,8 @@ constexpr unsigned mideleg = 0x303, mcounteren = 0x306, mcountinhibit = 0x320,
                    mcyclecfg = 0x321, minstretcfg = 0x322, mhpmevent3 = 0x323,
                    mcycle = 0xB00, minstret = 0xB02, mhpmcounter3 = 0xB03, scountovf = 0xDA0,
                    mhartid = 0xF14;
+// T-Head C9xx PMU overflow CSRs (PmuHartConfig::thead_c9xx).
+constexpr unsigned th_mcounterwen = 0x7C9, th_mcounterinten = 0x7CA, th_mcounterof = 0x7CB;
 // RV32 only: bits 63:32 (counter + 0x80, selector and filter + 0x400).
 constexpr unsigned mcycleh = 0xB80, minstreth = 0xB82, mhpmcounter3h = 0xB83,
                    mcyclecfgh = 0x721, minstretcfgh = 0x722, mhpmevent3h = 0x723;
@@ -47,6 +49,10 @@ struct PmuHartConfig {
     bool smcntrpmf = false;
     bool mcountinhibit = true;
     bool qemu_event_map = true;   // QEMU's one-counter-per-event mapping
+    // T-Head C9xx overflow CSRs: a counter's overflow sets its mcounterof
+    // bit when its mcounterwen bit is set, and raises IRQ 17 when its
+    // mcounterinten bit is set (C906/C910 manuals, as OpenSBI reads them).
+    bool thead_c9xx = false;
     // Cycles (and instructions) M-mode spends before each CSR access the
     // firmware makes (pmu_hw_host.cpp), so running counters move between two
     // accesses as on a real hart; 0 freezes them while the firmware runs.
@@ -81,6 +87,9 @@ class PmuHart {
     uint64_t mideleg = 0;
     bool lcofip = false;        // mip.LCOFIP
     unsigned lcofi_raised = 0;  // times the overflow interrupt was raised
+    uint32_t th_wen = 0, th_inten = 0, th_of = 0; // T-Head CSRs
+    bool th_irq = false;        // IRQ 17 pending
+    unsigned th_irq_raised = 0;
 
   private:
     // What a CSR number names: a counter, a selector (mhpmeventN) or a

@@ -96,6 +96,16 @@ void counteren_set(uint32_t mask) {
     must_write(csrno::mcounteren, must_read(csrno::mcounteren) | mask);
 }
 void lcofi_delegate() { must_write(csrno::mideleg, must_read(csrno::mideleg) | (1u << 13)); }
+void thead_irq_enable(uint32_t mask) {
+    must_write(csrno::th_mcounterof, must_read(csrno::th_mcounterof) & ~mask);
+    must_write(csrno::th_mcounterwen, must_read(csrno::th_mcounterwen) | mask);
+    must_write(csrno::th_mcounterinten, must_read(csrno::th_mcounterinten) | mask);
+}
+void thead_irq_disable(uint32_t mask) {
+    must_write(csrno::th_mcounterinten, must_read(csrno::th_mcounterinten) & ~mask);
+}
+uint32_t thead_overflow_read() { return static_cast<uint32_t>(must_read(csrno::th_mcounterof)); }
+void thead_irq_delegate() { must_write(csrno::mideleg, must_read(csrno::mideleg) | (1u << 17)); }
 
 uint64_t mem_read64(uintptr_t pa) {
     if constexpr (kRv32) return rv32::mem_read64<ModelMem>(pa);

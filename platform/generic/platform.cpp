@@ -7,6 +7,7 @@
 // cannot say. kQuirks is constexpr: an absent quirk compiles to nothing.
 #include "platform.hpp"
 #include "drivers/drivers.hpp"
+#include "fw.hpp"
 #include "generic/vendor.hpp"
 #include <quirks.hpp>
 
@@ -36,6 +37,10 @@ bool cold_init(const void *fdt) {
     bool clint = drivers::aclint_init_from_fdt(fdt);
     n_mmode = drivers::napot_cover(fdt, mmode, drivers::aclint_blocks(mmode, kMaxMmode), kAclintPmpEntries);
     if (!vendor::cold_init(fdt)) return false;
+    // The run-time quirks chosen, for whoever reads the boot log.
+    const char *q[8];
+    for (unsigned i = 0, n = vendor::active(q, 8); i < n; i++)
+        fw::printf("%s%s%s", i ? ", " : "tsbi: vendor quirks: ", q[i], i + 1 == n ? "\n" : "");
     if constexpr (has(Q.cold_init))
         if (!Q.cold_init(fdt)) return false;
     // IPIs and the timer need a CLINT/ACLINT unless the port gives both.

@@ -5,7 +5,9 @@
 #include "vendor.hpp"
 #include "drivers/drivers.hpp"
 #include "fw.hpp"
+#include "pmu/service.hpp"
 #include <libfdt.h>
+#include <string.h>
 #ifdef __riscv
 #include "riscv/csr.hpp"
 extern "C" char trap_entry_tlb_flush[]; // entry.S
@@ -49,7 +51,20 @@ bool sifive_cip_1200(const void *) {
     return true;
 }
 
-enum class Where { Root, AnyNode };
+// T-Head C9xx cores without Sscofpmf (C906 in D1 and CV18xx, C910 in
+// TH1520, C920 in SG2042): the PMU's overflow interrupt is IRQ 17 with the
+// vendor's enable and status CSRs (csr::thead), armed by the PMU service at
+// counter start and delegated to S-mode, where Linux's THEAD_PMU erratum
+// takes it (OpenSBI's thead_c9xx_pmu.c, registered for the same SoCs). The
+// service checks the CSRs exist before it uses them.
+bool thead_c9xx_pmu(const void *) {
+    pmu::use_thead_c9xx_overflow();
+    return true;
+}
+
+// Where a row's compatible is looked for: the root (the SoC), a /cpus/cpu
+// node (the core), any node (a device).
+enum class Where { Root, Cpu, AnyNode };
 struct Quirk {
     const char *name;
     Where where;
@@ -59,6 +74,8 @@ struct Quirk {
 };
 constexpr Quirk kQuirks[] = {
     {"thead-plic-smode", Where::AnyNode, {"thead,c900-plic"}, thead_plic_smode, nullptr},
+    {"thead-c9xx-pmu", Where::Cpu, {"thead,c906", "thead,c910", "thead,c920"}, thead_c9xx_pmu,
+     nullptr},
     {"thead-c910-tlb-flush", Where::Root, {"thead,th1520", "sophgo,sg2042"}, nullptr,
      thead_tlb_flush_hart_init},
     {"sifive-cip-1200", Where::Root, {"sifive,fu540-c000", "sifive,fu540", "sifive,fu740-c000", "sifive,fu740"},
@@ -68,12 +85,21 @@ constexpr unsigned kCount = sizeof kQuirks / sizeof kQuirks[0];
 static_assert(kCount <= 32, "one bit per quirk in `chosen`");
 unsigned chosen; // bit i: kQuirks[i] applies
 
+bool is_cpu(const void *fdt, int node) {
+    const char *t = static_cast<const char *>(fdt_getprop(fdt, node, "device_type", nullptr));
+    return t && !strcmp(t, "cpu");
+}
+
 bool matches(const void *fdt, const Quirk &q) {
     for (const char *c : q.compat) {
         if (!c) break;
-        if (q.where == Where::Root ? !fdt_node_check_compatible(fdt, 0, c)
-                                   : fdt_node_offset_by_compatible(fdt, -1, c) >= 0)
-            return true;
+        if (q.where == Where::Root) {
+            if (!fdt_node_check_compatible(fdt, 0, c)) return true;
+            continue;
+        }
+        for (int n = fdt_node_offset_by_compatible(fdt, -1, c); n >= 0;
+             n = fdt_node_offset_by_compatible(fdt, n, c))
+            if (q.where == Where::AnyNode || is_cpu(fdt, n)) return true;
     }
     return false;
 }

@@ -15,6 +15,7 @@ results and regenerates the table in platform/README.md (between the
 """
 import argparse
 import os
+import signal
 import subprocess
 import sys
 
@@ -31,7 +32,7 @@ VERDICT_RANK = {"boots": 2, "boots-missing": 1, "cannot-boot": 0}
 def probe(binary, dtb):
     """The probe's "key value" lines as a dict (lists for repeated keys)."""
     try:
-        p = subprocess.run([binary, dtb], capture_output=True, text=True, timeout=60)
+        p = subprocess.run([binary, dtb], capture_output=True, text=True, timeout=600)
         out, rc = p.stdout, p.returncode
     except subprocess.TimeoutExpired as e:
         out, rc = (e.stdout or b"").decode(), "timeout"
@@ -42,7 +43,7 @@ def probe(binary, dtb):
     if "end" not in d:
         last = out.splitlines()[-1] if out.strip() else "no output"
         d.setdefault("fatal", []).append("probe stopped (%s): %s" % (
-            "hangs" if rc in ("timeout", -14) else "exit %s" % rc, last))
+            "hangs" if rc in ("timeout", -signal.SIGPROF) else "exit %s" % rc, last))
     return d
 
 
@@ -80,7 +81,9 @@ def judge(d):
         r["pmp"] = ("ok", "CLINT/ACLINT closed to S-mode")
     for kind in ("poweroff", "reboot"):
         have, dt = one(d, kind, "none"), one(d, "dt-" + kind)
-        if have != "none":
+        if have.startswith("failed"):
+            r[kind] = ("missing", have)
+        elif have != "none":
             r[kind] = ("ok", have)
         elif dt == "-":
             r[kind] = ("n/a", "none in the DT")

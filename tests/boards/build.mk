@@ -5,7 +5,8 @@
 BOARD_PROBE_SRCS := tests/boards/probe.cpp $(wildcard firmware/drivers/*.cpp) firmware/core/dt.cpp \
 	firmware/pmu/dt.cpp $(wildcard platform/generic/*.cpp)
 $(BUILD)/host/board_probe: $(BOARD_PROBE_SRCS) firmware/drivers/drivers.hpp firmware/core/dt.hpp \
-		firmware/pmu/dt.hpp platform/platform.hpp $(wildcard platform/generic/*.hpp)
+		firmware/pmu/dt.hpp platform/platform.hpp $(wildcard platform/generic/*.hpp) \
+		tests/host/mmio_fake.hpp tests/host/i2c_models.hpp
 	@mkdir -p $(dir $@)
 	$(HOSTCXX) $(HOSTCXXFLAGS) -Ifirmware -Ifirmware/include -Iplatform -Iplatform/generic \
 		-o $@ $(BOARD_PROBE_SRCS) -lfdt

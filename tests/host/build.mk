@@ -22,7 +22,7 @@ $(HOSTTEST_BOARD_DTBS): $(HOSTTEST_BUILD)/%.dtb: tests/host/data/%.dts
 	@mkdir -p $(dir $@)
 	dtc -q -I dts -O dtb -o $@ $<
 HOSTTEST_DRIVERS := $(wildcard firmware/drivers/*.cpp)
-$(HOSTTEST_BUILD)/test_drivers: tests/host/test_drivers.cpp $(HOSTTEST_DRIVERS) firmware/drivers/drivers.hpp \
+$(HOSTTEST_BUILD)/test_drivers: tests/host/test_drivers.cpp $(HOSTTEST_DRIVERS) firmware/drivers/drivers.hpp tests/host/mmio_fake.hpp tests/host/i2c_models.hpp \
 		$(HOSTTEST_BUILD)/qemu-virt.dtb $(HOSTTEST_BUILD)/qemu-spike.dtb $(HOSTTEST_BUILD)/qemu-sifive_u.dtb \
 		$(HOSTTEST_BOARD_DTBS)
 	$(HOSTCXX) $(HOSTCXXFLAGS) -Ifirmware -Ifirmware/include -Ifirmware/drivers \

@@ -10,6 +10,7 @@
 #include <doctest/doctest.h>
 
 #include "drivers/drivers.hpp"
+#include "i2c_models.hpp"
 #include <libfdt.h>
 
 #include <atomic>
@@ -309,6 +310,129 @@ TEST_CASE("jh7110-gpio-restart: reboot drives a JH7110 pin-controller line high"
     CHECK(at<uint32_t>(pinctrl, 0x60) == 0x015a5a5au); // driven high
     CHECK(at<uint32_t>(pinctrl, 0x1c) == 0x5a5a5a5au); // no other word touched
     CHECK(at<uint32_t>(pinctrl, 0x64) == 0x5a5a5a5au);
+}
+
+TEST_CASE("jh7100-gpio-restart: reboot drives a JH7100 GPIO line high") {
+    auto dtb = load("jh7100-gpio-restart");
+    alignas(8) static uint8_t gpio[0x400];
+    std::memset(gpio, 0x5a, sizeof gpio); // every other register
+    move_reg(dtb, "/soc/pinctrl@11910000", gpio);
+    REQUIRE(drivers::reset_init_from_fdt(dtb.data()));
+    CHECK(drivers::reboot_present());
+    CHECK_FALSE(drivers::poweroff_present());
+    drivers::reboot();
+    // Line 63: GPO63_DOUT_CFG at 0x50 + 8 * 63 = 0x248, DOEN_CFG at 0x24c.
+    CHECK(at<uint32_t>(gpio, 0x248) == 1u); // driven high
+    CHECK(at<uint32_t>(gpio, 0x24c) == 0u); // output enabled
+    CHECK(at<uint32_t>(gpio, 0x244) == 0x5a5a5a5au); // line 62's DOEN untouched
+    CHECK(at<uint32_t>(gpio, 0x250) == 0x5a5a5a5au);
+}
+
+// The AXP15060 behind a DesignWare I2C controller, both modelled at the
+// access level (i2c_models.hpp): the driver's every register access goes to
+// the controller model, which runs the bus transactions against the PMIC's
+// register file.
+struct Jh7110Pmic {
+    std::vector<char> dtb = load("jh7110-axp15060");
+    i2c_model::DwI2c ctrl;
+    i2c_model::RegTarget axp;
+    alignas(4096) static inline uint8_t syscrg[0x1000];
+    explicit Jh7110Pmic(unsigned pmic_addr = 0x36) {
+        mmio_fake::install();
+        void *w = mmio_fake::attach(ctrl, nullptr, 0x1000);
+        REQUIRE(w);
+        move_reg(dtb, "/soc/i2c@12050000", w);
+        move_reg(dtb, "/soc/clock-controller@13020000", syscrg);
+        ctrl.targets[pmic_addr] = &axp;
+        axp.regs[0x32] = 0x07;
+        REQUIRE(drivers::reset_init_from_fdt(dtb.data()));
+    }
+};
+
+TEST_CASE("jh7110-axp15060: power-off sets bit 7 of the PMIC's register 0x32 over DesignWare I2C") {
+    Jh7110Pmic b;
+    CHECK(drivers::poweroff_present());
+    CHECK(drivers::reboot_present());
+    drivers::poweroff();
+    CHECK(b.axp.log == "r 0x32=0x7 w 0x32=0x87"); // read-modify-write, other bits kept
+    CHECK(b.axp.regs[0x32] == 0x87);
+    CHECK(at<uint32_t>(b.syscrg, 4 * 0x8f) == 1u << 31); // the controller's APB clock on
+    CHECK(b.ctrl.tar == 0x36);
+    CHECK(b.ctrl.tar_ignored == 0); // the address set while disabled
+    CHECK_FALSE(b.ctrl.in_transfer);  // every transaction ended with STOP
+}
+
+TEST_CASE("jh7110-axp15060: reboot sets bit 6") {
+    Jh7110Pmic b;
+    drivers::reboot();
+    CHECK(b.axp.log == "r 0x32=0x7 w 0x32=0x47");
+}
+
+TEST_CASE("jh7110-axp15060: no PMIC answering: nothing written, no hang") {
+    Jh7110Pmic b(0x35); // the PMIC is not at the tree's address
+    drivers::poweroff();
+    CHECK(b.axp.log.empty());
+    CHECK(b.axp.regs[0x32] == 0x07);
+    CHECK_FALSE(b.ctrl.in_transfer);
+}
+
+// The DA9063 behind the FU740's SiFive (OpenCores) I2C controller.
+struct UnmatchedPmic {
+    std::vector<char> dtb = load("unmatched-da9063");
+    i2c_model::Ocores ctrl;
+    i2c_model::RegTarget da9063;
+    explicit UnmatchedPmic(uint8_t id = 0x61) {
+        mmio_fake::install();
+        void *w = mmio_fake::attach(ctrl, nullptr, 0x1000);
+        REQUIRE(w);
+        move_reg(dtb, "/soc/i2c@10030000", w);
+        ctrl.targets[0x58] = &da9063;
+        da9063.regs[0x81] = id; // DEVICE_ID
+        REQUIRE(drivers::reset_init_from_fdt(dtb.data()));
+    }
+};
+
+TEST_CASE("unmatched-da9063: power-off: chip checked, page 0, CONTROL_F.SHUTDOWN over SiFive I2C") {
+    UnmatchedPmic b;
+    CHECK(drivers::poweroff_present());
+    CHECK(drivers::reboot_present());
+    drivers::poweroff();
+    CHECK(b.da9063.log == "w 0x0=0x2 r 0x0=0x2 r 0x81=0x61 w 0x0=0x0 w 0x13=0x2");
+    CHECK_FALSE(b.ctrl.in_transfer); // every transaction ended with STOP
+}
+
+TEST_CASE("unmatched-da9063: reboot: watchdog stopped, CONTROL_F.WAKEUP, CONTROL_A") {
+    UnmatchedPmic b;
+    b.da9063.regs[0x11] = 0x35; // CONTROL_D with a watchdog time scale
+    drivers::reboot();
+    CHECK(b.da9063.log ==
+          "w 0x0=0x2 r 0x0=0x2 r 0x81=0x61 w 0x0=0x0 r 0x11=0x35 w 0x11=0x30 w 0x13=0x4 w 0xe=0x68");
+}
+
+TEST_CASE("unmatched-da9063: another chip at the address: no reset command, a disabled core enabled") {
+    UnmatchedPmic b(0x62);
+    b.ctrl.ctr = 0; // core disabled (as Linux's driver leaves it on removal)
+    drivers::reboot();
+    CHECK(b.ctrl.ctr == 0x80);
+    CHECK(b.da9063.log == "w 0x0=0x2 r 0x0=0x2 r 0x81=0x62");
+    CHECK_FALSE(b.ctrl.in_transfer);
+}
+
+TEST_CASE("sg2042-mcu: power-off and reboot are commands 2 and 7 in the MCU's register 3") {
+    auto dtb = load("sg2042-mcu");
+    mmio_fake::install();
+    i2c_model::DwI2c ctrl;
+    i2c_model::RegTarget mcu;
+    void *w = mmio_fake::attach(ctrl, nullptr, 0x1000);
+    REQUIRE(w);
+    move_reg(dtb, "/soc/i2c@7030006000", w);
+    ctrl.targets[0x17] = &mcu;
+    REQUIRE(drivers::reset_init_from_fdt(dtb.data()));
+    drivers::poweroff();
+    CHECK(mcu.log == "w 0x3=0x2");
+    mcu.log.clear();
+    drivers::reboot();
+    CHECK(mcu.log == "w 0x3=0x7");
 }
 
 TEST_CASE("thead-aclint: grown blocks that meet are one region") {

@@ -11,6 +11,6 @@ python3 tests/host/doctest_lines.py sse build/host/test_sse
 # The device-tree drivers against QEMU's virt, sifive_u and spike device trees
 # and the board devices' trees (tests/host/data); one process per tree (the
 # drivers keep static state, as in firmware).
-for m in virt sifive_u spike dw-apb-uart thead-clint thead-aclint sunxi-wdt gpio-poweroff jh7110-gpio-restart; do
+for m in virt sifive_u spike dw-apb-uart thead-clint thead-aclint sunxi-wdt gpio-poweroff jh7110-gpio-restart jh7100-gpio-restart jh7110-axp15060 unmatched-da9063 sg2042-mcu; do
   python3 tests/host/doctest_lines.py drivers-$m build/host/test_drivers "-tc=$m*"
 done

@@ -18,6 +18,16 @@ for cpu in "" sscofpmf=true; do
 done
 run --fw opensbi --known tests/pmu/opensbi11.known --cpu sscofpmf=true --smp 4 \
   build/pmu/pmu_smp.elf || rc=1
+# Raw and raw v2 events with CLEAR_VALUE and AUTO_START (OpenSBI 3d29f380):
+# QEMU virt's device tree with a raw table mapping QEMU's DTLB-read-miss
+# selector, which QEMU then counts (tests/pmu/payloads/pmu_raw.cpp).
+t=build/pmu/raw-dt; mkdir -p $t
+qemu-system-riscv64 -M virt,dumpdtb=$t/virt.dtb -smp 1 -m 256M -cpu rv64,sscofpmf=true \
+  -nographic </dev/null >/dev/null 2>&1
+fdtput -t x $t/virt.dtb /pmu riscv,raw-event-to-mhpmcounters 0 0x10019 0xffffffff 0xffffffff 0x7fff8 ||
+  { echo "FAIL: pmu_raw/device_tree: fdtput could not add the raw table to $t/virt.dtb"; rc=1; }
+run --cpu sscofpmf=true --tag ours-raw-table --qemu-arg=-dtb --qemu-arg=$t/virt.dtb \
+  build/pmu/pmu_raw.elf || rc=1
 # With -icount QEMU's overflow timer expires in instruction time, which
 # makes the start order checks of overflow/* deterministic.
 run --cpu sscofpmf=true --icount --tag ours-smp1-sscofpmf-icount build/pmu/pmu.elf || rc=1

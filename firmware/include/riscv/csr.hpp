@@ -29,6 +29,17 @@ constexpr unsigned mstatus = 0x300, misa = 0x301, medeleg = 0x302, mideleg = 0x3
                    hpmcounter3 = 0xC03, timeh = 0xC81, mhpmevent3h = 0x723, mcycleh = 0xB80,
                    minstreth = 0xB82, mhpmcounter3h = 0xB83;
 
+// T-Head C9xx (C906, C910, C920) PMU overflow CSRs, used where the core has
+// no Sscofpmf (OpenSBI's platform/generic/include/thead/c9xx_encoding.h, the
+// C906/C910 user manuals): one bit per counter in each. mcounterwen lets
+// S-mode write the counter and, the manuals' side effect OpenSBI relies on,
+// makes mcounterof (S-mode alias scounterof 0x5c5) record its overflow;
+// mcounterinten enables the overflow interrupt, T-Head's IRQ 17.
+namespace thead {
+constexpr unsigned mcounterwen = 0x7C9, mcounterinten = 0x7CA, mcounterof = 0x7CB;
+constexpr unsigned kIrqPmuOverflow = 17;
+} // namespace thead
+
 // --- mstatus / sstatus ----------------------------------------------------
 namespace mstatus_bits {
 constexpr unsigned long SIE = 1ul << 1, MIE = 1ul << 3, SPIE = 1ul << 5, MPIE = 1ul << 7,

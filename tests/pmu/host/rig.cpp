@@ -69,6 +69,9 @@ Rig::Rig(PmuHartConfig cfg, std::vector<Prop> props, unsigned harts, bool with_n
     // Firmware state starts zeroed, as .bss does.
     std::memset(static_cast<void *>(&pmu::g_config), 0, sizeof pmu::g_config);
     std::memset(static_cast<void *>(pmu::g_harts), 0, sizeof pmu::g_harts);
+    // The run-time quirk platform/generic/vendor.cpp chooses for T-Head
+    // C9xx cores, asked for when the model hart is one.
+    pmu::use_thead_c9xx_overflow(cfg.thead_c9xx);
     pmu::kSubsystem.cold_init(fdt.data(), 0);
     for (unsigned h = 0; h < harts; h++) {
         m.current = h;

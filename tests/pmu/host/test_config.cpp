@@ -255,3 +255,112 @@ TEST_CASE("config_matching: firmware events on firmware counters") {
         CHECK_OK(r.match(fb + 2, 1, 0, event_idx(TYPE_FW, e)));
     }
 }
+
+// --- privilege filtering never on a counter that cannot filter (OpenSBI 65bb705f) ----------
+// Every filter flag alone: each asks to leave out one mode.
+namespace {
+constexpr unsigned long kInhFlags[] = {CFG_SET_VUINH, CFG_SET_VSINH, CFG_SET_UINH, CFG_SET_SINH,
+                                       CFG_SET_MINH};
+} // namespace
+
+TEST_CASE("config_matching: Sscofpmf without Smcntrpmf: a filtered request never on mcycle/minstret") {
+    Rig r(sscof());
+    for (unsigned long f : kInhFlags) {
+        CAPTURE(f);
+        CHECK_ERR(r.match(0, 0x1, f, kCycles), NotSupported);
+        CHECK_ERR(r.match(2, 0x1, f, kInstr), NotSupported);
+        CHECK_ERR(r.match(0, 0x5, f | CFG_AUTO_START, kInstr), NotSupported);
+    }
+    CHECK_EQ(pmu::g_harts[0].configured, 0u);
+    CHECK_EQ(r.hart().inhibit & 0x5u, 0u); // still free-running, untouched
+    // The same request with a programmable counter in the set lands there.
+    SbiRet a = r.match(0, 0x9, CFG_SET_SINH, kCycles);
+    CHECK_OK(a);
+    CHECK_EQ(a.value, 3u);
+    CHECK_EQ(r.hart().selector[3], 0x1u | kSINH);
+    // A programmable counter busy: the fixed one is still not taken.
+    CHECK_OK(r.start(3, 1));
+    CHECK_ERR(r.match(0, 0x9, CFG_SET_UINH, kCycles), NotSupported);
+    // Without filter flags the fixed counter counts what a programmable one
+    // would (every mode, M included) and is taken.
+    CHECK_EQ(r.match(0, 0x9, 0, kCycles).value, 0u);
+    CHECK_EQ(r.match(2, 0x1, CFG_CLEAR_VALUE | CFG_AUTO_START, kInstr).value, 2u);
+}
+
+TEST_CASE("config_matching: with Smcntrpmf the fixed counters filter and are taken") {
+    Rig r(sscof(true));
+    for (unsigned long f : kInhFlags) {
+        CAPTURE(f);
+        CHECK_EQ(r.match(0, 0x1, f, kCycles).value, 0u);
+        CHECK_EQ(r.hart().cyclecfg, static_cast<uint64_t>(f >> kCfgInhShift) << 58);
+        CHECK_EQ(r.match(2, 0x1, f, kInstr).value, 2u);
+        CHECK_EQ(r.hart().instretcfg, static_cast<uint64_t>(f >> kCfgInhShift) << 58);
+    }
+}
+
+TEST_CASE("config_matching: Smcntrpmf without Sscofpmf: filtered requests only on mcycle/minstret") {
+    PmuHartConfig c;
+    c.smcntrpmf = true;
+    Rig r(c);
+    // mhpmevent has no filter bits without Sscofpmf: a filtered cache event
+    // has no counter that honours it (the usual-request path too).
+    CHECK_ERR(r.match(3, 0xffff, CFG_SET_SINH, kDtlbRdMiss), NotSupported);
+    CHECK_ERR(r.match(0, 0x7fffd, CFG_SET_MINH | CFG_AUTO_START, kItlbMiss), NotSupported);
+    CHECK_EQ(pmu::g_harts[0].configured, 0u);
+    CHECK_EQ(r.match(3, 0xffff, 0, kDtlbRdMiss).value, 3u);
+    // Cycles with a filter: mcycle even when a programmable counter is free.
+    CHECK_EQ(r.match(0, 0x7fffd, CFG_SET_UINH, kCycles).value, 0u);
+    CHECK_EQ(r.hart().cyclecfg, kUINH);
+    CHECK_OK(r.start(0, 1));
+    CHECK_ERR(r.match(0, 0x7fffd, CFG_SET_UINH, kCycles), NotSupported);
+}
+
+TEST_CASE("config_matching: SKIP_MATCH takes the named counter, filter or not") {
+    Rig r(sscof());
+    // Linux's legacy user-access mode names cycle itself (SBI: selected
+    // unconditionally); the flags stay hints there.
+    SbiRet s = r.match(0, 0x1, CFG_SKIP_MATCH | CFG_SET_SINH, kCycles);
+    CHECK_OK(s);
+    CHECK_EQ(s.value, 0u);
+}
+
+// --- CLEAR_VALUE and AUTO_START for every hardware event type (OpenSBI 3d29f380) ----------
+// A raw table that maps QEMU's DTLB-read-miss selector, so the model counts
+// the raw event as it counts the cache event with the same selector.
+TEST_CASE("config_matching: CLEAR_VALUE and AUTO_START for cache, raw and raw v2 events") {
+    const unsigned long raw = event_idx(TYPE_RAW, 0), raw2 = event_idx(TYPE_RAW_V2, 0);
+    for (bool s : {false, true}) {
+        for (unsigned long ev : {kDtlbRdMiss, raw, raw2}) {
+            CAPTURE(s);
+            CAPTURE(ev);
+            PmuHartConfig c;
+            c.sscofpmf = s;
+            Rig r(c, {{"riscv,event-to-mhpmcounters", {0x10019, 0x10019, 0x7fff8}},
+                      {"riscv,raw-event-to-mhpmcounters",
+                       {0x0, 0x10019, 0xffffffff, 0xffffffff, 0x7fff8}}});
+            uint64_t data = ev == kDtlbRdMiss ? 0 : 0x10019;
+            r.hart().counter[5] = 1000;
+            // Neither flag: configured, value kept, not counting.
+            CHECK_EQ(r.match(5, 1, 0, ev, data).value, 5u);
+            r.hart().event(hart_model::event::dtlb_read_miss, Priv::S, 3);
+            CHECK_EQ(r.hart().counter[5], 1000u);
+            // CLEAR_VALUE alone: zero, still stopped.
+            CHECK_EQ(r.match(5, 1, CFG_CLEAR_VALUE, ev, data).value, 5u);
+            CHECK_EQ(r.hart().counter[5], 0u);
+            r.hart().event(hart_model::event::dtlb_read_miss, Priv::S, 3);
+            CHECK_EQ(r.hart().counter[5], 0u);
+            // AUTO_START alone: counts on from the value it has.
+            r.hart().counter[5] = 40;
+            CHECK_EQ(r.match(5, 1, CFG_AUTO_START, ev, data).value, 5u);
+            r.hart().event(hart_model::event::dtlb_read_miss, Priv::S, 2);
+            CHECK_EQ(r.hart().counter[5], 42u);
+            CHECK_ERR(r.start(5, 1), AlreadyStarted);
+            CHECK_OK(r.stop(5, 1));
+            // Both: from zero, counting.
+            CHECK_EQ(r.match(5, 1, CFG_CLEAR_VALUE | CFG_AUTO_START, ev, data).value, 5u);
+            r.hart().event(hart_model::event::dtlb_read_miss, Priv::U, 7);
+            CHECK_EQ(r.hart().counter[5], 7u);
+            CHECK_ERR(r.stop(5, 1), Success);
+        }
+    }
+}

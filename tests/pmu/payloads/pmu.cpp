@@ -147,6 +147,27 @@ void config_choice() {
     expect_ret(match(0, C.hw, 0, kCycles), SUCCESS, sscof ? kH : 0, "config/cycles_preference_%s",
                sscof ? "sscofpmf" : "no_sscofpmf");
     release(sscof ? kH : 0);
+    // A request asking for privilege filtering (SINH, as perf's :u asks)
+    // never lands on a counter that cannot filter while another can
+    // (OpenSBI 65bb705f): with Sscofpmf but no Smcntrpmf mcycle and
+    // minstret would count S-mode anyway. Where nothing can filter the
+    // flags are hints (ext-pmu.adoc) and the fixed counter is taken.
+    clause("pmu/counter_config_matching/filter_counter");
+    bool smcntr = has_isa_ext("smcntrpmf");
+    if (sscof && !smcntr) {
+        expect_err(match(0, 1, CFG_SET_SINH, kCycles), ERR_NOT_SUPPORTED,
+                   "config/filter_not_on_mcycle");
+        expect_err(match(2, 1, CFG_SET_UINH | CFG_AUTO_START, kInstr), ERR_NOT_SUPPORTED,
+                   "config/filter_not_on_minstret");
+        expect_ret(match(0, 1 | (1ul << kH), CFG_SET_SINH, kCycles), SUCCESS, kH,
+                   "config/filter_on_programmable");
+        release(kH);
+    } else {
+        expect_ret(match(0, 1, CFG_SET_SINH, kCycles), SUCCESS, 0, "config/filter_%s_mcycle",
+                   smcntr ? "smcntrpmf" : "hint");
+        release(0);
+    }
+    clause("pmu/counter_config_matching/counter_choice");
     expect_ret(match(5, 0x6, 0, kDtlbRdMiss), SUCCESS, 6, "config/index_in_set");
     expect_err(start(6, 1), SUCCESS, "config/start6");
     expect_ret(match(5, 0x6, 0, kDtlbRdMiss), SUCCESS, 7, "config/skips_running");
