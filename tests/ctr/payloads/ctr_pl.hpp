@@ -78,9 +78,9 @@ inline void set_entry(unsigned i, unsigned reg, unsigned long v) {
     else sireg3::write(v);
 }
 
-// The boot hart's full riscv,isa string (the library's copy is truncated):
-// the first "riscv,isa" property in the flattened tree (cpu@0 on QEMU virt).
-inline const char *fdt_isa() {
+// The first property `prop` in the flattened tree ("" when none): for CPU
+// properties, the boot hart's on QEMU virt (cpu@0 comes first).
+inline const char *fdt_first(const char *prop) {
     auto be = [](const void *p) {
         const uint8_t *b = static_cast<const uint8_t *>(p);
         return uint32_t(b[0]) << 24 | uint32_t(b[1]) << 16 | uint32_t(b[2]) << 8 | b[3];
@@ -98,7 +98,7 @@ inline const char *fdt_isa() {
         } else if (tok == 3) { // FDT_PROP: len, nameoff, value, padded
             uint32_t len = be(st + off), name = be(st + off + 4);
             const char *value = reinterpret_cast<const char *>(st + off + 8);
-            if (!pl::strcmp(strings + name, "riscv,isa")) return value;
+            if (!pl::strcmp(strings + name, prop)) return value;
             off = (off + 8 + len + 3) & ~3u;
         } else if (tok == 2 || tok == 4) {
             continue;
@@ -107,6 +107,8 @@ inline const char *fdt_isa() {
         }
     }
 }
+// The boot hart's full riscv,isa string (the library's copy is truncated).
+inline const char *fdt_isa() { return fdt_first("riscv,isa"); }
 // A multi-letter extension in an ISA string ('_'-separated).
 inline bool isa_has(const char *isa, const char *ext) {
     size_t n = pl::strlen(ext);
