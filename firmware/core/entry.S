@@ -140,6 +140,12 @@ trap_entry:
 .Lnot_ecall:
     addi    t0, t0, 9 - 2               /* CAUSE_ILLEGAL_INSTRUCTION */
     bnez    t0, .Lslow
+    /* Only a SYSTEM instruction in mtval can be a CSR access: the others
+     * (and mtval = 0, no instruction given) go the full way at once. */
+    csrr    t0, mtval
+    andi    t0, t0, 0x7f
+    addi    t0, t0, -0x73               /* OPCODE_SYSTEM */
+    bnez    t0, .Lslow
     /* Illegal instruction: a CSR the firmware emulates (CTR's, time) is
      * served with the registers a C++ call may clobber in the frame, the
      * others left in place (emulate_csr_fast only takes instructions whose
