@@ -140,19 +140,23 @@ trap_entry:
 .Lnot_ecall:
     addi    t0, t0, 9 - 2               /* CAUSE_ILLEGAL_INSTRUCTION */
     bnez    t0, .Lslow
-    /* Only a SYSTEM instruction in mtval can be a CSR access: the others
-     * (and mtval = 0, no instruction given) go the full way at once. */
+    /* Only a CSR instruction in mtval (SYSTEM, funct3 not 0 or 4) can be
+     * served here: the others (and mtval = 0, no instruction given) go the
+     * full way at once. */
+    REG_S   t1, FRAME_REG(6)(sp)
     csrr    t0, mtval
-    andi    t0, t0, 0x7f
-    addi    t0, t0, -0x73               /* OPCODE_SYSTEM */
-    bnez    t0, .Lslow
+    andi    t1, t0, 0x7f
+    addi    t1, t1, -0x73               /* OPCODE_SYSTEM */
+    bnez    t1, .Lnot_csr
+    srli    t0, t0, 12
+    andi    t0, t0, 3                   /* funct3 0 (ecall, xRET, sctrclr ...) or 4 */
+    beqz    t0, .Lnot_csr
     /* Illegal instruction: a CSR the firmware emulates (CTR's, time) is
      * served with the registers a C++ call may clobber in the frame, the
      * others left in place (emulate_csr_fast only takes instructions whose
      * rd/rs1 are among the saved ones). Anything else: reload them and take
      * the full path from scratch. */
     REG_S   ra, FRAME_REG(1)(sp)
-    REG_S   t1, FRAME_REG(6)(sp)
     REG_S   t2, FRAME_REG(7)(sp)
     REG_S   a0, FRAME_REG(10)(sp)
     REG_S   a1, FRAME_REG(11)(sp)
@@ -214,6 +218,8 @@ trap_entry:
     REG_L   t4, FRAME_REG(29)(sp)
     REG_L   t5, FRAME_REG(30)(sp)
     REG_L   t6, FRAME_REG(31)(sp)
+.Lnot_csr:
+    REG_L   t1, FRAME_REG(6)(sp)
 .Lslow:
     REG_S   x1, FRAME_REG(1)(sp)
     REG_S   x3, FRAME_REG(3)(sp)
