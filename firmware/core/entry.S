@@ -70,7 +70,7 @@ trap_entry:
     REG_S   t0, FRAME_REG(2)(sp)
     csrr    t0, mcause
     addi    t0, t0, -9                  /* CAUSE_SUPERVISOR_ECALL */
-    bnez    t0, .Lslow
+    bnez    t0, .Lnot_ecall
 
     /* SBI call: a0..a7 go to the handler untouched. */
     REG_S   ra, FRAME_REG(1)(sp)
@@ -137,6 +137,89 @@ trap_entry:
     li      a1, 0
     j       1b
 
+.Lnot_ecall:
+    addi    t0, t0, 9 - 2               /* CAUSE_ILLEGAL_INSTRUCTION */
+    bnez    t0, .Lslow
+    /* Only a CSR instruction in mtval (SYSTEM, funct3 not 0 or 4) can be
+     * served here: the others (and mtval = 0, no instruction given) go the
+     * full way at once. */
+    REG_S   t1, FRAME_REG(6)(sp)
+    csrr    t0, mtval
+    andi    t1, t0, 0x7f
+    addi    t1, t1, -0x73               /* OPCODE_SYSTEM */
+    bnez    t1, .Lnot_csr
+    srli    t0, t0, 12
+    andi    t0, t0, 3                   /* funct3 0 (ecall, xRET, sctrclr ...) or 4 */
+    beqz    t0, .Lnot_csr
+    /* Illegal instruction: a CSR the firmware emulates (CTR's, time) is
+     * served with the registers a C++ call may clobber in the frame, the
+     * others left in place (emulate_csr_fast only takes instructions whose
+     * rd/rs1 are among the saved ones). Anything else: reload them and take
+     * the full path from scratch. */
+    REG_S   ra, FRAME_REG(1)(sp)
+    REG_S   t2, FRAME_REG(7)(sp)
+    REG_S   a0, FRAME_REG(10)(sp)
+    REG_S   a1, FRAME_REG(11)(sp)
+    REG_S   a2, FRAME_REG(12)(sp)
+    REG_S   a3, FRAME_REG(13)(sp)
+    REG_S   a4, FRAME_REG(14)(sp)
+    REG_S   a5, FRAME_REG(15)(sp)
+    REG_S   a6, FRAME_REG(16)(sp)
+    REG_S   a7, FRAME_REG(17)(sp)
+    REG_S   t3, FRAME_REG(28)(sp)
+    REG_S   t4, FRAME_REG(29)(sp)
+    REG_S   t5, FRAME_REG(30)(sp)
+    REG_S   t6, FRAME_REG(31)(sp)
+    csrr    t0, mepc
+    REG_S   t0, FRAME_MEPC(sp)
+    csrr    t0, mstatus
+    REG_S   t0, FRAME_MSTATUS(sp)
+    mv      a0, sp
+    csrr    a1, mtval
+    call    emulate_csr_fast
+    beqz    a0, .Lillegal_slow
+    REG_L   t0, FRAME_MEPC(sp)
+    csrw    mepc, t0
+    REG_L   t0, FRAME_MSTATUS(sp)
+    csrw    mstatus, t0
+    addi    t0, sp, FRAME_SIZE
+    csrw    mscratch, t0
+    REG_L   ra, FRAME_REG(1)(sp)
+    REG_L   t0, FRAME_REG(5)(sp)
+    REG_L   t1, FRAME_REG(6)(sp)
+    REG_L   t2, FRAME_REG(7)(sp)
+    REG_L   a0, FRAME_REG(10)(sp)
+    REG_L   a1, FRAME_REG(11)(sp)
+    REG_L   a2, FRAME_REG(12)(sp)
+    REG_L   a3, FRAME_REG(13)(sp)
+    REG_L   a4, FRAME_REG(14)(sp)
+    REG_L   a5, FRAME_REG(15)(sp)
+    REG_L   a6, FRAME_REG(16)(sp)
+    REG_L   a7, FRAME_REG(17)(sp)
+    REG_L   t3, FRAME_REG(28)(sp)
+    REG_L   t4, FRAME_REG(29)(sp)
+    REG_L   t5, FRAME_REG(30)(sp)
+    REG_L   t6, FRAME_REG(31)(sp)
+    REG_L   sp, FRAME_REG(2)(sp)
+    mret
+.Lillegal_slow:
+    REG_L   ra, FRAME_REG(1)(sp)
+    REG_L   t1, FRAME_REG(6)(sp)
+    REG_L   t2, FRAME_REG(7)(sp)
+    REG_L   a0, FRAME_REG(10)(sp)
+    REG_L   a1, FRAME_REG(11)(sp)
+    REG_L   a2, FRAME_REG(12)(sp)
+    REG_L   a3, FRAME_REG(13)(sp)
+    REG_L   a4, FRAME_REG(14)(sp)
+    REG_L   a5, FRAME_REG(15)(sp)
+    REG_L   a6, FRAME_REG(16)(sp)
+    REG_L   a7, FRAME_REG(17)(sp)
+    REG_L   t3, FRAME_REG(28)(sp)
+    REG_L   t4, FRAME_REG(29)(sp)
+    REG_L   t5, FRAME_REG(30)(sp)
+    REG_L   t6, FRAME_REG(31)(sp)
+.Lnot_csr:
+    REG_L   t1, FRAME_REG(6)(sp)
 .Lslow:
     REG_S   x1, FRAME_REG(1)(sp)
     REG_S   x3, FRAME_REG(3)(sp)

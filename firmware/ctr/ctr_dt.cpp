@@ -34,13 +34,10 @@ int isa_append(char *buf, int n, int cap, const char *ext) {
     return n;
 }
 
-int advertise(void *fdt) {
-    int cpus = fdt_path_offset(fdt, "/cpus");
-    if (cpus < 0) return cpus == -FDT_ERR_NOTFOUND ? 0 : cpus;
-    int node;
-    fdt_for_each_subnode(node, fdt, cpus) {
-        if (!is_cpu(fdt, node)) continue;
-        int len = 0;
+namespace {
+int advertise_node(void *fdt, int node) {
+    int len = 0;
+    {
         for (const char *ext : kExtensions) {
             const char *list =
                 static_cast<const char *>(fdt_getprop(fdt, node, "riscv,isa-extensions", &len));
@@ -49,19 +46,64 @@ int advertise(void *fdt) {
                 if (err) return err;
             }
         }
-        const char *isa = static_cast<const char *>(fdt_getprop(fdt, node, "riscv,isa", &len));
-        if (!isa || len <= 0 || len >= kIsaMax) continue;
-        char buf[kIsaMax];
-        int n = 0;
-        while (n < len - 1 && isa[n]) {
-            buf[n] = isa[n];
-            n++;
-        }
-        buf[n] = 0;
-        for (const char *ext : kExtensions)
-            if ((n = isa_append(buf, n, kIsaMax, ext)) < 0) return -FDT_ERR_NOSPACE;
-        int err = fdt_setprop_string(fdt, node, "riscv,isa", buf);
-        if (err) return err;
+    }
+    const char *isa = static_cast<const char *>(fdt_getprop(fdt, node, "riscv,isa", &len));
+    if (!isa || len <= 0 || len >= kIsaMax) return 0;
+    char buf[kIsaMax];
+    int n = 0;
+    while (n < len - 1 && isa[n]) {
+        buf[n] = isa[n];
+        n++;
+    }
+    buf[n] = 0;
+    for (const char *ext : kExtensions)
+        if ((n = isa_append(buf, n, kIsaMax, ext)) < 0) return -FDT_ERR_NOSPACE;
+    return fdt_setprop_string(fdt, node, "riscv,isa", buf);
+}
+
+// The hart ID in a CPU node's reg (one or two cells, as /cpus' #address-cells).
+bool hartid_of(const void *fdt, int cpus, int node, unsigned long &id) {
+    int len = 0;
+    const auto *reg = static_cast<const fdt32_t *>(fdt_getprop(fdt, node, "reg", &len));
+    const int cells = fdt_address_cells(fdt, cpus);
+    if (!reg || cells < 1 || cells > 2 || len < cells * 4) return false;
+    id = cells == 2 ? static_cast<unsigned long>(static_cast<uint64_t>(fdt32_to_cpu(reg[0])) << 32 |
+                                                 fdt32_to_cpu(reg[1]))
+                    : fdt32_to_cpu(reg[0]);
+    return true;
+}
+} // namespace
+
+int advertise(void *fdt) {
+    int cpus = fdt_path_offset(fdt, "/cpus");
+    if (cpus < 0) return cpus == -FDT_ERR_NOTFOUND ? 0 : cpus;
+    int node;
+    fdt_for_each_subnode(node, fdt, cpus) {
+        if (!is_cpu(fdt, node)) continue;
+        if (int err = advertise_node(fdt, node)) return err;
+    }
+    return 0;
+}
+
+const char *source_name(Source s) {
+    switch (s) {
+    case Source::native: return "native";
+    case Source::encoder: return "encoder";
+    default: return "registers";
+    }
+}
+
+int annotate(void *fdt, Source (*source)(unsigned long hartid), bool advertise, bool registers_only) {
+    int cpus = fdt_path_offset(fdt, "/cpus");
+    if (cpus < 0) return cpus == -FDT_ERR_NOTFOUND ? 0 : cpus;
+    int node;
+    fdt_for_each_subnode(node, fdt, cpus) {
+        unsigned long id;
+        if (!is_cpu(fdt, node) || !hartid_of(fdt, cpus, node, id)) continue;
+        const Source s = source(id);
+        if (int err = fdt_setprop_string(fdt, node, "tsbi,ctr-source", source_name(s))) return err;
+        if (advertise && (s == Source::encoder || (s == Source::registers && registers_only)))
+            if (int err = advertise_node(fdt, node)) return err;
     }
     return 0;
 }

@@ -16,6 +16,7 @@
 #include "fw.hpp"
 #include "hart.hpp"
 #include "riscv/csr.hpp"
+#include "trace/service.hpp"
 
 namespace {
 
@@ -350,13 +351,41 @@ void ctr::subsystem::cold_init(const void *fdt, unsigned long) {
     g_boot_native = probe_native();
 }
 
+namespace {
+// Where a hart's records come from (README "Where records come from"). Native
+// CTR: harts are assumed alike, the boot hart's probe decides. The encoder
+// feed: the trace service's cold_init has run (it places the feed's buffer).
+ctr::dt::Source source_of(unsigned long hartid) {
+    if (g_boot_native) return ctr::dt::Source::native;
+    return hartid < fw::kMaxHarts && trace::ctr_feed_possible(hartid) ? ctr::dt::Source::encoder
+                                                                      : ctr::dt::Source::registers;
+}
+const char *source_text(ctr::dt::Source s) {
+    switch (s) {
+    case ctr::dt::Source::native: return "native Smctr";
+    case ctr::dt::Source::encoder: return "records from the N-Trace encoder";
+    default: return "registers only, no recording";
+    }
+}
+} // namespace
+
 void ctr::subsystem::fdt_fixup(void *fdt) {
-    // Harts are assumed alike: the boot hart's probe decides. Linux's CTR
-    // driver wants ssctr and sscsrind (reference linux.md); the ratified
-    // layout is what it drives, so only then.
-    if (g_boot_native || !(g_views & ctr::VIEW_RATIFIED)) return;
-    int err = ctr::dt::advertise(fdt);
+    if (!g_views) return; // "none": CTR hidden from S-mode
+    // Every CPU node says where its records come from (tsbi,ctr-source).
+    // Linux's CTR driver wants ssctr and sscsrind (reference linux.md) and
+    // drives the ratified layout: emulated harts list them only with that
+    // layout, and only where something records S-mode's transfers, unless
+    // /chosen/tsbi,ctr-registers-only asks for the register interface alone
+    // (a hart without a source would offer branch records that stay empty).
+    int chosen = fdt_path_offset(fdt, "/chosen");
+    const bool registers_only = chosen >= 0 && fdt_getprop(fdt, chosen, "tsbi,ctr-registers-only", nullptr);
+    const bool ratified = g_views & ctr::VIEW_RATIFIED;
+    int err = ctr::dt::annotate(fdt, source_of, ratified, registers_only);
     if (err) fw::printf("tsbi: ctr: device-tree fix-up failed (%d)\n", err);
+    else if (ratified && source_of(fw::current_hartid()) == ctr::dt::Source::registers)
+        fw::printf("tsbi: ctr: no recording source: ssctr/sscsrind %s\n",
+                   registers_only ? "advertised for the registers alone (tsbi,ctr-registers-only)"
+                                  : "not advertised (/chosen/tsbi,ctr-registers-only would)");
 }
 
 void ctr::subsystem::hart_init() {
@@ -374,10 +403,15 @@ void ctr::subsystem::hart_init() {
         if (native) mstateen0_clear(csr::mstateen0_bits::CTR);
         return;
     }
-    if (id == 0 || native != g_boot_native)
-        fw::printf("tsbi: ctr: hart %lu: %s%s%s\n", id, native ? "native Smctr" : "emulated",
+    const bool feed = !native && trace::ctr_feed_possible(id);
+    const ctr::dt::Source src = native ? ctr::dt::Source::native
+                                : feed ? ctr::dt::Source::encoder
+                                       : ctr::dt::Source::registers;
+    if (id == 0 || src != source_of(0))
+        fw::printf("tsbi: ctr: hart %lu: %s%s%s%s%s\n", id, native ? "native Smctr" : "emulated",
                    g_views & ctr::VIEW_RATIFIED ? ", ratified" : "",
-                   g_views & ctr::VIEW_DRAFT ? ", draft v0.1.4" : "");
+                   g_views & ctr::VIEW_DRAFT ? ", draft v0.1.4" : "", native ? "" : ", ",
+                   native ? "" : source_text(src));
     if (native != g_dt_ctr[id])
         fw::printf("tsbi: ctr: hart %lu: device tree %s Smctr, probing %s it\n", id,
                    g_dt_ctr[id] ? "lists" : "omits", native ? "finds" : "does not find");

@@ -45,7 +45,8 @@ const char kUsageText[] =
     "N-Trace 1.0 (bytes with MSEO in the two low bits):\n"
     "  ntrace dump [--fields] [--mid-stream]        messages, one field per line\n"
     "  ntrace decode IMAGE [--pcinfo] [--events]    retired PCs (\"0xADDR\" lines)\n"
-    "                                   [--strict]  I-CNT above the spec's 22 bits is an error, not a warning\n"
+    "                                   [--strict]  the reference code's out-of-spec streams (I-CNT above 22 bits,\n"
+    "                                   B-TYPE 0 at an ecall) are errors, not warnings\n"
     "  ntrace transfers IMAGE [--src N]             BTM (no implicit return, no sequential\n"
     "                                               jumps) -> control transfers as CTR records\n"
     "                                               them: \"0xSOURCE 0xTARGET TYPE\" (the decoding\n"
@@ -454,7 +455,7 @@ int ntrace_decode(const Args &a) {
     if (!num(a, "--max-steps", limit, 0, err)) return usage(err.c_str());
     const bool fixed_limit = a.has("--max-steps");
     dc.max_steps = limit;
-    dc.strict_icnt = a.has("--strict");
+    dc.strict = a.has("--strict");
     const std::string path = a.pos.size() > 2 ? a.pos[2] : "";
     FILE *in = path.empty() || path == "-" ? stdin : fopen(path.c_str(), "rb");
     if (!in) return fprintf(stderr, "tsbi-trace: cannot read input\n"), kIo;
@@ -484,6 +485,12 @@ int ntrace_decode(const Args &a) {
                 "tsbi-trace: warning: %llu I-CNT values above the spec's %u bits decoded "
                 "(--strict rejects them)\n",
                 (unsigned long long)d.icnt_out_of_spec(), unsigned(NT_LIMIT_MAX_ICNT));
+    if (d.trap_calls())
+        fprintf(stderr,
+                "tsbi-trace: warning: %llu IndirectBranch messages with B-TYPE 0 ending at a trapping "
+                "instruction (ecall/ebreak) decoded as the reference code's indirect calls "
+                "(--strict rejects them)\n",
+                (unsigned long long)d.trap_calls());
     if (!o.close() || !written) return kIo;
     return d.errors() ? kBadData : kOk;
 }

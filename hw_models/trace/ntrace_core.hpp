@@ -696,6 +696,22 @@ template <class Env, FlowFeatures F = kFlowBtm> class Flow {
         error("I-CNT larger than NTRACE_MAX_ICNT");
         return false;
     }
+    // The N-Trace reference code (tg-nexus-trace refcode/c, NexRvConv.c) classifies
+    // `ecall` as an indirect call ("CI": IndirectBranch with B-TYPE 0, the ecall
+    // counted in I-CNT, its return address pushed) and `mret`/`ret` alike as returns
+    // (popped, and left out when predicted). The spec reports an exception with
+    // B-TYPE 1 or 2 and does not count the trapping instruction. When the Env accepts
+    // such a block (counted, not --strict), the stream is read as the reference means
+    // it, xRET included, from then on.
+    static constexpr bool traps(rv::Kind k) { return k == rv::Kind::Trap || k == rv::Kind::Illegal; }
+    bool accept_trap_call() {
+        if constexpr (requires { env_.accept_trap_call(); }) return env_.accept_trap_call();
+        return false;
+    }
+    bool ref_returns() {
+        if constexpr (requires { env_.ref_returns(); }) return ir() && env_.ref_returns();
+        return false;
+    }
     void set_last(bool direct, uint64_t icnt, uint64_t target, uint64_t btype, uint64_t hist, bool hp) {
         s_.last_valid = true;
         s_.last_direct = direct, s_.last_btype = uint8_t(btype), s_.last_icnt = icnt, s_.last_target = target;
@@ -903,7 +919,8 @@ template <class Env, FlowFeatures F = kFlowBtm> class Flow {
                 const bool last = p.budget == 0;
                 const uint64_t cur = p.pc, next = (cur + in.size) & pcmask;
                 if (last && jump_end) {
-                    if (in.kind != rv::Kind::Indirect && in.kind != rv::Kind::TrapReturn)
+                    if (in.kind != rv::Kind::Indirect && in.kind != rv::Kind::TrapReturn &&
+                        !(traps(in.kind) && accept_trap_call()))
                         NT_RETRY_OR_FAIL("IndirectBranch block does not end at an uninferable jump");
                     uint64_t t;
                     if (in.kind == rv::Kind::Indirect && seq_target(p.prev, cur, in, t) && t != target)
@@ -979,9 +996,29 @@ template <class Env, FlowFeatures F = kFlowBtm> class Flow {
                     // target: pc stays at the jump.
                     break;
                 }
-                case rv::Kind::TrapReturn:
+                case rv::Kind::TrapReturn: {
+                    // A reference-code stream's xRET is a return (see accept_trap_call).
+                    uint64_t t = 0;
+                    const bool popped = ref_returns() && pop(t);
+                    if (popped && (!last || end != End::Addr)) {
+                        p.pc = t;
+                        env_.transfer(cur, t, NT_ITYPE_TRAP_RETURN);
+                        break;
+                    }
                     if (!last) NT_RETRY_OR_FAIL("trap return inside an I-CNT block");
                     if (end == End::Addr && !trap_end()) env_.transfer(cur, target, NT_ITYPE_TRAP_RETURN);
+                    break;
+                }
+                case rv::Kind::Trap:
+                case rv::Kind::Illegal:
+                    if (last && jump_end) {
+                        // Accepted above: the reference code's indirect call (it pushes
+                        // the return address) to the message's address.
+                        if (ir()) push(next);
+                        env_.transfer(cur, target, NT_ITYPE_INDIRECT_CALL);
+                    } else {
+                        p.pc = next;
+                    }
                     break;
                 default: p.pc = next; break;
                 }
@@ -1067,7 +1104,13 @@ template <class Env, FlowFeatures F = kFlowBtm> class Flow {
                 env_.transfer(cur, t, in.itype);
                 break;
             }
-            case rv::Kind::TrapReturn: NT_RETRY_OR_FAIL("trap return inside a HIST block");
+            case rv::Kind::TrapReturn: {
+                uint64_t t;
+                if (!(ref_returns() && pop(t))) NT_RETRY_OR_FAIL("trap return inside a HIST block");
+                p.pc = t;
+                env_.transfer(cur, t, NT_ITYPE_TRAP_RETURN);
+                break;
+            }
             default: p.pc = next; break;
             }
         }

@@ -152,10 +152,16 @@ struct Decoder::Env {
         d.event(Event::Error, d.off_, pc, 0, what);
     }
     bool accept_long_icnt() {
-        if (d.cfg_.strict_icnt) return false;
+        if (d.cfg_.strict) return false;
         d.nicnt_oos_++;
         return true;
     }
+    bool accept_trap_call() {
+        if (d.cfg_.strict) return false;
+        d.ntrapcall_++;
+        return true;
+    }
+    bool ref_returns() const { return d.ntrapcall_ != 0; }
     template <class M> void sync(const M &m) {
         d.event(Event::Sync, d.off_, d.flow_.pc, m.get(Fld::SYNC));
         if (m.has(Fld::BTYPE) && m.get(Fld::BTYPE) != NT_BTYPE_INDIRECT)

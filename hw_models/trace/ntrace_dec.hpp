@@ -22,11 +22,15 @@ struct DecoderConfig {
     bool seq_jump = false;        // trTeInstEnSequentialJump on the encoder
     int src = -1;                 // only messages with this SRC (-1: all)
     uint64_t max_steps = 0;       // stop after this many instructions (0: no limit)
-    // An I-CNT above the spec's NTRACE_MAX_ICNT (22 bits) in an otherwise well-formed
-    // stream (the N-Trace reference encoder never reports I-CNT full and writes 26
-    // bits and more): decoded and counted (icnt_out_of_spec()), or with strict_icnt an
-    // error as the spec's limit says.
-    bool strict_icnt = false;
+    // What the N-Trace reference encoder writes out of spec, decoded and counted unless
+    // strict (then an error, as the spec says):
+    //  - an I-CNT above NTRACE_MAX_ICNT (22 bits): it never reports I-CNT full and
+    //    writes 26 bits and more (icnt_out_of_spec());
+    //  - an IndirectBranch with B-TYPE 0 whose block ends at an ecall/ebreak (or an
+    //    instruction that cannot retire): its indirect call, where the spec wants
+    //    B-TYPE 1 or 2 and the trapping instruction not counted (trap_calls()); from
+    //    then on its xRET is a return for the implicit-return stack, as it has it.
+    bool strict = false;
     // Code the program rewrites while it runs (textpatch.hpp); its addresses must be
     // volatile in the image (Image::set_volatile). Shared state: see TextPatches.
     trace::TextPatches *patches = nullptr;
@@ -64,6 +68,7 @@ class Decoder : public Callbacks {
 
     uint64_t errors() const { return nerrors_; }
     uint64_t icnt_out_of_spec() const { return nicnt_oos_; }
+    uint64_t trap_calls() const { return ntrapcall_; }
     uint64_t instructions() const { return ninsns_; }
     bool synced() const { return flow_.synced; }
 
@@ -95,7 +100,7 @@ class Decoder : public Callbacks {
     uint8_t tcode_ = 0;
     uint64_t ts_ = 0;
     bool has_ts_ = false;
-    uint64_t nerrors_ = 0, ninsns_ = 0, nicnt_oos_ = 0;
+    uint64_t nerrors_ = 0, ninsns_ = 0, nicnt_oos_ = 0, ntrapcall_ = 0;
 };
 
 } // namespace ntrace

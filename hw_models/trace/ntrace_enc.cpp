@@ -6,15 +6,18 @@ namespace ntrace {
 
 namespace {
 // Repeated history of a periodic pattern that does not fill the HIST register (e.g. a
-// loop with 3 or 7 branches in a 31-bit register): given two consecutive full
-// registers of n history bits each (oldest bit highest, stop bit at n), finds a period
-// L = n-3 or n-1 (for n = 31 these are 28 and 30, whose divisors cover every period
-// 1..7) such that the first 2L bits are the same L bits twice. Returns k = n - L, or 0.
+// loop with 3, 7 or 11 branches in a 31-bit register): given two consecutive full
+// registers of n history bits each (oldest bit highest, stop bit at n), finds the
+// longest L = n - k such that the first 2L bits are the same L bits twice. Returns k,
+// or 0.
 unsigned periodic_trim(uint64_t prev, uint64_t cur, unsigned n) {
     const uint64_t mask_n = (1ull << n) - 1;
     const uint64_t seq = (prev & mask_n) << n | (cur & mask_n); // 2n bits, oldest highest
-    for (unsigned k : {3u, 1u}) {
-        if (n < 2 * k) continue;
+    // The longest pattern that repeats (smallest k): a period p pattern repeats in the
+    // largest multiple of p that fits, so every period up to n/2 is found (loops of
+    // 9, 11, 12, 13 ... branches as well as 1..7). The 2k bits left over start the
+    // next register, which must keep room for its stop bit: 2k < n.
+    for (unsigned k = 1; 2 * k < n; k++) {
         const unsigned l = n - k;
         const uint64_t two = seq >> 2 * k; // the first 2L bits
         if (two >> l == (two & ((1ull << l) - 1))) return k;
@@ -24,7 +27,10 @@ unsigned periodic_trim(uint64_t prev, uint64_t cur, unsigned n) {
 } // namespace
 
 Encoder::Encoder(const EncoderConfig &c) : cfg_(c), fr_(c.framing()), htm_(c.htm()) {
-    icnt_limit_ = 1ull << (cfg_.icnt_bits - 1);
+    // At most one instruction is counted after a check (a return whose prediction is
+    // checked at the next one), so a limit of 2^bits - 4 keeps reports below 2^bits.
+    icnt_limit_ = cfg_.icnt_overflow_bit || cfg_.icnt_bits < 4 ? 1ull << (cfg_.icnt_bits - 1)
+                                                                : (1ull << cfg_.icnt_bits) - 4;
     hist_full_bit_ = 1ull << (cfg_.hist_bits - 1);
     if (cfg_.stack_depth > stack_.size()) cfg_.stack_depth = unsigned(stack_.size());
     if (cfg_.stack_depth == 0) cfg_.stack_depth = 1;
@@ -368,8 +374,11 @@ void Encoder::stop(uint64_t next_pc, unsigned evcode) {
     force_sync_ = 0;
     Msg m;
     m.tcode = NT_TCODE_ProgTraceCorrelation;
-    m.set(Fld::EVCODE, evcode).set(Fld::CDF, htm_ ? 1 : 0).set(Fld::ICNT, icnt_);
-    if (htm_) m.set(Fld::HIST, hist_);
+    // CDF=0 (no HIST field) when the history is empty: one byte shorter, as the
+    // reference code does ("0: Only I-CNT field follows and there is no HIST field").
+    const bool with_hist = htm_ && hist_ != 1;
+    m.set(Fld::EVCODE, evcode).set(Fld::CDF, with_hist ? 1 : 0).set(Fld::ICNT, icnt_);
+    if (with_hist) m.set(Fld::HIST, hist_);
     emit(m);
     tracing_ = false;
     icnt_ = 0, hist_ = 1;

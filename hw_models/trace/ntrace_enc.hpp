@@ -31,7 +31,13 @@ struct EncoderConfig {
     uint32_t trTsControl = 0;
     unsigned xlen = 64;
     // Implementation parameters (hardware sizes).
-    unsigned icnt_bits = NT_LIMIT_MAX_ICNT; // counter incl. its overflow MSB
+    unsigned icnt_bits = NT_LIMIT_MAX_ICNT; // the I-CNT counter's width
+    // I-CNT full (8.4.4): with an overflow bit, when the counter's MSB sets (the spec's
+    // example: a 4-bit counter full at 8); without, when the next instruction (up to 4
+    // halfwords) might not fit, so reported values use the whole field: up to 2^22-1
+    // by default, the limit NTRACE_MAX_ICNT sets, half as many ResourceFull messages
+    // on long stretches without a branch message as with an overflow bit.
+    bool icnt_overflow_bit = false;
     unsigned hist_bits = NT_LIMIT_MAX_HIST; // HIST register incl. stop bit
     unsigned hrepeat_bits = NT_LIMIT_MAX_HREPEAT;
     unsigned bcnt_bits = NT_LIMIT_MAX_BCNT;

@@ -27,23 +27,35 @@ ctr_mode() {
   else fail_log "$1" "$2" "expected 'tsbi: ctr: hart 0: $3', got '$(grep -a -m1 'tsbi: ctr:' "$2" | tr -d '\r')'"; fi
 }
 
-# run TAG QEMU CPU-EXTRAS PROFILE EXPECT-MODE ELF...
+# [SRC=...] [DTB_EXTRA="-t s /chosen NAME VALUE"] run TAG QEMU CPU-EXTRAS PROFILE EXPECT-MODE ELF...
+# SRC: the end of the boot line, where records come from (issue 30 item 3);
+# DTB_EXTRA: one more property for the device tree (fdtput arguments).
 run() {
   local tag=$1 q=$2 cpu=$3 prof=$4 mode=$5; shift 5
   local dtb=$D/$tag-$prof.dtb log=build/test-logs/ctr-$tag-$prof.log
   if ! tests/ctr/mkdtb.sh "$q" "rv64${cpu:+,$cpu}" "$prof" "$dtb" 2>"$log"; then
     fail_log "$tag-$prof: device tree" "$log" "tests/ctr/mkdtb.sh failed"; return
   fi
+  if [ -n "${DTB_EXTRA:-}" ]; then
+    local extra=($DTB_EXTRA)
+    fdtput "${extra[@]:0:2}" "$dtb" "${extra[@]:2}" 2>"$log" || { cat "$log"; fail "$tag-$prof: fdtput"; return; }
+  fi
   : >"$log"
   python3 tests/payloads/run.py --qemu "$q" ${cpu:+--cpu "$cpu"} --qemu-arg=-dtb --qemu-arg="$dtb" \
     --fw "$FW" --tag "$tag-$prof" --log "$log" --timeout 20 "$@"
   ctr_mode "$tag-$prof/ctr_mode_$mode" "$log" "$mode"
+  [ -n "${SRC:-}" ] || return 0
+  if tr -d '\r' <"$log" | grep -aq "^tsbi: ctr: hart 0: $mode.*, $SRC\$"; then pass "$tag-$prof/ctr_source ($SRC)"
+  else fail_log "$tag-$prof/ctr_source" "$log" "expected the boot line to end in '$SRC'"; fi
 }
+# Where the records come from, as the boot line says (the device tree's
+# tsbi,ctr-source is checked by ctr_rec.elf).
+NOREC="registers only, no recording" FEED="records from the N-Trace encoder"
 
 for prof in ratified draft both; do
-  run q72 "$Q72" "" "$prof" emulated build/ctr/pl/ctr_csr_$prof.elf
-  run q10 "$Q10" "" "$prof" emulated build/ctr/pl/ctr_csr_$prof.elf
-  run q10ind "$Q10" "$IND_CPU" "$prof" emulated build/ctr/pl/ctr_csr_$prof.elf
+  SRC=$NOREC run q72 "$Q72" "" "$prof" emulated build/ctr/pl/ctr_csr_$prof.elf
+  SRC=$FEED run q10 "$Q10" "" "$prof" emulated build/ctr/pl/ctr_csr_$prof.elf
+  SRC=$FEED run q10ind "$Q10" "$IND_CPU" "$prof" emulated build/ctr/pl/ctr_csr_$prof.elf
   run q10ctr "$Q10" "$CTR_CPU" "$prof" native build/ctr/pl/ctr_csr_$prof.elf
 done
 
@@ -52,8 +64,14 @@ done
 # redirects, BPFRZ, the Linux driver's sequence, the device tree, HSM suspend).
 run q10ctr "$Q10" "$CTR_CPU" ratified native build/ctr/pl/ctr_rec_native.elf build/ctr/pl/ctr_rec.elf \
   build/ctr/pl/ctr_susp.elf
-run q72 "$Q72" "" ratified emulated build/ctr/pl/ctr_rec.elf build/ctr/pl/ctr_susp.elf
-run q10 "$Q10" "" ratified emulated build/ctr/pl/ctr_rec.elf build/ctr/pl/ctr_susp.elf
+SRC=$NOREC run q72 "$Q72" "" ratified emulated build/ctr/pl/ctr_rec.elf build/ctr/pl/ctr_susp.elf
+SRC=$FEED run q10 "$Q10" "" ratified emulated build/ctr/pl/ctr_rec.elf build/ctr/pl/ctr_susp.elf
+# No recording source, and /chosen/tsbi,ctr-registers-only: the registers are
+# advertised all the same (the CSR payload, which needs no records).
+SRC=$NOREC DTB_EXTRA="-t s /chosen tsbi,ctr-registers-only yes" \
+  run q72regs "$Q72" "" ratified emulated build/ctr/pl/ctr_csr_ratified.elf
+expect_line "q72regs/registers-only advertised" build/test-logs/ctr-q72regs-ratified.log \
+  "tsbi: ctr: no recording source: ssctr/sscsrind advertised for the registers alone"
 # On the emulated harts (q72, q10) ctr_rec's redirect/* checks fail unless the
 # core's trap redirect reaches CTR: the record of the redirected trap is made
 # only there.

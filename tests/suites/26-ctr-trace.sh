@@ -52,6 +52,9 @@ run() {
 run native "$CTR_CPU" native 1 build/ctr/pl/ctr_rec_cmp.elf
 run encoder "" emulated 1 build/ctr/pl/ctr_rec_cmp.elf build/ctr/pl/ctr_rec_native.elf \
   build/ctr/pl/ctr_long.elf
+# Where records come from, as the boot line says (issue 30 item 3).
+expect_line "native/ctr_source" "$D/native.log" "^tsbi: ctr: hart 0: native Smctr, ratified"
+expect_line "encoder/ctr_source" "$D/encoder.log" "^tsbi: ctr: hart 0: emulated, ratified, records from the N-Trace encoder"
 grep -a '^CTRDUMP: ' "$D/native.log" | tr -d '\r' > "$D/native.dump"
 grep -a '^CTRDUMP: ' "$D/encoder.log" | tr -d '\r' > "$D/encoder.dump"
 # One verdict per scenario, entry by entry.

@@ -101,6 +101,24 @@ check "refcode: an I-CNT above 22 bits decodes, with a warning that counts it" b
   test $rc = 0 && test \$(wc -l <$W/lin.pcs) = 2200000 && grep -q 'warning: 1 I-CNT values above' $W/lin.err"
 $T ntrace decode --strict --bin $W/lin.bin --load 0x80000000 $W/lin.nex >/dev/null 2>&1; rc=$?
 check "refcode: --strict rejects an I-CNT above 22 bits (exit 1)" test "$rc" = 1
+# The reference code's ecall is an indirect call (IndirectBranch B-TYPE 0 ending at
+# the ecall, which it counts) and its mret a return (issue 30: its CoreMark stream
+# stopped at the final ecall). A program with ecalls in, through --compat refcode in
+# its five option sets, decoded against the real code: every PC, a warning that counts
+# the four ecalls; --strict rejects the first.
+python3 tests/trace/refcode_ecall.py $W/ec
+while IFS='|' read -r set ours ref; do
+  dflags=""; case "$ref" in *"--cs 8"*) dflags=--implicit-return;; esac
+  $T ntrace encode --compat refcode $ref $W/ec.pcseq -o $W/ec.nex
+  $T ntrace decode --bin $W/ec.bin --load 0x80000000 $dflags $W/ec.nex >$W/ec.out 2>$W/ec.err; rc=$?
+  n="refcode ecall: $set: B-TYPE 0 at an ecall decodes to every PC, the 4 ecalls counted in a warning"
+  if test $rc = 0 && cmp -s $W/ec.out $W/ec.pcs &&
+     grep -q 'warning: 4 IndirectBranch messages with B-TYPE 0 ending at a trapping' $W/ec.err; then pass "$n"
+  else fail_log "$n" $W/ec.err "expected exit 0, the $(wc -l <$W/ec.pcs) PCs and the warning; got exit $rc, $(wc -l <$W/ec.out) PCs"; fi
+  $T ntrace decode --strict --bin $W/ec.bin --load 0x80000000 $dflags $W/ec.nex >$W/ec.out 2>$W/ec.err; rc=$?
+  check "refcode ecall: $set: --strict rejects it (exit 1) at the first ecall" bash -c "
+    test $rc = 1 && grep -q 'addr=0x80000104 .*does not end at an uninferable jump' $W/ec.err"
+done <tests/trace/refcode_sets.txt
 check "refcode t1: its per-address PC-info file parses (CRLF)" bash -c "
   $T ntrace encode --compat refcode $R/test-PCINFO.txt -o $W/t1i.bin && test -s $W/t1i.bin"
 # Decoding as the reference's decoder does (NexRv -deco -pcinfo): its per-address PC-info

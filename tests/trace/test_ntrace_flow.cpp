@@ -175,6 +175,7 @@ TEST_CASE("ntrace 8.4.4: I-CNT full as ResourceFull (HTM) and the rc7 SYNC=4 var
                             {0x112, 4, 0}, {0x116, 4, 0}, {0x11A, 2, 0}};
     EncoderConfig c = mode(TCI_INSTMODE_HTM);
     c.icnt_bits = 4;
+    c.icnt_overflow_bit = true; // the example's counter: full at 8
     auto b = run_encoder(c, steps, 0x11C);
     auto m = messages({}, b);
     REQUIRE(m.size() == 3);
@@ -197,6 +198,7 @@ TEST_CASE("ntrace 8.4.4: I-CNT full as ResourceFull (HTM) and the rc7 SYNC=4 var
     // Ratified text, second option (BTM): ProgTraceSync SYNC=4, I-CNT=9, F-ADDR=0x89.
     EncoderConfig cb = mode(TCI_INSTMODE_BTM);
     cb.icnt_bits = 4;
+    cb.icnt_overflow_bit = true;
     cb.icnt_full_sync = true;
     b = run_encoder(cb, steps, 0x11C);
     m = messages({}, b);

@@ -406,3 +406,93 @@ TEST_CASE("ntrace sequential jumps: lui/c.lui/auipc then a register jump is infe
     CHECK(s.errors == 0);
     CHECK(s.pcs == want);
 }
+
+// Issue 30 item 2: our encoder's default is never larger than the reference code's
+// choices (RefcodeEncoder, byte for byte NexRv -enco) in its five option sets. Programs
+// of 40 functions whose calls nest up to 40 deep (past both 8-deep return stacks) with
+// returns that skip a level, branch-heavy loops of every period; no traps, which the
+// reference's PC-sequence input cannot express. Sizes are printed (-s).
+#include "ntrace_refenc.hpp"
+#include "pcfmt.hpp"
+TEST_CASE("ntrace: our encoder is never larger than the reference's in its five option sets") {
+    struct Set {
+        const char *name;
+        unsigned mode;
+        uint32_t features;
+        unsigned depth;
+        RefcodeOptions ref;
+    };
+    const uint32_t ir = te_put(te_put(0, NT_TE(trTeInstFeatures, EnImplicitReturn), 1),
+                               NT_TE(trTeInstFeatures, ImplicitReturnMode), 3);
+    const uint32_t rh = te_put(0, NT_TE(trTeInstFeatures, EnRepeatedHistory), 1);
+    const Set sets[] = {{"-nobhm", TCI_INSTMODE_BTM, 0, 32, {10, 0, 0}},
+                        {"-cs 0 -rpt 0", TCI_INSTMODE_HTM, 0, 32, {21, 0, 0}},
+                        {"-cs 0 -rpt 2", TCI_INSTMODE_HTM, rh, 32, {21, 0, 2}},
+                        {"-cs 8 -rpt 0", TCI_INSTMODE_HTM, ir, 8, {21, 8, 0}},
+                        {"-cs 8 -rpt 2", TCI_INSTMODE_HTM, ir | rh, 8, {21, 8, 2}}};
+    for (uint64_t seed : {3u, 11u, 29u}) {
+        trace::GenConfig g;
+        g.seed = seed, g.xlen = 32, g.trap_per_million = 0, g.bad_return_per_mille = 20;
+        trace::Program p(g);
+        std::vector<uint64_t> pcs;
+        p.run(400000, [&](const trace::GenEvent &ev) {
+            if (ev.kind == trace::GenEvent::Retire) pcs.push_back(ev.addr);
+        });
+        const std::vector<trace::PcInfo> info = trace::pcinfo_from_pcs(p.image(), pcs);
+        for (const Set &s : sets) {
+            CAPTURE(seed);
+            CAPTURE(s.name);
+            EncoderConfig c = cfg(s.mode, s.features);
+            c.xlen = 32;
+            c.stack_depth = s.depth;
+            Encoder ours(c);
+            trace::encode_pcinfo(info, ours, true);
+            RefcodeEncoder ref(s.ref);
+            for (const trace::PcInfo &i : info) ref.retire(i);
+            ref.finish();
+            MESSAGE("seed " << seed << " " << std::string(s.name) << ": ours " << ours.out().size() << " bytes, reference "
+                            << ref.out().size());
+            CHECK(ours.out().size() <= ref.out().size());
+            // And ours decodes back to the run.
+            DecoderConfig dc;
+            dc.fr = c.framing();
+            dc.implicit_return = c.implicit_return() != 0;
+            Sink k;
+            Decoder d(dc, p.image(), k);
+            d.run(ours.out());
+            CHECK(k.errors == 0);
+            CHECK(k.pcs == pcs);
+        }
+    }
+}
+
+TEST_CASE("ntrace: a full I-CNT uses the whole 22-bit field (issue 30 item 2)") {
+    // 1.5 M 4-byte instructions without a branch: 3 M halfwords, one ResourceFull at
+    // 2^22 - 4 or just above, not at 2^21 (an overflow bit) twice.
+    trace::Image img;
+    std::vector<uint8_t> code(4 * 1500000 + 4);
+    for (size_t i = 0; i + 4 <= code.size(); i += 4) code[i] = 0x13; // nop
+    img.add(0x80000000, std::move(code));
+    for (bool ovf : {false, true}) {
+        EncoderConfig c = cfg(TCI_INSTMODE_HTM);
+        c.icnt_overflow_bit = ovf;
+        Encoder e(c);
+        e.start(0x80000000);
+        std::vector<uint64_t> pcs;
+        for (uint64_t i = 0; i < 2100000; i++) {
+            uint64_t pc = 0x80000000 + 4 * (i % 1500000);
+            e.retire(pc, 4, NT_ITYPE_NONE);
+        }
+        e.stop(0x80000000 + 4 * (2100000 % 1500000));
+        Raw r;
+        parse(c.framing(), e.out(), r);
+        unsigned full = 0;
+        for (const Msg &m : r.v)
+            if (m.tcode == NT_TCODE_ResourceFull && m.get(Fld::RCODE) == NT_RCODE_ICNT_FULL) {
+                full++;
+                CHECK(m.get(Fld::RDATA) < (1u << NT_LIMIT_MAX_ICNT));
+                CHECK(m.get(Fld::RDATA) >= (ovf ? 1u << (NT_LIMIT_MAX_ICNT - 1) : (1u << NT_LIMIT_MAX_ICNT) - 4));
+            }
+        CHECK(full == (ovf ? 2u : 1u));
+    }
+}
