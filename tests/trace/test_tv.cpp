@@ -202,6 +202,6 @@ TEST_CASE("tv comparer finds the first divergence and honours partial trace") {
     REQUIRE(decode_all(rv64, fixed5, full, off) == Err::None);
     REQUIRE(decode_all(rv64, no_paddr, part, off) == Err::None);
     CHECK(compare(rv64, full, part, false).found);
-    CHECK(compare(rv64, full, part, false).element == "additional state 2");
+    CHECK(compare(rv64, full, part, false).element == "physical address");
     CHECK_FALSE(compare(rv64, full, part, true).found);
 }
