@@ -296,7 +296,8 @@ size_t SpanSource::read(uint8_t *dst, size_t n) {
     return k;
 }
 
-ItemStream::ItemStream(const Params &p, Source &s, size_t buffer) : p_(p), src_(s), buf_(std::max<size_t>(buffer, 64)) {}
+ItemStream::ItemStream(const Params &p, Source &s, size_t buffer)
+    : p_(p), src_(s), buf_(std::max<size_t>(std::min(buffer, s.size_hint() < SIZE_MAX - 64 ? s.size_hint() + 16 : SIZE_MAX), 64)) {}
 
 bool ItemStream::next(Item &it) {
     if (err_ != Err::None) return false;
@@ -381,7 +382,8 @@ std::string record_text(const Record &r) {
     return s + next;
 }
 
-RecordStream::RecordStream(const Params &p, Source &s) : items_(p, s), regs_(size_t(1) << 16) {}
+RecordStream::RecordStream(const Params &p, Source &s)
+    : items_(p, s) {}
 
 bool RecordStream::next(Record &r) {
     if (err_ != Err::None) return false;
@@ -409,7 +411,9 @@ bool RecordStream::next(Record &r) {
         case FullReg:
         case IncRegAdd:
         case IncRegOr: {
+            if (!regs_) regs_.reset(new uint64_t[size_t(1) << 16]), reg_known_.resize(size_t(1) << 16);
             uint64_t &v = regs_[x.reg];
+            if (!reg_known_[x.reg]) v = 0, reg_known_[x.reg] = true;
             v = x.op == FullReg ? x.value : x.op == IncRegOr ? v | x.value : v + uint64_t(int64_t(int8_t(x.value)));
             r.fields.push_back({field_key(FReg, x.reg), v});
             break;

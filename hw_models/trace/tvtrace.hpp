@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <map>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -100,6 +101,7 @@ struct Shadow {
 struct Source {
     virtual ~Source() = default;
     virtual size_t read(uint8_t *dst, size_t n) = 0; // 0 at the end
+    virtual size_t size_hint() const { return SIZE_MAX; } // bytes left, if known
 };
 struct FileSource final : Source {
     std::FILE *f;
@@ -111,6 +113,7 @@ struct SpanSource final : Source {
     size_t pos = 0;
     explicit SpanSource(std::span<const uint8_t> bytes) : b(bytes) {}
     size_t read(uint8_t *dst, size_t n) override;
+    size_t size_hint() const override { return b.size() - pos; }
 };
 
 // Items decoded through a fixed buffer.
@@ -166,7 +169,10 @@ private:
     ItemStream items_;
     Item la_;
     bool have_la_ = false;
-    std::vector<uint64_t> regs_; // the 16-bit register space (incremental forms)
+    // The 16-bit register space, for the incremental forms: values (not initialised,
+    // so untouched pages cost nothing) and a bit per register written so far.
+    std::unique_ptr<uint64_t[]> regs_;
+    std::vector<bool> reg_known_;
     uint64_t pc_ = 0, index_ = 0;
     bool pc_known_ = false;
     Err err_ = Err::None;
