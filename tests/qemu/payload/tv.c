@@ -5,8 +5,11 @@
 // CSR writes, an exception (ecall), an interrupt (machine timer, after wfi),
 // mret. It reads marchid once, at the global label tv_read_marchid, so a
 // run with another -cpu marchid= differs from this one at exactly that
-// instruction. Run with -smp 1 and -icount (the timer then fires at the
-// same instruction every run).
+// instruction. Run with -smp 1 and -icount shift=0,sleep=off: mtime then
+// counts instructions only (with sleep=on it also runs in host time while
+// QEMU starts, and the mtime the payload reads differs between runs, as
+// `tsbi-trace tv compare` showed), so the timer fires at the same
+// instruction every run.
 #include "lib.h"
 
 #define MSTATUS_FS_INITIAL (1ull << 13)
