@@ -522,7 +522,8 @@ void context_line(std::vector<std::string> &out, const Record *a, const Record *
 }
 } // namespace
 
-Divergence compare_streams(const Params &p, Source &a, Source &b, bool partial, unsigned context) {
+Divergence compare_streams(const Params &p, Source &a, Source &b, bool partial, unsigned context,
+                           uint64_t max_records) {
     Divergence d;
     RecordStream ra(p, a), rb(p, b);
     // The last `context` records of each trace, reused (no allocation per record once warm).
@@ -530,7 +531,7 @@ Divergence compare_streams(const Params &p, Source &a, Source &b, bool partial, 
     std::vector<Record> ha(ring), hb(ring);
     Seen sa, sb;
     uint64_t n = 0;
-    for (;; n++) {
+    for (; !max_records || n < max_records; n++) {
         Record &x = ha[n % ring], &y = hb[n % ring];
         const bool gx = ra.next(x), gy = rb.next(y);
         if (ra.err() != Err::None || rb.err() != Err::None) {
@@ -600,9 +601,11 @@ bool read_file(const std::string &path, std::vector<uint8_t> &out) {
 int cli_main(const std::vector<std::string> &pos, const std::vector<std::pair<std::string, std::string>> &opts) {
     Params p;
     bool partial = false;
+    uint64_t max_records = 0;
     for (auto &o : opts) {
         if (o.first == "--xlen") p.xlen = unsigned(std::stoul(o.second));
         if (o.first == "--partial") partial = true;
+        if (o.first == "--records") max_records = std::stoull(o.second, nullptr, 0);
     }
     if (p.xlen != 32 && p.xlen != 64) return fprintf(stderr, "tsbi-trace: --xlen must be 32 or 64\n"), 2;
     p.flen = 64, p.mlen = p.xlen == 64 ? 64 : 40; // RV32 with Sv32: MLEN 34 rounded to 40
@@ -629,7 +632,7 @@ int cli_main(const std::vector<std::string> &pos, const std::vector<std::pair<st
             return fprintf(stderr, "tsbi-trace: tv compare needs two readable traces\n"), 3;
         }
         FileSource sa(fa), sb(fb);
-        Divergence d = compare_streams(p, sa, sb, partial);
+        Divergence d = compare_streams(p, sa, sb, partial, 3, max_records);
         const bool io = std::ferror(fa) || std::ferror(fb);
         std::fclose(fa), std::fclose(fb);
         if (io) return fprintf(stderr, "tsbi-trace: read error\n"), 3;
