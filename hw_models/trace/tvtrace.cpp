@@ -589,14 +589,6 @@ Divergence compare(const Params &p, const std::vector<Item> &a, const std::vecto
     return compare_streams(p, sa, sb, partial);
 }
 
-namespace {
-bool read_file(const std::string &path, std::vector<uint8_t> &out) {
-    std::ifstream f(path, std::ios::binary);
-    if (!f) return false;
-    out.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
-    return true;
-}
-} // namespace
 
 int cli_main(const std::vector<std::string> &pos, const std::vector<std::pair<std::string, std::string>> &opts) {
     Params p;
@@ -611,14 +603,26 @@ int cli_main(const std::vector<std::string> &pos, const std::vector<std::pair<st
     p.flen = 64, p.mlen = p.xlen == 64 ? 64 : 40; // RV32 with Sv32: MLEN 34 rounded to 40
     const std::string &cmd = pos[1];
     if (cmd == "dump") {
-        std::vector<uint8_t> b;
-        if (pos.size() < 3 || !read_file(pos[2], b)) return fprintf(stderr, "tsbi-trace: cannot read trace\n"), 3;
-        std::vector<Item> items;
-        size_t eoff = 0;
-        Err e = decode_all(p, b, items, eoff);
-        for (const Item &it : items) printf("%s\n", dump_item(p, b, it).c_str());
-        if (e != Err::None) {
-            fprintf(stderr, "tsbi-trace: offset %zu: %s\n", eoff, err_name(e));
+        // Streamed like compare: a trace of any length in bounded memory.
+        std::FILE *f = pos.size() < 3 ? nullptr : std::fopen(pos[2].c_str(), "rb");
+        if (!f) return fprintf(stderr, "tsbi-trace: cannot read trace\n"), 3;
+        FileSource src(f);
+        ItemStream items(p, src);
+        Item it;
+        std::vector<uint8_t> bytes;
+        while (items.next(it)) {
+            // The item's bytes again (the codec round-trips byte for byte), printed at
+            // its offset in the file.
+            bytes.clear();
+            encode_item(p, it, bytes);
+            Item at0 = it;
+            at0.offset = 0;
+            const std::string line = dump_item(p, bytes, at0);
+            printf("%08llx%s\n", (unsigned long long)it.offset, line.c_str() + line.find(':'));
+        }
+        std::fclose(f);
+        if (items.err() != Err::None) {
+            fprintf(stderr, "tsbi-trace: offset %llu: %s\n", (unsigned long long)items.err_offset(), err_name(items.err()));
             return 1;
         }
         return 0;

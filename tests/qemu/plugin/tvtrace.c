@@ -120,6 +120,12 @@ static uint64_t limit;
 static unsigned nharts, ndone;
 static struct qemu_plugin_register *gpr[32], *fpr[32], *reg_priv;
 static GHashTable *by_name; /* CSR name -> handle */
+static GHashTable *csr_handles; /* the CSR feature's handles */
+/* QEMU numbers a CSR's gdbstub register base + csrno and its plugin handle
+ * is that number + 1 (plugins/api.c); used only when the named CSRs below
+ * all agree with it (checked in vcpu_init), else names only. */
+static intptr_t csr_handle_base;
+static bool csr_numbered;
 static struct qemu_plugin_register *csr_reg[4096];
 static bool csr_looked[4096];
 static GMutex lock;
@@ -309,9 +315,10 @@ static const struct {
     {CSR_MTVAL, "mtval"}, {CSR_MNEPC, "mnepc"},
 };
 
-/* The handle of CSR csrno: its gdbstub name is what QEMU's disassembler
- * prints for it (both come from the privileged specification's names),
- * else "csrNNN" (the gdbstub's name for CSRs without one). */
+/* The handle of CSR csrno: by number when QEMU's numbering was confirmed,
+ * else by name: its gdbstub name is what QEMU's disassembler prints for it
+ * (both come from the privileged specification's names), or "csrNNN" (the
+ * gdbstub's name for CSRs without one). */
 static struct qemu_plugin_register *find_csr(unsigned csrno, const char *disas)
 {
     struct qemu_plugin_register *r = NULL;
@@ -321,7 +328,11 @@ static struct qemu_plugin_register *find_csr(unsigned csrno, const char *disas)
         r = csr_reg[csrno];
     } else {
         g_auto(GStrv) tok = g_strsplit_set(disas ? disas : "", " ,\t", -1);
-        for (size_t i = 0; i < G_N_ELEMENTS(own_csrs); i++) {
+        if (csr_numbered) {
+            void *h = (void *)(csr_handle_base + (intptr_t)csrno);
+            r = g_hash_table_contains(csr_handles, h) ? h : NULL;
+        }
+        for (size_t i = 0; i < G_N_ELEMENTS(own_csrs) && !r; i++) {
             if (own_csrs[i].no == csrno) {
                 r = g_hash_table_lookup(by_name, own_csrs[i].name);
             }
@@ -668,11 +679,13 @@ static void vcpu_init(qemu_plugin_id_t id, unsigned int vcpu)
     g_mutex_lock(&lock);
     if (!by_name) {
         by_name = g_hash_table_new(g_str_hash, g_str_equal);
+        csr_handles = g_hash_table_new(g_direct_hash, g_direct_equal);
         for (guint i = 0; i < regs->len; i++) {
             qemu_plugin_reg_descriptor *r = &g_array_index(regs, qemu_plugin_reg_descriptor, i);
 
             if (!strcmp(r->feature, "org.gnu.gdb.riscv.csr")) {
                 g_hash_table_insert(by_name, g_strdup(r->name), r->handle);
+                g_hash_table_add(csr_handles, r->handle);
             }
             if (!strcmp(r->name, "priv")) {
                 reg_priv = r->handle;
@@ -684,6 +697,15 @@ static void vcpu_init(qemu_plugin_id_t id, unsigned int vcpu)
                 if (!strcmp(r->name, fpr_names[k])) {
                     fpr[k] = r->handle;
                 }
+            }
+        }
+        void *ms = g_hash_table_lookup(by_name, "mstatus");
+        csr_handle_base = (intptr_t)ms - CSR_MSTATUS;
+        csr_numbered = ms != NULL;
+        for (size_t i = 0; i < G_N_ELEMENTS(own_csrs); i++) {
+            void *h = g_hash_table_lookup(by_name, own_csrs[i].name);
+            if (h && (intptr_t)h != csr_handle_base + own_csrs[i].no) {
+                csr_numbered = false;
             }
         }
         if (!reg_priv || !gpr[1] || !g_hash_table_lookup(by_name, "mcause")) {
