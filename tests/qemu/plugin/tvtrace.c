@@ -109,6 +109,7 @@ typedef struct Hart {
     uint8_t store_shift;
     uint64_t paddr, eaddr, sdata;
     bool done;
+    uint64_t exceptions, interrupts, unexplained; /* reported at the end */
     GByteArray *buf;
     uint8_t rec[512];
     unsigned n;
@@ -403,6 +404,13 @@ static void put_insn(Hart *h, const Insn *d)
     put_le(h, d->bits, d->len);
 }
 
+static void report(unsigned vcpu, const Hart *h)
+{
+    fprintf(stderr, "tvtrace: hart %u: %" PRIu64 " records, %" PRIu64 " exceptions, %" PRIu64
+            " interrupts or fetch faults, %" PRIu64 " pc changes no trap explains\n",
+            vcpu, h->records, h->exceptions, h->interrupts, h->unexplained);
+}
+
 static void end_record(Hart *h)
 {
     put8(h, OP_END);
@@ -413,6 +421,7 @@ static void end_record(Hart *h)
     fwrite(h->rec, 1, h->n, h->f);
     h->n = 0;
     if (limit && ++h->records >= limit && !h->done) {
+        report((unsigned)(h - harts), h);
         fclose(h->f);
         h->f = NULL;
         h->done = true;
@@ -536,6 +545,7 @@ static void finish(Hart *h, uint64_t next)
 
     if (!interrupt && epc == d->pc) {
         /* The instruction raised it (C.7). */
+        h->exceptions++;
         put_state(h, ST_PC, next, 8);
         put_insn(h, d);
         put_trap_regs(h, priv, cause, epc);
@@ -548,6 +558,7 @@ static void finish(Hart *h, uint64_t next)
     if (epc != want || d->flow == F_TRAP) {
         /* Nothing explains the jump (no trap registers changed for it):
          * the instruction with the pc it reached. */
+        h->unexplained++;
         put_state(h, ST_PC, next, 8);
         put_insn(h, d);
         put_effects(h, d, false, 0, 0);
@@ -555,6 +566,7 @@ static void finish(Hart *h, uint64_t next)
         return;
     }
     /* The instruction retired, then an interrupt or a fetch fault (C.8). */
+    h->interrupts++;
     put_pc(h, d->pc, epc, d->len);
     put_insn(h, d);
     put_effects(h, d, true, priv, rd_reg(h, csr(m ? CSR_MSTATUS : CSR_SSTATUS)));
@@ -748,7 +760,9 @@ static void plugin_exit(qemu_plugin_id_t id, void *p)
             put8(h, OP_END);
             fwrite(h->rec, 1, h->n, h->f);
             h->n = 0;
+            h->records++;
         }
+        report((unsigned)i, h);
         fclose(h->f);
         h->f = NULL;
     }
