@@ -34,7 +34,8 @@ awk -v n="$n" -v b="$bytes" -v t="$(awk "BEGIN { print $t1 - $t0 }")" -v c="$(aw
   printf "tv bench: %d records of a Linux boot (1 hart): produced in %.1f s wall (%.2f M records/s, QEMU and plugin),\n", n, t, n / t / 1e6
   printf "tv bench: %.0f bytes (%.1f bytes/record); compared with itself in %.1f s (%.2f M records/s; %s); load %s\n",
     b, b / n, c, n / c / 1e6, ct, load }'
-echo "tv bench: the boot had printed $(grep -ac . "$out/console.log") console lines, the last: $(grep -a . "$out/console.log" | tail -1 | tr -d '\r' | cut -c1-100)"
+grep -a '^tvtrace: hart' "$out/console.log"
+echo "tv bench: the guest had printed $(grep -av '^tvtrace' "$out/console.log" | grep -ac .) console lines, the last: $(grep -av '^tvtrace' "$out/console.log" | grep -a . | tail -1 | tr -d '\r' | cut -c1-100)"
 expect_eq "bench tv: QEMU stopped by the plugin after $n records (exit 0)" "$out/console.log" 0 "$rc" "exit status"
 expect_eq "bench tv: tv compare of the trace with itself" "$out/compare.txt" "0 equal, $n records" "$crc $(head -1 "$out/compare.txt")"
 rm -rf "$out"
