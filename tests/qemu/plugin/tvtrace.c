@@ -33,7 +33,10 @@
  * transactions, the instruction-centric addresses and store data above are
  * given instead), mtime (8; not architectural state of the hart, and
  * nondeterministic without -icount), pc physical address (9), state
- * initialization (11), vector registers. Limits: a trap is recognised when
+ * initialization (11), vector registers, writes to CSRs missing from the
+ * gdbstub's list (their access check failed when the vCPU was created, e.g.
+ * stimecmp: it needs the timer the machine connects afterwards; named once
+ * on stderr). Limits: a trap is recognised when
  * the next pc is not the one the instruction leads to (every exception
  * vectors elsewhere; interrupts are taken between blocks); two traps without
  * an instruction between them appear as one (the second); a CSR write by
