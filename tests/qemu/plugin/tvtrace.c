@@ -323,11 +323,10 @@ static const struct {
  * else by name: its gdbstub name is what QEMU's disassembler prints for it
  * (both come from the privileged specification's names), or "csrNNN" (the
  * gdbstub's name for CSRs without one). */
-static struct qemu_plugin_register *find_csr(unsigned csrno, const char *disas)
+static struct qemu_plugin_register *find_csr_locked(unsigned csrno, const char *disas)
 {
     struct qemu_plugin_register *r = NULL;
 
-    g_mutex_lock(&lock);
     if (csr_looked[csrno]) {
         r = csr_reg[csrno];
     } else {
@@ -348,20 +347,31 @@ static struct qemu_plugin_register *find_csr(unsigned csrno, const char *disas)
             g_autofree char *n = g_strdup_printf("csr%03x", csrno);
             r = g_hash_table_lookup(by_name, n);
         }
-        if (!r) {
+        if (!r && disas) { /* of own_csrs only mnepc is optional (Smrnmi) */
             fprintf(stderr, "tvtrace: CSR 0x%03x (%s) has no gdbstub register: not traced\n",
                     csrno, disas ? disas : "");
         }
         csr_reg[csrno] = r;
         csr_looked[csrno] = true;
     }
+    return r;
+}
+
+static struct qemu_plugin_register *find_csr(unsigned csrno, const char *disas)
+{
+    struct qemu_plugin_register *r;
+
+    g_mutex_lock(&lock);
+    r = find_csr_locked(csrno, disas);
     g_mutex_unlock(&lock);
     return r;
 }
 
+/* One of own_csrs: resolved in the first vcpu_init, before any vCPU runs,
+ * and never written again, so read without the lock. */
 static struct qemu_plugin_register *csr(unsigned csrno)
 {
-    return find_csr(csrno, NULL);
+    return csr_reg[csrno];
 }
 
 /* ---- output -------------------------------------------------------------- */
@@ -722,6 +732,9 @@ static void vcpu_init(qemu_plugin_id_t id, unsigned int vcpu)
             if (h && (intptr_t)h != csr_handle_base + own_csrs[i].no) {
                 csr_numbered = false;
             }
+        }
+        for (size_t i = 0; i < G_N_ELEMENTS(own_csrs); i++) {
+            find_csr_locked(own_csrs[i].no, NULL);
         }
         if (!reg_priv || !gpr[1] || !g_hash_table_lookup(by_name, "mcause")) {
             fprintf(stderr, "tvtrace: QEMU offers no priv, GPR or CSR registers\n");
