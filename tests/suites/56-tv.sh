@@ -70,6 +70,12 @@ kind "an FP exception flag as incremental OR of fcsr (C.3)" 'incremental registe
 kind "a store: physical address and store data" 'additional state physical address = 0x8[0-9a-f]+ \| additional state store data 64 = '
 kind "a 16-bit instruction with its GPR" '16-bit instruction 0x[0-9a-f]{4} \| full register x[0-9]+ = '
 kind "a CSR write (csrw mtvec)" 'full register csr 0x305 = 0x8'
+kind "a PMP CSR write (pmpaddr0)" 'full register csr 0x3b0 = 0x'
+kind "mret into S-mode (privilege 1)" '32-bit instruction 0x30200073 \| full register csr 0x300 = 0x[0-9a-f]+ \| additional state privilege mode = 0x1'
+kind "an exception delegated to S-mode (sepc, scause 2, sstatus, stval = the instruction, privilege 1)" \
+  '32-bit instruction 0x340025f3 \| full register csr 0x141 = 0x[0-9a-f]+ \| full register csr 0x142 = 0x2 \| full register csr 0x100 = 0x[0-9a-f]+ \| full register csr 0x143 = 0x340025f3 \| additional state privilege mode = 0x1'
+kind "sret (privilege 1)" '32-bit instruction 0x10200073 \| full register csr 0x300 = 0x[0-9a-f]+ \| additional state privilege mode = 0x1'
+kind "ecall from S-mode (mcause 9, privilege 3)" '32-bit instruction 0x00000073 \| full register csr 0x341 = 0x[0-9a-f]+ \| full register csr 0x342 = 0x9 \|.* privilege mode = 0x3'
 rec=$(sed -n "$((off_line + 2))p" "$W/a.dump.joined")
 case $rec in *"16-bit instruction 0xc31c | additional state physical address = 0x100000 | additional state store data 32 = 0x5555"*)
   pass "tv record $((off_line + 1)) is the power-off store (insnlog line $off_line + the interrupt record)" ;;

@@ -2,8 +2,9 @@
 // Payload traced by the tvtrace plugin (suite 56-tv): every record kind the
 // plugin writes happens at least once — integer, compressed, loads and
 // stores of each width, AMO and lr/sc, floating point that sets fcsr flags,
-// CSR writes, an exception (ecall), an interrupt (machine timer, after wfi),
-// mret. It reads marchid once, at the global label tv_read_marchid, so a
+// CSR writes, exceptions (ecall from M and from S; an illegal instruction
+// in S-mode, delegated to S), an interrupt (machine timer, after wfi), mret
+// to M and to S, sret. It reads marchid once, at the global label tv_read_marchid, so a
 // run with another -cpu marchid= differs from this one at exactly that
 // instruction. Run with -smp 1 and -icount shift=0,sleep=off: mtime then
 // counts instructions only (with sleep=on it also runs in host time while
@@ -20,7 +21,56 @@
 #define CLINT_MTIMECMP (VIRT_CLINT + 0x4000)
 #define CLINT_MTIME (VIRT_CLINT + 0xbff8)
 
+#define MCAUSE_ECALL_S 9
+#define MSTATUS_MPP_MASK (3ull << 11)
+#define MEDELEG_ILLEGAL (1ull << 2)
+
 static volatile uint64_t words[8];
+uint64_t tv_saved_ra;
+void tv_enter_smode(void);
+void tv_smode_done(void);
+
+/* A visit to S-mode: tv_enter_smode (M) mrets to tv_smode (S), which takes a
+ * delegated illegal-instruction exception (an M-only CSR read; its S handler
+ * skips it with sret), then ecalls into M-mode; tv_trap returns from that to
+ * tv_smode_done in M-mode, which returns to the caller. PMP entry 0 opens all
+ * memory to S-mode (QEMU denies S-mode access when no entry matches). */
+asm(".text\n"
+    ".globl tv_enter_smode\n"
+    "tv_enter_smode:\n"
+    "  la t0, tv_saved_ra\n"
+    "  sd ra, 0(t0)\n"
+    "  li t0, -1\n"
+    "  csrw pmpaddr0, t0\n"
+    "  li t0, 0x1f\n"
+    "  csrw pmpcfg0, t0\n"
+    "  csrs medeleg, 4\n"
+    "  la t0, tv_stvec\n"
+    "  csrw stvec, t0\n"
+    "  li t0, 0x1800\n"
+    "  csrc mstatus, t0\n"
+    "  li t0, 0x800\n"
+    "  csrs mstatus, t0\n"
+    "  la t0, tv_smode\n"
+    "  csrw mepc, t0\n"
+    "  mret\n"
+    "tv_smode:\n"
+    "  li a0, 5\n"
+    ".globl tv_s_illegal\n"
+    "tv_s_illegal:\n"
+    "  csrr a1, mscratch\n"
+    "  ecall\n"
+    "  .align 2\n"
+    "tv_stvec:\n"
+    "  csrr t0, sepc\n"
+    "  addi t0, t0, 4\n"
+    "  csrw sepc, t0\n"
+    "  sret\n"
+    ".globl tv_smode_done\n"
+    "tv_smode_done:\n"
+    "  la t0, tv_saved_ra\n"
+    "  ld ra, 0(t0)\n"
+    "  ret\n");
 static volatile uint64_t ecalls, ticks;
 
 static uint64_t tv_trap(uint64_t mcause, uint64_t mepc)
@@ -28,6 +78,12 @@ static uint64_t tv_trap(uint64_t mcause, uint64_t mepc)
     if (mcause == MCAUSE_ECALL_M) {
         ecalls++;
         return mepc + 4;
+    }
+    if (mcause == MCAUSE_ECALL_S) {
+        /* Back to M-mode, at tv_smode_done. */
+        asm volatile("csrs mstatus, %0" ::"r"(MSTATUS_MPP_MASK));
+        ecalls++;
+        return (uint64_t)(uintptr_t)tv_smode_done;
     }
     if (mcause == MCAUSE_MTI) {
         ticks++;
@@ -66,6 +122,7 @@ int main(void)
     asm volatile(".globl tv_read_marchid\ntv_read_marchid: csrr %0, marchid" : "=r"(v));
     words[5] = v;
     asm volatile("ecall" ::: "memory");
+    tv_enter_smode();
     *(volatile uint64_t *)CLINT_MTIMECMP = *(volatile uint64_t *)CLINT_MTIME + 100;
     asm volatile("csrs mie, %0" ::"r"(MIE_MTIE));
     asm volatile("csrs mstatus, %0" ::"r"(MSTATUS_MIE));
@@ -73,7 +130,7 @@ int main(void)
         asm volatile("wfi");
     }
     asm volatile("csrc mstatus, %0" ::"r"(MSTATUS_MIE));
-    check("ecall trapped once", ecalls == 1);
+    check("ecall trapped twice (M-mode, S-mode)", ecalls == 2);
     check("the timer interrupt came", ticks == 1);
     check("amoadd and sc stored", words[2] == old + sum && words[3] == old);
     return 0;
