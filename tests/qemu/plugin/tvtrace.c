@@ -182,6 +182,13 @@ static void decode32(Insn *d)
         d->fp = true;
         break;
     }
+    case 0x57: /* OP-V: the scalar results (vector registers are not traced) */
+        if (f3 == 7 || (f3 == 2 && b >> 26 == 0x10)) {
+            d->rd = rd;           /* vsetvl(i), vsetivli; vmv.x.s, vcpop.m, vfirst.m */
+        } else if (f3 == 1 && b >> 26 == 0x10) {
+            d->frd = rd + 1;      /* vfmv.f.s */
+        }
+        break;
     case 0x63:
         d->flow = F_BRANCH;
         d->imm = sext((b >> 31 & 1) << 12 | (b >> 7 & 1) << 11 |
