@@ -10,6 +10,7 @@
 . "$(dirname "$0")/../lib.sh"
 
 n=${TV_RECORDS:-100000000}
+command -v /usr/bin/time >/dev/null || { fail "bench tv: /usr/bin/time (package time) is needed for CPU time and peak memory"; exit 1; }
 build firmware trace linux-initrd-boot qemu-plugin
 q=$(flock /tmp/tsbi-qemu10.lock scripts/qemu10.sh path) || { fail "bench tv: no project QEMU"; exit 1; }
 linux=$(readlink -f "$(scripts/fetch_linux.sh)") || { fail "bench tv: no Linux image"; exit 1; }
