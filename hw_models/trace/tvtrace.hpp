@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // Tandem-verification trace protocol (Bluespec "Trace Protocol Specification" 2018-11-20):
 // byte stream of opcodes with little-endian payloads, a text dump in the style of the
-// spec's Appendix C tables, and a tandem comparer that applies every group to a shadow
-// state and reports the first divergence between two traces (3.1, 3.2).
+// spec's Appendix C tables, and a streaming tandem comparer that compares the state
+// changes of every record (group) of two traces, both ways, and reports the first
+// divergence with its record, pc and context (3.1, 3.2). The producer of such traces
+// from QEMU is the tvtrace plugin (tests/qemu/plugin/tvtrace.c).
 #pragma once
 #include <cstdint>
 #include <cstdio>
