@@ -82,7 +82,10 @@ const char kUsageText[] =
     "\n"
     "Tandem-verification trace (Bluespec protocol):\n"
     "  tv dump FILE                                  one item per line\n"
-    "  tv compare FILE1 FILE2 [--partial]            first divergence, exit 1 if any\n"
+    "  tv compare FILE1 FILE2 [--partial] [--records N]\n"
+    "                                                first divergence (record, pc, field, both\n"
+    "                                                values, context) or \"equal, N records\";\n"
+    "                                                exit 1 if any; streams (bounded memory)\n"
     "\n"
     "Traced Linux boot (the firmware's boot-time trace buffer in a guest RAM file):\n"
     "  linux decode RAM.bin --image Image [--syms System.map] [-o PREFIX] [--top N]\n"
@@ -133,7 +136,7 @@ bool takes_value(const std::string &n) {
                                     "--te-inst-features", "--ts-control", "--count", "--seed", "--raw", "--max-steps",
                                     "--data-width", "--daddress-width", "--lrid-width", "--csr-width", "--compress",
                                     "--max-tail", "--image", "--syms", "--top", "--ram-base", "--virt",
-                                    "--compat", "--cs", "--rpt", "--traps", "--pcinfo-image"};
+                                    "--compat", "--cs", "--rpt", "--traps", "--pcinfo-image", "--records"};
     for (const char *x : v)
         if (n == x) return true;
     return false;

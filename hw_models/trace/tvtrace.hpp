@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // Tandem-verification trace protocol (Bluespec "Trace Protocol Specification" 2018-11-20):
 // byte stream of opcodes with little-endian payloads, a text dump in the style of the
-// spec's Appendix C tables, and a tandem comparer that applies every group to a shadow
-// state and reports the first divergence between two traces (3.1, 3.2).
+// spec's Appendix C tables, and a streaming tandem comparer that compares the state
+// changes of every record (group) of two traces, both ways, and reports the first
+// divergence with its record, pc and context (3.1, 3.2). The producer of such traces
+// from QEMU is the tvtrace plugin (tests/qemu/plugin/tvtrace.c).
 #pragma once
 #include <cstdint>
+#include <cstdio>
 #include <map>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -68,7 +72,7 @@ struct Item {
     unsigned length = 0;     // bytes including the opcode
 };
 
-enum class Err : uint8_t { None, UnknownOpcode, Truncated, UnknownStateId, BadMemSize, OrphanResponse };
+enum class Err : uint8_t { None, UnknownOpcode, Truncated, UnknownStateId, BadMemSize, OrphanResponse, GroupTooLong, ReadError };
 const char *err_name(Err e);
 
 // Decodes one item at offset; returns Err::None and the item. prev_req is the last
@@ -93,15 +97,114 @@ struct Shadow {
     void apply(const Params &p, const Item &it, const Item *req);
 };
 
-struct Divergence {
-    bool found = false;
-    uint64_t group = 0;          // 0-based group index
-    uint64_t offset_a = 0, offset_b = 0; // byte offsets of the groups
-    std::string element, value_a, value_b;
+// ---- Streaming (bounded memory on any length) ----------------------------------------
+
+// Bytes of a trace, read in pieces.
+struct Source {
+    virtual ~Source() = default;
+    virtual size_t read(uint8_t *dst, size_t n) = 0; // 0 at the end
+    virtual size_t size_hint() const { return SIZE_MAX; } // bytes left, if known
+};
+struct FileSource final : Source {
+    std::FILE *f;
+    explicit FileSource(std::FILE *file) : f(file) {}
+    size_t read(uint8_t *dst, size_t n) override;
+};
+struct SpanSource final : Source {
+    std::span<const uint8_t> b;
+    size_t pos = 0;
+    explicit SpanSource(std::span<const uint8_t> bytes) : b(bytes) {}
+    size_t read(uint8_t *dst, size_t n) override;
+    size_t size_hint() const override { return b.size() - pos; }
 };
 
-// Compares two traces group by group. With partial (3.2), elements that one trace
-// never reports are treated as absent and not compared.
+// Items decoded through a fixed buffer.
+class ItemStream {
+public:
+    ItemStream(const Params &p, Source &s, size_t buffer = 1 << 20);
+    bool next(Item &it); // false at the end or on an error (err())
+    Err err() const { return err_; }
+    uint64_t err_offset() const { return err_off_; }
+
+private:
+    const Params p_;
+    Source &src_;
+    std::vector<uint8_t> buf_;
+    size_t lo_ = 0, hi_ = 0;
+    uint64_t base_ = 0; // stream offset of buf_[0]
+    bool eof_ = false;
+    Item req_;          // the last item, when it was a memory request
+    bool have_req_ = false;
+    Err err_ = Err::None;
+    uint64_t err_off_ = 0;
+};
+
+// A record is one group (begin group .. end group, or up to the next begin group) or
+// one item outside any group: one retired instruction or trap in a tandem trace. Its
+// fields are the state it leaves, sorted by key: the next pc first, then the
+// instruction, registers (their value after the record, incremental forms applied),
+// additional state, memory requests and responses, reset and state initialisation.
+enum FieldKind : uint8_t { FNextPc = 1, FInsn, FReg, FState, FMemReq, FMemRsp, FReset, FStateInit };
+constexpr uint32_t field_key(FieldKind k, uint32_t sub) { return uint32_t(k) << 24 | sub; }
+struct Field {
+    uint32_t key;
+    uint64_t value;
+};
+struct Record {
+    uint64_t index = 0, offset = 0; // 0-based record number, byte offset of its first item
+    uint64_t pc = 0;                // pc before the record (where its instruction is)
+    bool pc_known = false;
+    std::vector<Field> fields;
+};
+std::string field_name(uint32_t key);
+std::string field_value(uint32_t key, uint64_t value);
+std::string record_text(const Record &r); // one line: pc, instruction, fields, next pc
+
+class RecordStream {
+public:
+    RecordStream(const Params &p, Source &s);
+    bool next(Record &r); // false at the end or on an error
+    Err err() const { return err_ != Err::None ? err_ : items_.err(); }
+    uint64_t err_offset() const { return err_ != Err::None ? err_off_ : items_.err_offset(); }
+
+private:
+    ItemStream items_;
+    Item la_;
+    bool have_la_ = false;
+    // The 16-bit register space, for the incremental forms: values (not initialised,
+    // so untouched pages cost nothing) and a bit per register written so far.
+    std::unique_ptr<uint64_t[]> regs_;
+    std::vector<bool> reg_known_;
+    uint64_t pc_ = 0, index_ = 0;
+    bool pc_known_ = false;
+    Err err_ = Err::None;
+    uint64_t err_off_ = 0;
+};
+
+// Result of a tandem comparison of two streams (3.1: the state changes of each
+// record, both ways, so a change only one side made is found too).
+struct Divergence {
+    bool found = false;
+    uint64_t group = 0;                  // record index of the first divergence (0-based)
+    uint64_t records = 0;                // records compared (when equal: all of them)
+    uint64_t pc = 0;                     // pc of that record (trace A's)
+    bool pc_known = false;
+    uint64_t offset_a = 0, offset_b = 0; // byte offsets of the records
+    std::string element, value_a, value_b;
+    std::vector<std::string> context;    // the records around it, both traces
+    Err err = Err::None;                 // a malformed trace: which (1, 2) and where
+    int err_trace = 0;
+    uint64_t err_offset = 0;
+};
+
+// Streams both traces record by record in bounded memory (a buffer and a few records of
+// context each). With partial (3.2), an element one trace has never reported so far is
+// absent from it, not different. max_records != 0 compares only the first so many
+// records (the end of a QEMU run is not deterministic: the hart runs on for a while
+// after it asked for the power-off).
+Divergence compare_streams(const Params &p, Source &a, Source &b, bool partial, unsigned context = 3,
+                           uint64_t max_records = 0);
+// The same over decoded items (tests).
 Divergence compare(const Params &p, const std::vector<Item> &a, const std::vector<Item> &b, bool partial);
 
 // CLI entry: tsbi-trace tv dump|compare ...

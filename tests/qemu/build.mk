@@ -11,7 +11,7 @@ QEMU_PAYLOAD_COMMON := $(QEMU_PAYLOAD_DIR)/start.S $(QEMU_PAYLOAD_DIR)/lib.c $(Q
 QEMU_PAYLOAD_DEPS := $(QEMU_PAYLOAD_COMMON) $(QEMU_PAYLOAD_DIR)/lib.h $(QEMU_PAYLOAD_DIR)/link.ld \
 	hw_models/trace/ntrace_defs.h hw_models/trace/ntrace_msgs.def \
 	hw_models/trace/tci_regs.h hw_models/trace/tci_regs.def
-QEMU_PAYLOADS := regs trace
+QEMU_PAYLOADS := regs trace tv
 
 .PHONY: qemu-payloads qemu-plugin
 qemu-payloads: $(patsubst %,$(QEMU_PAYLOAD_OUT)/%.elf,$(QEMU_PAYLOADS))
@@ -24,6 +24,14 @@ $(QEMU_PAYLOAD_OUT)/%.elf: $(QEMU_PAYLOAD_DIR)/%.c $(QEMU_PAYLOAD_DEPS)
 QEMU_PLUGIN := $(QEMU_PAYLOAD_OUT)/libinsnlog.so
 qemu-plugin: $(QEMU_PLUGIN)
 $(QEMU_PLUGIN): tests/qemu/plugin/insnlog.c
+	@mkdir -p $(@D)
+	gcc -shared -fPIC -O2 -Wall -Wextra -Wno-unused-parameter -I"$$(scripts/qemu10.sh tree)/include/qemu" \
+		$$(pkg-config --cflags glib-2.0) -o $@ $<
+
+# TCG plugin writing the tandem-verification trace (seed 002) of every hart.
+QEMU_TV_PLUGIN := $(QEMU_PAYLOAD_OUT)/libtvtrace.so
+qemu-plugin: $(QEMU_TV_PLUGIN)
+$(QEMU_TV_PLUGIN): tests/qemu/plugin/tvtrace.c
 	@mkdir -p $(@D)
 	gcc -shared -fPIC -O2 -Wall -Wextra -Wno-unused-parameter -I"$$(scripts/qemu10.sh tree)/include/qemu" \
 		$$(pkg-config --cflags glib-2.0) -o $@ $<

@@ -18,5 +18,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) {
     std::vector<tv::Item> half(items.begin() + long(items.size() / 2), items.end());
     (void)tv::compare(p, items, items, d[0] & 8);
     (void)tv::compare(p, items, half, d[0] & 8);
+    // The streaming comparer straight on the bytes (errors included), against itself
+    // and against the bytes from the middle on.
+    tv::SpanSource a(s), b(s), c(s.subspan(s.size() / 2));
+    (void)tv::compare_streams(p, a, b, d[0] & 8);
+    tv::SpanSource a2(s);
+    (void)tv::compare_streams(p, a2, c, d[0] & 8, 2);
     return int(k & 0);
 }
