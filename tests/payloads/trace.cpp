@@ -5,6 +5,7 @@
 // compares them with the instructions the insnlog plugin saw executed:
 //   trace-htm.bin   HTM of S-mode on every hart, SMEM sink
 //   trace-btm.bin   BTM of S-mode on every hart, SMEM sink
+//   trace-etrace.bin E-Trace of S-mode on every hart, SMEM sink
 //   trace-sram.bin  HTM on the boot hart into the SRAM, read with READ_SRAM
 //   trace-hsm.bin   HTM of the last secondary across an HSM suspend, stop and start
 //   handed.dtb      the device tree the firmware handed on (trace
@@ -213,7 +214,7 @@ void errors(unsigned long caps0) {
         expect_eq(call(GET_CAPS, p.hartids[i]).value, caps0, "caps/hart%lu_same_as_boot", p.hartids[i]);
 
     // CONFIGURE
-    expect_err(call(CONFIGURE, 1, self, ok_cfg | (1u << 22)), ERR_INVALID_PARAM, "configure/reserved_bit22");
+    expect_err(call(CONFIGURE, 1, self, ok_cfg | (1u << 23)), ERR_INVALID_PARAM, "configure/reserved_bit23");
     expect_err(call(CONFIGURE, 1, self, ok_cfg | (1u << 31)), ERR_INVALID_PARAM, "configure/reserved_bit31");
     static const unsigned long bad_modes[] = {0, 1, 2, 4, 5, 7};
     for (unsigned long m : bad_modes)
@@ -532,5 +533,11 @@ void payload_main() {
     wrap_run();
     traced_run("trace-htm.bin", HTM | cfg::PRIV_S, 64);
     traced_run("trace-btm.bin", BTM | cfg::PRIV_S, 16);
+    // E-Trace from the same encoders (trTeFormat 0): N-Trace's options are
+    // not E-Trace's.
+    expect_true(c & caps::ETRACE, "caps/etrace");
+    expect_err(call(CONFIGURE, 0, ALL, HTM | cfg::ETRACE | cfg::IMPLICIT_RETURN | cfg::PRIV_S), ERR_NOT_SUPPORTED,
+               "configure/etrace_with_ntrace_option");
+    traced_run("trace-etrace.bin", HTM | cfg::ETRACE | cfg::PRIV_S, 16);
     if (platform().nharts > 1) hsm_run();
 }

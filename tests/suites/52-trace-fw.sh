@@ -5,7 +5,7 @@
 # trace function and error case and writes the traces of its runs to host
 # files; each hart's stream is decoded here and must equal the S-mode
 # instructions the insnlog plugin saw that hart execute, with no address of
-# the firmware in it. On 1, 4 and 18 harts (18: leaf funnels), and without
+# the firmware in it: N-Trace (HTM, BTM) and E-Trace (trTeFormat 0) runs. On 1, 4 and 18 harts (18: leaf funnels), and without
 # Sstc. The device tree handed on offers no component M-mode keeps. Also:
 # QEMU 7.2 (no trace components: the extension is absent) and the
 # components handed to S-mode with /chosen/tsbi,trace-owner (offered, the
@@ -99,11 +99,12 @@ check "qemu10-owner-smode-allow-mmode/encoder_traces_mmode" grep -q '^TRACE-NO-M
 fwpcs=$(owner_decode qemu10-owner-smode-allow-mmode "$d")
 check "qemu10-owner-smode-allow-mmode/firmware_in_smode_trace ($fwpcs M-mode instructions)" [ "$fwpcs" -gt 0 ]
 
-# decode_compare TAG FILE HART SRCBITS: one hart's stream of FILE vs its record.
+# decode_compare TAG FILE HART SRCBITS [FORMAT]: one hart's stream of FILE
+# vs its record; FORMAT ntrace (default) or etrace (trTeFormat 0).
 decode_compare() {
-  local tag=$1 f=$2 h=$3 sb=$4 out
+  local tag=$1 f=$2 h=$3 sb=$4 fmt=${5:-ntrace} out
   out=$W/$tag/${f%.bin}.$h.pcs
-  if ! "$DEC" ntrace decode --elf "$ELF" --src-bits "$sb" --src "$h" "$W/$tag/$f" -o "$out" \
+  if ! "$DEC" "$fmt" decode --elf "$ELF" --src-bits "$sb" --src "$h" "$W/$tag/$f" -o "$out" \
       > "$out.err" 2>&1; then
     fail "$tag/$f/hart$h/decodes ($(head -c 300 "$out.err"))"; return
   fi
@@ -167,6 +168,7 @@ for run in 1 4 18 1:sstc=false; do
   for h in $harts; do
     decode_compare "$tag" trace-htm.bin "$h" "$sb"
     decode_compare "$tag" trace-btm.bin "$h" "$sb"
+    decode_compare "$tag" trace-etrace.bin "$h" "$sb" etrace
   done
   decode_compare "$tag" trace-sram.bin "$boot" "$sb"
   if [ "$smp" -gt 1 ]; then
