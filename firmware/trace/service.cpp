@@ -272,6 +272,7 @@ bool init(const Topology &t, bool smode_owner, bool allow_mmode) {
         // through: a driver that knows only encoders and sinks (Linux's
         // rvtrace has no funnel driver) then gets the trace of every hart.
         reset(t.sink.base);
+        for (unsigned k = 0; k < t.sinks; k++) reset(t.sink_base[k]);
         // Unless the platform lets traces include M-mode, M-mode is kept
         // out of whatever S-mode traces where the encoder can enforce it.
         for (unsigned h = 0; h < fw::kMaxHarts; h++)

@@ -1546,11 +1546,10 @@ static void et_address(RVTraceEncoderState *s, uint64_t addr, uint32_t map,
                        unsigned nmap, bool flip)
 {
     EtPkt p = { .nbits = 0 };
-    uint64_t diff = (addr - s->et.last_addr) >> ET_IADDR_LSB;
     unsigned abits = ET_IADDR_BITS - ET_IADDR_LSB, mbits;
+    uint64_t diff = sextract64(addr - s->et.last_addr, ET_IADDR_LSB, abits);
     bool msb;
 
-    diff = sextract64(addr - s->et.last_addr, ET_IADDR_LSB, abits);
     msb = (diff >> (abits - 1)) & 1;
     if (nmap) {
         mbits = nmap == 1 ? 1 : nmap <= 3 ? 3 : nmap <= 7 ? 7 :
@@ -1694,6 +1693,14 @@ static bool et_fetch(RVTraceEncoderState *s, uint64_t pc, uint32_t *insn,
 }
 
 enum { ET_SEQ, ET_BRANCH, ET_JUMP, ET_UNINFERABLE };
+/* Why a walk failed (et.fail_why, in the -d guest_errors line). */
+enum {
+    ET_FAIL_FETCH = 1,       /* unreadable code, or past the report's end */
+    ET_FAIL_NO_BIT,          /* a branch with no HIST bit left */
+    ET_FAIL_UNINFERABLE,     /* an uninferable transfer inside the report */
+    ET_FAIL_BITS_LEFT,       /* HIST bits left at the end */
+    ET_FAIL_END,             /* ended elsewhere than the report says */
+};
 
 /* RV32/RV64 GC: the kind of control transfer and a direct one's target. */
 static unsigned et_classify(CPURISCVState *env, uint64_t pc, uint32_t i,
@@ -1782,7 +1789,8 @@ static bool et_walk(RVTraceEncoderState *s, CPURISCVState *env,
         bool taken = false;
 
         if (!et_fetch(s, pc, &insn, &len) || len / 2 > halfwords) {
-            s->et.fail_pc = pc; s->et.fail_why = 1;
+            s->et.fail_pc = pc;
+            s->et.fail_why = ET_FAIL_FETCH;
             return false;
         }
         halfwords -= len / 2;
@@ -1790,7 +1798,8 @@ static bool et_walk(RVTraceEncoderState *s, CPURISCVState *env,
         next = pc + len;
         if (kind == ET_BRANCH) {
             if (nbits <= 0) {
-                s->et.fail_pc = pc; s->et.fail_why = 2;
+                s->et.fail_pc = pc;
+                s->et.fail_why = ET_FAIL_NO_BIT;
                 return false;
             }
             taken = (hist >> --nbits) & 1;
@@ -1803,13 +1812,15 @@ static bool et_walk(RVTraceEncoderState *s, CPURISCVState *env,
         if (!halfwords && has_next) {
             next = last_next;
         } else if (kind == ET_UNINFERABLE) {
-            s->et.fail_pc = pc; s->et.fail_why = 3;
+            s->et.fail_pc = pc;
+            s->et.fail_why = ET_FAIL_UNINFERABLE;
             return false;
         }
         et_retire(s, pc, kind == ET_BRANCH, taken, kind == ET_UNINFERABLE);
         pc = next;
     }
-    s->et.fail_pc = pc; s->et.fail_why = 4 + nbits;
+    s->et.fail_pc = pc;
+    s->et.fail_why = nbits ? ET_FAIL_BITS_LEFT : ET_FAIL_END;
     s->et.pc = pc;
     return nbits == 0 && (has_next || pc == end);
 }

@@ -162,8 +162,8 @@ typedef struct RVTraceETraceState {
     uint64_t pend_addr;
     uint32_t pend_map, pend_nmap;
     uint64_t desync;         /* walks that failed (resynchronised) */
-    uint64_t fail_pc;
-    unsigned fail_why;
+    uint64_t fail_pc;        /* the last failed walk: where, and why */
+    unsigned fail_why;       /* (ET_FAIL_* in rvtrace-encoder.c) */
 } RVTraceETraceState;
 
 #define TYPE_RVTRACE_ENCODER "riscv.trace.encoder"
