@@ -1825,6 +1825,17 @@ static bool et_walk(RVTraceEncoderState *s, CPURISCVState *env,
     return nbits == 0 && (has_next || pc == end);
 }
 
+/*
+ * The privilege the walked code ran at: the hart's at the end of the
+ * previous report (privilege changes only at traps and trap returns, which
+ * are reports; both are reported after the change).
+ */
+static void et_note_priv(RVTraceEncoderState *s, CPURISCVState *env)
+{
+    s->et.code_priv = env->priv;
+    s->et.code_virt = env->virt_enabled;
+}
+
 /* Start of traced code at @pc: the next retired instruction is a sync. */
 static void et_restart(RVTraceEncoderState *s, CPURISCVState *env,
                        uint64_t pc)
@@ -1838,6 +1849,7 @@ static void et_restart(RVTraceEncoderState *s, CPURISCVState *env,
     s->et.nmap = 0;
     s->et.map = 0;
     s->et.sync_priv = et_priv(env);
+    et_note_priv(s, env);
     env->trace_hist = 1;
     env->trace_icnt_k = -pc;
 }
@@ -1849,7 +1861,15 @@ static bool et_advance(RVTraceEncoderState *s, CPURISCVState *env,
     uint64_t halfwords = (env->trace_icnt_k + end) >> 1;
     uint64_t from = s->et.pc;
     uint32_t hist = env->trace_hist;
-    bool ok = et_walk(s, env, halfwords, hist, has_next, next, end);
+    target_ulong priv = env->priv;
+    bool virt = env->virt_enabled, ok;
+
+    /* Read the code with the translation it was fetched with. */
+    env->priv = s->et.code_priv;
+    env->virt_enabled = s->et.code_virt;
+    ok = et_walk(s, env, halfwords, hist, has_next, next, end);
+    env->priv = priv;
+    env->virt_enabled = virt;
 
     env->trace_hist = 1;
     if (!ok) {
@@ -1908,26 +1928,8 @@ static void et_cf(RVTraceEncoderState *s, CPURISCVState *env, uint64_t succ,
             return;
         }
     }
+    et_note_priv(s, env);
     env->trace_icnt_k = -next;
-}
-
-/*
- * The trap's walk reads the interrupted code with the privilege it ran at:
- * a trap into M-mode has already switched to M (which fetches without
- * translation), so the walk runs as mstatus.MPP says.
- */
-static bool et_advance_trapped(RVTraceEncoderState *s, CPURISCVState *env,
-                               uint64_t epc)
-{
-    target_ulong priv = env->priv;
-    bool ok;
-
-    if (priv == PRV_M) {
-        env->priv = get_field(env->mstatus, MSTATUS_MPP);
-    }
-    ok = et_advance(s, env, epc, false, 0);
-    env->priv = priv;
-    return ok;
 }
 
 static void et_trap(RVTraceEncoderState *s, CPURISCVState *env,
@@ -1947,7 +1949,7 @@ static void et_trap(RVTraceEncoderState *s, CPURISCVState *env,
         }
         return;
     }
-    if (!et_advance_trapped(s, env, epc)) {
+    if (!et_advance(s, env, epc, false, 0)) {
         et_restart(s, env, handler);
         return;
     }
@@ -1983,6 +1985,7 @@ static void et_trap(RVTraceEncoderState *s, CPURISCVState *env,
         e->trap_pending = true;
     }
     e->pc = handler;
+    et_note_priv(s, env);
     env->trace_icnt_k = -handler;
 }
 

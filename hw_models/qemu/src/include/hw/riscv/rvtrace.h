@@ -157,6 +157,8 @@ typedef struct RVTraceETraceState {
     bool lost;               /* a packet was dropped: support trace_lost */
     bool pend_valid;         /* format 1/2 for an updiscon target, held */
     uint8_t sync_priv;       /* priv of the instruction the sync reports */
+    uint8_t code_priv;       /* priv (and V) the code since the last report */
+    bool code_virt;          /* ran at: the walk reads it with that */
     bool trap_interrupt;
     uint64_t trap_cause, trap_tval;
     uint64_t pend_addr;
