@@ -34,6 +34,8 @@ constexpr uint32_t kActive = TCI_BIT(trControl, Active);
 constexpr uint32_t kEnable = TCI_BIT(trControl, Enable);
 constexpr uint32_t kEmpty = TCI_BIT(trControl, Empty);
 constexpr uint32_t kNtrace = TCI_SET(trTeControl, Format, TCI_FORMAT_NTRACE);
+// trTeProtocolMajor with trTeFormat = E-Trace: E-Trace 2.x.
+constexpr unsigned kEtraceMajor = 2;
 
 } // namespace
 
@@ -78,6 +80,10 @@ bool discover_encoder(uint64_t base, EncoderCaps &c) {
         uint32_t v = probe(ctl, kActive | kNtrace | TCI_SET(trTeControl, InstMode, m));
         return TCI_GET(v, trTeControl, InstMode) == m;
     };
+    // E-Trace: trTeFormat 0 sticks and the protocol fields then say E-Trace 2.
+    uint32_t e = probe(ctl, kActive | TCI_SET(trTeControl, Format, TCI_FORMAT_ETRACE));
+    c.etrace = TCI_GET(e, trTeControl, Format) == TCI_FORMAT_ETRACE &&
+               TCI_GET(read32(base + TCI_trTeImpl), trTeImpl, ProtocolMajor) == kEtraceMajor;
     c.btm = mode_sticks(TCI_INSTMODE_BTM);
     c.htm = mode_sticks(TCI_INSTMODE_HTM);
     for (unsigned m = 1; m <= TCI_SYNCMODE_HALFWORDS; m++) {

@@ -40,6 +40,7 @@ struct EncoderCaps {
     unsigned filters;      // trTeInstFilters bits that stick (filter count)
     uint32_t priv_choices; // ChoicePrivilege bits filter 0 can match (0: none)
     bool context, timestamp, stall;
+    bool etrace;           // trTeFormat E-Trace sticks (E-Trace 2.0 protocol)
 };
 bool discover_encoder(uint64_t base, EncoderCaps &c);
 

@@ -102,6 +102,13 @@ void trace::subsystem::cold_init(const void *fdt, unsigned long next_addr) {
     // The SBI trace service and CTR's feed rely on S-mode not reaching the
     // components: without the PMP entries to close them, the components are
     // S-mode's, as with tsbi,trace-owner (core/README.md "Without PMP").
+    // One RAM sink per hart (no funnel): the service, boot-time trace and
+    // CTR's feed run on one sink that every traced hart reaches, so the
+    // components are S-mode's (README "One RAM sink per hart").
+    if (!smode && topo.sinks > 1) {
+        fw::printf("tsbi: trace: %u RAM sinks, one per hart: components handed to S-mode\n", topo.sinks);
+        smode = true;
+    }
     const unsigned spare = fw::pmp_spare_entries();
     if (!smode && component_entries(topo) > spare) {
         fw::printf("tsbi: trace: %u PMP entries to spare, %u needed: components handed to S-mode\n",

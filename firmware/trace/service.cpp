@@ -105,6 +105,7 @@ unsigned long caps_of(const HartTrace &h) {
     if (st.sink_caps.sram) v |= caps::SINK_SRAM;
     if (st.sink_caps.smem) v |= caps::SINK_SMEM;
     v |= static_cast<unsigned long>(st.src_bits) << caps::SRC_BITS_SHIFT;
+    if (h.caps.etrace) v |= caps::ETRACE;
     return v;
 }
 
@@ -126,10 +127,16 @@ Error build_config(unsigned hartid, const HartTrace &h, uint32_t config, Encoder
         iret_mode > ((c & kIretMode) >> cfg::IRET_MODE_SHIFT) ||
         (sync_mode && !((c >> caps::SYNC_MODES_SHIFT) & (1u << sync_mode))))
         return Error::NotSupported;
+    // E-Trace: the encoder's branch-map algorithm, no N-Trace option
+    // (implicit return, repeated history, jumps, address MSB, context,
+    // timestamps, periodic sync are N-Trace's here).
+    const bool etrace = config & cfg::ETRACE;
+    if (etrace && (!(c & caps::ETRACE) || (config & 0xff8u & ~cfg::PRIV_MASK) || sync_mode))
+        return Error::NotSupported;
     // The privileges asked for must be selectable without M-mode.
     if ((config & cfg::PRIV_MASK) & ~c) return Error::Denied;
     out.control = TCI_SET(trTeControl, InstMode, mode) |
-                  TCI_SET(trTeControl, Format, TCI_FORMAT_NTRACE) |
+                  TCI_SET(trTeControl, Format, etrace ? TCI_FORMAT_ETRACE : TCI_FORMAT_NTRACE) |
                   TCI_SET(trTeControl, InstSyncMode, sync_mode) |
                   TCI_SET(trTeControl, InstSyncMax, sync_max) |
                   ((config & cfg::CONTEXT) ? TCI_BIT(trTeControl, Context) : 0);
@@ -265,6 +272,7 @@ bool init(const Topology &t, bool smode_owner, bool allow_mmode) {
         // through: a driver that knows only encoders and sinks (Linux's
         // rvtrace has no funnel driver) then gets the trace of every hart.
         reset(t.sink.base);
+        for (unsigned k = 0; k < t.sinks; k++) reset(t.sink_base[k]);
         // Unless the platform lets traces include M-mode, M-mode is kept
         // out of whatever S-mode traces where the encoder can enforce it.
         for (unsigned h = 0; h < fw::kMaxHarts; h++)

@@ -27,7 +27,10 @@ constexpr unsigned SYNC_MAX_SHIFT = 14;     // 4 bits: trTeInstSyncMax
 constexpr unsigned PRIV_SHIFT = 18;         // 4 bits: trace U, S, VU, VS
 constexpr uint32_t PRIV_U = 1u << 18, PRIV_S = 1u << 19, PRIV_VU = 1u << 20, PRIV_VS = 1u << 21;
 constexpr uint32_t PRIV_MASK = 0xfu << PRIV_SHIFT;
-constexpr uint32_t RESERVED = ~0u << 22;
+// trTeFormat E-Trace (TCI 1.0) instead of N-Trace: E-Trace 2.0 instruction
+// trace, with no other option than the privileges (README "E-Trace").
+constexpr uint32_t ETRACE = 1u << 22;
+constexpr uint32_t RESERVED = ~0u << 23;
 } // namespace cfg
 namespace caps {
 constexpr unsigned long BTM = 1u << 0, HTM = 1u << 1;
@@ -38,6 +41,7 @@ constexpr unsigned long SINK_STOP_ON_WRAP = 1u << 15;
 // bits 18..21 as cfg::PRIV_*: privileges that can be traced without M-mode
 constexpr unsigned long SINK_SRAM = 1u << 22, SINK_SMEM = 1u << 23;
 constexpr unsigned SRC_BITS_SHIFT = 24; // 4 bits: trTeSrcBits of the stream
+constexpr unsigned long ETRACE = 1ul << 28; // the encoder speaks E-Trace too (cfg::ETRACE)
 } // namespace caps
 // trace_set_sink flags.
 namespace sinkflag {

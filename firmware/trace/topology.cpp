@@ -183,10 +183,21 @@ unsigned scan_topology(const void *fdt, Topology &t, ComponentType type_of) {
         for (unsigned c = 0; c < ncpus; c++)
             if (cpus[c].phandle == ph) hartid = cpus[c].hartid;
         Link l;
-        if (hartid >= fw::kMaxHarts || t.encoder[hartid].present || !link_of(i, l)) continue;
+        if (hartid >= fw::kMaxHarts || t.encoder[hartid].present) continue;
+        uint64_t reached = t.sink.base;
+        int to = follow(i, l.port);
+        if (to >= 0 && to != sink && nodes[to].type == TCI_COMPTYPE_RAMSINK) {
+            l.funnel = -1; // its own RAM sink
+            reached = nodes[to].base;
+        } else if (!link_of(i, l)) {
+            continue;
+        }
         if (l.funnel >= 0 && t.funnel[l.funnel].depth >= kMaxFunnels) continue;
-        t.encoder[hartid] = {true, nodes[i].base, l};
+        t.encoder[hartid] = {true, nodes[i].base, l, reached};
         t.encoders++;
+        unsigned k = 0;
+        while (k < t.sinks && t.sink_base[k] != reached) k++;
+        if (k == t.sinks && t.sinks < fw::kMaxHarts) t.sink_base[t.sinks++] = reached;
     }
     return t.encoders;
 }

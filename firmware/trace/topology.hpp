@@ -24,6 +24,7 @@ struct Encoder {
     bool present;
     uint64_t base;
     Link out;
+    uint64_t sink; // the RAM sink its trace reaches
 };
 
 struct Funnel {
@@ -43,6 +44,12 @@ struct Topology {
     unsigned funnels;
     Sink sink;
     unsigned encoders;
+    // The RAM sinks the encoders reach: the one above, and with no funnel
+    // between them (one RAM sink per hart, as the E-Trace model posted for
+    // upstream QEMU has it) the others. The firmware's service runs on one
+    // sink: with more, the components are S-mode's (hooks.cpp).
+    uint64_t sink_base[fw::kMaxHarts];
+    unsigned sinks;
 };
 
 // A component's type (TCI_COMPTYPE_*) from the registers at `base`, 0 when
@@ -50,7 +57,8 @@ struct Topology {
 using ComponentType = unsigned (*)(uint64_t base);
 
 // Fills `t` from the device tree. Components that are not connected to the
-// one RAM sink (through funnels) are left out. Returns the number of
+// first RAM sink (through funnels) are left out, except encoders feeding
+// another RAM sink directly (Topology::sinks). Returns the number of
 // encoders that reach the sink; 0 means no trace (not an error).
 unsigned scan_topology(const void *fdt, Topology &t, ComponentType type_of);
 

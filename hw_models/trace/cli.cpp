@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "etrace_data.hpp"
+#include "etrace_inst.hpp"
 #include "kernel.hpp"
 #include "ntrace_dec.hpp"
 #include "ntrace_enc.hpp"
@@ -76,6 +77,11 @@ const char kUsageText[] =
     "[7:6] msg_type 0 instruction / 1 data trace; records as printed by etrace dump):\n"
     "  etrace dump [PARAMS] FILE                     one packet per line\n"
     "  etrace encode [PARAMS] FILE                   text records -> packets\n"
+    "E-Trace instruction trace (the project QEMU's trTeFormat 0 stream: RISC-V packet\n"
+    "encapsulation, etrace_inst.hpp):\n"
+    "  etrace decode --elf PROG.elf [--elf MORE] [--src-bits N --src HART] [--rv32] FILE\n"
+    "                                                one 0xADDR per retired instruction\n"
+    "  etrace idump [--src-bits N] [--rv32] FILE     one packet per line\n"
     "    PARAMS: --data-width N --daddress-width N --lrid-width N --csr-width 32|64\n"
     "            --compress 0..3 (bit 0 XOR, bit 1 differential) --no-compress\n"
     "            --split --unified-only --no-addr --no-data\n"
@@ -715,6 +721,64 @@ int ntrace_gen(const Args &a) {
     return o.close() && written ? kOk : kIo;
 }
 
+// E-Trace instruction trace: decode to retired PCs (as ntrace decode prints them), or
+// list the packets.
+int etrace_inst_main(const Args &a) {
+    std::string err;
+    etrace::InstParams p;
+    uint64_t sb, src;
+    if (!num(a, "--src-bits", sb, 0, err) || !num(a, "--src", src, ~0ull, err)) return usage(err.c_str());
+    p.src_bytes = unsigned((sb + 7) / 8);
+    if (a.has("--rv32")) p.iaddress_width = 32;
+    const bool dump = a.pos[1] == "idump";
+    trace::Image img;
+    if (!dump) {
+        int li = load_image(a, img, err);
+        if (li < 0) return fprintf(stderr, "tsbi-trace: %s\n", err.c_str()), kIo;
+        if (li == 0) return usage("etrace decode needs --elf FILE or --bin FILE --load ADDR");
+    }
+    const std::string path = a.pos.size() > 2 ? a.pos[2] : "-";
+    FILE *in = path == "-" ? stdin : fopen(path.c_str(), "rb");
+    if (!in) return fprintf(stderr, "tsbi-trace: cannot read input\n"), kIo;
+    std::vector<uint8_t> data;
+    std::vector<uint8_t> piece(1 << 20);
+    for (size_t n; (n = fread(piece.data(), 1, piece.size(), in)) > 0;) data.insert(data.end(), piece.begin(), piece.begin() + n);
+    if (in != stdin) fclose(in);
+    Output o;
+    if (!o.open(a)) return kIo;
+    std::string buf;
+    etrace::InstDecoder d(p, img, [&](uint64_t pc) {
+        char line[24];
+        buf.append(line, size_t(snprintf(line, sizeof line, "0x%llX\n", (unsigned long long)pc)));
+        if (buf.size() > (1 << 16)) o.write(buf), buf.clear();
+    });
+    size_t off = 0, at = 0;
+    unsigned id;
+    std::span<const uint8_t> pl;
+    uint64_t bad = 0;
+    while (at = off, etrace::next_inst_packet(p, data, off, id, pl, err)) {
+        if (a.has("--src") && id != src) continue;
+        etrace::InstPacket k;
+        if (!etrace::parse_inst(p, pl, k, err)) {
+            fprintf(stderr, "# error at offset %zu: %s\n", at, err.c_str());
+            bad++;
+            continue;
+        }
+        if (dump) {
+            char head[40];
+            snprintf(head, sizeof head, "%zu src=%u ", at, id);
+            o.write(head + etrace::format_inst(k) + "\n");
+        } else {
+            d.packet(k, at);
+        }
+    }
+    if (!err.empty()) fprintf(stderr, "# error at offset %zu: %s\n", off, err.c_str()), bad++;
+    d.finish();
+    o.write(buf);
+    if (!o.close()) return kIo;
+    return bad || d.errors() ? kBadData : kOk;
+}
+
 int ntrace_main(const Args &a) {
     if (a.pos[1] == "gen") return ntrace_gen(a);
     const std::string &cmd = a.pos[1];
@@ -988,6 +1052,7 @@ int main(int argc, char **argv) {
     }
     if (a.pos.size() < 2) return usage("missing COMMAND");
     if (a.pos[0] == "ntrace") return ntrace_main(a);
+    if (a.pos[0] == "etrace" && (a.pos[1] == "decode" || a.pos[1] == "idump")) return etrace_inst_main(a);
     if (a.pos[0] == "etrace") return etrace::cli_main(a.pos, a.opts);
     if (a.pos[0] == "tv") return tv::cli_main(a.pos, a.opts);
     if (a.pos[0] == "runs") return runs_main(a);

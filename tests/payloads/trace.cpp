@@ -5,6 +5,7 @@
 // compares them with the instructions the insnlog plugin saw executed:
 //   trace-htm.bin   HTM of S-mode on every hart, SMEM sink
 //   trace-btm.bin   BTM of S-mode on every hart, SMEM sink
+//   trace-etrace.bin E-Trace of S-mode on every hart, SMEM sink
 //   trace-sram.bin  HTM on the boot hart into the SRAM, read with READ_SRAM
 //   trace-hsm.bin   HTM of the last secondary across an HSM suspend, stop and start
 //   handed.dtb      the device tree the firmware handed on (trace
@@ -213,7 +214,7 @@ void errors(unsigned long caps0) {
         expect_eq(call(GET_CAPS, p.hartids[i]).value, caps0, "caps/hart%lu_same_as_boot", p.hartids[i]);
 
     // CONFIGURE
-    expect_err(call(CONFIGURE, 1, self, ok_cfg | (1u << 22)), ERR_INVALID_PARAM, "configure/reserved_bit22");
+    expect_err(call(CONFIGURE, 1, self, ok_cfg | (1u << 23)), ERR_INVALID_PARAM, "configure/reserved_bit23");
     expect_err(call(CONFIGURE, 1, self, ok_cfg | (1u << 31)), ERR_INVALID_PARAM, "configure/reserved_bit31");
     static const unsigned long bad_modes[] = {0, 1, 2, 4, 5, 7};
     for (unsigned long m : bad_modes)
@@ -416,13 +417,23 @@ void hsm_run() {
 // hart i's.
 constexpr unsigned long kEncoder0 = 0x3020000, kFunnel = 0x6000000, kSink = 0x6001000;
 
-// The device tree names trace components (a plain search of the blob).
+// The device tree's blob holds the n bytes at p (a plain search).
+bool dt_has(const char *p, unsigned long n) {
+    auto *b = reinterpret_cast<const char *>(platform().fdt);
+    for (unsigned long i = 0; i + n <= fdt_size(); i++)
+        if (memcmp(b + i, p, n) == 0) return true;
+    return false;
+}
+// The device tree names trace components.
 bool dt_has_trace() {
     static const char want[] = "riscv,trace-component";
-    auto *b = reinterpret_cast<const char *>(platform().fdt);
-    for (unsigned long i = 0; i + sizeof want <= fdt_size(); i++)
-        if (memcmp(b + i, want, sizeof want) == 0) return true;
-    return false;
+    return dt_has(want, sizeof want);
+}
+// A funnel node: without one (virt,trace-funnels=off) hart h's RAM sink is
+// at kSink (h = 0) or in the funnels' range (hw_models/qemu/README.md).
+bool dt_has_funnel() {
+    static const char name[] = "trace-funnel@";
+    return dt_has(name, sizeof name - 1);
 }
 
 uint32_t rd32(unsigned long a) { return *reinterpret_cast<volatile uint32_t *>(a); }
@@ -444,14 +455,20 @@ uint8_t owner_copy[0x10000];
 
 // S-mode owns the components: the firmware set the funnels to pass through,
 // so a driver that programs only this hart's encoder and the sink (as
-// Linux's rvtrace, which has no funnel driver) gets a trace.
+// Linux's rvtrace, which has no funnel driver) gets a trace. Without
+// funnels (one RAM sink per hart) the hart's own sink, and the encoder in
+// E-Trace as the upstream E-Trace model has it (trTeFormat 0).
 void owner_run() {
     constexpr uint32_t kActive = TCI_trControl_Active_MASK, kEnable = TCI_trControl_Enable_MASK,
                        kEmpty = TCI_trControl_Empty_MASK;
-    expect_eq(rd32(kFunnel + TCI_trFunnelControl) & (kActive | kEnable), kActive | kEnable,
-              "owner_smode/funnel_enabled");
-    expect_eq(rd32(kFunnel + TCI_trFunnelDisInput), 0, "owner_smode/funnel_every_input");
+    const bool funnel = dt_has_funnel();
+    if (funnel) {
+        expect_eq(rd32(kFunnel + TCI_trFunnelControl) & (kActive | kEnable), kActive | kEnable,
+                  "owner_smode/funnel_enabled");
+        expect_eq(rd32(kFunnel + TCI_trFunnelDisInput), 0, "owner_smode/funnel_every_input");
+    }
     const unsigned long enc = kEncoder0 + 0x1000 * hartid();
+    const unsigned long kSink = !funnel && hartid() ? kFunnel + 0x2000 + 0x1000 * (hartid() - 1) : ::kSink;
     expect_true(reset(kSink), "owner_smode/sink_reset");
     wr32(kSink + TCI_trRamWPLow, rd32(kSink + TCI_trRamStartLow));
     wr32(kSink + TCI_trRamWPHigh, rd32(kSink + TCI_trRamStartHigh));
@@ -466,6 +483,10 @@ void owner_run() {
     // As rvtrace's encoder driver: HTM ORed into trTeControl's reset value,
     // so InstMode reads 6 only when it resets to 0 (TCI 1.0).
     wr32(enc, rd32(enc) | TCI_INSTMODE_HTM << TCI_trTeControl_InstMode_LSB);
+    if (!funnel) {
+        wr32(enc, rd32(enc) & ~TCI_trTeControl_Format_MASK); // E-Trace (0)
+        expect_eq(rd32(enc) & TCI_trTeControl_Format_MASK, 0, "owner_smode/format_etrace");
+    }
     expect_eq((rd32(enc) & TCI_trTeControl_InstMode_MASK) >> TCI_trTeControl_InstMode_LSB, TCI_INSTMODE_HTM,
               "owner_smode/instmode_or_htm");
     wr32(enc, rd32(enc) | kEnable);
@@ -532,5 +553,11 @@ void payload_main() {
     wrap_run();
     traced_run("trace-htm.bin", HTM | cfg::PRIV_S, 64);
     traced_run("trace-btm.bin", BTM | cfg::PRIV_S, 16);
+    // E-Trace from the same encoders (trTeFormat 0): N-Trace's options are
+    // not E-Trace's.
+    expect_true(c & caps::ETRACE, "caps/etrace");
+    expect_err(call(CONFIGURE, 0, ALL, HTM | cfg::ETRACE | cfg::IMPLICIT_RETURN | cfg::PRIV_S), ERR_NOT_SUPPORTED,
+               "configure/etrace_with_ntrace_option");
+    traced_run("trace-etrace.bin", HTM | cfg::ETRACE | cfg::PRIV_S, 16);
     if (platform().nharts > 1) hsm_run();
 }

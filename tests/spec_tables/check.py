@@ -338,13 +338,87 @@ def check_ntrace(deffile, data):
     return unchecked
 
 
+# E-Trace: Bits cells the .def reads other than the spec text says, because
+# the text is wrong (each with why): the CSR table drops the '+' that every
+# other data/op length cell has ("Number of bytes of data is data_len + 1",
+# the description in the same row).
+ET_ERRATA = {("Packet format for Unified CSR, with address, data and operand", "data"):
+             ("8 * (data_len 1)", "8 * (data_len + 1)")}
+
+
+def expand_etrace(deffile):
+    """The packet rows of etrace_pkts.def as the C preprocessor expands them:
+    [(id, title, [(name, kind, bits, text)])]."""
+    src = ('#define ETRACE_PKT(id, title, ...) @PKT id title __VA_ARGS__ @END\n'
+           '#define ETRACE_F(n, k, b, t) @F n k b t\n#include "%s"\n' % os.path.abspath(deffile))
+    out = subprocess.run(["gcc", "-E", "-P", "-x", "c", "-"], input=src, capture_output=True, text=True)
+    if out.returncode:
+        sys.exit("check.py: the C preprocessor failed on %s:\n%s" % (deffile, out.stderr))
+    text = out.stdout.replace("\n", " ")
+    string = r'"((?:[^"\\]|\\.)*)"'
+    pkts = []
+    for m in re.finditer(r"@PKT (\w+) " + string + r"(.*?)@END", text):
+        flds = [(f.group(1), f.group(2).replace("ETRACE_", ""), int(f.group(3)), f.group(4))
+                for f in re.finditer(r"@F (\w+) (\w+) (\d+) " + string, m.group(3))]
+        pkts.append((m.group(1), m.group(2), flds))
+    return pkts
+
+
+def check_etrace(deffile, data):
+    spec = {}
+    for r in read_tsv(data, "etrace_packets.tsv"):
+        spec.setdefault(r["packet"], []).append(r)
+    pkts = expand_etrace(deffile)
+    titles = {t for _, t, _ in pkts}
+    for title in spec:
+        if title not in titles:
+            report(False, "etrace/packet/%s" % title, "a table of the spec (%s line %s) with no .def row" % (
+                spec[title][0]["file"], spec[title][0]["line"]))
+    for pid, title, flds in pkts:
+        rows = spec.get(title)
+        if not rows:
+            report(False, "etrace/%s" % pid, "title '%s' is no packet table of the spec" % title)
+            continue
+        where = "%s line %s" % (rows[0]["file"], rows[0]["line"])
+        problems = []
+        if [f[0] for f in flds] != [r["field"] for r in rows]:
+            problems.append(".def fields %s, spec %s" % (" ".join(f[0] for f in flds),
+                                                        " ".join(r["field"] for r in rows)))
+        for (name, kind, width, text), r in zip(flds, rows):
+            bits = r["bits"]
+            err = ET_ERRATA.get((title, name))
+            if err and bits == err[0]:
+                bits = err[1]
+            alts = [int(x) for x in re.findall(r"\d+", bits)] if re.fullmatch(r"\d+( or \d+)*", bits) else []
+            if kind == "FIX":
+                ok = bits.isdigit() and int(bits) == width
+            elif kind == "ALT":
+                ok = len(alts) > 1 and width == max(alts)
+            elif kind == "MAP":
+                ok = bits.startswith("Determined by branches") and width == 31
+            elif kind == "LEN":
+                ok = re.fullmatch(r"8 \* \(\w+_len \+ 1\)", bits) is not None
+            elif kind == "SIZE":
+                ok = bits == "size"
+            else:
+                ok = kind == "PARAM" and not alts and not bits.isdigit()
+            if not ok or (kind != "FIX" and text != bits):
+                problems.append("%s: .def %s %d '%s', spec '%s'" % (name, kind, width, text, r["bits"]))
+        for p in problems:
+            report(False, "etrace/%s" % pid, "%s; %s" % (p, where))
+        if not problems:
+            report(True, "etrace/%s" % pid, "%d field(s); %s" % (len(flds), where))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--tci", default=os.path.join(ROOT, "hw_models/trace/tci_regs.def"))
     ap.add_argument("--ntrace", default=os.path.join(ROOT, "hw_models/trace/ntrace_msgs.def"))
+    ap.add_argument("--etrace", default=os.path.join(ROOT, "hw_models/trace/etrace_pkts.def"))
     ap.add_argument("--data", default=os.path.join(HERE, "data"))
     a = ap.parse_args()
     unchecked = check_tci(a.tci, a.data) + check_ntrace(a.ntrace, a.data)
+    check_etrace(a.etrace, a.data)
     # Named values with no table in these two specs (the ingress port's priv
     # codes are E-Trace's; sizes and vendor ranges are prose): listed, so a
     # reader sees what the oracle does not cover.

@@ -21,6 +21,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 TCI = "trace-control-interface-1.0.adoc"
 NTRACE = "n-trace-1.0.adoc"
+# E-Trace 2.0 chapters, in the etrace directory beside SPEC_DIR.
+ETRACE_INST = "payload.adoc"
+ETRACE_DATA = "dataTracePayload.adoc"
 
 
 def clean(text):
@@ -200,6 +203,30 @@ def ntrace(path):
     return msgs, common, limits, syncs, values, process, itypes, tcodes
 
 
+def etrace_bits(text):
+    """A Bits cell of the E-Trace packet tables as plain text: markup
+    (*x*, _x_, __x__, <<ref>>) and line breaks removed, '+' kept (it is
+    arithmetic here, not a hard line break)."""
+    text = re.sub(r"<<([^,>]*)(?:,[^>]*)?>>", r"\1", text)
+    text = re.sub(r"\*(\S[^*]*?)\*", r"\1", text).replace("`", "")
+    text = re.sub(r"(?<![A-Za-z0-9])_+|_+(?![A-Za-z0-9])", "", text)
+    text = " ".join(text.split())
+    return re.sub(r"\(\s+", "(", text)
+
+
+def etrace(path):
+    """Every packet table ('Field name', 'Bits', 'Description' columns):
+    the table's title, each field in transmission order and its Bits."""
+    lines = open(path, encoding="utf-8").read().split("\n")
+    rows_out = []
+    for line, title, ncols, rows in tables(lines):
+        if not rows or clean(rows[0][0]) != "Field name" or clean(rows[0][1]) != "Bits":
+            continue
+        for n, r in enumerate(rows[1:]):
+            rows_out.append((title, n, clean(r[0]), etrace_bits(r[1]), os.path.basename(path), line))
+    return rows_out
+
+
 def write(out, name, header, rows, source):
     with open(os.path.join(out, name), "w", encoding="utf-8") as f:
         f.write("# %s, extracted by tests/spec_tables/extract.py (CC-BY-4.0: README.md)\n" % source)
@@ -229,6 +256,11 @@ def main():
     write(out, "ntrace_process_format.tsv", ["format", "reason", "line"], process, src)
     write(out, "ntrace_itype.tsv", ["itype", "meaning", "line"], itypes, src)
     write(out, "ntrace_tcodes.tsv", ["message", "tcode", "last", "line"], tcodes, src)
+    et = os.path.join(os.path.dirname(os.path.abspath(spec)), "etrace")
+    pkts = etrace(os.path.join(et, ETRACE_INST)) + etrace(os.path.join(et, ETRACE_DATA))
+    write(out, "etrace_packets.tsv", ["packet", "position", "field", "bits", "file", "line"], pkts,
+          "E-Trace 2.0 (%s, %s)" % (ETRACE_INST, ETRACE_DATA))
+    print("extract.py: %d E-Trace packet tables, %d fields; " % (len(set(r[0] for r in pkts)), len(pkts)), end="")
     print("extract.py: %d registers, %d fields, %d values; %d message rows, %d common fields, %d limits, "
           "%d SYNC values" % (len(regs), len(fields), len(values), len(msgs), len(common), len(limits), len(syncs)))
 

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # tier: check
 # The trace tables every part of the project shares (hw_models/trace
-# tci_regs.def, ntrace_msgs.def) against the specifications' own tables
-# (tests/spec_tables: data extracted from the TCI 1.0 and N-Trace 1.0 text):
+# tci_regs.def, ntrace_msgs.def, etrace_pkts.def) against the specifications'
+# own tables (tests/spec_tables: data extracted from the TCI 1.0, N-Trace 1.0
+# and E-Trace 2.0 packet text):
 # the data regenerate from ../shared/specs/trace unchanged, every offset,
 # field, message and named value agrees, and copies of the .def files with
 # one thing wrong fail the check.
@@ -36,8 +37,9 @@ mutant() {
   copy=$W/$name-$(basename "$file"); out=$W/$name.out
   sed "$expr" "$file" > "$copy"
   if cmp -s "$file" "$copy"; then fail "spec-tables/negative/$name (the change did not apply)"; return; fi
-  local args=(--tci hw_models/trace/tci_regs.def --ntrace hw_models/trace/ntrace_msgs.def)
-  case $file in *tci_regs.def) args[1]=$copy ;; *) args[3]=$copy ;; esac
+  local args=(--tci hw_models/trace/tci_regs.def --ntrace hw_models/trace/ntrace_msgs.def
+              --etrace hw_models/trace/etrace_pkts.def)
+  case $file in *tci_regs.def) args[1]=$copy ;; *ntrace_msgs.def) args[3]=$copy ;; *) args[5]=$copy ;; esac
   python3 "$S/check.py" "${args[@]}" > "$out" 2>&1
   local rc=$?
   if [ $rc -eq 1 ] && grep -q "^FAIL: .*$expect" "$out" && [ "$(grep -c '^FAIL' "$out")" -eq 1 ]; then
@@ -55,3 +57,9 @@ mutant field_width hw_models/trace/ntrace_msgs.def 's/^NTRACE_FIELD(SYNC,    NTR
 mutant field_order hw_models/trace/ntrace_msgs.def \
   's/^NTRACE_MSG(IndirectBranch,         4, NTRACE_F(BTYPE) NTRACE_F(ICNT)/NTRACE_MSG(IndirectBranch,         4, NTRACE_F(ICNT) NTRACE_F(BTYPE)/' \
   'ntrace/msg/IndirectBranch .*spec BTYPE ICNT UADDR'
+mutant etrace_field_width hw_models/trace/etrace_pkts.def \
+  '/^ETRACE_PKT(F3S1_TRAP/,/^ETRACE_PKT/s/ETRACE_F(thaddr, ETRACE_FIX, 1, "1")/ETRACE_F(thaddr, ETRACE_FIX, 2, "2")/' \
+  "etrace/F3S1_TRAP .*thaddr: .def FIX 2 '2', spec '1'"
+mutant etrace_field_order hw_models/trace/etrace_pkts.def \
+  '/^ETRACE_PKT(F2_ADDR/,/^ETRACE_PKT/{s/(notify,/(TMP,/;s/(updiscon,/(notify,/;s/(TMP,/(updiscon,/}' \
+  'etrace/F2_ADDR .*spec format address notify updiscon irreport irdepth'

@@ -5,7 +5,7 @@
 # trace function and error case and writes the traces of its runs to host
 # files; each hart's stream is decoded here and must equal the S-mode
 # instructions the insnlog plugin saw that hart execute, with no address of
-# the firmware in it. On 1, 4 and 18 harts (18: leaf funnels), and without
+# the firmware in it: N-Trace (HTM, BTM) and E-Trace (trTeFormat 0) runs. On 1, 4 and 18 harts (18: leaf funnels), and without
 # Sstc. The device tree handed on offers no component M-mode keeps. Also:
 # QEMU 7.2 (no trace components: the extension is absent) and the
 # components handed to S-mode with /chosen/tsbi,trace-owner (offered, the
@@ -62,11 +62,11 @@ check_handed qemu10-owner-smode "$d/handed.dtb" okay
 # The payload programs no filter and makes SBI calls: the firmware keeps
 # M-mode out of its trace all the same (firmware/trace/README.md "What S-mode
 # sees when it owns the encoders"), so no firmware address may be in it.
-# owner_decode TAG DIR: decode DIR/trace-owner.bin; prints the number of
-# M-mode (firmware) instructions in it.
+# owner_decode TAG DIR [FORMAT]: decode DIR/trace-owner.bin (ntrace or
+# etrace); prints the number of M-mode (firmware) instructions in it.
 owner_decode() {
-  local tag=$1 dir=$2
-  if "$DEC" ntrace decode --elf "$ELF" --elf build/fw/tsbi_dynamic.elf "$dir/trace-owner.bin" -o "$dir/owner.pcs" \
+  local tag=$1 dir=$2 fmt=${3:-ntrace}
+  if "$DEC" "$fmt" decode --elf "$ELF" --elf build/fw/tsbi_dynamic.elf "$dir/trace-owner.bin" -o "$dir/owner.pcs" \
        > "$dir/owner.err" 2>&1 && [ "$(wc -l < "$dir/owner.pcs")" -ge 1000 ]; then
     pass "$tag/owner_trace_decodes ($(wc -l < "$dir/owner.pcs") instructions)" >&2
     python3 -c 'import sys
@@ -99,11 +99,30 @@ check "qemu10-owner-smode-allow-mmode/encoder_traces_mmode" grep -q '^TRACE-NO-M
 fwpcs=$(owner_decode qemu10-owner-smode-allow-mmode "$d")
 check "qemu10-owner-smode-allow-mmode/firmware_in_smode_trace ($fwpcs M-mode instructions)" [ "$fwpcs" -gt 0 ]
 
-# decode_compare TAG FILE HART SRCBITS: one hart's stream of FILE vs its record.
+# No funnel, a RAM sink per hart (virt,trace-funnels=off, the upstream
+# E-Trace model's layout): the service cannot serve the harts from one sink,
+# so the firmware hands the components to S-mode (offered, NoMmode set); the
+# payload traces its hart into that hart's sink in E-Trace, as a driver for
+# that model would.
+d=$W/qemu10-hart-sinks; mkdir -p "$d"
+(cd "$d" && "$RUN" --qemu "$q" --smp 2 --tag qemu10-hart-sinks --log "$d/console.log" --pass-through TRACE- \
+   --qemu-arg=-M --qemu-arg=virt,trace-funnels=off "${SEMI[@]}" trace) > "$d/run.out" 2>&1
+rc=$?
+grep -E '^(PASS|FAIL): ' "$d/run.out"
+[ $rc -le 1 ] || fail "trace-fw: runner failed with trace-funnels=off ($rc)"
+check "qemu10-hart-sinks/handed_to_smode ($(grep -m1 'RAM sinks' "$d/console.log"))" \
+  grep -q 'tsbi: trace: 2 RAM sinks, one per hart: components handed to S-mode' "$d/console.log"
+check_handed qemu10-hart-sinks "$d/handed.dtb" okay
+check "qemu10-hart-sinks/encoder_keeps_mmode_out" grep -q '^TRACE-NO-MMODE: 1' "$d/run.out"
+fwpcs=$(owner_decode qemu10-hart-sinks "$d" etrace)
+check "qemu10-hart-sinks/etrace_no_firmware_address ($fwpcs)" [ "$fwpcs" = 0 ]
+
+# decode_compare TAG FILE HART SRCBITS [FORMAT]: one hart's stream of FILE
+# vs its record; FORMAT ntrace (default) or etrace (trTeFormat 0).
 decode_compare() {
-  local tag=$1 f=$2 h=$3 sb=$4 out
+  local tag=$1 f=$2 h=$3 sb=$4 fmt=${5:-ntrace} out
   out=$W/$tag/${f%.bin}.$h.pcs
-  if ! "$DEC" ntrace decode --elf "$ELF" --src-bits "$sb" --src "$h" "$W/$tag/$f" -o "$out" \
+  if ! "$DEC" "$fmt" decode --elf "$ELF" --src-bits "$sb" --src "$h" "$W/$tag/$f" -o "$out" \
       > "$out.err" 2>&1; then
     fail "$tag/$f/hart$h/decodes ($(head -c 300 "$out.err"))"; return
   fi
@@ -167,6 +186,7 @@ for run in 1 4 18 1:sstc=false; do
   for h in $harts; do
     decode_compare "$tag" trace-htm.bin "$h" "$sb"
     decode_compare "$tag" trace-btm.bin "$h" "$sb"
+    decode_compare "$tag" trace-etrace.bin "$h" "$sb" etrace
   done
   decode_compare "$tag" trace-sram.bin "$boot" "$sb"
   if [ "$smp" -gt 1 ]; then

@@ -5,6 +5,9 @@
 
 #include "etrace_data.hpp"
 
+#include <map>
+#include <string>
+
 using namespace etrace;
 using Bytes = std::vector<uint8_t>;
 
@@ -246,4 +249,176 @@ TEST_CASE("etrace support packet tells the decoder that addresses or data are ex
     REQUIRE(d.decode(t, pl, o) == Err::None);
     CHECK(o.kind == Kind::Store);
     CHECK(o.addr == 0x2000);
+}
+
+// ---- the codec follows hw_models/trace/etrace_pkts.def ------------------------------
+// etrace_pkts.def is the transcription suite 41-trace-spec checks against the spec's
+// tables; here every packet the codec writes is read back field by field through the
+// .def's rows (widths from Params as the codec's header documents), so a layout that
+// drifts from the checked table fails.
+namespace {
+enum DefKind { ETRACE_FIX, ETRACE_PARAM, ETRACE_MAP, ETRACE_LEN, ETRACE_SIZE, ETRACE_ALT };
+struct DefField {
+    std::string name;
+    DefKind kind;
+    unsigned bits;
+    std::string text;
+};
+#define ETRACE_F(n, k, b, t) DefField{#n, k, b, t},
+#define ETRACE_PKT(id, title, ...) const std::vector<DefField> def_##id = {__VA_ARGS__};
+#include "etrace_pkts.def"
+#undef ETRACE_F
+#undef ETRACE_PKT
+
+using Fields = std::map<std::string, uint64_t>;
+uint64_t bits_of(std::span<const uint8_t> b, size_t pos, unsigned n) {
+    uint64_t v = 0;
+    for (unsigned i = 0; i < n; i++) {
+        size_t k = pos + i;
+        bool bit = k < b.size() * 8 ? (b[k / 8] >> (k % 8) & 1) : (b.back() >> 7 & 1);
+        if (bit) v |= 1ull << i;
+    }
+    return v;
+}
+// Reads one payload as the .def row lays it out; `diff_bits`: the width the row's
+// "1 or 2"/"0 or 1" diff takes for these parameters.
+Fields read_def(const std::vector<DefField> &row, const Params &p, std::span<const uint8_t> pl, unsigned diff_bits) {
+    Fields f;
+    size_t pos = 0;
+    for (const auto &d : row) {
+        unsigned w = d.bits;
+        switch (d.kind) {
+        case ETRACE_FIX: break;
+        case ETRACE_ALT:
+            if (d.name == "format") w = p.format_bits();
+            else if (d.name == "diff") w = diff_bits;
+            else w = p.csr_width == 64 ? 3 : 2; // CSR data_len/op_len "2 or 3"
+            break;
+        case ETRACE_PARAM:
+            if (d.text == "daddress_width_p") w = p.daddress_width;
+            else if (d.text == "data_width_p") w = p.data_width;
+            else if (d.text == "lrid_width_p") w = p.lrid_width;
+            else if (d.name == "size") w = p.size_bits();
+            else if (d.text == "E") w = 1;
+            else if (d.text == "N") w = 6;
+            else if (d.text == "M") w = 2;
+            else FAIL("no width for parameter " << d.text);
+            break;
+        case ETRACE_SIZE: w = unsigned(f.at("size")); break;
+        case ETRACE_LEN: w = 8 * unsigned(f.at(d.name == "data" ? "data_len" : "op_len") + 1); break;
+        case ETRACE_MAP: FAIL("no branch map in data packets"); break;
+        }
+        f[d.name] = bits_of(pl, pos, w);
+        pos += w;
+    }
+    CHECK(pos >= pl.size() * 8 - 7); // the row accounts for the whole payload (at most the sign-extension pad)
+    return f;
+}
+std::span<const uint8_t> one_payload(const Bytes &b) {
+    size_t off = 0;
+    unsigned type;
+    std::span<const uint8_t> pl;
+    REQUIRE(next_packet(b, off, type, pl));
+    return pl;
+}
+uint64_t sext_to(uint64_t v, unsigned from, unsigned to) {
+    if (from < 64 && (v >> (from - 1) & 1)) v |= ~0ull << from;
+    return to >= 64 ? v : v & ((1ull << to) - 1);
+}
+} // namespace
+
+TEST_CASE("etrace data packets follow etrace_pkts.def (the spec-checked layouts)") {
+    Params p;
+    p.daddress_width = 40;
+    Record r;
+    r.kind = Kind::Store, r.size = 3, r.addr = 0x80001238, r.data = 0x8877665544332211ull;
+    SUBCASE("unified load or store, with address and data") {
+        Encoder e(p);
+        Bytes b;
+        REQUIRE(e.encode(r, b));
+        Fields f = read_def(def_D_UNIFIED_ADDR_DATA, p, one_payload(b), 2);
+        CHECK(f["format"] == 2);
+        CHECK(f["size"] == 3);
+        CHECK(sext_to(f["data"], 8 * unsigned(f["data_len"] + 1), 64) == r.data);
+        CHECK(f["address"] == r.addr >> 3);
+    }
+    SUBCASE("with address only") {
+        p.no_data = true;
+        Encoder e(p);
+        Bytes b;
+        REQUIRE(e.encode(r, b));
+        Fields f = read_def(def_D_UNIFIED_ADDR, p, one_payload(b), 1);
+        CHECK(f["size"] == 3);
+        CHECK(f["address"] == r.addr >> 3);
+    }
+    SUBCASE("with data only") {
+        p.no_addr = true;
+        Encoder e(p);
+        Bytes b;
+        REQUIRE(e.encode(r, b));
+        Fields f = read_def(def_D_UNIFIED_DATA, p, one_payload(b), p.data_diff_bits());
+        CHECK(f["size"] == 3);
+        CHECK(f["data"] == r.data);
+    }
+    SUBCASE("unified atomic, with address and data") {
+        r.kind = Kind::Atomic, r.subtype = 2, r.operand = 0x55, r.size = 2, r.addr = 0x80001230, r.data = 0x1234;
+        Encoder e(p);
+        Bytes b;
+        REQUIRE(e.encode(r, b));
+        Fields f = read_def(def_D_ATOMIC_ADDR_DATA, p, one_payload(b), 2);
+        CHECK(f["format"] == 6);
+        CHECK(f["subtype"] == 2);
+        CHECK(f["size"] == 2);
+        CHECK(sext_to(f["operand"], 8 * unsigned(f["op_len"] + 1), 32) == 0x55);
+        CHECK(sext_to(f["data"], 8 * unsigned(f["data_len"] + 1), 32) == 0x1234);
+        CHECK(f["address"] == r.addr >> 2);
+    }
+    SUBCASE("split load, address only and data only") {
+        p.split = true;
+        Encoder e(p);
+        Bytes b;
+        r.kind = Kind::SplitLoadAddr, r.lrid = 5;
+        REQUIRE(e.encode(r, b));
+        Fields f = read_def(def_D_SPLIT_LOAD_ADDR, p, one_payload(b), 1);
+        CHECK(f["lrid"] == 5);
+        CHECK(f["address"] == r.addr >> 3);
+        b.clear();
+        r.kind = Kind::SplitLoadData;
+        REQUIRE(e.encode(r, b));
+        f = read_def(def_D_SPLIT_LOAD_DATA, p, one_payload(b), 1);
+        CHECK(f["format"] == 4);
+        CHECK(f["lrid"] == 5);
+        CHECK(f["resp"] != 0);
+        CHECK(f["data"] == r.data);
+    }
+    SUBCASE("CSR with address, data and operand; read-only data") {
+        Encoder e(p);
+        Bytes b;
+        r.kind = Kind::Csr, r.subtype = 1, r.addr = 0x141, r.data = 0x80002000, r.operand = 0x22, r.size = 3;
+        REQUIRE(e.encode(r, b));
+        Fields f = read_def(def_D_CSR_ADDR_DATA_OP, p, one_payload(b), p.data_diff_bits());
+        CHECK(f["format"] == 5);
+        CHECK(f["subtype"] == 1);
+        CHECK(sext_to(f["data"], 8 * unsigned(f["data_len"] + 1), 64) == r.data);
+        CHECK(sext_to(f["operand"], 8 * unsigned(f["op_len"] + 1), 64) == r.operand);
+        CHECK((f["addr_msbs"] << 6 | f["addr_lsbs"]) == r.addr);
+        b.clear();
+        r.addr = 0xC01, r.operand = 0; // addr[11:10] = 11: read-only, no operand
+        REQUIRE(e.encode(r, b));
+        f = read_def(def_D_CSR_ADDR_RODATA, p, one_payload(b), p.data_diff_bits());
+        CHECK((f["addr_msbs"] << 6 | f["addr_lsbs"]) == r.addr);
+    }
+    SUBCASE("support packet (format 3 subformat 3)") {
+        Encoder e(p);
+        Bytes b;
+        Record s;
+        s.kind = Kind::Support, s.qual_status = 2, s.ioptions = 0x21, s.dloss = true;
+        REQUIRE(e.encode(s, b));
+        Fields f = read_def(def_F3S3_SUPPORT, p, one_payload(b), 0);
+        CHECK(f["format"] == 3);
+        CHECK(f["subformat"] == 3);
+        CHECK(f["qual_status"] == 2);
+        CHECK(f["ioptions"] == 0x21);
+        CHECK(f["dloss"] == 1);
+    }
 }

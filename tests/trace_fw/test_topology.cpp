@@ -14,7 +14,8 @@ namespace {
 unsigned type_by_address(uint64_t base) {
     if (base >= kEncoderBase && base < kEncoderBase + 0x1000 * fw::kMaxHarts) return TCI_COMPTYPE_ENCODER;
     if (base >= kFunnelBase && base < kFunnelBase + 0x1000 * trace::kMaxFunnels) return TCI_COMPTYPE_FUNNEL;
-    return base == kSinkBase ? TCI_COMPTYPE_RAMSINK : 0;
+    // hart_sinks.dts: a second RAM sink right after the first
+    return base == kSinkBase || base == kSinkBase + 0x1000 ? TCI_COMPTYPE_RAMSINK : 0;
 }
 
 struct Scanned {
@@ -75,6 +76,20 @@ TEST_CASE("topology: one hart, its encoder straight into the sink") {
     CHECK(s.t.funnels == 0);
     CHECK(s.t.sink.present);
     CHECK(s.t.sink.base == kSinkBase);
+}
+
+TEST_CASE("topology: one RAM sink per hart, no funnel") {
+    Scanned s("hart_sinks.dtb");
+    CHECK(s.n == 2);
+    CHECK(s.t.funnels == 0);
+    CHECK(s.t.sinks == 2);
+    CHECK(s.t.sink.base == kSinkBase);
+    REQUIRE(s.t.encoder[1].present);
+    CHECK(s.t.encoder[0].sink == kSinkBase);
+    CHECK(s.t.encoder[1].sink == kSinkBase + 0x1000);
+    CHECK(s.t.encoder[1].out.funnel == -1);
+    Scanned one("one_hart.dtb");
+    CHECK(one.t.sinks == 1);
 }
 
 TEST_CASE("topology: the type is read from tr??Impl (component_type)") {

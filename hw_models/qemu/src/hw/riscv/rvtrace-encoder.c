@@ -1,7 +1,7 @@
 /*
- * RISC-V N-Trace encoder (N-Trace 1.0 with the Trace Control Interface 1.0
- * encoder registers), one per hart, fed by the TCG ingress port
- * (target/riscv/trace_ingress.h).
+ * RISC-V trace encoder (N-Trace 1.0, or E-Trace 2.0 instruction trace when
+ * trTeFormat is 0, with the Trace Control Interface 1.0 encoder registers),
+ * one per hart, fed by the TCG ingress port (target/riscv/trace_ingress.h).
  *
  * Message layouts come from the project's N-Trace table
  * (hw/riscv/ntrace_msgs.def, shared with the host codec), so the field order
@@ -181,9 +181,10 @@ static unsigned enc_inst_mode(RVTraceEncoderState *s)
     return FIELD_EX32(s->control, trTeControl, InstMode);
 }
 
+/* E-Trace needs every branch outcome: its ingress runs as for HTM. */
 static bool enc_htm(RVTraceEncoderState *s)
 {
-    return enc_inst_mode(s) == TCI_INSTMODE_HTM;
+    return s->etrace || enc_inst_mode(s) == TCI_INSTMODE_HTM;
 }
 
 static bool enc_feature(RVTraceEncoderState *s, uint32_t mask)
@@ -238,6 +239,12 @@ static bool enc_drain(RVTraceEncoderState *s)
 
 static void enc_lose(RVTraceEncoderState *s);
 static void enc_batch_run(RVTraceEncoderState *s);
+static void et_cf(RVTraceEncoderState *s, CPURISCVState *env, uint64_t succ,
+                  uint64_t next, unsigned itype);
+static void et_trap(RVTraceEncoderState *s, CPURISCVState *env,
+                    target_ulong epc, target_ulong handler, bool interrupt);
+static void et_fixup(RVTraceEncoderState *s, CPURISCVState *env,
+                     target_ulong next);
 static void enc_batch_arm(RVTraceEncoderState *s);
 
 /*
@@ -548,6 +555,11 @@ static void enc_ownership(RVTraceEncoderState *s, CPURISCVState *env,
 {
     uint32_t p = enc_process(env, NT_PROCESS_FORMAT_PRIV, 0);
     bool changed = p != s->priv;
+
+    if (s->etrace) {
+        /* E-Trace: nocontext_p; the privilege is in every format 3 packet. */
+        return;
+    }
 
     s->priv = p;
     if (!FIELD_EX32(s->control, trTeControl, Context)) {
@@ -1055,6 +1067,10 @@ static __attribute__((noinline)) void enc_cf(RVTraceEncoderState *s,
 {
     bool all_jumps;
 
+    if (s->etrace) {
+        et_cf(s, env, succ, next, itype);
+        return;
+    }
     if (unlikely(s->filtered)) {
         if (itype == NT_ITYPE_TRAP_RETURN) {
             enc_filter_trap_return(s);
@@ -1302,6 +1318,10 @@ void riscv_trace_cf(CPURISCVState *env, target_ulong pc, target_ulong next,
 static void enc_trap(RVTraceEncoderState *s, CPURISCVState *env,
                      target_ulong epc, target_ulong handler, bool interrupt)
 {
+    if (s->etrace) {
+        et_trap(s, env, epc, handler, interrupt);
+        return;
+    }
     if (unlikely(enc_filtering(s))) {
         enc_filter_trap(s, env, interrupt);
     }
@@ -1349,6 +1369,10 @@ void riscv_trace_trap(CPURISCVState *env, target_ulong epc,
 static void enc_fixup(RVTraceEncoderState *s, CPURISCVState *env,
                       target_ulong next)
 {
+    if (s->etrace) {
+        et_fixup(s, env, next);
+        return;
+    }
     if (unlikely(s->filtered)) {
         /* Nothing is reported until qualified code is entered again. */
         env->trace_hist = 1;
@@ -1391,6 +1415,594 @@ void riscv_trace_idle(CPURISCVState *env)
     enc_batch_arm(s);
 }
 
+/* ------------------------------------------------------------------ E-Trace */
+/*
+ * trTeFormat 0: E-Trace 2.0 instruction trace ("Instruction Trace Encoder
+ * Output Packets", payload layouts in hw/riscv/etrace_pkts.def order). The
+ * ingress runs as for HTM (every conditional branch's outcome in
+ * trace_hist, a report at every uninferable transfer, trap and full HIST);
+ * at each report the encoder walks the instructions it covers (from
+ * et.pc, I-CNT halfwords, branches by their HIST bit, direct jumps by
+ * their target, read with the hart's translation) and runs the E-Trace
+ * algorithm on each retired instruction:
+ *  - the first traced instruction and a trap handler's first instruction
+ *    get format 3 subformat 0 / 1 (thaddr 1), with its own branch outcome;
+ *  - the instruction after an uninferable discontinuity gets format 1
+ *    (branches pending) or 2, held until the next instruction retires so
+ *    that updiscon can say a format 3 follows at once;
+ *  - a full branch map (31) goes out as format 1 without address;
+ *  - before a trap or the end of tracing the last retired instruction is
+ *    reported (format 1/2) unless a packet already did; an exception at
+ *    the target of an updiscon, or at the first traced instruction, is
+ *    format 3/1 with thaddr 0 and the EPC, the handler then format 3/0;
+ *  - support packets (format 3/3) when tracing starts, ends (qual_status
+ *    ended_rep/ended_ntr, ienable 0 when disabled) and after lost packets
+ *    (trace_lost).
+ * Parameters: iaddress_width_p 64, iaddress_lsb_p 1, privilege_width_p 3
+ * (the ingress port's priv codes), ecause_width_p 6, notime_p, nocontext_p,
+ * no return stack or call counter (irdepth 0 bits), no format 0, support
+ * packet E=1, N=6, M=2 (all options 0: no implicit return, sequential
+ * jumps, implicit exceptions, branch prediction, jump target cache or full
+ * addresses; no data trace). Packets are compressed as the spec recommends
+ * for the whole packet (trailing bytes equal to the sign extension of the
+ * bit before them are dropped, the last byte sign-filled).
+ * Encapsulation ("Unformatted Trace & Diagnostic Data Packet Encapsulation
+ * for RISC-V"): a header byte {extend 0, flow 0, length[4:0] = payload
+ * bytes}, the SrcID in ceil(trTeSrcBits / 8) bytes unless InhibitSrc, then
+ * the payload.
+ */
+#define ET_IADDR_BITS   64
+#define ET_IADDR_LSB    1
+#define ET_PRIV_BITS    3
+#define ET_ECAUSE_BITS  6
+#define ET_MAP_MAX      31
+#define ET_QUAL_NO_CHANGE 0
+#define ET_QUAL_ENDED_REP 1
+#define ET_QUAL_TRACE_LOST 2
+#define ET_QUAL_ENDED_NTR 3
+
+typedef struct EtPkt {
+    uint8_t b[32];
+    unsigned nbits;
+} EtPkt;
+
+static void et_put(EtPkt *p, unsigned n, uint64_t v)
+{
+    unsigned i;
+
+    for (i = 0; i < n; i++, p->nbits++) {
+        if (!(p->nbits & 7)) {
+            p->b[p->nbits >> 3] = 0;
+        }
+        if ((v >> i) & 1) {
+            p->b[p->nbits >> 3] |= 1u << (p->nbits & 7);
+        }
+    }
+}
+
+static void et_emit(RVTraceEncoderState *s, EtPkt *p)
+{
+    unsigned srcbits = FIELD_EX32(s->inst_features, trTeInstFeatures, SrcBits);
+    unsigned len = DIV_ROUND_UP(p->nbits, 8), last = (p->nbits - 1) & 7, i;
+    NtMsg m ENC_NOINIT;
+
+    /* Sign-fill the last byte, then drop bytes the sign extension restores. */
+    if ((p->b[len - 1] >> last) & 1) {
+        p->b[len - 1] |= (uint8_t)(0xff << last);
+    }
+    while (len > 1 && p->b[len - 1] == ((p->b[len - 2] & 0x80) ? 0xff : 0)) {
+        len--;
+    }
+    m.len = 0;
+    m.b[m.len++] = len;                      /* extend 0, flow 0, length */
+    if (srcbits && !FIELD_EX32(s->control, trTeControl, InhibitSrc)) {
+        uint32_t id = FIELD_EX32(s->inst_features, trTeInstFeatures, SrcID);
+
+        for (i = 0; i < DIV_ROUND_UP(srcbits, 8); i++) {
+            m.b[m.len++] = id >> (8 * i);
+        }
+    }
+    memcpy(m.b + m.len, p->b, len);
+    m.len += len;
+    if (!enc_output(s, &m)) {
+        s->control = FIELD_DP32(s->control, trTeControl,
+                                InstStallOrOverflow, 1);
+        s->et.lost = true;
+        s->et.need_sync = true;
+        s->et.trap_pending = false;
+        s->et.pend_valid = false;
+        s->et.unreported = false;
+        s->et.nmap = 0;
+        s->et.map = 0;
+    }
+}
+
+static unsigned et_priv(CPURISCVState *env)
+{
+    if (env->virt_enabled) {
+        return env->priv == PRV_U ? TCI_PRIV_VU : TCI_PRIV_VS;
+    }
+    return env->priv;
+}
+
+static void et_support(RVTraceEncoderState *s, bool ienable, unsigned qual)
+{
+    EtPkt p = { .nbits = 0 };
+
+    et_put(&p, 2, 3);
+    et_put(&p, 2, 3);
+    et_put(&p, 1, ienable);
+    et_put(&p, 1, 0);        /* encoder_mode: branch trace */
+    et_put(&p, 2, qual);
+    et_put(&p, 6, 0);        /* ioptions */
+    et_put(&p, 1, 0);        /* denable */
+    et_put(&p, 1, 0);        /* dloss */
+    et_put(&p, 2, 0);        /* doptions */
+    et_emit(s, &p);
+}
+
+/* Format 1 (branches pending) or 2 reporting @addr; @flip: updiscon = !notify. */
+static void et_address(RVTraceEncoderState *s, uint64_t addr, uint32_t map,
+                       unsigned nmap, bool flip)
+{
+    EtPkt p = { .nbits = 0 };
+    unsigned abits = ET_IADDR_BITS - ET_IADDR_LSB, mbits;
+    uint64_t diff = sextract64(addr - s->et.last_addr, ET_IADDR_LSB, abits);
+    bool msb;
+
+    msb = (diff >> (abits - 1)) & 1;
+    if (nmap) {
+        mbits = nmap == 1 ? 1 : nmap <= 3 ? 3 : nmap <= 7 ? 7 :
+                nmap <= 15 ? 15 : 31;
+        et_put(&p, 2, 1);
+        et_put(&p, 5, nmap);
+        et_put(&p, mbits, map);
+    } else {
+        et_put(&p, 2, 2);
+    }
+    et_put(&p, abits, diff);
+    et_put(&p, 1, msb);                  /* notify: no notification */
+    et_put(&p, 1, msb ^ flip);           /* updiscon */
+    et_put(&p, 1, msb ^ flip);           /* irreport: no return stack */
+    s->et.last_addr = addr;
+    et_emit(s, &p);
+}
+
+static void et_flush_pending(RVTraceEncoderState *s, bool flip)
+{
+    if (s->et.pend_valid) {
+        s->et.pend_valid = false;
+        et_address(s, s->et.pend_addr, s->et.pend_map, s->et.pend_nmap, flip);
+    }
+}
+
+/* Format 3 subformat 0 or 1 (@trap) at @addr. */
+static void et_sync(RVTraceEncoderState *s, unsigned sub, uint64_t addr,
+                    unsigned branch, bool thaddr)
+{
+    EtPkt p = { .nbits = 0 };
+
+    if (s->et.lost) {
+        s->et.lost = false;
+        et_support(s, true, ET_QUAL_TRACE_LOST);
+    }
+    et_put(&p, 2, 3);
+    et_put(&p, 2, sub);
+    et_put(&p, 1, branch);
+    et_put(&p, ET_PRIV_BITS, s->et.sync_priv);
+    if (sub == 1) {
+        et_put(&p, ET_ECAUSE_BITS, s->et.trap_cause);
+        et_put(&p, 1, s->et.trap_interrupt);
+        et_put(&p, 1, thaddr);
+    }
+    et_put(&p, ET_IADDR_BITS - ET_IADDR_LSB, addr >> ET_IADDR_LSB);
+    if (sub == 1 && !s->et.trap_interrupt) {
+        et_put(&p, ET_IADDR_BITS, s->et.trap_tval);
+    }
+    s->et.last_addr = addr;
+    et_emit(s, &p);
+}
+
+/* One retired instruction: the E-Trace algorithm. */
+static void et_retire(RVTraceEncoderState *s, uint64_t addr, bool branch,
+                      bool taken, bool updiscon)
+{
+    RVTraceETraceState *e = &s->et;
+
+    et_flush_pending(s, false);
+    e->last_retired = addr;
+    if (e->need_sync) {
+        et_sync(s, e->trap_pending ? 1 : 0, addr, branch ? !taken : 1,
+                true);
+        e->need_sync = false;
+        e->trap_pending = false;
+        e->unreported = false;
+        e->nmap = 0;
+        e->map = 0;
+        e->prev_updiscon = updiscon;
+        return;
+    }
+    if (branch) {
+        e->map |= (uint32_t)!taken << e->nmap;
+        e->nmap++;
+    }
+    if (e->prev_updiscon) {
+        e->pend_valid = true;
+        e->pend_addr = addr;
+        e->pend_map = e->map;
+        e->pend_nmap = e->nmap;
+        e->unreported = false;
+        e->nmap = 0;
+        e->map = 0;
+    } else {
+        e->unreported = true;
+        if (e->nmap == ET_MAP_MAX) {
+            EtPkt p = { .nbits = 0 };
+
+            et_put(&p, 2, 1);
+            et_put(&p, 5, 0);
+            et_put(&p, ET_MAP_MAX, e->map);
+            et_emit(s, &p);
+            e->nmap = 0;
+            e->map = 0;
+        }
+    }
+    e->prev_updiscon = updiscon;
+}
+
+/*
+ * Before a trap or the end of tracing: the last retired instruction is
+ * reported; true when the held packet reported it (the "ntr" case).
+ */
+static bool et_report_last(RVTraceEncoderState *s, bool before_format3)
+{
+    if (s->et.pend_valid) {
+        et_flush_pending(s, before_format3);
+        return true;
+    }
+    if (s->et.unreported) {
+        s->et.unreported = false;
+        et_address(s, s->et.last_retired, s->et.map, s->et.nmap, false);
+        s->et.nmap = 0;
+        s->et.map = 0;
+    }
+    return false;
+}
+
+/* The instruction at @pc, read as the hart fetches it; its length in *len. */
+static bool et_fetch(RVTraceEncoderState *s, uint64_t pc, uint32_t *insn,
+                     unsigned *len)
+{
+    CPUState *cs = CPU(s->cpu);
+    uint8_t b[4];
+
+    if (cpu_memory_rw_debug(cs, pc, b, 2, false)) {
+        return false;
+    }
+    if ((b[0] & 3) != 3) {
+        *insn = lduw_le_p(b);
+        *len = 2;
+        return true;
+    }
+    if (cpu_memory_rw_debug(cs, pc + 2, b + 2, 2, false)) {
+        return false;
+    }
+    *insn = ldl_le_p(b);
+    *len = 4;
+    return true;
+}
+
+enum { ET_SEQ, ET_BRANCH, ET_JUMP, ET_UNINFERABLE };
+/* Why a walk failed (et.fail_why, in the -d guest_errors line). */
+enum {
+    ET_FAIL_FETCH = 1,       /* unreadable code, or past the report's end */
+    ET_FAIL_NO_BIT,          /* a branch with no HIST bit left */
+    ET_FAIL_UNINFERABLE,     /* an uninferable transfer inside the report */
+    ET_FAIL_BITS_LEFT,       /* HIST bits left at the end */
+    ET_FAIL_END,             /* ended elsewhere than the report says */
+};
+
+/* RV32/RV64 GC: the kind of control transfer and a direct one's target. */
+static unsigned et_classify(CPURISCVState *env, uint64_t pc, uint32_t i,
+                            unsigned len, uint64_t *target)
+{
+    if (len == 4) {
+        switch (i & 0x7f) {
+        case 0x63:
+            *target = pc + (int32_t)((sextract32(i, 31, 1) << 12) |
+                            (extract32(i, 7, 1) << 11) |
+                            (extract32(i, 25, 6) << 5) |
+                            (extract32(i, 8, 4) << 1));
+            return ET_BRANCH;
+        case 0x6f:
+            *target = pc + (int32_t)((sextract32(i, 31, 1) << 20) |
+                            (extract32(i, 12, 8) << 12) |
+                            (extract32(i, 20, 1) << 11) |
+                            (extract32(i, 21, 10) << 1));
+            return ET_JUMP;
+        case 0x67:
+            return ET_UNINFERABLE;
+        case 0x73:
+            /* mret, sret, mnret, dret: uninferable trap returns */
+            if (i == 0x30200073 || i == 0x10200073 || i == 0x70200073 ||
+                i == 0x7b200073) {
+                return ET_UNINFERABLE;
+            }
+            return ET_SEQ;
+        default:
+            return ET_SEQ;
+        }
+    }
+    switch ((i & 3) | (extract32(i, 13, 3) << 2)) {
+    case 1 | (6 << 2):       /* c.beqz */
+    case 1 | (7 << 2):       /* c.bnez */
+        *target = pc + (int32_t)((sextract32(i, 12, 1) << 8) |
+                        (extract32(i, 5, 2) << 6) |
+                        (extract32(i, 2, 1) << 5) |
+                        (extract32(i, 10, 2) << 3) |
+                        (extract32(i, 3, 2) << 1));
+        return ET_BRANCH;
+    case 1 | (1 << 2):       /* c.jal (RV32), c.addiw (RV64) */
+        if (riscv_cpu_mxl(env) != MXL_RV32) {
+            return ET_SEQ;
+        }
+        /* fall through */
+    case 1 | (5 << 2):       /* c.j */
+        *target = pc + (int32_t)((sextract32(i, 12, 1) << 11) |
+                        (extract32(i, 8, 1) << 10) |
+                        (extract32(i, 9, 2) << 8) |
+                        (extract32(i, 6, 1) << 7) |
+                        (extract32(i, 7, 1) << 6) |
+                        (extract32(i, 2, 1) << 5) |
+                        (extract32(i, 11, 1) << 4) |
+                        (extract32(i, 3, 3) << 1));
+        return ET_JUMP;
+    case 2 | (4 << 2):       /* c.jr, c.jalr (rs1 != 0, rs2 == 0) */
+        if (extract32(i, 7, 5) && !extract32(i, 2, 5)) {
+            return ET_UNINFERABLE;
+        }
+        return ET_SEQ;
+    default:
+        return ET_SEQ;
+    }
+}
+
+/*
+ * Retire the @halfwords of instructions from et.pc, conditional branches
+ * following the bits of @hist (HTM order: stop bit, oldest first). With
+ * @last_next, the last one is the reported transfer and its successor is
+ * @last_next; otherwise the walk must end at @end. False when the code
+ * does not match the report (the position is then unknown: the caller
+ * resynchronises).
+ */
+static bool et_walk(RVTraceEncoderState *s, CPURISCVState *env,
+                    uint64_t halfwords, uint32_t hist, bool has_next,
+                    uint64_t last_next, uint64_t end)
+{
+    int nbits = 31 - clz32(hist);
+    uint64_t pc = s->et.pc;
+
+    while (halfwords) {
+        uint32_t insn;
+        unsigned len, kind;
+        uint64_t target = 0, next;
+        bool taken = false;
+
+        if (!et_fetch(s, pc, &insn, &len) || len / 2 > halfwords) {
+            s->et.fail_pc = pc;
+            s->et.fail_why = ET_FAIL_FETCH;
+            return false;
+        }
+        halfwords -= len / 2;
+        kind = et_classify(env, pc, insn, len, &target);
+        next = pc + len;
+        if (kind == ET_BRANCH) {
+            if (nbits <= 0) {
+                s->et.fail_pc = pc;
+                s->et.fail_why = ET_FAIL_NO_BIT;
+                return false;
+            }
+            taken = (hist >> --nbits) & 1;
+            if (taken) {
+                next = target;
+            }
+        } else if (kind == ET_JUMP) {
+            next = target;
+        }
+        if (!halfwords && has_next) {
+            next = last_next;
+        } else if (kind == ET_UNINFERABLE) {
+            s->et.fail_pc = pc;
+            s->et.fail_why = ET_FAIL_UNINFERABLE;
+            return false;
+        }
+        et_retire(s, pc, kind == ET_BRANCH, taken, kind == ET_UNINFERABLE);
+        pc = next;
+    }
+    s->et.fail_pc = pc;
+    s->et.fail_why = nbits ? ET_FAIL_BITS_LEFT : ET_FAIL_END;
+    s->et.pc = pc;
+    return nbits == 0 && (has_next || pc == end);
+}
+
+/*
+ * The privilege the walked code ran at: the hart's at the end of the
+ * previous report (privilege changes only at traps and trap returns, which
+ * are reports; both are reported after the change).
+ */
+static void et_note_priv(RVTraceEncoderState *s, CPURISCVState *env)
+{
+    s->et.code_priv = env->priv;
+    s->et.code_virt = env->virt_enabled;
+}
+
+/* Start of traced code at @pc: the next retired instruction is a sync. */
+static void et_restart(RVTraceEncoderState *s, CPURISCVState *env,
+                       uint64_t pc)
+{
+    s->et.pc = pc;
+    s->et.need_sync = true;
+    s->et.trap_pending = false;
+    s->et.prev_updiscon = false;
+    s->et.unreported = false;
+    s->et.pend_valid = false;
+    s->et.nmap = 0;
+    s->et.map = 0;
+    s->et.sync_priv = et_priv(env);
+    et_note_priv(s, env);
+    env->trace_hist = 1;
+    env->trace_icnt_k = -pc;
+}
+
+/* A report covering the instructions up to @end (exclusive); @ok: walked. */
+static bool et_advance(RVTraceEncoderState *s, CPURISCVState *env,
+                       uint64_t end, bool has_next, uint64_t next)
+{
+    uint64_t halfwords = (env->trace_icnt_k + end) >> 1;
+    uint64_t from = s->et.pc;
+    uint32_t hist = env->trace_hist;
+    target_ulong priv = env->priv;
+    bool virt = env->virt_enabled, ok;
+
+    /* Read the code with the translation it was fetched with. */
+    env->priv = s->et.code_priv;
+    env->virt_enabled = s->et.code_virt;
+    ok = et_walk(s, env, halfwords, hist, has_next, next, end);
+    env->priv = priv;
+    env->virt_enabled = virt;
+
+    env->trace_hist = 1;
+    if (!ok) {
+        /* Lost track of the code (it changed, or cannot be read). */
+        s->et.desync++;
+        qemu_log_mask(LOG_GUEST_ERROR, "rvtrace-encoder %u: E-Trace walk from "
+                      "0x%" PRIx64 " over %" PRIu64 " halfwords, HIST 0x%x,"
+                      " does not end at 0x%" PRIx64 " (last 0x%" PRIx64
+                      " why %u at 0x%" PRIx64 "): resynchronising\n", s->port, from, halfwords, hist,
+                      end, s->et.last_retired, s->et.fail_why, s->et.fail_pc);
+        et_report_last(s, false);
+        et_support(s, true, ET_QUAL_TRACE_LOST);
+    }
+    return ok;
+}
+
+/* Tracing ends (disable, debug, filters): the last address, then support. */
+static void et_end(RVTraceEncoderState *s, bool ienable)
+{
+    unsigned qual = ET_QUAL_NO_CHANGE;
+
+    if (s->et.pend_valid) {
+        et_flush_pending(s, false);
+        qual = ET_QUAL_ENDED_NTR;
+    } else if (s->et.unreported) {
+        et_report_last(s, false);
+        qual = ET_QUAL_ENDED_REP;
+    }
+    et_support(s, ienable, qual);
+    s->et.need_sync = true;
+    s->et.trap_pending = false;
+}
+
+static void et_cf(RVTraceEncoderState *s, CPURISCVState *env, uint64_t succ,
+                  uint64_t next, unsigned itype)
+{
+    if (unlikely(s->filtered)) {
+        if (itype == NT_ITYPE_TRAP_RETURN) {
+            enc_filter_trap_return(s);
+            if (enc_qualified(s, env)) {
+                s->filtered = false;
+                et_restart(s, env, next);
+            }
+        }
+        return;
+    }
+    if (!et_advance(s, env, succ, true, next)) {
+        et_restart(s, env, next);
+        return;
+    }
+    if (unlikely(itype == NT_ITYPE_TRAP_RETURN && enc_filtering(s))) {
+        enc_filter_trap_return(s);
+        if (!enc_qualified(s, env)) {
+            et_end(s, true);
+            s->filtered = true;
+            return;
+        }
+    }
+    et_note_priv(s, env);
+    env->trace_icnt_k = -next;
+}
+
+static void et_trap(RVTraceEncoderState *s, CPURISCVState *env,
+                    target_ulong epc, target_ulong handler, bool interrupt)
+{
+    RVTraceETraceState *e = &s->et;
+    target_ulong cause = env->priv == PRV_M ? env->mcause : env->scause;
+    target_ulong tval = env->priv == PRV_M ? env->mtval : env->stval;
+
+    if (unlikely(enc_filtering(s))) {
+        enc_filter_trap(s, env, interrupt);
+    }
+    if (unlikely(s->filtered)) {
+        if (enc_qualified(s, env)) {
+            s->filtered = false;
+            et_restart(s, env, handler);
+        }
+        return;
+    }
+    if (!et_advance(s, env, epc, false, 0)) {
+        et_restart(s, env, handler);
+        return;
+    }
+    if (unlikely(enc_filtering(s)) && !enc_qualified(s, env)) {
+        et_end(s, true);
+        s->filtered = true;
+        return;
+    }
+    et_report_last(s, true);
+    if (e->need_sync && e->trap_pending) {
+        /* The previous handler's first instruction never retired. */
+        et_sync(s, 1, e->pc, 1, false);
+        e->need_sync = false;
+        e->trap_pending = false;
+        e->prev_updiscon = false;
+    }
+    e->trap_cause = cause;
+    e->trap_interrupt = interrupt;
+    e->trap_tval = tval;
+    e->sync_priv = et_priv(env);
+    if (e->prev_updiscon || e->need_sync) {
+        /*
+         * The trap came before the target of an updiscon (or the first
+         * traced instruction) retired: its EPC is not inferable, so it is
+         * the address (thaddr 0), and the handler is a sync of its own.
+         */
+        et_sync(s, 1, epc, 1, false);
+        e->prev_updiscon = false;
+        e->need_sync = true;
+        e->trap_pending = false;
+    } else {
+        e->need_sync = true;
+        e->trap_pending = true;
+    }
+    e->pc = handler;
+    et_note_priv(s, env);
+    env->trace_icnt_k = -handler;
+}
+
+static void et_fixup(RVTraceEncoderState *s, CPURISCVState *env,
+                     target_ulong next)
+{
+    if (unlikely(s->filtered)) {
+        env->trace_hist = 1;
+        return;
+    }
+    if (!et_advance(s, env, next, false, 0)) {
+        et_restart(s, env, next);
+        return;
+    }
+    env->trace_icnt_k = -next;
+}
+
 /* ----------------------------------------------------- start/stop tracing */
 
 static bool enc_want_tracing(RVTraceEncoderState *s)
@@ -1409,6 +2021,10 @@ static uint32_t enc_cs_base(RVTraceEncoderState *s)
 
     if (enc_htm(s)) {
         v |= RISCV_TRACE_CS_BASE_HTM;
+    }
+    if (s->etrace) {
+        /* N-Trace's all-jumps and sequential-jump options do not apply. */
+        return v;
     }
     if (enc_feature(s, R_trTeInstFeatures_EnAllJumps_MASK)) {
         v |= RISCV_TRACE_CS_BASE_ALL_JUMPS;
@@ -1454,7 +2070,13 @@ static void enc_start(RVTraceEncoderState *s, CPURISCVState *env,
     /* Trap windows open at traps taken while tracing. */
     memset(s->filter_trap_depth, 0, sizeof(s->filter_trap_depth));
     s->filtered = !enc_qualified(s, env);
-    if (!s->filtered) {
+    s->etrace = FIELD_EX32(s->control, trTeControl, Format) ==
+                TCI_FORMAT_ETRACE;
+    if (s->etrace) {
+        s->et.lost = false;
+        et_support(s, true, ET_QUAL_NO_CHANGE);
+        et_restart(s, env, env->pc);
+    } else if (!s->filtered) {
         enc_sync_start(s, env, env->pc, reason);
     }
     env->trace_ingress = enc_cs_base(s);
@@ -1476,6 +2098,23 @@ static void enc_correlation(RVTraceEncoderState *s, unsigned evcode)
 static void enc_stop(RVTraceEncoderState *s, CPURISCVState *env,
                      unsigned evcode)
 {
+    if (s->etrace) {
+        if (!s->filtered) {
+            et_advance(s, env, env->pc, false, 0);
+        }
+        if (s->et.lost) {
+            s->et.lost = false;
+            et_support(s, true, ET_QUAL_TRACE_LOST);
+        }
+        et_end(s, false);
+        enc_flush(s);
+        env->trace_hist = 1;
+        s->tracing = false;
+        s->filtered = false;
+        s->etrace = false;
+        env->trace_ingress = 0;
+        return;
+    }
     if (!s->filtered) {
         enc_enter(s, env->pc);
         enc_correlation(s, evcode);
@@ -1563,13 +2202,17 @@ static void enc_vm_state_change(void *opaque, bool running, RunState state)
 
 /* -------------------------------------------------------------- registers */
 
-static uint32_t enc_impl(void)
+/* The protocol version fields speak of the format trTeFormat selects. */
+static uint32_t enc_impl(RVTraceEncoderState *s)
 {
+    bool etrace = FIELD_EX32(s->control, trTeControl, Format) ==
+                  TCI_FORMAT_ETRACE;
     uint32_t v = 0;
 
     v = FIELD_DP32(v, trImpl, VerMajor, TCI_VERSION_MAJOR);
     v = FIELD_DP32(v, trImpl, CompType, TCI_COMPTYPE_ENCODER);
-    v = FIELD_DP32(v, trTeImpl, ProtocolMajor, 1);
+    /* N-Trace 1.0; E-Trace 2.0 */
+    v = FIELD_DP32(v, trTeImpl, ProtocolMajor, etrace ? 2 : 1);
     v = FIELD_DP32(v, trTeImpl, ProtocolMinor, 0);
     v = FIELD_DP32(v, trImpl, Vendor, RVTRACE_VENDOR_ID);
     return v;
@@ -1648,7 +2291,10 @@ static void enc_write_control(RVTraceEncoderState *s, uint32_t val)
                                                    InstMode)));
     sync_mode = FIELD_EX32(val, trTeControl, InstSyncMode);
     nc = FIELD_DP32(nc, trTeControl, InstSyncMode, sync_mode);
-    nc = FIELD_DP32(nc, trTeControl, Format, TCI_FORMAT_NTRACE);
+    /* trTeFormat: E-Trace (0) or N-Trace (1); other values select N-Trace. */
+    nc = FIELD_DP32(nc, trTeControl, Format,
+                    FIELD_EX32(val, trTeControl, Format) == TCI_FORMAT_ETRACE ?
+                    TCI_FORMAT_ETRACE : TCI_FORMAT_NTRACE);
     /* InstStallOrOverflow: write 1 to clear; cleared when enabling. */
     if (!(val & R_trTeControl_InstStallOrOverflow_MASK) &&
         !(!was_enabled && (val & R_trTeControl_Enable_MASK))) {
@@ -1704,7 +2350,7 @@ static uint64_t enc_read(void *opaque, hwaddr addr, unsigned size)
         }
         break;
     case A_trTeImpl:
-        v = enc_impl();
+        v = enc_impl(s);
         break;
     case A_trTeInstFeatures:
         v = s->inst_features;

@@ -140,6 +140,34 @@ struct RVTraceRamSinkState {
 /* Entries of the encoder's table of DirectBranch messages by I-CNT. */
 #define RVTRACE_DTAB_SIZE 256
 
+/*
+ * E-Trace instruction trace (trTeFormat 0): the encoder walks the retired
+ * instructions of each ingress report and runs the E-Trace 2.0 algorithm on
+ * them one by one (rvtrace-encoder.c "E-Trace").
+ */
+typedef struct RVTraceETraceState {
+    uint64_t pc;             /* the next instruction to retire */
+    uint64_t last_addr;      /* last reported address (differential) */
+    uint64_t last_retired;   /* the last retired instruction */
+    uint32_t map, nmap;      /* branch map (bit 0 oldest; 1 = not taken) */
+    bool need_sync;          /* the next retired instruction gets format 3 */
+    bool trap_pending;       /* ... and it is the handler of this trap */
+    bool prev_updiscon;      /* the last retired was uninferable */
+    bool unreported;         /* retired since the last reported address */
+    bool lost;               /* a packet was dropped: support trace_lost */
+    bool pend_valid;         /* format 1/2 for an updiscon target, held */
+    uint8_t sync_priv;       /* priv of the instruction the sync reports */
+    uint8_t code_priv;       /* priv (and V) the code since the last report */
+    bool code_virt;          /* ran at: the walk reads it with that */
+    bool trap_interrupt;
+    uint64_t trap_cause, trap_tval;
+    uint64_t pend_addr;
+    uint32_t pend_map, pend_nmap;
+    uint64_t desync;         /* walks that failed (resynchronised) */
+    uint64_t fail_pc;        /* the last failed walk: where, and why */
+    unsigned fail_why;       /* (ET_FAIL_* in rvtrace-encoder.c) */
+} RVTraceETraceState;
+
 #define TYPE_RVTRACE_ENCODER "riscv.trace.encoder"
 OBJECT_DECLARE_SIMPLE_TYPE(RVTraceEncoderState, RVTRACE_ENCODER)
 
@@ -215,6 +243,9 @@ struct RVTraceEncoderState {
     uint64_t stack[RVTRACE_CALL_STACK];
     uint32_t stack_depth;
     uint32_t call_count;     /* ImplicitReturnMode=1 nesting counter */
+    /* trTeFormat latched when tracing starts: this session speaks E-Trace. */
+    bool etrace;
+    RVTraceETraceState et;
 };
 
 #endif

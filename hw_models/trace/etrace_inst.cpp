@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// E-Trace 2.0 instruction trace packets and flow decoder (see etrace_inst.hpp).
+#include "etrace_inst.hpp"
+
+#include <cstdio>
+
+namespace etrace {
+
+namespace {
+struct Reader {
+    std::span<const uint8_t> b;
+    size_t n = 0;
+    uint64_t get(unsigned bits) {
+        uint64_t v = 0;
+        for (unsigned i = 0; i < bits; i++, n++) {
+            const bool bit = n < b.size() * 8 ? (b[n / 8] >> (n % 8) & 1) : (b.back() >> 7 & 1);
+            if (bit && i < 64) v |= 1ull << i;
+        }
+        return v;
+    }
+};
+uint64_t sext(uint64_t v, unsigned bits) {
+    if (bits < 64 && (v >> (bits - 1) & 1)) v |= ~0ull << bits;
+    return v;
+}
+unsigned map_bits(unsigned branches) {
+    return branches <= 1 ? 1 : branches <= 3 ? 3 : branches <= 7 ? 7 : branches <= 15 ? 15 : 31;
+}
+} // namespace
+
+bool next_inst_packet(const InstParams &p, std::span<const uint8_t> s, size_t &off, unsigned &src,
+                      std::span<const uint8_t> &payload, std::string &err) {
+    while (off < s.size() && s[off] == 0) off++; // null packets
+    if (off >= s.size()) return false;
+    // The RAM sink pads its last partial word with N-Trace idle bytes (0xFF):
+    // fewer than 4 of them and nothing else at the end are that padding.
+    if (s.size() - off < 4) {
+        bool pad = true;
+        for (size_t i = off; i < s.size(); i++) pad &= s[i] == 0xFF;
+        if (pad) return off = s.size(), false;
+    }
+    const unsigned h = s[off], len = h & 0x1F;
+    if (h & 0x80) return err = "extended header (timestamp) not supported", false;
+    if (off + 1 + p.src_bytes + len > s.size()) return err = "truncated packet", false;
+    src = 0;
+    for (unsigned i = 0; i < p.src_bytes; i++) src |= unsigned(s[off + 1 + i]) << (8 * i);
+    payload = s.subspan(off + 1 + p.src_bytes, len);
+    off += 1 + p.src_bytes + len;
+    return true;
+}
+
+bool parse_inst(const InstParams &p, std::span<const uint8_t> payload, InstPacket &k, std::string &err) {
+    if (payload.empty()) return err = "empty payload", false;
+    Reader r{payload};
+    const unsigned abits = p.iaddress_width - p.iaddress_lsb;
+    k = InstPacket{};
+    k.format = unsigned(r.get(2));
+    auto address_tail = [&](bool full) {
+        uint64_t a = sext(r.get(abits), abits);
+        const bool msb = a >> 63 & 1;
+        k.has_address = true;
+        k.address = full ? a << p.iaddress_lsb : uint64_t(int64_t(a) * (1ll << p.iaddress_lsb));
+        const bool notify = r.get(1), updiscon = r.get(1);
+        r.get(1); // irreport (no return stack: equals updiscon)
+        k.notify_flip = notify != msb;
+        k.updiscon_flip = updiscon != notify;
+    };
+    switch (k.format) {
+    case 3:
+        k.subformat = unsigned(r.get(2));
+        if (k.subformat == 3) {
+            k.ienable = r.get(1);
+            r.get(1); // encoder_mode
+            k.qual_status = unsigned(r.get(2));
+            r.get(6), r.get(1), r.get(1), r.get(2); // ioptions, denable, dloss, doptions
+            return true;
+        }
+        if (k.subformat != 2) k.branch = unsigned(r.get(1));
+        k.privilege = unsigned(r.get(p.privilege_width));
+        if (k.subformat == 2) return true;
+        if (k.subformat == 1) {
+            k.ecause = r.get(p.ecause_width);
+            k.interrupt = unsigned(r.get(1));
+            k.thaddr = unsigned(r.get(1));
+        }
+        k.has_address = true;
+        k.address = r.get(abits) << p.iaddress_lsb;
+        if (k.subformat == 1 && !k.interrupt) k.tval = r.get(p.iaddress_width);
+        return true;
+    case 2:
+        address_tail(false);
+        return true;
+    case 1:
+        k.branches = unsigned(r.get(5));
+        k.branch_map = uint32_t(r.get(k.branches ? map_bits(k.branches) : 31));
+        if (k.branches) address_tail(false);
+        return true;
+    default:
+        return err = "format 0 (optional extensions) not supported", false;
+    }
+}
+
+std::string format_inst(const InstPacket &k) {
+    char b[200];
+    if (k.format == 3 && k.subformat == 3)
+        snprintf(b, sizeof b, "support ienable=%u qual_status=%u", k.ienable, k.qual_status);
+    else if (k.format == 3 && k.subformat == 2)
+        snprintf(b, sizeof b, "context privilege=%u", k.privilege);
+    else if (k.format == 3)
+        snprintf(b, sizeof b, "%s branch=%u privilege=%u%s address=0x%llx", k.subformat ? "trap" : "sync", k.branch,
+                 k.privilege,
+                 k.subformat ? (" ecause=" + std::to_string(k.ecause) + " interrupt=" + std::to_string(k.interrupt) +
+                                " thaddr=" + std::to_string(k.thaddr))
+                                   .c_str()
+                             : "",
+                 (unsigned long long)k.address);
+    else if (k.format == 1 && !k.branches)
+        snprintf(b, sizeof b, "branch_map branches=31 map=0x%08x", k.branch_map);
+    else
+        snprintf(b, sizeof b, "format%u branches=%u map=0x%x diff=%lld%s%s", k.format, k.branches, k.branch_map,
+                 (long long)k.address, k.notify_flip ? " notify" : "", k.updiscon_flip ? " updiscon" : "");
+    return b;
+}
+
+bool InstDecoder::is_branch(uint64_t pc) const {
+    const rv::Insn *i = img_.at(pc);
+    return i && i->kind == rv::Kind::Branch;
+}
+
+InstDecoder::Step InstDecoder::successor(uint64_t pc, uint64_t &next, bool consume) {
+    const rv::Insn *i = img_.at(pc);
+    if (!i || !i->size) return Step::Bad;
+    switch (i->kind) {
+    case rv::Kind::Branch:
+        if (bits_.empty()) return Step::NeedBit;
+        next = bits_.front() ? pc + int64_t(i->offset) : pc + i->size;
+        if (consume) bits_.pop_front();
+        return Step::Next;
+    case rv::Kind::DirectJump: next = pc + int64_t(i->offset); return Step::Next;
+    case rv::Kind::Indirect:
+    case rv::Kind::TrapReturn:
+    case rv::Kind::TableJump: return Step::Uninferable;
+    case rv::Kind::Trap: return Step::Bad; // never retires
+    default: next = pc + i->size; return Step::Next;
+    }
+}
+
+void InstDecoder::error(uint64_t off, const std::string &what) {
+    errors_++;
+    fprintf(stderr, "# error at offset %llu: %s\n", (unsigned long long)off, what.c_str());
+    known_ = false, tentative_ = false;
+    bits_.clear();
+}
+
+// Stopped at a reported address reached by falling through (no updiscon): if the next
+// packet reports an address too, execution went on through the same address again,
+// reached by an uninferable jump with no branch in between (E-Trace "Format 2 notify
+// and updiscon fields", case 1); otherwise (format 3, end) the stop was right (case 3).
+void InstDecoder::settle_tentative(bool next_is_address) {
+    if (!tentative_) return;
+    tentative_ = false;
+    if (!next_is_address) return;
+    std::deque<bool> saved = bits_;
+    uint64_t pc = last_, next = 0;
+    std::vector<uint64_t> path;
+    for (uint64_t n = 0; n < max_steps; n++) {
+        Step s = successor(pc, next, true);
+        if (s == Step::Uninferable) {
+            for (uint64_t a : path) emit(a);
+            emit(tentative_addr_);
+            return;
+        }
+        if (s != Step::Next) break;
+        path.push_back(next), pc = next;
+    }
+    bits_ = saved; // no such path: the stop was right
+}
+
+void InstDecoder::packet(const InstPacket &k, uint64_t off) {
+    settle_tentative(k.format != 3 && k.has_address);
+    if (k.format == 3) {
+        switch (k.subformat) {
+        case 3:
+            if (k.qual_status != 0) known_ = false, bits_.clear();
+            return;
+        case 2: return;
+        case 1:
+            if (!k.thaddr) { // EPC of an exception that never retired: a sync follows
+                known_ = false, bits_.clear(), ref_ = k.address;
+                return;
+            }
+            [[fallthrough]];
+        case 0:
+            bits_.clear();
+            ref_ = k.address;
+            emit(k.address);
+            known_ = true;
+            if (is_branch(k.address)) bits_.push_back(k.branch == 0);
+            return;
+        }
+    }
+    for (unsigned i = 0; i < (k.branches ? k.branches : 31u); i++)
+        if (k.format == 1) bits_.push_back(!(k.branch_map >> i & 1));
+    if (!k.has_address) return;
+    const uint64_t target = ref_ + k.address;
+    ref_ = target;
+    if (!known_) return; // before the first sync
+    const bool flip = k.updiscon_flip;
+    uint64_t pc = last_, next = 0;
+    for (uint64_t n = 0; n < max_steps; n++) {
+        Step s = successor(pc, next, true);
+        if (s == Step::Uninferable) {
+            emit(target);
+            const size_t own = is_branch(target) ? 1 : 0;
+            if (bits_.size() != own) error(off, "branch bits left at the reported address after an updiscon");
+            return;
+        }
+        if (s == Step::NeedBit) return error(off, "branch map used up before the reported address");
+        if (s == Step::Bad) return error(off, "no instruction at the walk's address");
+        emit(next);
+        pc = next;
+        if (next == target && !flip && bits_.size() == (is_branch(target) ? 1u : 0u)) {
+            tentative_ = true, tentative_addr_ = target;
+            return;
+        }
+    }
+    error(off, "walk too long");
+}
+
+void InstDecoder::finish() { settle_tentative(false); }
+
+} // namespace etrace
