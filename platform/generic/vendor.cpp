@@ -22,7 +22,7 @@ constexpr uint64_t THEAD_PLIC_CTRL = 0x1ffffc;
 constexpr uint32_t THEAD_PLIC_CTRL_S_PER = 1u << 0;
 bool thead_plic_smode(const void *fdt) {
     int node = -1;
-    while ((node = fdt_node_offset_by_compatible(fdt, node, "thead,c900-plic")) >= 0) {
+    while ((node = drivers::fdt_find_compatible(fdt, node, "thead,c900-plic")) >= 0) {
         uint64_t base, size;
         if (!drivers::fdt_get_reg(fdt, node, 0, base, size) || size <= THEAD_PLIC_CTRL) continue;
         *reinterpret_cast<volatile uint32_t *>(static_cast<uintptr_t>(base + THEAD_PLIC_CTRL)) =
@@ -72,7 +72,7 @@ bool matches(const void *fdt, const Quirk &q) {
     for (const char *c : q.compat) {
         if (!c) break;
         if (q.where == Where::Root ? !fdt_node_check_compatible(fdt, 0, c)
-                                   : fdt_node_offset_by_compatible(fdt, -1, c) >= 0)
+                                   : drivers::fdt_find_compatible(fdt, -1, c) >= 0)
             return true;
     }
     return false;
