@@ -155,6 +155,26 @@ int fixup_withhold_extensions(void *fdt, const char *const *exts, unsigned count
     return 0;
 }
 
+unsigned harts_left_out(const void *fdt, unsigned long limit, unsigned long *ids, unsigned max) {
+    int cpus = fdt_path_offset(fdt, "/cpus");
+    if (cpus < 0) return 0;
+    int ac = fdt_address_cells(fdt, cpus);
+    unsigned n = 0;
+    int node;
+    fdt_for_each_subnode(node, fdt, cpus) {
+        int len;
+        auto *dt = static_cast<const char *>(fdt_getprop(fdt, node, "device_type", &len));
+        auto *reg = static_cast<const fdt32_t *>(fdt_getprop(fdt, node, "reg", &len));
+        if (!dt || strcmp(dt, "cpu") || !reg || ac < 1 || ac > 2 || len < ac * 4 || !node_enabled(fdt, node))
+            continue;
+        uint64_t id = read_cells(reg, ac);
+        if (id < limit) continue;
+        if (n < max) ids[n] = static_cast<unsigned long>(id);
+        n++;
+    }
+    return n;
+}
+
 int fixup_disable_harts(void *fdt, const uint64_t *off) {
     int cpus = fdt_path_offset(fdt, "/cpus");
     if (cpus < 0) return 0;
@@ -166,7 +186,8 @@ int fixup_disable_harts(void *fdt, const uint64_t *off) {
         auto *reg = static_cast<const fdt32_t *>(fdt_getprop(fdt, node, "reg", &len));
         if (!dt || strcmp(dt, "cpu") || !reg || ac < 1 || ac > 2 || len < ac * 4) continue;
         uint64_t id = read_cells(reg, ac);
-        if (id >= fw::kMaxHarts || !(off[id / 64] >> (id % 64) & 1) || !node_enabled(fdt, node)) continue;
+        // Hart IDs at or above kMaxHarts are parked at reset (entry.S): off too.
+        if ((id < fw::kMaxHarts && !(off[id / 64] >> (id % 64) & 1)) || !node_enabled(fdt, node)) continue;
         // Same length as "okay": the property is rewritten in place.
         if (int err = fdt_setprop_string(fdt, node, "status", "disabled")) return err;
     }

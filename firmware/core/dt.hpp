@@ -24,7 +24,8 @@ struct HartDesc {
 };
 
 // Marks the /cpus node of every hart in `off` (bit per hart ID, kMaxHarts
-// bits) status = "disabled", so the next stage does not try to use it.
+// bits), and of every hart whose ID is kMaxHarts or above (parked at reset),
+// status = "disabled", so the next stage does not try to use it.
 int fixup_disable_harts(void *fdt, const uint64_t *off);
 
 // Removes extension `ext` from a `riscv,isa-extensions` string list of
@@ -44,6 +45,9 @@ uint64_t parse_isa_string(const char *s, int len);
 // ... and from a `riscv,isa-extensions` string list.
 uint64_t parse_isa_extensions(const char *list, int len);
 
+// Enabled CPU nodes whose hart ID is `limit` or above: their count, and the
+// first `max` IDs in `ids`.
+unsigned harts_left_out(const void *fdt, unsigned long limit, unsigned long *ids, unsigned max);
 // Enabled CPU nodes (status absent or "okay"), at most `max`. Returns count.
 unsigned scan_harts(const void *fdt, HartDesc *out, unsigned max);
 // /memory nodes (device_type = "memory"), at most kMaxMemRegions ranges.

@@ -39,8 +39,9 @@ struct FwDynamicInfo {
 constexpr unsigned long FW_DYNAMIC_INFO_MAGIC = 0x4942534f;
 // fw_jump default: next stage 2 MiB (RV64) / 4 MiB (RV32) above the firmware.
 constexpr unsigned long kJumpOffset = sizeof(long) == 8 ? 0x200000 : 0x400000;
-// Room for device-tree fix-ups.
-constexpr unsigned kFdtExtra = 4096;
+// Room for device-tree fix-ups, plus a status = "disabled" property (a
+// 12-byte property header and "disabled", padded) for each hart that may get one.
+constexpr unsigned kFdtExtra = 4096, kFdtExtraPerHart = 24;
 
 // These two are used before .bss is cleared, so they must live in .data.
 __attribute__((section(".data"))) fw::atomic<unsigned long> boot_lottery;
@@ -326,6 +327,17 @@ void print_banner(unsigned nharts) {
            boot.next_addr, boot.next_mode == FW_DYNAMIC_NEXT_MODE_U ? "U" : "S", boot.fdt);
 }
 
+// Harts the device tree describes whose IDs this build cannot index
+// (FW_MAX_HARTS, fw_limits.h): parked at reset by entry.S, disabled in the
+// tree the next stage gets, and named here, never dropped silently.
+constexpr unsigned kNamed = 16;
+void report_left_out(const unsigned long *ids, unsigned n) {
+    printf("tsbi: WARNING: %u hart(s) left out: hart IDs %u and above exceed this build's "
+           "FW_MAX_HARTS; left out:", n, kMaxHarts);
+    for (unsigned i = 0; i < n && i < kNamed; i++) printf(" %lu", ids[i]);
+    printf(n > kNamed ? " ... (%u more)\n" : "\n", n - kNamed);
+}
+
 // A hart the firmware serves and offers to S-mode (hart_valid).
 void mark_present(unsigned long hartid) {
     harts[hartid].present = true;
@@ -363,6 +375,9 @@ void cold_boot(unsigned long hartid, unsigned long fdt, const FwDynamicInfo *di)
         served++;
     }
     if (!served) fatal("no hart in the device tree can run S-mode");
+    // Read before the fix-ups disable them in the tree.
+    unsigned long left_ids[kNamed];
+    const unsigned left_out = dt::harts_left_out(blob, kMaxHarts, left_ids, kNamed);
     // Every S-mode address is checked against these ranges.
     if (!dt::scan_memory(blob, memory) || !memory.count) fatal("no /memory in the device tree");
 
@@ -388,7 +403,7 @@ void cold_boot(unsigned long hartid, unsigned long fdt, const FwDynamicInfo *di)
     // The drivers' index of the tree (drivers/fdt_helpers.cpp) ends here:
     // the fix-ups move nodes.
     drivers::fdt_index_drop();
-    int err = dt::open_for_fixup(blob, kFdtExtra);
+    int err = dt::open_for_fixup(blob, kFdtExtra + kFdtExtraPerHart * (n + left_out));
     if (!err) err = dt::fixup_reserve(blob, region_start, region_end - region_start);
     if (!err) err = dt::fixup_disable_harts(blob, unserved);
     if (!err)
@@ -397,6 +412,7 @@ void cold_boot(unsigned long hartid, unsigned long fdt, const FwDynamicInfo *di)
     if (!err) subsystems::fdt_fixup(blob);
     if (err) printf("tsbi: device-tree fix-up failed (%d)\n", err);
     print_banner(served);
+    if (left_out) report_left_out(left_ids, left_out);
     if (pmp_entries_boot < 2)
         printf("tsbi: WARNING: %u PMP entries: the firmware is unprotected from S-mode "
                "(/chosen/tsbi,require-pmp makes this fatal)\n",

@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* Boot-cost probe (tests/bench/bootcost/README.md): the first instruction of
- * the next stage reads instret, so under QEMU -icount shift=0 (instret is
- * QEMU's instruction count) it holds every instruction the firmware retired
- * before S-mode. Secondary harts do the same at their HSM start address. */
+/* Boot-cost probe (README.md here): the first instruction of the next stage
+ * reads the time CSR, which under QEMU -icount shift=0 counts 100
+ * instructions a tick from reset (instret would be simpler, but a firmware's
+ * PMU may reset it, ours does). Secondary harts do the same at their HSM
+ * start address. */
     .option norvc
     .section .text.entry, "ax"
     .globl _start
 _start:
     rdtime  t0
-    la      t1, boot_instret
+    la      t1, boot_ticks
     sd      t0, 0(t1)
     la      sp, stack_top
     call    bootcost_main
@@ -19,7 +20,7 @@ _start:
     .globl secondary_entry
 secondary_entry:
     rdtime  t0
-    la      t1, sec_instret
+    la      t1, sec_ticks
     sd      t0, 0(t1)
     fence   rw, rw
     /* Tell the boot hart (sbi_send_ipi to it, mask in a1 = opaque = its

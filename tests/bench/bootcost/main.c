@@ -6,8 +6,8 @@
 // and the legacy console (OpenSBI 1.1 and later, tsbi).
 #include <stdint.h>
 
-uint64_t boot_instret;
-volatile uint64_t sec_instret;
+uint64_t boot_ticks;
+volatile uint64_t sec_ticks;
 extern char secondary_entry[];
 
 struct Ret { long err, val; };
@@ -24,28 +24,74 @@ static void putu(uint64_t v) {
     do { b[n++] = '0' + v % 10; v /= 10; } while (v);
     while (n) putc_(b[--n]);
 }
-static inline uint64_t instret(void) { uint64_t v; asm volatile("rdtime %0" : "=r"(v)); return v; }
+// QEMU virt's timebase is 10 MHz, and under -icount shift=0 one instruction
+// takes 1 ns of virtual time: one time tick is 100 instructions.
+#define TICK_INSNS 100
+static inline uint64_t ticks(void) { uint64_t v; asm volatile("rdtime %0" : "=r"(v)); return v; }
+
+static uint32_t be32(const void *p) {
+    const uint8_t *b = p;
+    return (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
+}
+static int streq(const char *a, const char *b) { while (*a && *a == *b) a++, b++; return *a == *b; }
+static int starts(const char *a, const char *p) { while (*p && *a == *p) a++, p++; return !*p; }
+
+// The firmware's own memory as the tree it hands over says: the sizes of
+// the /reserved-memory children named mmode_resv* (both firmwares' names;
+// <2 cells address, 2 cells size> on QEMU virt). Prints each and the sum.
+static void print_reserved(const uint8_t *fdt) {
+    if (be32(fdt) != 0xd00dfeed) { puts_(" reserved=?"); return; }
+    const uint8_t *st = fdt + be32(fdt + 8);
+    const char *strs = (const char *)fdt + be32(fdt + 12);
+    int depth = 0, in_resv = 0, mine = 0; uint64_t total = 0;
+    for (;;) {
+        uint32_t tok = be32(st); st += 4;
+        if (tok == 1) { // FDT_BEGIN_NODE
+            const char *name = (const char *)st; unsigned n = 0;
+            while (name[n]) n++;
+            st += (n + 4) & ~3u;
+            depth++;
+            if (depth == 2) in_resv = streq(name, "reserved-memory");
+            if (depth == 3) mine = in_resv && starts(name, "mmode_resv");
+        } else if (tok == 2) { // FDT_END_NODE
+            if (depth == 2) in_resv = 0;
+            if (depth == 3) mine = 0;
+            depth--;
+        } else if (tok == 3) { // FDT_PROP
+            uint32_t len = be32(st), nameoff = be32(st + 4);
+            const uint8_t *data = st + 8;
+            if (mine && depth == 3 && len == 16 && streq(strs + nameoff, "reg")) {
+                uint64_t size = (uint64_t)be32(data + 8) << 32 | be32(data + 12);
+                total += size;
+            }
+            st += 8 + ((len + 3) & ~3u);
+        } else if (tok == 4) { // FDT_NOP
+        } else break; // FDT_END or garbage
+    }
+    puts_(" reserved="); putu(total);
+}
 
 #define HSM 0x48534D
 #define MAX_ID 4096
 
 void bootcost_main(unsigned long hartid, unsigned long fdt) {
-    (void)fdt;
     puts_("BOOTCOST boot_hart="); putu(hartid);
-    puts_(" boot_minsns="); putu(boot_instret * 100); puts_("\n");
+    puts_(" boot_minsns="); putu(boot_ticks * TICK_INSNS);
+    print_reserved((const uint8_t *)fdt);
+    puts_("\n");
     // sip.SSIP wakes the WFI below (sie.SSIE set, sstatus.SIE clear: no trap).
     asm volatile("csrs sie, %0" :: "r"(1ul << 1));
     uint64_t total = 0, max = 0; unsigned n = 0; unsigned long max_id = 0;
     for (unsigned long h = 0; h < MAX_ID; h++) {
         if (h == hartid) continue;
         if (ecall(HSM, 2, h, 0, 0).err != 0) continue; // not a hart
-        sec_instret = 0;
+        sec_ticks = 0;
         asm volatile("csrc sip, %0" :: "r"(1ul << 1));
-        uint64_t t0 = instret();
+        uint64_t t0 = ticks();
         struct Ret r = ecall(HSM, 0, h, (unsigned long)secondary_entry, hartid);
         if (r.err) { puts_("BOOTCOST start_failed="); putu(h); puts_("\n"); continue; }
-        while (!sec_instret) asm volatile("wfi");
-        uint64_t d = (sec_instret - t0) * 100;
+        while (!sec_ticks) asm volatile("wfi");
+        uint64_t d = (sec_ticks - t0) * TICK_INSNS;
         total += d; n++; if (d > max) { max = d; max_id = h; }
         asm volatile("csrc sip, %0" :: "r"(1ul << 1));
         while (ecall(HSM, 2, h, 0, 0).val != 1) {} // STOPPED again
