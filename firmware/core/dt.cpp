@@ -21,9 +21,20 @@ constexpr ExtName kExtNames[] = {
     {"svadu", EXT_SVADU},   {"svade", EXT_SVADE},       {"smdbltrp", EXT_SMDBLTRP},
 };
 
+// Each ISA string token is compared with every name (once per hart, at
+// boot): lengths known at compile time keep that to a compare of lengths.
+constexpr int const_len(const char *s) { return *s ? 1 + const_len(s + 1) : 0; }
+template <unsigned N> struct ExtLens {
+    int len[N];
+    constexpr ExtLens(const ExtName (&names)[N]) : len{} {
+        for (unsigned i = 0; i < N; i++) len[i] = const_len(names[i].name);
+    }
+};
+constexpr ExtLens kExtLens(kExtNames);
+
 uint64_t ext_bit(const char *s, int len) {
-    for (const auto &e : kExtNames)
-        if ((int)strlen(e.name) == len && !strncmp(e.name, s, len)) return 1ull << e.ext;
+    for (unsigned i = 0; i < sizeof kExtNames / sizeof *kExtNames; i++)
+        if (kExtLens.len[i] == len && !strncmp(kExtNames[i].name, s, len)) return 1ull << kExtNames[i].ext;
     return 0;
 }
 
@@ -33,10 +44,12 @@ uint64_t read_cells(const fdt32_t *p, int cells) {
     return v;
 }
 
+bool status_okay(const char *st) { return !strcmp(st, "okay") || !strcmp(st, "ok"); }
+
 bool node_enabled(const void *fdt, int node) {
     int len;
     auto *st = static_cast<const char *>(fdt_getprop(fdt, node, "status", &len));
-    return !st || !strcmp(st, "okay") || !strcmp(st, "ok");
+    return !st || status_okay(st);
 }
 
 } // namespace
@@ -68,29 +81,45 @@ uint64_t parse_isa_extensions(const char *list, int len) {
     return bits;
 }
 
-unsigned scan_harts(const void *fdt, HartDesc *out, unsigned max) {
+unsigned scan_harts(const void *fdt, HartDesc *out, unsigned max, Beyond *beyond) {
+    // One pass over each cpu node's properties (libfdt's fdt_getprop walks
+    // them all again for every name it is asked, comparing each name): the
+    // cost per hart is what keeps the cold boot flat as harts grow.
+    if (beyond) beyond->count = 0;
     int cpus = fdt_path_offset(fdt, "/cpus");
     if (cpus < 0) return 0;
     int ac = fdt_address_cells(fdt, cpus);
     unsigned n = 0;
     int node;
     fdt_for_each_subnode(node, fdt, cpus) {
-        int len;
-        auto *dt = static_cast<const char *>(fdt_getprop(fdt, node, "device_type", &len));
-        if (!dt || strcmp(dt, "cpu") || !node_enabled(fdt, node)) continue;
-        auto *reg = static_cast<const fdt32_t *>(fdt_getprop(fdt, node, "reg", &len));
-        if (!reg || ac < 1 || ac > 2 || len < ac * 4) continue;
-        if (n >= max) break;
-        out[n].hartid = static_cast<unsigned long>(read_cells(reg, ac));
-        uint64_t isa = 0;
-        auto *ext = static_cast<const char *>(fdt_getprop(fdt, node, "riscv,isa-extensions", &len));
-        if (ext) {
-            isa = parse_isa_extensions(ext, len);
-        } else if (auto *s = static_cast<const char *>(fdt_getprop(fdt, node, "riscv,isa", &len))) {
-            isa = parse_isa_string(s, len);
+        const fdt32_t *reg = nullptr;
+        int reg_len = 0, isa_len = 0, ext_len = 0;
+        const char *isa = nullptr, *ext = nullptr;
+        bool is_cpu = false, enabled = true, smode = false;
+        int prop;
+        fdt_for_each_property_offset(prop, fdt, node) {
+            const char *name;
+            int len;
+            const void *v = fdt_getprop_by_offset(fdt, prop, &name, &len);
+            if (!v || !name) continue;
+            if (!strcmp(name, "device_type")) is_cpu = len > 0 && !strcmp(static_cast<const char *>(v), "cpu");
+            else if (!strcmp(name, "reg")) reg = static_cast<const fdt32_t *>(v), reg_len = len;
+            else if (!strcmp(name, "status")) enabled = status_okay(static_cast<const char *>(v));
+            else if (!strcmp(name, "riscv,isa")) isa = static_cast<const char *>(v), isa_len = len;
+            else if (!strcmp(name, "riscv,isa-extensions")) ext = static_cast<const char *>(v), ext_len = len;
+            else if (!strcmp(name, "mmu-type")) smode = true;
         }
-        out[n].isa = isa;
-        out[n].smode = fdt_getprop(fdt, node, "mmu-type", &len) != nullptr;
+        if (!is_cpu || !enabled || !reg || ac < 1 || ac > 2 || reg_len < ac * 4) continue;
+        const uint64_t id = read_cells(reg, ac);
+        if (beyond && id >= beyond->limit) {
+            if (beyond->count < Beyond::kNamed) beyond->ids[beyond->count] = static_cast<unsigned long>(id);
+            beyond->count++;
+            continue;
+        }
+        if (n >= max) continue;
+        out[n].hartid = static_cast<unsigned long>(id);
+        out[n].isa = ext ? parse_isa_extensions(ext, ext_len) : isa ? parse_isa_string(isa, isa_len) : 0;
+        out[n].smode = smode;
         n++;
     }
     return n;
@@ -153,26 +182,6 @@ int fixup_withhold_extensions(void *fdt, const char *const *exts, unsigned count
         }
     }
     return 0;
-}
-
-unsigned harts_left_out(const void *fdt, unsigned long limit, unsigned long *ids, unsigned max) {
-    int cpus = fdt_path_offset(fdt, "/cpus");
-    if (cpus < 0) return 0;
-    int ac = fdt_address_cells(fdt, cpus);
-    unsigned n = 0;
-    int node;
-    fdt_for_each_subnode(node, fdt, cpus) {
-        int len;
-        auto *dt = static_cast<const char *>(fdt_getprop(fdt, node, "device_type", &len));
-        auto *reg = static_cast<const fdt32_t *>(fdt_getprop(fdt, node, "reg", &len));
-        if (!dt || strcmp(dt, "cpu") || !reg || ac < 1 || ac > 2 || len < ac * 4 || !node_enabled(fdt, node))
-            continue;
-        uint64_t id = read_cells(reg, ac);
-        if (id < limit) continue;
-        if (n < max) ids[n] = static_cast<unsigned long>(id);
-        n++;
-    }
-    return n;
 }
 
 int fixup_disable_harts(void *fdt, const uint64_t *off) {

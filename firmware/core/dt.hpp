@@ -45,11 +45,18 @@ uint64_t parse_isa_string(const char *s, int len);
 // ... and from a `riscv,isa-extensions` string list.
 uint64_t parse_isa_extensions(const char *list, int len);
 
-// Enabled CPU nodes whose hart ID is `limit` or above: their count, and the
-// first `max` IDs in `ids`.
-unsigned harts_left_out(const void *fdt, unsigned long limit, unsigned long *ids, unsigned max);
-// Enabled CPU nodes (status absent or "okay"), at most `max`. Returns count.
-unsigned scan_harts(const void *fdt, HartDesc *out, unsigned max);
+// Enabled CPU nodes whose hart ID is `limit` or above (scan_harts leaves
+// them out of its list): their count and the first kNamed IDs.
+struct Beyond {
+    static constexpr unsigned kNamed = 16;
+    unsigned long limit;
+    unsigned count;
+    unsigned long ids[kNamed];
+};
+// Enabled CPU nodes (status absent or "okay"), at most `max`, in one pass
+// over each node's properties. Returns the count. With `beyond`, the harts
+// with IDs at or above beyond->limit go there instead.
+unsigned scan_harts(const void *fdt, HartDesc *out, unsigned max, Beyond *beyond = nullptr);
 // /memory nodes (device_type = "memory"), at most kMaxMemRegions ranges.
 bool scan_memory(const void *fdt, Memory &m);
 
@@ -71,3 +78,10 @@ int setprop_reg(void *fdt, int node, int ac, int sc, uint64_t base, uint64_t siz
 int open_for_fixup(void *fdt, unsigned extra);
 
 } // namespace fw::dt
+
+namespace fw {
+// The harts of the boot device tree, as cold boot read them (scan_harts):
+// their count, and `descs` pointed at them. Subsystems read this instead of
+// walking /cpus again.
+unsigned device_tree_harts(const dt::HartDesc *&descs);
+} // namespace fw

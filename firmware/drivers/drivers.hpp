@@ -103,7 +103,11 @@ private:
 // (not built, dropped, more nodes than it holds, another blob) every
 // look-up is libfdt's own.
 void fdt_index_build(const void *fdt);
+// The tree changed (rebuilt at the next look-up; an edit that changes the
+// structure block's size is noticed without it).
 void fdt_index_drop();
+// As fdt_path_offset, for "/name" (a child of the root).
+int fdt_find_path(const void *fdt, const char *path);
 // As fdt_node_offset_by_compatible(fdt, from, compat), for device nodes.
 int fdt_find_compatible(const void *fdt, int from, const char *compat);
 // As fdt_node_offset_by_phandle and fdt_parent_offset.

@@ -2,6 +2,7 @@
 #include "drivers.hpp"
 #include <libfdt.h>
 #include <string.h>
+#include "fdt_walk.hpp"
 
 namespace drivers {
 
@@ -16,62 +17,110 @@ struct IndexEntry {
     int node, parent;
     uint32_t phandle;
     int compat_len;
-    const char *compat;
+    const char *compat, *name;
 };
 // QEMU virt has about 30 device nodes, whatever the hart count.
 constexpr unsigned kIndexMax = 128;
 constexpr int kIndexDepth = 16;
 struct Index {
-    const void *fdt; // null: no index
+    const void *fdt;      // the tree being indexed; null: none (libfdt's look-ups)
+    bool current;         // built since the last fdt_index_drop
+    bool complete;        // every device node fitted
+    uint32_t struct_size; // size_dt_struct when built: an edit that moved nodes changed it
     unsigned count;
     IndexEntry e[kIndexMax];
 } g_index;
 
-const IndexEntry *indexed(const void *fdt, int node) {
+struct IndexBuilder {
+    int parents[kIndexDepth];
+    bool begin(int node, int depth, const char *name) {
+        if (depth >= kIndexDepth || g_index.count == kIndexMax) {
+            g_index.complete = false;
+            return false;
+        }
+        parents[depth] = node;
+        g_index.e[g_index.count++] = {node, depth ? parents[depth - 1] : -FDT_ERR_NOTFOUND, 0, 0, nullptr, name};
+        // /cpus itself, not what is inside: it grows with the harts and
+        // holds no device the drivers look for.
+        return !(depth == 1 && !strcmp(name, "cpus"));
+    }
+    void prop(int node, int, const fdtw::Prop &p) {
+        IndexEntry &e = g_index.e[g_index.count - 1];
+        if (e.node != node) return; // a property after a skipped child: not ours
+        if (!strcmp(p.name, "compatible")) e.compat = static_cast<const char *>(p.data), e.compat_len = p.len;
+        else if ((!strcmp(p.name, "phandle") || (!e.phandle && !strcmp(p.name, "linux,phandle"))) && p.len == 4)
+            e.phandle = fdtw::be32(p.data);
+    }
+    void end(int, int) {}
+};
+
+// The index of `fdt`, rebuilt when an edit made it stale; null when
+// look-ups must be libfdt's.
+const Index *index_of(const void *fdt) {
     if (!g_index.fdt || fdt != g_index.fdt) return nullptr;
-    unsigned lo = 0, hi = g_index.count; // entries are in offset order
+    if (!g_index.current || fdtw::header(fdt, fdtw::HDR_SIZE_STRUCT) != g_index.struct_size) {
+        g_index.count = 0;
+        g_index.complete = true;
+        IndexBuilder b;
+        if (!fdtw::walk(fdt, 0, b)) g_index.complete = false;
+        g_index.current = true;
+        g_index.struct_size = fdtw::header(fdt, fdtw::HDR_SIZE_STRUCT);
+    }
+    return g_index.complete ? &g_index : nullptr;
+}
+
+const IndexEntry *indexed(const void *fdt, int node) {
+    const Index *ix = index_of(fdt);
+    if (!ix) return nullptr;
+    unsigned lo = 0, hi = ix->count; // entries are in offset order
     while (lo < hi) {
         unsigned mid = (lo + hi) / 2;
-        if (g_index.e[mid].node < node) lo = mid + 1;
+        if (ix->e[mid].node < node) lo = mid + 1;
         else hi = mid;
     }
-    return lo < g_index.count && g_index.e[lo].node == node ? &g_index.e[lo] : nullptr;
+    return lo < ix->count && ix->e[lo].node == node ? &ix->e[lo] : nullptr;
 }
 } // namespace
 
 void fdt_index_build(const void *fdt) {
-    g_index.fdt = nullptr;
-    g_index.count = 0;
-    int parents[kIndexDepth];
-    int depth = 0, cpus_depth = -1;
-    for (int node = 0; node >= 0 && depth >= 0; node = fdt_next_node(fdt, node, &depth)) {
-        if (cpus_depth >= 0 && depth > cpus_depth) continue; // inside /cpus
-        cpus_depth = -1;
-        if (depth >= kIndexDepth || g_index.count == kIndexMax) return; // libfdt's look-ups then
-        parents[depth] = node;
-        if (depth == 1) {
-            const char *name = fdt_get_name(fdt, node, nullptr);
-            if (name && !strcmp(name, "cpus")) {
-                cpus_depth = depth;
-                continue;
-            }
-        }
-        IndexEntry &e = g_index.e[g_index.count++];
-        e.node = node;
-        e.parent = depth ? parents[depth - 1] : -FDT_ERR_NOTFOUND;
-        e.phandle = fdt_get_phandle(fdt, node);
-        e.compat = static_cast<const char *>(fdt_getprop(fdt, node, "compatible", &e.compat_len));
-        if (!e.compat) e.compat_len = 0;
-    }
-    g_index.fdt = fdt;
+    g_index.fdt = fdtw::header_ok(fdt) ? fdt : nullptr;
+    g_index.current = false;
 }
 
-void fdt_index_drop() { g_index.fdt = nullptr; }
+void fdt_index_drop() { g_index.current = false; }
+
+int fdt_find_path(const void *fdt, const char *path) {
+    // An absolute path to a device node, component by component as
+    // fdt_path_offset matches them (a component without a unit address
+    // matches a node that has one). Aliases, and paths into /cpus, are
+    // libfdt's.
+    const Index *ix = path[0] == '/' ? index_of(fdt) : nullptr;
+    if (!ix) return fdt_path_offset(fdt, path);
+    int node = 0;
+    for (const char *p = path + 1; *p;) {
+        const char *q = strchr(p, '/');
+        const size_t n = q ? size_t(q - p) : strlen(p);
+        if (n == 0) break; // a trailing '/'
+        int found = -FDT_ERR_NOTFOUND;
+        for (unsigned i = 0; i < ix->count && found < 0; i++) {
+            const IndexEntry &e = ix->e[i];
+            if (e.parent == node && !strncmp(e.name, p, n) &&
+                (e.name[n] == 0 || (e.name[n] == '@' && !memchr(p, '@', n))))
+                found = e.node;
+        }
+        if (found < 0) return fdt_path_offset(fdt, path);
+        node = found;
+        p += n;
+        if (*p == '/') p++;
+    }
+    return node;
+}
 
 int fdt_find_compatible(const void *fdt, int from, const char *compat) {
-    if (!g_index.fdt || fdt != g_index.fdt) return fdt_node_offset_by_compatible(fdt, from, compat);
-    for (unsigned i = 0; i < g_index.count; i++) {
-        const IndexEntry &e = g_index.e[i];
+    const Index *ix = index_of(fdt);
+    if (!ix) return fdt_node_offset_by_compatible(fdt, from, compat);
+    for (unsigned i = 0; i < ix->count; i++) {
+        const IndexEntry &e = ix->e[i];
         if (e.node > from && e.compat_len && fdt_stringlist_contains(e.compat, e.compat_len, compat))
             return e.node;
     }
@@ -79,18 +128,20 @@ int fdt_find_compatible(const void *fdt, int from, const char *compat) {
 }
 
 int fdt_find_phandle(const void *fdt, uint32_t phandle) {
-    if (!g_index.fdt || fdt != g_index.fdt) return fdt_node_offset_by_phandle(fdt, phandle);
+    const Index *ix = index_of(fdt);
+    if (!ix) return fdt_node_offset_by_phandle(fdt, phandle);
     if (phandle == 0 || phandle == ~0u) return -FDT_ERR_BADPHANDLE;
-    for (unsigned i = 0; i < g_index.count; i++)
-        if (g_index.e[i].phandle == phandle) return g_index.e[i].node;
+    for (unsigned i = 0; i < ix->count; i++)
+        if (ix->e[i].phandle == phandle) return ix->e[i].node;
     // A phandle inside /cpus (not indexed): libfdt's walk.
     return fdt_node_offset_by_phandle(fdt, phandle);
 }
 
 int fdt_next_device(const void *fdt, int node) {
-    if (!g_index.fdt || fdt != g_index.fdt) return fdt_next_node(fdt, node, nullptr);
-    for (unsigned i = 0; i < g_index.count; i++)
-        if (g_index.e[i].node > node) return g_index.e[i].node;
+    const Index *ix = index_of(fdt);
+    if (!ix) return fdt_next_node(fdt, node, nullptr);
+    for (unsigned i = 0; i < ix->count; i++)
+        if (ix->e[i].node > node) return ix->e[i].node;
     return -FDT_ERR_NOTFOUND;
 }
 
