@@ -3,6 +3,7 @@
 #include "hart.hpp"
 #include <libfdt.h>
 #include <string.h>
+#include "fdt_walk.hpp"
 
 namespace fw::dt {
 namespace {
@@ -82,47 +83,60 @@ uint64_t parse_isa_extensions(const char *list, int len) {
 }
 
 unsigned scan_harts(const void *fdt, HartDesc *out, unsigned max, Beyond *beyond) {
-    // One pass over each cpu node's properties (libfdt's fdt_getprop walks
-    // them all again for every name it is asked, comparing each name): the
-    // cost per hart is what keeps the cold boot flat as harts grow.
+    // One pass over /cpus, each property read once (libfdt's fdt_getprop
+    // walks a node's properties again for every name asked, and
+    // fdt_for_each_subnode re-reads every name byte by byte): the cost per
+    // hart is what keeps the cold boot flat as harts grow.
     if (beyond) beyond->count = 0;
     int cpus = fdt_path_offset(fdt, "/cpus");
     if (cpus < 0) return 0;
-    int ac = fdt_address_cells(fdt, cpus);
-    unsigned n = 0;
-    int node;
-    fdt_for_each_subnode(node, fdt, cpus) {
-        const fdt32_t *reg = nullptr;
-        int reg_len = 0, isa_len = 0, ext_len = 0;
-        const char *isa = nullptr, *ext = nullptr;
-        bool is_cpu = false, enabled = true, smode = false;
-        int prop;
-        fdt_for_each_property_offset(prop, fdt, node) {
-            const char *name;
-            int len;
-            const void *v = fdt_getprop_by_offset(fdt, prop, &name, &len);
-            if (!v || !name) continue;
-            if (!strcmp(name, "device_type")) is_cpu = len > 0 && !strcmp(static_cast<const char *>(v), "cpu");
-            else if (!strcmp(name, "reg")) reg = static_cast<const fdt32_t *>(v), reg_len = len;
-            else if (!strcmp(name, "status")) enabled = status_okay(static_cast<const char *>(v));
-            else if (!strcmp(name, "riscv,isa")) isa = static_cast<const char *>(v), isa_len = len;
-            else if (!strcmp(name, "riscv,isa-extensions")) ext = static_cast<const char *>(v), ext_len = len;
-            else if (!strcmp(name, "mmu-type")) smode = true;
+    struct Visitor {
+        HartDesc *out;
+        unsigned max, n = 0;
+        Beyond *beyond;
+        int ac = 2; // /cpus #address-cells (libfdt's default when absent)
+        const fdt32_t *reg;
+        int reg_len, isa_len, ext_len;
+        const char *isa, *ext;
+        bool is_cpu, enabled, smode;
+        bool begin(int, int depth, const char *) {
+            if (depth == 1) {
+                reg = nullptr, isa = ext = nullptr;
+                reg_len = isa_len = ext_len = 0;
+                is_cpu = smode = false, enabled = true;
+            }
+            return depth <= 1;
         }
-        if (!is_cpu || !enabled || !reg || ac < 1 || ac > 2 || reg_len < ac * 4) continue;
-        const uint64_t id = read_cells(reg, ac);
-        if (beyond && id >= beyond->limit) {
-            if (beyond->count < Beyond::kNamed) beyond->ids[beyond->count] = static_cast<unsigned long>(id);
-            beyond->count++;
-            continue;
+        void prop(int, int depth, const fdtw::Prop &p) {
+            if (depth == 0) {
+                if (p.len == 4 && !strcmp(p.name, "#address-cells")) ac = int(fdtw::be32(p.data));
+                return;
+            }
+            const char *v = static_cast<const char *>(p.data);
+            if (!strcmp(p.name, "device_type")) is_cpu = p.len > 0 && !strcmp(v, "cpu");
+            else if (!strcmp(p.name, "reg")) reg = static_cast<const fdt32_t *>(p.data), reg_len = p.len;
+            else if (!strcmp(p.name, "status")) enabled = p.len > 0 && status_okay(v);
+            else if (!strcmp(p.name, "riscv,isa")) isa = v, isa_len = p.len;
+            else if (!strcmp(p.name, "riscv,isa-extensions")) ext = v, ext_len = p.len;
+            else if (!strcmp(p.name, "mmu-type")) smode = true;
         }
-        if (n >= max) continue;
-        out[n].hartid = static_cast<unsigned long>(id);
-        out[n].isa = ext ? parse_isa_extensions(ext, ext_len) : isa ? parse_isa_string(isa, isa_len) : 0;
-        out[n].smode = smode;
-        n++;
-    }
-    return n;
+        void end(int, int depth) {
+            if (depth != 1 || !is_cpu || !enabled || !reg || ac < 1 || ac > 2 || reg_len < ac * 4) return;
+            const uint64_t id = read_cells(reg, ac);
+            if (beyond && id >= beyond->limit) {
+                if (beyond->count < Beyond::kNamed) beyond->ids[beyond->count] = static_cast<unsigned long>(id);
+                beyond->count++;
+                return;
+            }
+            if (n >= max) return;
+            out[n].hartid = static_cast<unsigned long>(id);
+            out[n].isa = ext ? parse_isa_extensions(ext, ext_len) : isa ? parse_isa_string(isa, isa_len) : 0;
+            out[n].smode = smode;
+            n++;
+        }
+    } v{out, max, 0, beyond};
+    fdtw::walk(fdt, cpus, v);
+    return v.n;
 }
 
 int isa_list_remove(char *list, int len, const char *ext) {
@@ -204,22 +218,37 @@ int fixup_disable_harts(void *fdt, const uint64_t *off) {
 }
 
 bool scan_memory(const void *fdt, Memory &m) {
+    // The root's children in one walk (dt.hpp: one property pass per node).
     m.count = 0;
-    int ac = fdt_address_cells(fdt, 0), sc = fdt_size_cells(fdt, 0);
-    if (ac < 1 || ac > 2 || sc < 1 || sc > 2) return false;
-    int node;
-    fdt_for_each_subnode(node, fdt, 0) {
-        int len;
-        auto *dt = static_cast<const char *>(fdt_getprop(fdt, node, "device_type", &len));
-        if (!dt || strcmp(dt, "memory") || !node_enabled(fdt, node)) continue;
-        auto *reg = static_cast<const fdt32_t *>(fdt_getprop(fdt, node, "reg", &len));
-        if (!reg) continue;
-        for (int i = 0; (i + 1) * (ac + sc) * 4 <= len && m.count < kMaxMemRegions; i++) {
-            const fdt32_t *p = reg + i * (ac + sc);
-            MemRegion r{read_cells(p, ac), read_cells(p + ac, sc)};
-            if (r.size) m.r[m.count++] = r;
+    struct Visitor {
+        Memory &m;
+        int ac = 2, sc = 1; // the root's cells (libfdt's defaults when absent)
+        bool is_memory, enabled;
+        const fdt32_t *reg;
+        int reg_len;
+        bool begin(int, int depth, const char *) {
+            if (depth == 1) is_memory = false, enabled = true, reg = nullptr, reg_len = 0;
+            return depth <= 1;
         }
-    }
+        void prop(int, int depth, const fdtw::Prop &p) {
+            if (depth == 0 && p.len == 4 && !strcmp(p.name, "#address-cells")) ac = int(fdtw::be32(p.data));
+            else if (depth == 0 && p.len == 4 && !strcmp(p.name, "#size-cells")) sc = int(fdtw::be32(p.data));
+            else if (depth != 1) return;
+            else if (!strcmp(p.name, "device_type")) is_memory = p.len > 0 && !strcmp(static_cast<const char *>(p.data), "memory");
+            else if (!strcmp(p.name, "status")) enabled = p.len > 0 && status_okay(static_cast<const char *>(p.data));
+            else if (!strcmp(p.name, "reg")) reg = static_cast<const fdt32_t *>(p.data), reg_len = p.len;
+        }
+        void end(int, int depth) {
+            if (depth != 1 || !is_memory || !enabled || !reg || ac < 1 || ac > 2 || sc < 1 || sc > 2) return;
+            for (int i = 0; (i + 1) * (ac + sc) * 4 <= reg_len && m.count < kMaxMemRegions; i++) {
+                const fdt32_t *p = reg + i * (ac + sc);
+                MemRegion r{read_cells(p, ac), read_cells(p + ac, sc)};
+                if (r.size) m.r[m.count++] = r;
+            }
+        }
+    } v{m};
+    if (!fdtw::walk(fdt, 0, v)) return false;
+    if (v.ac < 1 || v.ac > 2 || v.sc < 1 || v.sc > 2) return false;
     return m.count > 0;
 }
 

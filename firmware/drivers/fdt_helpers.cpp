@@ -178,25 +178,36 @@ void IntcMap::init(const void *fdt) {
     // (riscv,cpu-intc binding) and its phandle. Looking a phandle up with
     // fdt_node_offset_by_phandle and fdt_parent_offset walks the whole tree
     // twice per lookup, and a CLINT lists two per hart: quadratic in harts.
-    int cpus = fdt_path_offset(fdt, "/cpus");
+    int cpus = fdt_find_path(fdt, "/cpus");
     if (cpus < 0) return;
-    int ac = fdt_address_cells(fdt, cpus);
-    if (ac < 1 || ac > 2) return;
-    int cpu;
-    fdt_for_each_subnode(cpu, fdt, cpus) {
-        int len;
-        auto *reg = static_cast<const fdt32_t *>(fdt_getprop(fdt, cpu, "reg", &len));
-        if (!reg || len < ac * 4) continue;
-        const uint64_t hartid = read_cells(reg, ac);
-        if (hartid > 0xffffffffu) continue;
-        int intc;
-        fdt_for_each_subnode(intc, fdt, cpu) {
-            const uint32_t ph = fdt_get_phandle(fdt, intc);
-            if (!ph || !fdt_getprop(fdt, intc, "interrupt-controller", nullptr)) continue;
-            if (count_ == kMax) return;
-            e_[count_++] = {ph, static_cast<uint32_t>(hartid)};
+    struct Visitor {
+        IntcMap &m;
+        int ac = 2;      // /cpus #address-cells (libfdt's default when absent)
+        uint64_t hartid; // of the cpu node open at depth 1
+        bool has_reg, is_intc;
+        uint32_t phandle;
+        bool begin(int, int depth, const char *) {
+            if (depth == 1) has_reg = false;
+            if (depth == 2) is_intc = false, phandle = 0;
+            return depth <= 2;
         }
-    }
+        void prop(int, int depth, const fdtw::Prop &p) {
+            if (depth == 0 && p.len == 4 && !strcmp(p.name, "#address-cells")) ac = int(fdtw::be32(p.data));
+            else if (depth == 1 && !strcmp(p.name, "reg") && ac >= 1 && ac <= 2 && p.len >= ac * 4) {
+                hartid = read_cells(static_cast<const fdt32_t *>(p.data), ac);
+                has_reg = true;
+            } else if (depth == 2 && !strcmp(p.name, "interrupt-controller")) {
+                is_intc = true;
+            } else if (depth == 2 && p.len == 4 && (!strcmp(p.name, "phandle") || (!phandle && !strcmp(p.name, "linux,phandle")))) {
+                phandle = fdtw::be32(p.data);
+            }
+        }
+        void end(int, int depth) {
+            if (depth != 2 || !is_intc || !phandle || !has_reg || hartid > 0xffffffffu || m.count_ == kMax) return;
+            m.e_[m.count_++] = {phandle, static_cast<uint32_t>(hartid)};
+        }
+    } v{*this};
+    fdtw::walk(fdt, cpus, v);
 }
 
 long IntcMap::hartid(uint32_t phandle) {
