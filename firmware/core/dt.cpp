@@ -171,13 +171,33 @@ int isa_string_remove(char *isa, int len, const char *ext) {
     return n < len ? n + 1 : n;
 }
 
+// Property `name` of `node` cut to its first `n` bytes where it lies: the
+// words it no longer needs become FDT_NOP tokens (Devicetree Specification
+// 5.4.1: a NOP may stand wherever a token may), so nothing after it moves.
+// libfdt's fdt_setprop_placeholder would move the rest of the blob up, once
+// per edited property: quadratic in harts for an edit of every cpu node.
+int shrink_prop_inplace(void *fdt, int node, const char *name, int n) {
+    int len;
+    struct fdt_property *p = fdt_get_property_w(fdt, node, name, &len);
+    if (!p) return len;
+    if (n > len) return -FDT_ERR_NOSPACE;
+    auto *data = reinterpret_cast<char *>(p->data);
+    const int keep = (n + 3) & ~3, had = (len + 3) & ~3;
+    for (int k = n; k < keep; k++) data[k] = 0;
+    for (int k = keep; k < had; k += 4) {
+        const fdt32_t nop = cpu_to_fdt32(FDT_NOP);
+        memcpy(data + k, &nop, 4);
+    }
+    p->len = cpu_to_fdt32(static_cast<uint32_t>(n));
+    return 0;
+}
+
 int fixup_withhold_extensions(void *fdt, const char *const *exts, unsigned count) {
     int cpus = fdt_path_offset(fdt, "/cpus");
     if (cpus < 0) return 0;
-    int node;
-    fdt_for_each_subnode(node, fdt, cpus) {
-        // Edited where they are, then shrunk: fdt_setprop_placeholder keeps
-        // a property's data in place when it gets shorter.
+    // Edited where they are and cut short in place: nothing moves, so one
+    // walk finds every cpu node.
+    return fdtw::for_each_cpu_reverse(fdt, cpus, [&](int node) {
         struct Prop {
             const char *name;
             int (*remove)(char *, int, const char *);
@@ -191,30 +211,28 @@ int fixup_withhold_extensions(void *fdt, const char *const *exts, unsigned count
             int n = len;
             for (unsigned i = 0; i < count; i++) n = pr.remove(p, n, exts[i]);
             if (n == len) continue;
-            void *data;
-            if (int err = fdt_setprop_placeholder(fdt, node, pr.name, n, &data)) return err;
+            if (int err = shrink_prop_inplace(fdt, node, pr.name, n)) return err;
         }
-    }
-    return 0;
+        return 0;
+    });
 }
 
 int fixup_disable_harts(void *fdt, const uint64_t *off) {
     int cpus = fdt_path_offset(fdt, "/cpus");
     if (cpus < 0) return 0;
     int ac = fdt_address_cells(fdt, cpus);
-    int node;
-    fdt_for_each_subnode(node, fdt, cpus) {
+    if (ac < 1 || ac > 2) return 0;
+    // Last node first: "disabled" is longer than "okay", and the edit moves
+    // only the nodes after it (fdtw::for_each_cpu_reverse).
+    return fdtw::for_each_cpu_reverse(fdt, cpus, [&](int node) {
         int len;
-        auto *dt = static_cast<const char *>(fdt_getprop(fdt, node, "device_type", &len));
         auto *reg = static_cast<const fdt32_t *>(fdt_getprop(fdt, node, "reg", &len));
-        if (!dt || strcmp(dt, "cpu") || !reg || ac < 1 || ac > 2 || len < ac * 4) continue;
+        if (!reg || len < ac * 4) return 0;
         uint64_t id = read_cells(reg, ac);
         // Hart IDs at or above kMaxHarts are parked at reset (entry.S): off too.
-        if ((id < fw::kMaxHarts && !(off[id / 64] >> (id % 64) & 1)) || !node_enabled(fdt, node)) continue;
-        // Same length as "okay": the property is rewritten in place.
-        if (int err = fdt_setprop_string(fdt, node, "status", "disabled")) return err;
-    }
-    return 0;
+        if ((id < fw::kMaxHarts && !(off[id / 64] >> (id % 64) & 1)) || !node_enabled(fdt, node)) return 0;
+        return fdt_setprop_string(fdt, node, "status", "disabled");
+    });
 }
 
 bool scan_memory(const void *fdt, Memory &m) {

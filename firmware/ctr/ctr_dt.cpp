@@ -3,6 +3,7 @@
 #include "ctr_dt.hpp"
 
 #include <libfdt.h>
+#include "fdt_walk.hpp"
 
 namespace ctr::dt {
 
@@ -10,11 +11,6 @@ namespace {
 const char *const kExtensions[] = {"ssctr", "sscsrind"};
 constexpr int kIsaMax = 512;
 
-bool is_cpu(const void *fdt, int node) {
-    int len = 0;
-    const char *t = static_cast<const char *>(fdt_getprop(fdt, node, "device_type", &len));
-    return t && len == 4 && t[0] == 'c' && t[1] == 'p' && t[2] == 'u' && !t[3];
-}
 } // namespace
 
 int isa_append(char *buf, int n, int cap, const char *ext) {
@@ -37,9 +33,9 @@ int isa_append(char *buf, int n, int cap, const char *ext) {
 int advertise(void *fdt) {
     int cpus = fdt_path_offset(fdt, "/cpus");
     if (cpus < 0) return cpus == -FDT_ERR_NOTFOUND ? 0 : cpus;
-    int node;
-    fdt_for_each_subnode(node, fdt, cpus) {
-        if (!is_cpu(fdt, node)) continue;
+    // Last cpu node first: each edit grows its node and moves only what
+    // follows (fdtw::for_each_cpu_reverse), so no node is searched for twice.
+    return fdtw::for_each_cpu_reverse(fdt, cpus, [&](int node) -> int {
         int len = 0;
         for (const char *ext : kExtensions) {
             const char *list =
@@ -50,7 +46,7 @@ int advertise(void *fdt) {
             }
         }
         const char *isa = static_cast<const char *>(fdt_getprop(fdt, node, "riscv,isa", &len));
-        if (!isa || len <= 0 || len >= kIsaMax) continue;
+        if (!isa || len <= 0 || len >= kIsaMax) return 0;
         char buf[kIsaMax];
         int n = 0;
         while (n < len - 1 && isa[n]) {
@@ -60,10 +56,8 @@ int advertise(void *fdt) {
         buf[n] = 0;
         for (const char *ext : kExtensions)
             if ((n = isa_append(buf, n, kIsaMax, ext)) < 0) return -FDT_ERR_NOSPACE;
-        int err = fdt_setprop_string(fdt, node, "riscv,isa", buf);
-        if (err) return err;
-    }
-    return 0;
+        return fdt_setprop_string(fdt, node, "riscv,isa", buf);
+    });
 }
 
 } // namespace ctr::dt

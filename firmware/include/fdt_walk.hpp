@@ -101,4 +101,42 @@ inline bool stringlist_has(const Prop &p, const char *s) {
     return false;
 }
 
+// Calls f(node) for each child of `parent` whose device_type is "cpu" (the
+// cpu nodes of /cpus), from the last to the first: an edit that grows or
+// shrinks node k moves only what follows it, so the nodes still to come keep
+// their offsets and no node is looked up twice. Offsets are gathered kChunk
+// at a time (the last ones first) in one walk each. Stops at the first
+// non-zero return of f and returns it.
+template <class F> int for_each_cpu_reverse(void *fdt, int parent, F f) {
+    constexpr unsigned kChunk = 64;
+    int below = 0x7fffffff; // nodes at or after this offset are done
+    for (;;) {
+        struct Visitor {
+            int below;
+            int ring[kChunk];
+            unsigned n = 0; // nodes seen (the last kChunk of them kept)
+            int node;
+            bool cpu;
+            bool begin(int off, int depth, const char *) {
+                if (depth == 1) node = off, cpu = false;
+                return depth <= 1 && off < below;
+            }
+            void prop(int, int depth, const Prop &p) {
+                if (depth == 1 && p.len == 4 && !memcmp(p.data, "cpu", 4) && !strcmp(p.name, "device_type")) cpu = true;
+            }
+            void end(int, int depth) {
+                if (depth == 1 && cpu) ring[n++ % kChunk] = node;
+            }
+        } v{below, {}, 0, 0, false};
+        if (!walk(fdt, parent, v) || !v.n) return 0;
+        const unsigned kept = v.n < kChunk ? v.n : kChunk;
+        for (unsigned i = 0; i < kept; i++) {
+            const int node = v.ring[(v.n - 1 - i) % kChunk];
+            if (int err = f(node)) return err;
+            below = node;
+        }
+        if (v.n <= kChunk) return 0;
+    }
+}
+
 } // namespace fdtw
