@@ -36,14 +36,16 @@ static uint32_t be32(const void *p) {
 static int streq(const char *a, const char *b) { while (*a && *a == *b) a++, b++; return *a == *b; }
 static int starts(const char *a, const char *p) { while (*p && *a == *p) a++, p++; return !*p; }
 
-// The firmware's own memory as the tree it hands over says: the sizes of
-// the /reserved-memory children named mmode_resv* (both firmwares' names;
-// <2 cells address, 2 cells size> on QEMU virt). Prints each and the sum.
+// What the tree the firmware hands over says: its own memory (the sizes of
+// the /reserved-memory children named mmode_resv*, both firmwares' names;
+// <2 cells address, 2 cells size> on QEMU virt) and how many cpu nodes it
+// disabled.
 static void print_reserved(const uint8_t *fdt) {
     if (be32(fdt) != 0xd00dfeed) { puts_(" reserved=?"); return; }
     const uint8_t *st = fdt + be32(fdt + 8);
     const char *strs = (const char *)fdt + be32(fdt + 12);
-    int depth = 0, in_resv = 0, mine = 0; uint64_t total = 0;
+    int depth = 0, in_resv = 0, mine = 0, in_cpus = 0; uint64_t total = 0;
+    unsigned disabled = 0; // cpu nodes the firmware handed over disabled
     for (;;) {
         uint32_t tok = be32(st); st += 4;
         if (tok == 1) { // FDT_BEGIN_NODE
@@ -51,10 +53,10 @@ static void print_reserved(const uint8_t *fdt) {
             while (name[n]) n++;
             st += (n + 4) & ~3u;
             depth++;
-            if (depth == 2) in_resv = streq(name, "reserved-memory");
+            if (depth == 2) in_resv = streq(name, "reserved-memory"), in_cpus = streq(name, "cpus");
             if (depth == 3) mine = in_resv && starts(name, "mmode_resv");
         } else if (tok == 2) { // FDT_END_NODE
-            if (depth == 2) in_resv = 0;
+            if (depth == 2) in_resv = 0, in_cpus = 0;
             if (depth == 3) mine = 0;
             depth--;
         } else if (tok == 3) { // FDT_PROP
@@ -64,11 +66,14 @@ static void print_reserved(const uint8_t *fdt) {
                 uint64_t size = (uint64_t)be32(data + 8) << 32 | be32(data + 12);
                 total += size;
             }
+            if (in_cpus && depth == 3 && streq(strs + nameoff, "status") && streq((const char *)data, "disabled"))
+                disabled++;
             st += 8 + ((len + 3) & ~3u);
         } else if (tok == 4) { // FDT_NOP
         } else break; // FDT_END or garbage
     }
     puts_(" reserved="); putu(total);
+    puts_(" disabled_cpus="); putu(disabled);
 }
 
 #define HSM 0x48534D
