@@ -49,8 +49,8 @@ echo
 echo "Footprint (the firmware's reserved region from the tree S-mode gets; sizes from riscv64-linux-gnu-size):"
 for fw in tsbi opensbi-1.1 opensbi-1.6; do
   for n in $harts; do
-    printf '%-12s %4s harts: reserved %s bytes, %s cpu node(s) disabled\n' "$fw" "$n" \
-      "$(val "$out/$fw-smp$n.log" reserved)" "$(val "$out/$fw-smp$n.log" disabled_cpus)"
+    r=$(val "$out/$fw-smp$n.log" reserved) d=$(val "$out/$fw-smp$n.log" disabled_cpus)
+    printf '%-12s %4s harts: reserved %s bytes, %s cpu node(s) disabled\n' "$fw" "$n" "${r:--}" "${d:--}"
   done
 done
 printf '%-34s %9s %9s %9s\n' image text data bss
