@@ -3,6 +3,7 @@
 #include "hart.hpp"
 #include <libfdt.h>
 #include <string.h>
+#include "fdt_walk.hpp"
 
 namespace fw::dt {
 namespace {
@@ -21,9 +22,20 @@ constexpr ExtName kExtNames[] = {
     {"svadu", EXT_SVADU},   {"svade", EXT_SVADE},       {"smdbltrp", EXT_SMDBLTRP},
 };
 
+// Each ISA string token is compared with every name (once per hart, at
+// boot): lengths known at compile time keep that to a compare of lengths.
+constexpr int const_len(const char *s) { return *s ? 1 + const_len(s + 1) : 0; }
+template <unsigned N> struct ExtLens {
+    int len[N];
+    constexpr ExtLens(const ExtName (&names)[N]) : len{} {
+        for (unsigned i = 0; i < N; i++) len[i] = const_len(names[i].name);
+    }
+};
+constexpr ExtLens kExtLens(kExtNames);
+
 uint64_t ext_bit(const char *s, int len) {
-    for (const auto &e : kExtNames)
-        if ((int)strlen(e.name) == len && !strncmp(e.name, s, len)) return 1ull << e.ext;
+    for (unsigned i = 0; i < sizeof kExtNames / sizeof *kExtNames; i++)
+        if (kExtLens.len[i] == len && !strncmp(kExtNames[i].name, s, len)) return 1ull << kExtNames[i].ext;
     return 0;
 }
 
@@ -33,10 +45,12 @@ uint64_t read_cells(const fdt32_t *p, int cells) {
     return v;
 }
 
+bool status_okay(const char *st) { return !strcmp(st, "okay") || !strcmp(st, "ok"); }
+
 bool node_enabled(const void *fdt, int node) {
     int len;
     auto *st = static_cast<const char *>(fdt_getprop(fdt, node, "status", &len));
-    return !st || !strcmp(st, "okay") || !strcmp(st, "ok");
+    return !st || status_okay(st);
 }
 
 } // namespace
@@ -68,32 +82,61 @@ uint64_t parse_isa_extensions(const char *list, int len) {
     return bits;
 }
 
-unsigned scan_harts(const void *fdt, HartDesc *out, unsigned max) {
+unsigned scan_harts(const void *fdt, HartDesc *out, unsigned max, Beyond *beyond) {
+    // One pass over /cpus, each property read once (libfdt's fdt_getprop
+    // walks a node's properties again for every name asked, and
+    // fdt_for_each_subnode re-reads every name byte by byte): the cost per
+    // hart is what keeps the cold boot flat as harts grow.
+    if (beyond) beyond->count = 0;
     int cpus = fdt_path_offset(fdt, "/cpus");
     if (cpus < 0) return 0;
-    int ac = fdt_address_cells(fdt, cpus);
-    unsigned n = 0;
-    int node;
-    fdt_for_each_subnode(node, fdt, cpus) {
-        int len;
-        auto *dt = static_cast<const char *>(fdt_getprop(fdt, node, "device_type", &len));
-        if (!dt || strcmp(dt, "cpu") || !node_enabled(fdt, node)) continue;
-        auto *reg = static_cast<const fdt32_t *>(fdt_getprop(fdt, node, "reg", &len));
-        if (!reg || ac < 1 || ac > 2 || len < ac * 4) continue;
-        if (n >= max) break;
-        out[n].hartid = static_cast<unsigned long>(read_cells(reg, ac));
-        uint64_t isa = 0;
-        auto *ext = static_cast<const char *>(fdt_getprop(fdt, node, "riscv,isa-extensions", &len));
-        if (ext) {
-            isa = parse_isa_extensions(ext, len);
-        } else if (auto *s = static_cast<const char *>(fdt_getprop(fdt, node, "riscv,isa", &len))) {
-            isa = parse_isa_string(s, len);
+    struct Visitor {
+        HartDesc *out;
+        unsigned max, n = 0;
+        Beyond *beyond;
+        int ac = 2; // /cpus #address-cells (libfdt's default when absent)
+        const fdt32_t *reg;
+        int reg_len, isa_len, ext_len;
+        const char *isa, *ext;
+        bool is_cpu, enabled, smode;
+        bool begin(int, int depth, const char *) {
+            if (depth == 1) {
+                reg = nullptr, isa = ext = nullptr;
+                reg_len = isa_len = ext_len = 0;
+                is_cpu = smode = false, enabled = true;
+            }
+            return depth <= 1;
         }
-        out[n].isa = isa;
-        out[n].smode = fdt_getprop(fdt, node, "mmu-type", &len) != nullptr;
-        n++;
-    }
-    return n;
+        void prop(int, int depth, const fdtw::Prop &p) {
+            if (depth == 0) {
+                if (p.len == 4 && !strcmp(p.name, "#address-cells")) ac = int(fdtw::be32(p.data));
+                return;
+            }
+            const char *v = static_cast<const char *>(p.data);
+            if (!strcmp(p.name, "device_type")) is_cpu = p.len > 0 && !strcmp(v, "cpu");
+            else if (!strcmp(p.name, "reg")) reg = static_cast<const fdt32_t *>(p.data), reg_len = p.len;
+            else if (!strcmp(p.name, "status")) enabled = p.len > 0 && status_okay(v);
+            else if (!strcmp(p.name, "riscv,isa")) isa = v, isa_len = p.len;
+            else if (!strcmp(p.name, "riscv,isa-extensions")) ext = v, ext_len = p.len;
+            else if (!strcmp(p.name, "mmu-type")) smode = true;
+        }
+        void end(int, int depth) {
+            if (depth != 1 || !is_cpu || !enabled || !reg || ac < 1 || ac > 2 || reg_len < ac * 4) return;
+            const uint64_t id = read_cells(reg, ac);
+            if (beyond && id >= beyond->limit) {
+                if (beyond->count < Beyond::kNamed) beyond->ids[beyond->count] = static_cast<unsigned long>(id);
+                beyond->count++;
+                return;
+            }
+            if (n >= max) return;
+            out[n].hartid = static_cast<unsigned long>(id);
+            out[n].isa = ext ? parse_isa_extensions(ext, ext_len) : isa ? parse_isa_string(isa, isa_len) : 0;
+            out[n].smode = smode;
+            n++;
+        }
+    } v{out, max, 0, beyond};
+    fdtw::walk(fdt, cpus, v);
+    return v.n;
 }
 
 int isa_list_remove(char *list, int len, const char *ext) {
@@ -128,13 +171,33 @@ int isa_string_remove(char *isa, int len, const char *ext) {
     return n < len ? n + 1 : n;
 }
 
+// Property `name` of `node` cut to its first `n` bytes where it lies: the
+// words it no longer needs become FDT_NOP tokens (Devicetree Specification
+// 5.4.1: a NOP may stand wherever a token may), so nothing after it moves.
+// libfdt's fdt_setprop_placeholder would move the rest of the blob up, once
+// per edited property: quadratic in harts for an edit of every cpu node.
+int shrink_prop_inplace(void *fdt, int node, const char *name, int n) {
+    int len;
+    struct fdt_property *p = fdt_get_property_w(fdt, node, name, &len);
+    if (!p) return len;
+    if (n > len) return -FDT_ERR_NOSPACE;
+    auto *data = reinterpret_cast<char *>(p->data);
+    const int keep = (n + 3) & ~3, had = (len + 3) & ~3;
+    for (int k = n; k < keep; k++) data[k] = 0;
+    for (int k = keep; k < had; k += 4) {
+        const fdt32_t nop = cpu_to_fdt32(FDT_NOP);
+        memcpy(data + k, &nop, 4);
+    }
+    p->len = cpu_to_fdt32(static_cast<uint32_t>(n));
+    return 0;
+}
+
 int fixup_withhold_extensions(void *fdt, const char *const *exts, unsigned count) {
     int cpus = fdt_path_offset(fdt, "/cpus");
     if (cpus < 0) return 0;
-    int node;
-    fdt_for_each_subnode(node, fdt, cpus) {
-        // Edited where they are, then shrunk: fdt_setprop_placeholder keeps
-        // a property's data in place when it gets shorter.
+    // Edited where they are and cut short in place: nothing moves, so one
+    // walk finds every cpu node.
+    return fdtw::for_each_cpu_reverse(fdt, cpus, [&](int node) {
         struct Prop {
             const char *name;
             int (*remove)(char *, int, const char *);
@@ -148,48 +211,62 @@ int fixup_withhold_extensions(void *fdt, const char *const *exts, unsigned count
             int n = len;
             for (unsigned i = 0; i < count; i++) n = pr.remove(p, n, exts[i]);
             if (n == len) continue;
-            void *data;
-            if (int err = fdt_setprop_placeholder(fdt, node, pr.name, n, &data)) return err;
+            if (int err = shrink_prop_inplace(fdt, node, pr.name, n)) return err;
         }
-    }
-    return 0;
+        return 0;
+    });
 }
 
 int fixup_disable_harts(void *fdt, const uint64_t *off) {
     int cpus = fdt_path_offset(fdt, "/cpus");
     if (cpus < 0) return 0;
     int ac = fdt_address_cells(fdt, cpus);
-    int node;
-    fdt_for_each_subnode(node, fdt, cpus) {
+    if (ac < 1 || ac > 2) return 0;
+    // Last node first: "disabled" is longer than "okay", and the edit moves
+    // only the nodes after it (fdtw::for_each_cpu_reverse).
+    return fdtw::for_each_cpu_reverse(fdt, cpus, [&](int node) {
         int len;
-        auto *dt = static_cast<const char *>(fdt_getprop(fdt, node, "device_type", &len));
         auto *reg = static_cast<const fdt32_t *>(fdt_getprop(fdt, node, "reg", &len));
-        if (!dt || strcmp(dt, "cpu") || !reg || ac < 1 || ac > 2 || len < ac * 4) continue;
+        if (!reg || len < ac * 4) return 0;
         uint64_t id = read_cells(reg, ac);
-        if (id >= fw::kMaxHarts || !(off[id / 64] >> (id % 64) & 1) || !node_enabled(fdt, node)) continue;
-        // Same length as "okay": the property is rewritten in place.
-        if (int err = fdt_setprop_string(fdt, node, "status", "disabled")) return err;
-    }
-    return 0;
+        // Hart IDs at or above kMaxHarts are parked at reset (entry.S): off too.
+        if ((id < fw::kMaxHarts && !(off[id / 64] >> (id % 64) & 1)) || !node_enabled(fdt, node)) return 0;
+        return fdt_setprop_string(fdt, node, "status", "disabled");
+    });
 }
 
 bool scan_memory(const void *fdt, Memory &m) {
+    // The root's children in one walk (dt.hpp: one property pass per node).
     m.count = 0;
-    int ac = fdt_address_cells(fdt, 0), sc = fdt_size_cells(fdt, 0);
-    if (ac < 1 || ac > 2 || sc < 1 || sc > 2) return false;
-    int node;
-    fdt_for_each_subnode(node, fdt, 0) {
-        int len;
-        auto *dt = static_cast<const char *>(fdt_getprop(fdt, node, "device_type", &len));
-        if (!dt || strcmp(dt, "memory") || !node_enabled(fdt, node)) continue;
-        auto *reg = static_cast<const fdt32_t *>(fdt_getprop(fdt, node, "reg", &len));
-        if (!reg) continue;
-        for (int i = 0; (i + 1) * (ac + sc) * 4 <= len && m.count < kMaxMemRegions; i++) {
-            const fdt32_t *p = reg + i * (ac + sc);
-            MemRegion r{read_cells(p, ac), read_cells(p + ac, sc)};
-            if (r.size) m.r[m.count++] = r;
+    struct Visitor {
+        Memory &m;
+        int ac = 2, sc = 1; // the root's cells (libfdt's defaults when absent)
+        bool is_memory, enabled;
+        const fdt32_t *reg;
+        int reg_len;
+        bool begin(int, int depth, const char *) {
+            if (depth == 1) is_memory = false, enabled = true, reg = nullptr, reg_len = 0;
+            return depth <= 1;
         }
-    }
+        void prop(int, int depth, const fdtw::Prop &p) {
+            if (depth == 0 && p.len == 4 && !strcmp(p.name, "#address-cells")) ac = int(fdtw::be32(p.data));
+            else if (depth == 0 && p.len == 4 && !strcmp(p.name, "#size-cells")) sc = int(fdtw::be32(p.data));
+            else if (depth != 1) return;
+            else if (!strcmp(p.name, "device_type")) is_memory = p.len > 0 && !strcmp(static_cast<const char *>(p.data), "memory");
+            else if (!strcmp(p.name, "status")) enabled = p.len > 0 && status_okay(static_cast<const char *>(p.data));
+            else if (!strcmp(p.name, "reg")) reg = static_cast<const fdt32_t *>(p.data), reg_len = p.len;
+        }
+        void end(int, int depth) {
+            if (depth != 1 || !is_memory || !enabled || !reg || ac < 1 || ac > 2 || sc < 1 || sc > 2) return;
+            for (int i = 0; (i + 1) * (ac + sc) * 4 <= reg_len && m.count < kMaxMemRegions; i++) {
+                const fdt32_t *p = reg + i * (ac + sc);
+                MemRegion r{read_cells(p, ac), read_cells(p + ac, sc)};
+                if (r.size) m.r[m.count++] = r;
+            }
+        }
+    } v{m};
+    if (!fdtw::walk(fdt, 0, v)) return false;
+    if (v.ac < 1 || v.ac > 2 || v.sc < 1 || v.sc > 2) return false;
     return m.count > 0;
 }
 

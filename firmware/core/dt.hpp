@@ -24,7 +24,8 @@ struct HartDesc {
 };
 
 // Marks the /cpus node of every hart in `off` (bit per hart ID, kMaxHarts
-// bits) status = "disabled", so the next stage does not try to use it.
+// bits), and of every hart whose ID is kMaxHarts or above (parked at reset),
+// status = "disabled", so the next stage does not try to use it.
 int fixup_disable_harts(void *fdt, const uint64_t *off);
 
 // Removes extension `ext` from a `riscv,isa-extensions` string list of
@@ -44,8 +45,18 @@ uint64_t parse_isa_string(const char *s, int len);
 // ... and from a `riscv,isa-extensions` string list.
 uint64_t parse_isa_extensions(const char *list, int len);
 
-// Enabled CPU nodes (status absent or "okay"), at most `max`. Returns count.
-unsigned scan_harts(const void *fdt, HartDesc *out, unsigned max);
+// Enabled CPU nodes whose hart ID is `limit` or above (scan_harts leaves
+// them out of its list): their count and the first kNamed IDs.
+struct Beyond {
+    static constexpr unsigned kNamed = 16;
+    unsigned long limit;
+    unsigned count;
+    unsigned long ids[kNamed];
+};
+// Enabled CPU nodes (status absent or "okay"), at most `max`, in one pass
+// over each node's properties. Returns the count. With `beyond`, the harts
+// with IDs at or above beyond->limit go there instead.
+unsigned scan_harts(const void *fdt, HartDesc *out, unsigned max, Beyond *beyond = nullptr);
 // /memory nodes (device_type = "memory"), at most kMaxMemRegions ranges.
 bool scan_memory(const void *fdt, Memory &m);
 
@@ -67,3 +78,10 @@ int setprop_reg(void *fdt, int node, int ac, int sc, uint64_t base, uint64_t siz
 int open_for_fixup(void *fdt, unsigned extra);
 
 } // namespace fw::dt
+
+namespace fw {
+// The harts of the boot device tree, as cold boot read them (scan_harts):
+// their count, and `descs` pointed at them. Subsystems read this instead of
+// walking /cpus again.
+unsigned device_tree_harts(const dt::HartDesc *&descs);
+} // namespace fw

@@ -6,9 +6,11 @@
 #include "dt.hpp"
 #include "hart.hpp"
 #include "fw_region.hpp"
+#include "fdt_walk.hpp"
 #include "hart_enables.hpp"
 #include "subsystems.hpp"
 #include "platform.hpp"
+#include "drivers/drivers.hpp"
 #include "riscv/csr.hpp"
 #include "sbi/sbi.hpp"
 #include "sbi/services.hpp"
@@ -24,6 +26,15 @@ namespace fw {
 
 HartState harts[kMaxHarts];
 unsigned long hart_valid_bits[kMaxHarts / kXlen];
+// The harts the device tree describes, read once by cold boot (dt.hpp) for
+// every subsystem that needs them.
+dt::HartDesc boot_descs[kMaxHarts];
+unsigned n_boot_descs;
+
+unsigned device_tree_harts(const dt::HartDesc *&descs) {
+    descs = boot_descs;
+    return n_boot_descs;
+}
 
 // Set by the image: the fw_dynamic image honours the info struct in a2, the
 // fw_jump image ignores it (firmware/core/image_*.cpp).
@@ -38,8 +49,9 @@ struct FwDynamicInfo {
 constexpr unsigned long FW_DYNAMIC_INFO_MAGIC = 0x4942534f;
 // fw_jump default: next stage 2 MiB (RV64) / 4 MiB (RV32) above the firmware.
 constexpr unsigned long kJumpOffset = sizeof(long) == 8 ? 0x200000 : 0x400000;
-// Room for device-tree fix-ups.
-constexpr unsigned kFdtExtra = 4096;
+// Room for device-tree fix-ups, plus a status = "disabled" property (a
+// 12-byte property header and "disabled", padded) for each hart that may get one.
+constexpr unsigned kFdtExtra = 4096, kFdtExtraPerHart = 24;
 
 // These two are used before .bss is cleared, so they must live in .data.
 __attribute__((section(".data"))) fw::atomic<unsigned long> boot_lottery;
@@ -64,7 +76,11 @@ unsigned long napot_size(unsigned long size) {
 }
 
 void clear_bss() {
-    for (char *p = _bss_start; p < _bss_end; p++) *p = 0;
+    // XLEN-wide stores: linker/firmware.ld aligns both ends to 16 bytes (a
+    // byte loop over the bss was a tenth of the cold boot).
+    for (auto *p = reinterpret_cast<volatile unsigned long *>(_bss_start);
+         p < reinterpret_cast<volatile unsigned long *>(_bss_end); p++)
+        *p = 0;
 }
 
 bool csr_exists(unsigned num) { return csr::csr_read_safe_num(num).trapped == 0; }
@@ -321,6 +337,19 @@ void print_banner(unsigned nharts) {
            boot.next_addr, boot.next_mode == FW_DYNAMIC_NEXT_MODE_U ? "U" : "S", boot.fdt);
 }
 
+// Harts the device tree describes whose IDs this build cannot index
+// (FW_MAX_HARTS, fw_limits.h): parked at reset by entry.S, disabled in the
+// tree the next stage gets, and named here, never dropped silently.
+void report_left_out(const dt::Beyond &left) {
+    constexpr unsigned kNamed = dt::Beyond::kNamed;
+    const unsigned n = left.count;
+    const unsigned long *ids = left.ids;
+    printf("tsbi: WARNING: %u hart(s) left out: hart IDs %u and above exceed this build's "
+           "FW_MAX_HARTS; left out:", n, kMaxHarts);
+    for (unsigned i = 0; i < n && i < kNamed; i++) printf(" %lu", ids[i]);
+    printf(n > kNamed ? " ... (%u more)\n" : "\n", n - kNamed);
+}
+
 // A hart the firmware serves and offers to S-mode (hart_valid).
 void mark_present(unsigned long hartid) {
     harts[hartid].present = true;
@@ -332,14 +361,17 @@ void cold_boot(unsigned long hartid, unsigned long fdt, const FwDynamicInfo *di)
     region_start = reinterpret_cast<uintptr_t>(_fw_start);
     region_end = region_start + napot_size(reinterpret_cast<uintptr_t>(_fw_end) - region_start);
     auto *blob = reinterpret_cast<void *>(fdt);
+    // libfdt trusts the blob past this check (firmware/build.mk, FDT_ASSUME_MASK).
+    if (!fdtw::header_ok(blob)) fatal("no device tree at a1 (bad header)");
     if (!platform::cold_init(blob)) fatal("platform initialisation failed");
 
-    dt::HartDesc descs[kMaxHarts];
-    unsigned n = dt::scan_harts(blob, descs, kMaxHarts);
+    dt::Beyond left{kMaxHarts, 0, {}};
+    unsigned n = dt::scan_harts(blob, boot_descs, kMaxHarts, &left);
+    n_boot_descs = n;
     unsigned served = 0;
     uint64_t unserved[kMaxHarts / 64] = {};
+    const dt::HartDesc *descs = boot_descs;
     for (unsigned i = 0; i < n; i++) {
-        if (descs[i].hartid >= kMaxHarts) continue;
         // A hart without S-mode (no mmu-type, e.g. the FU540's E51 monitor
         // core) is never offered to S-mode: HSM reports it absent, and the
         // device tree the next stage gets says it is disabled.
@@ -358,6 +390,7 @@ void cold_boot(unsigned long hartid, unsigned long fdt, const FwDynamicInfo *di)
         served++;
     }
     if (!served) fatal("no hart in the device tree can run S-mode");
+
     // Every S-mode address is checked against these ranges.
     if (!dt::scan_memory(blob, memory) || !memory.count) fatal("no /memory in the device tree");
 
@@ -372,7 +405,7 @@ void cold_boot(unsigned long hartid, unsigned long fdt, const FwDynamicInfo *di)
     // Without PMP the firmware boots, as OpenSBI does, unless the device
     // tree asks otherwise; the subsystems learn how many entries are left
     // for their regions before they choose them (fw::pmp_spare_entries).
-    int chosen = fdt_path_offset(blob, "/chosen");
+    int chosen = drivers::fdt_find_path(blob, "/chosen");
     require_pmp = chosen >= 0 && fdt_getprop(blob, chosen, "tsbi,require-pmp", nullptr);
     pmp_entries_boot = count_pmp_entries();
     if (pmp_entries_boot < 2 && require_pmp)
@@ -380,7 +413,10 @@ void cold_boot(unsigned long hartid, unsigned long fdt, const FwDynamicInfo *di)
               "(tsbi,require-pmp)");
     subsystems::cold_init(blob, boot.next_addr);
 
-    int err = dt::open_for_fixup(blob, kFdtExtra);
+    // The drivers' index of the tree (drivers/fdt_helpers.cpp) ends here:
+    // the fix-ups move nodes.
+    drivers::fdt_index_drop();
+    int err = dt::open_for_fixup(blob, kFdtExtra + kFdtExtraPerHart * (n + left.count));
     if (!err) err = dt::fixup_reserve(blob, region_start, region_end - region_start);
     if (!err) err = dt::fixup_disable_harts(blob, unserved);
     if (!err)
@@ -389,6 +425,7 @@ void cold_boot(unsigned long hartid, unsigned long fdt, const FwDynamicInfo *di)
     if (!err) subsystems::fdt_fixup(blob);
     if (err) printf("tsbi: device-tree fix-up failed (%d)\n", err);
     print_banner(served);
+    if (left.count) report_left_out(left);
     if (pmp_entries_boot < 2)
         printf("tsbi: WARNING: %u PMP entries: the firmware is unprotected from S-mode "
                "(/chosen/tsbi,require-pmp makes this fatal)\n",

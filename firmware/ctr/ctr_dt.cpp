@@ -3,6 +3,7 @@
 #include "ctr_dt.hpp"
 
 #include <libfdt.h>
+#include "fdt_walk.hpp"
 
 namespace ctr::dt {
 
@@ -10,11 +11,6 @@ namespace {
 const char *const kExtensions[] = {"ssctr", "sscsrind"};
 constexpr int kIsaMax = 512;
 
-bool is_cpu(const void *fdt, int node) {
-    int len = 0;
-    const char *t = static_cast<const char *>(fdt_getprop(fdt, node, "device_type", &len));
-    return t && len == 4 && t[0] == 'c' && t[1] == 'p' && t[2] == 'u' && !t[3];
-}
 } // namespace
 
 int isa_append(char *buf, int n, int cap, const char *ext) {
@@ -77,12 +73,9 @@ bool hartid_of(const void *fdt, int cpus, int node, unsigned long &id) {
 int advertise(void *fdt) {
     int cpus = fdt_path_offset(fdt, "/cpus");
     if (cpus < 0) return cpus == -FDT_ERR_NOTFOUND ? 0 : cpus;
-    int node;
-    fdt_for_each_subnode(node, fdt, cpus) {
-        if (!is_cpu(fdt, node)) continue;
-        if (int err = advertise_node(fdt, node)) return err;
-    }
-    return 0;
+    // Last cpu node first: each edit grows its node and moves only what
+    // follows (fdtw::for_each_cpu_reverse), so no node is searched for twice.
+    return fdtw::for_each_cpu_reverse(fdt, cpus, [&](int node) { return advertise_node(fdt, node); });
 }
 
 const char *source_name(Source s) {
@@ -96,16 +89,16 @@ const char *source_name(Source s) {
 int annotate(void *fdt, Source (*source)(unsigned long hartid), bool advertise, bool registers_only) {
     int cpus = fdt_path_offset(fdt, "/cpus");
     if (cpus < 0) return cpus == -FDT_ERR_NOTFOUND ? 0 : cpus;
-    int node;
-    fdt_for_each_subnode(node, fdt, cpus) {
+    // Last cpu node first, as advertise().
+    return fdtw::for_each_cpu_reverse(fdt, cpus, [&](int node) -> int {
         unsigned long id;
-        if (!is_cpu(fdt, node) || !hartid_of(fdt, cpus, node, id)) continue;
+        if (!hartid_of(fdt, cpus, node, id)) return 0;
         const Source s = source(id);
         if (int err = fdt_setprop_string(fdt, node, "tsbi,ctr-source", source_name(s))) return err;
         if (advertise && (s == Source::encoder || (s == Source::registers && registers_only)))
-            if (int err = advertise_node(fdt, node)) return err;
-    }
-    return 0;
+            return advertise_node(fdt, node);
+        return 0;
+    });
 }
 
 } // namespace ctr::dt

@@ -67,7 +67,6 @@ CTR_INLINE Slot &slot() {
 uint8_t g_views = TSBI_CTR_PROFILE;
 bool g_dt_ctr[fw::kMaxHarts]; // the device tree lists smctr/ssctr for the hart
 bool g_boot_native;           // the boot hart has Smctr (for the DT fix-up)
-fw::dt::HartDesc g_descs[fw::kMaxHarts];
 
 constexpr unsigned long kBpDeleg = 1ul << csr::cause::breakpoint;
 constexpr unsigned long kLcofiBit = 1ul << csr::irq::LCOFI;
@@ -344,10 +343,11 @@ void ctr::subsystem::cold_init(const void *fdt, unsigned long) {
     }
     // Harts the device tree describes with Smctr/Ssctr (compared with
     // probing in hart_init).
-    unsigned n = fw::dt::scan_harts(fdt, g_descs, fw::kMaxHarts);
+    const fw::dt::HartDesc *descs;
+    unsigned n = fw::device_tree_harts(descs);
     constexpr uint64_t kCtrExt = (1ull << fw::EXT_SMCTR) | (1ull << fw::EXT_SSCTR);
     for (unsigned i = 0; i < n; i++)
-        if (g_descs[i].hartid < fw::kMaxHarts) g_dt_ctr[g_descs[i].hartid] = g_descs[i].isa & kCtrExt;
+        if (descs[i].hartid < fw::kMaxHarts) g_dt_ctr[descs[i].hartid] = descs[i].isa & kCtrExt;
     g_boot_native = probe_native();
 }
 

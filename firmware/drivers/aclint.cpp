@@ -60,12 +60,13 @@ template <typename T> T *reg_ptr(uint64_t a) { return reinterpret_cast<T *>(stat
 
 // Walks interrupts-extended (<phandle irq> pairs). A CLINT lists two
 // entries per hart (M soft, M timer); ACLINT devices list one.
+IntcMap intc_map; // filled once by aclint_init_from_fdt
 template <typename F> void for_each_context(const void *fdt, int node, F f) {
     int len;
     auto *ie = static_cast<const fdt32_t *>(fdt_getprop(fdt, node, "interrupts-extended", &len));
     if (!ie) return;
     for (int i = 0; i + 1 < len / 4; i += 2) {
-        long hartid = fdt_intc_phandle_to_hartid(fdt, fdt32_to_cpu(ie[i]));
+        long hartid = intc_map.hartid(fdt32_to_cpu(ie[i]));
         unsigned irq = fdt32_to_cpu(ie[i + 1]);
         if (hartid >= 0 && hartid < (long)fw::kMaxHarts) f(i / 2, (unsigned long)hartid, irq);
     }
@@ -126,12 +127,13 @@ bool init_mtimer(const void *fdt, int node, const Kind &k) {
 
 bool aclint_init_from_fdt(const void *fdt) {
     bool found = false;
-    for (int node = fdt_next_node(fdt, -1, nullptr); node >= 0; node = fdt_next_node(fdt, node, nullptr)) {
+    intc_map.init(fdt);
+    for (int node = fdt_next_device(fdt, -1); node >= 0; node = fdt_next_device(fdt, node)) {
         // The first kind the node is compatible with (a node listing both
         // "riscv,clint0" and "sifive,clint0", as QEMU's does, is one device).
         const Kind *k = nullptr;
         for (const Kind &c : kKinds)
-            if (!fdt_node_check_compatible(fdt, node, c.compat)) {
+            if (fdt_is_compatible(fdt, node, c.compat)) {
                 k = &c;
                 break;
             }

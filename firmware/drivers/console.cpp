@@ -23,7 +23,7 @@ constexpr ConsoleDriver kConsoles[] = {
 const ConsoleDriver *active;
 
 int stdout_node(const void *fdt) {
-    int chosen = fdt_path_offset(fdt, "/chosen");
+    int chosen = fdt_find_path(fdt, "/chosen");
     if (chosen < 0) return -1;
     int len;
     auto *path = static_cast<const char *>(fdt_getprop(fdt, chosen, "stdout-path", &len));
@@ -36,9 +36,9 @@ int stdout_node(const void *fdt) {
         n++;
     }
     buf[n] = 0;
-    if (buf[0] == '/') return fdt_path_offset(fdt, buf);
+    if (buf[0] == '/') return fdt_find_path(fdt, buf);
     const char *alias = fdt_get_alias(fdt, buf);
-    return alias ? fdt_path_offset(fdt, alias) : -1;
+    return alias ? fdt_find_path(fdt, alias) : -1;
 }
 } // namespace
 

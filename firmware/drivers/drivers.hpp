@@ -2,6 +2,7 @@
 // Generic device-tree drivers a platform port can use.
 #pragma once
 #include <stdint.h>
+#include "fw.hpp"
 
 namespace drivers {
 
@@ -90,8 +91,46 @@ bool sifive_i2c_write_reg(uintptr_t base, uint8_t target, uint8_t reg, uint8_t v
 bool sifive_i2c_read_reg(uintptr_t base, uint8_t target, uint8_t reg, uint8_t &value);
 
 // Helpers shared by the drivers (firmware/drivers/fdt_helpers.cpp).
-// Returns the CPU hart ID whose interrupt-controller node has `phandle`, or -1.
-long fdt_intc_phandle_to_hartid(const void *fdt, uint32_t phandle);
+// The hart IDs of the harts' interrupt-controller nodes (/cpus/cpu@N/
+// interrupt-controller), read in one walk of /cpus; hartid(phandle) is the
+// hart whose interrupt controller has `phandle`, or -1.
+class IntcMap {
+public:
+    void init(const void *fdt);
+    long hartid(uint32_t phandle);
+
+private:
+    static constexpr unsigned kMax = fw::kMaxHarts;
+    struct Entry {
+        uint32_t phandle, hartid;
+    };
+    Entry e_[kMax];
+    unsigned count_ = 0, next_ = 0;
+};
+// The device index: one walk of the device tree at cold boot records every
+// node outside /cpus (the devices; /cpus grows with the harts) with its
+// parent, phandle and compatible list, so the drivers' look-ups cost a scan
+// of a short table instead of a walk of the whole tree each (libfdt has no
+// parent links: fdt_parent_offset, fdt_node_offset_by_phandle and
+// fdt_node_offset_by_compatible each walk from the root). Valid until the
+// tree is edited: fdt_index_drop() before the first edit. Without an index
+// (not built, dropped, more nodes than it holds, another blob) every
+// look-up is libfdt's own.
+void fdt_index_build(const void *fdt);
+// The tree changed (rebuilt at the next look-up; an edit that changes the
+// structure block's size is noticed without it).
+void fdt_index_drop();
+// As fdt_path_offset, for "/name" (a child of the root).
+int fdt_find_path(const void *fdt, const char *path);
+// As fdt_node_offset_by_compatible(fdt, from, compat), for device nodes.
+int fdt_find_compatible(const void *fdt, int from, const char *compat);
+// As fdt_node_offset_by_phandle and fdt_parent_offset.
+int fdt_find_phandle(const void *fdt, uint32_t phandle);
+int fdt_find_parent(const void *fdt, int node);
+// The node after `node` (-1: the first), and whether `node` lists `compat`:
+// with an index, the device nodes only.
+int fdt_next_device(const void *fdt, int node);
+bool fdt_is_compatible(const void *fdt, int node, const char *compat);
 // Reads reg[index] of `node` as an address/size pair using the parent's cells.
 bool fdt_get_reg(const void *fdt, int node, int index, uint64_t &addr, uint64_t &size);
 

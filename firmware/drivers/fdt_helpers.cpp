@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include "drivers.hpp"
 #include <libfdt.h>
+#include <string.h>
+#include "fdt_walk.hpp"
 
 namespace drivers {
 
@@ -10,8 +12,152 @@ static uint64_t read_cells(const fdt32_t *p, int cells) {
     return v;
 }
 
+namespace {
+struct IndexEntry {
+    int node, parent;
+    uint32_t phandle;
+    int compat_len;
+    const char *compat, *name;
+};
+// QEMU virt has about 30 device nodes, whatever the hart count.
+constexpr unsigned kIndexMax = 128;
+constexpr int kIndexDepth = 16;
+struct Index {
+    const void *fdt;      // the tree being indexed; null: none (libfdt's look-ups)
+    bool current;         // built since the last fdt_index_drop
+    bool complete;        // every device node fitted
+    uint32_t struct_size; // size_dt_struct when built: an edit that moved nodes changed it
+    unsigned count;
+    IndexEntry e[kIndexMax];
+} g_index;
+
+struct IndexBuilder {
+    int parents[kIndexDepth];
+    bool begin(int node, int depth, const char *name) {
+        if (depth >= kIndexDepth || g_index.count == kIndexMax) {
+            g_index.complete = false;
+            return false;
+        }
+        parents[depth] = node;
+        g_index.e[g_index.count++] = {node, depth ? parents[depth - 1] : -FDT_ERR_NOTFOUND, 0, 0, nullptr, name};
+        // /cpus itself, not what is inside: it grows with the harts and
+        // holds no device the drivers look for.
+        return !(depth == 1 && !strcmp(name, "cpus"));
+    }
+    void prop(int node, int, const fdtw::Prop &p) {
+        IndexEntry &e = g_index.e[g_index.count - 1];
+        if (e.node != node) return; // a property after a skipped child: not ours
+        if (!strcmp(p.name, "compatible")) e.compat = static_cast<const char *>(p.data), e.compat_len = p.len;
+        else if ((!strcmp(p.name, "phandle") || (!e.phandle && !strcmp(p.name, "linux,phandle"))) && p.len == 4)
+            e.phandle = fdtw::be32(p.data);
+    }
+    void end(int, int) {}
+};
+
+// The index of `fdt`, rebuilt when an edit made it stale; null when
+// look-ups must be libfdt's.
+const Index *index_of(const void *fdt) {
+    if (!g_index.fdt || fdt != g_index.fdt) return nullptr;
+    if (!g_index.current || fdtw::header(fdt, fdtw::HDR_SIZE_STRUCT) != g_index.struct_size) {
+        g_index.count = 0;
+        g_index.complete = true;
+        IndexBuilder b;
+        if (!fdtw::walk(fdt, 0, b)) g_index.complete = false;
+        g_index.current = true;
+        g_index.struct_size = fdtw::header(fdt, fdtw::HDR_SIZE_STRUCT);
+    }
+    return g_index.complete ? &g_index : nullptr;
+}
+
+const IndexEntry *indexed(const void *fdt, int node) {
+    const Index *ix = index_of(fdt);
+    if (!ix) return nullptr;
+    unsigned lo = 0, hi = ix->count; // entries are in offset order
+    while (lo < hi) {
+        unsigned mid = (lo + hi) / 2;
+        if (ix->e[mid].node < node) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < ix->count && ix->e[lo].node == node ? &ix->e[lo] : nullptr;
+}
+} // namespace
+
+void fdt_index_build(const void *fdt) {
+    g_index.fdt = fdtw::header_ok(fdt) ? fdt : nullptr;
+    g_index.current = false;
+}
+
+void fdt_index_drop() { g_index.current = false; }
+
+int fdt_find_path(const void *fdt, const char *path) {
+    // An absolute path to a device node, component by component as
+    // fdt_path_offset matches them (a component without a unit address
+    // matches a node that has one). Aliases, and paths into /cpus, are
+    // libfdt's.
+    const Index *ix = path[0] == '/' ? index_of(fdt) : nullptr;
+    if (!ix) return fdt_path_offset(fdt, path);
+    int node = 0;
+    for (const char *p = path + 1; *p;) {
+        const char *q = strchr(p, '/');
+        const size_t n = q ? size_t(q - p) : strlen(p);
+        if (n == 0) break; // a trailing '/'
+        int found = -FDT_ERR_NOTFOUND;
+        for (unsigned i = 0; i < ix->count && found < 0; i++) {
+            const IndexEntry &e = ix->e[i];
+            if (e.parent == node && !strncmp(e.name, p, n) &&
+                (e.name[n] == 0 || (e.name[n] == '@' && !memchr(p, '@', n))))
+                found = e.node;
+        }
+        if (found < 0) return fdt_path_offset(fdt, path);
+        node = found;
+        p += n;
+        if (*p == '/') p++;
+    }
+    return node;
+}
+
+int fdt_find_compatible(const void *fdt, int from, const char *compat) {
+    const Index *ix = index_of(fdt);
+    if (!ix) return fdt_node_offset_by_compatible(fdt, from, compat);
+    for (unsigned i = 0; i < ix->count; i++) {
+        const IndexEntry &e = ix->e[i];
+        if (e.node > from && e.compat_len && fdt_stringlist_contains(e.compat, e.compat_len, compat))
+            return e.node;
+    }
+    return -FDT_ERR_NOTFOUND;
+}
+
+int fdt_find_phandle(const void *fdt, uint32_t phandle) {
+    const Index *ix = index_of(fdt);
+    if (!ix) return fdt_node_offset_by_phandle(fdt, phandle);
+    if (phandle == 0 || phandle == ~0u) return -FDT_ERR_BADPHANDLE;
+    for (unsigned i = 0; i < ix->count; i++)
+        if (ix->e[i].phandle == phandle) return ix->e[i].node;
+    // A phandle inside /cpus (not indexed): libfdt's walk.
+    return fdt_node_offset_by_phandle(fdt, phandle);
+}
+
+int fdt_next_device(const void *fdt, int node) {
+    const Index *ix = index_of(fdt);
+    if (!ix) return fdt_next_node(fdt, node, nullptr);
+    for (unsigned i = 0; i < ix->count; i++)
+        if (ix->e[i].node > node) return ix->e[i].node;
+    return -FDT_ERR_NOTFOUND;
+}
+
+bool fdt_is_compatible(const void *fdt, int node, const char *compat) {
+    if (const IndexEntry *e = indexed(fdt, node))
+        return e->compat_len && fdt_stringlist_contains(e->compat, e->compat_len, compat);
+    return fdt_node_check_compatible(fdt, node, compat) == 0;
+}
+
+int fdt_find_parent(const void *fdt, int node) {
+    if (const IndexEntry *e = indexed(fdt, node)) return e->parent;
+    return fdt_parent_offset(fdt, node);
+}
+
 bool fdt_get_reg(const void *fdt, int node, int index, uint64_t &addr, uint64_t &size) {
-    int parent = fdt_parent_offset(fdt, node);
+    int parent = fdt_find_parent(fdt, node);
     if (parent < 0) return false;
     int ac = fdt_address_cells(fdt, parent), sc = fdt_size_cells(fdt, parent);
     if (ac < 1 || ac > 2 || sc < 0 || sc > 2) return false;
@@ -26,15 +172,55 @@ bool fdt_get_reg(const void *fdt, int node, int index, uint64_t &addr, uint64_t 
     return true;
 }
 
-long fdt_intc_phandle_to_hartid(const void *fdt, uint32_t phandle) {
-    int intc = fdt_node_offset_by_phandle(fdt, phandle);
-    if (intc < 0) return -1;
-    int cpu = fdt_parent_offset(fdt, intc);
-    if (cpu < 0) return -1;
-    int len;
-    auto *reg = static_cast<const fdt32_t *>(fdt_getprop(fdt, cpu, "reg", &len));
-    if (!reg || len < 4) return -1;
-    return static_cast<long>(len >= 8 ? read_cells(reg, 2) : fdt32_to_cpu(reg[0]));
+void IntcMap::init(const void *fdt) {
+    count_ = next_ = 0;
+    // One walk of /cpus: each cpu node's interrupt-controller child
+    // (riscv,cpu-intc binding) and its phandle. Looking a phandle up with
+    // fdt_node_offset_by_phandle and fdt_parent_offset walks the whole tree
+    // twice per lookup, and a CLINT lists two per hart: quadratic in harts.
+    int cpus = fdt_find_path(fdt, "/cpus");
+    if (cpus < 0) return;
+    struct Visitor {
+        IntcMap &m;
+        int ac = 2;      // /cpus #address-cells (libfdt's default when absent)
+        uint64_t hartid; // of the cpu node open at depth 1
+        bool has_reg, is_intc;
+        uint32_t phandle;
+        bool begin(int, int depth, const char *) {
+            if (depth == 1) has_reg = false;
+            if (depth == 2) is_intc = false, phandle = 0;
+            return depth <= 2;
+        }
+        void prop(int, int depth, const fdtw::Prop &p) {
+            if (depth == 0 && p.len == 4 && !strcmp(p.name, "#address-cells")) ac = int(fdtw::be32(p.data));
+            else if (depth == 1 && !strcmp(p.name, "reg") && ac >= 1 && ac <= 2 && p.len >= ac * 4) {
+                hartid = read_cells(static_cast<const fdt32_t *>(p.data), ac);
+                has_reg = true;
+            } else if (depth == 2 && !strcmp(p.name, "interrupt-controller")) {
+                is_intc = true;
+            } else if (depth == 2 && p.len == 4 && (!strcmp(p.name, "phandle") || (!phandle && !strcmp(p.name, "linux,phandle")))) {
+                phandle = fdtw::be32(p.data);
+            }
+        }
+        void end(int, int depth) {
+            if (depth != 2 || !is_intc || !phandle || !has_reg || hartid > 0xffffffffu || m.count_ == kMax) return;
+            m.e_[m.count_++] = {phandle, static_cast<uint32_t>(hartid)};
+        }
+    } v{*this};
+    fdtw::walk(fdt, cpus, v);
+}
+
+long IntcMap::hartid(uint32_t phandle) {
+    // interrupts-extended lists the harts in /cpus order, as QEMU and the
+    // vendors' trees do: the next entry is almost always the one asked for.
+    for (unsigned k = 0; k < count_; k++) {
+        unsigned i = (next_ + k) % count_;
+        if (e_[i].phandle == phandle) {
+            next_ = i + 1 == count_ ? 0 : i + 1;
+            return static_cast<long>(e_[i].hartid);
+        }
+    }
+    return -1;
 }
 
 } // namespace drivers

@@ -48,15 +48,15 @@ struct GpioLine {
 GpioLine restart_line, poweroff_line;
 
 bool parse(const void *fdt, const char *compat, GpioLine &l) {
-    int node = fdt_node_offset_by_compatible(fdt, -1, compat);
+    int node = fdt_find_compatible(fdt, -1, compat);
     if (node < 0) return false;
     int len;
     auto *g = static_cast<const fdt32_t *>(fdt_getprop(fdt, node, "gpios", &len));
     if (!g || len < 12) return false;
-    int ctrl = fdt_node_offset_by_phandle(fdt, fdt32_to_cpu(g[0]));
+    int ctrl = fdt_find_phandle(fdt, fdt32_to_cpu(g[0]));
     uint32_t pin = fdt32_to_cpu(g[1]);
     for (const GpioController &c : kControllers) {
-        if (ctrl < 0 || fdt_node_check_compatible(fdt, ctrl, c.compat) || pin >= c.pins) continue;
+        if (ctrl < 0 || !fdt_is_compatible(fdt, ctrl, c.compat) || pin >= c.pins) continue;
         uint64_t addr, size;
         if (!fdt_get_reg(fdt, ctrl, 0, addr, size)) return false;
         l = {reinterpret_cast<volatile uint32_t *>(static_cast<uintptr_t>(addr)), pin,

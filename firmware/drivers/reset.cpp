@@ -15,7 +15,7 @@ bool reset_init_from_fdt(const void *fdt) {
     bool g = gpio_reset_init_from_fdt(fdt);
     bool w = sunxi_wdt_reset_init_from_fdt(fdt);
     bool p = pmic_reset_init_from_fdt(fdt);
-    int htif = fdt_node_offset_by_compatible(fdt, -1, "ucb,htif0");
+    int htif = fdt_find_compatible(fdt, -1, "ucb,htif0");
     bool h = htif >= 0 && (htif_present() || htif_init(fdt, htif));
     return s || g || w || h || p;
 }

@@ -20,7 +20,7 @@ volatile uint32_t &reg(unsigned off) { return wdt[off / 4]; }
 } // namespace
 
 bool sunxi_wdt_reset_init_from_fdt(const void *fdt) {
-    int node = fdt_node_offset_by_compatible(fdt, -1, "allwinner,sun20i-d1-wdt-reset");
+    int node = fdt_find_compatible(fdt, -1, "allwinner,sun20i-d1-wdt-reset");
     if (node < 0) return false;
     auto *st = static_cast<const char *>(fdt_getprop(fdt, node, "status", nullptr));
     if (st && !strcmp(st, "disabled")) return false;

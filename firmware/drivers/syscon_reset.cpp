@@ -13,11 +13,11 @@ struct SysconAction {
 SysconAction off_action, reboot_action;
 
 bool parse(const void *fdt, const char *compat, SysconAction &a) {
-    int node = fdt_node_offset_by_compatible(fdt, -1, compat);
+    int node = fdt_find_compatible(fdt, -1, compat);
     if (node < 0) return false;
     int len;
     auto *rm = static_cast<const fdt32_t *>(fdt_getprop(fdt, node, "regmap", &len));
-    int syscon = rm ? fdt_node_offset_by_phandle(fdt, fdt32_to_cpu(*rm)) : fdt_parent_offset(fdt, node);
+    int syscon = rm ? fdt_find_phandle(fdt, fdt32_to_cpu(*rm)) : fdt_find_parent(fdt, node);
     if (syscon < 0) return false;
     uint64_t addr, size;
     if (!fdt_get_reg(fdt, syscon, 0, addr, size)) return false;

@@ -3,6 +3,8 @@
 #include "dt.hpp"
 
 #include <libfdt.h>
+#include <string.h>
+#include "fdt_walk.hpp"
 
 namespace pmu {
 namespace {
@@ -11,6 +13,25 @@ constexpr const char *kCompatible = "riscv,pmu";
 constexpr const char *kEventToCounters = "riscv,event-to-mhpmcounters";
 constexpr const char *kEventToSelector = "riscv,event-to-mhpmevent";
 constexpr const char *kRawToCounters = "riscv,raw-event-to-mhpmcounters";
+
+// The "riscv,pmu" nodes (the first kMaxNodes), in one walk of the tree
+// (include/fdt_walk.hpp): libfdt's fdt_node_offset_by_compatible reads
+// every node's properties by name, a cost that grows with the harts.
+constexpr unsigned kMaxNodes = 4;
+unsigned pmu_nodes(const void *fdt, int (&out)[kMaxNodes]) {
+    struct Visitor {
+        int (&out)[kMaxNodes];
+        unsigned n = 0;
+        bool begin(int, int, const char *) { return n < kMaxNodes; }
+        void prop(int node, int, const fdtw::Prop &p) {
+            if (n < kMaxNodes && !strcmp(p.name, "compatible") && fdtw::stringlist_has(p, kCompatible))
+                out[n++] = node;
+        }
+        void end(int, int) {}
+    } v{out};
+    fdtw::walk(fdt, 0, v);
+    return v.n;
+}
 
 // Cells of property `name` as a run of `group`-cell records; `count` is the
 // number of whole records (a trailing partial one is dropped).
@@ -59,8 +80,9 @@ void parse_pmu_node(const void *fdt, EventMap &out) {
     out.node_found = false;
     out.ignored = 0;
     if (!fdt || fdt_check_header(fdt) != 0) return;
-    int node = fdt_node_offset_by_compatible(fdt, -1, kCompatible);
-    if (node < 0) return;
+    int nodes[kMaxNodes];
+    if (!pmu_nodes(fdt, nodes)) return;
+    const int node = nodes[0];
     out.node_found = true;
 
     unsigned n;
@@ -102,12 +124,14 @@ void parse_pmu_node(const void *fdt, EventMap &out) {
 
 void fixup_pmu_node(void *fdt) {
     if (!fdt || fdt_check_header(fdt) != 0) return;
-    for (int node = fdt_node_offset_by_compatible(fdt, -1, kCompatible); node >= 0;
-         node = fdt_node_offset_by_compatible(fdt, node, kCompatible)) {
-        // Deleting only shrinks the blob, so offsets before `node` stay valid.
-        fdt_delprop(fdt, node, kEventToCounters);
-        fdt_delprop(fdt, node, kEventToSelector);
-        fdt_delprop(fdt, node, kRawToCounters);
+    int nodes[kMaxNodes];
+    const unsigned n = pmu_nodes(fdt, nodes);
+    for (unsigned i = 0; i < n; i++) {
+        // Overwritten with FDT_NOP tokens where they are (libfdt's
+        // fdt_nop_property): nothing moves, so the other offsets stay valid.
+        fdt_nop_property(fdt, nodes[i], kEventToCounters);
+        fdt_nop_property(fdt, nodes[i], kEventToSelector);
+        fdt_nop_property(fdt, nodes[i], kRawToCounters);
     }
 }
 

@@ -5,6 +5,8 @@
 #include "topology.hpp"
 #include "tci.hpp"
 #include <libfdt.h>
+#include <string.h>
+#include "fdt_walk.hpp"
 
 namespace trace {
 namespace {
@@ -82,6 +84,18 @@ unsigned disable_components_in(void *fdt, const Region *r, unsigned n) {
 
 unsigned scan_topology(const void *fdt, Topology &t, ComponentType type_of) {
     t = Topology{};
+    // Most trees have no trace component: one walk that reads each property
+    // once (include/fdt_walk.hpp) says so, where the scan below asks libfdt
+    // for every node's compatible, at a cost that grows with the harts.
+    struct Any {
+        bool found = false;
+        bool begin(int, int, const char *) { return !found; }
+        void prop(int, int, const fdtw::Prop &p) {
+            if (!found && !strcmp(p.name, "compatible") && fdtw::stringlist_has(p, kCompatible)) found = true;
+        }
+        void end(int, int) {}
+    } any;
+    if (fdtw::walk(fdt, 0, any) && !any.found) return 0;
     // Not on the stack: these tables are about 4 KiB, an M-mode stack's size
     // (the scan runs once, on the boot hart, before any other hart runs).
     static Node nodes[kMaxComponents];

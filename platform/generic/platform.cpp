@@ -32,6 +32,9 @@ unsigned n_mmode;
 } // namespace
 
 bool cold_init(const void *fdt) {
+    // One walk of the tree for the drivers' look-ups (drivers.hpp, "device
+    // index"); core/init.cpp drops it before the fix-ups edit the tree.
+    drivers::fdt_index_build(fdt);
     drivers::console_init_from_fdt(fdt);
     drivers::reset_init_from_fdt(fdt);
     bool clint = drivers::aclint_init_from_fdt(fdt);

@@ -24,7 +24,7 @@ constexpr uint64_t THEAD_PLIC_CTRL = 0x1ffffc;
 constexpr uint32_t THEAD_PLIC_CTRL_S_PER = 1u << 0;
 bool thead_plic_smode(const void *fdt) {
     int node = -1;
-    while ((node = fdt_node_offset_by_compatible(fdt, node, "thead,c900-plic")) >= 0) {
+    while ((node = drivers::fdt_find_compatible(fdt, node, "thead,c900-plic")) >= 0) {
         uint64_t base, size;
         if (!drivers::fdt_get_reg(fdt, node, 0, base, size) || size <= THEAD_PLIC_CTRL) continue;
         *reinterpret_cast<volatile uint32_t *>(static_cast<uintptr_t>(base + THEAD_PLIC_CTRL)) =
@@ -97,9 +97,15 @@ bool matches(const void *fdt, const Quirk &q) {
             if (!fdt_node_check_compatible(fdt, 0, c)) return true;
             continue;
         }
+        if (q.where == Where::AnyNode) {
+            if (drivers::fdt_find_compatible(fdt, -1, c) >= 0) return true;
+            continue;
+        }
+        // CPU nodes: the drivers' index leaves /cpus out (it grows with the
+        // harts), so libfdt's walk.
         for (int n = fdt_node_offset_by_compatible(fdt, -1, c); n >= 0;
              n = fdt_node_offset_by_compatible(fdt, n, c))
-            if (q.where == Where::AnyNode || is_cpu(fdt, n)) return true;
+            if (is_cpu(fdt, n)) return true;
     }
     return false;
 }

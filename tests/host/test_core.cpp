@@ -289,8 +289,13 @@ TEST_CASE("DT fix-up: withheld extensions leave every hart's node, the rest stay
     isa += "_smcdeleg_zkr";
     REQUIRE(fdt_setprop_string(fdt, cpu, "riscv,isa", isa.c_str()) == 0);
     const char *const withheld[] = {"smcdeleg", "ssccfg"};
+    const uint32_t struct_size = fdt_size_dt_struct(fdt);
     REQUIRE(dt::fixup_withhold_extensions(fdt, withheld, 2) == 0);
     REQUIRE(fdt_check_header(fdt) == 0);
+    // Cut in place: the freed words are FDT_NOP tokens, nothing moved, and
+    // the whole structure still checks out.
+    CHECK(fdt_size_dt_struct(fdt) == struct_size);
+    CHECK(fdt_check_full(fdt, fdt_totalsize(fdt)) == 0);
     cpu = fdt_path_offset(fdt, "/cpus/cpu@1");
     auto *l = static_cast<const char *>(fdt_getprop(fdt, cpu, "riscv,isa-extensions", &len));
     REQUIRE(l);

@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// One pass over a flattened device tree's structure block, every node and
+// property visited once (Devicetree Specification v0.4, 5.4 "Structure
+// Block"). libfdt answers one question per walk: fdt_getprop compares the
+// name of every property of the node it is asked about, fdt_next_node reads
+// node names a byte at a time, and a tree walk for each look-up made the cold
+// boot grow by hundreds of thousands of instructions per hart. Boot code that
+// needs several facts about many nodes reads them here in one pass instead.
+// Offsets are libfdt's (from the start of the structure block), so a node
+// found here can be handed to libfdt. The blob is trusted as libfdt is told
+// to trust it (firmware/build.mk, FDT_ASSUME_MASK); a token the walk does
+// not know ends it.
+#pragma once
+#include <stdint.h>
+#include <string.h>
+
+namespace fdtw {
+
+constexpr uint32_t FDT_MAGIC_VALUE = 0xd00dfeed;
+// Structure block tokens (Devicetree Specification, 5.4.1 "Lexical structure").
+constexpr uint32_t TOKEN_BEGIN_NODE = 1, TOKEN_END_NODE = 2, TOKEN_PROP = 3, TOKEN_NOP = 4,
+                   TOKEN_END = 9;
+// Header fields (5.2 "Header"), as 32-bit big-endian word indices.
+constexpr unsigned HDR_MAGIC = 0, HDR_TOTALSIZE = 1, HDR_OFF_STRUCT = 2, HDR_OFF_STRINGS = 3,
+                   HDR_VERSION = 5, HDR_SIZE_STRINGS = 8, HDR_SIZE_STRUCT = 9;
+
+inline uint32_t be32(const void *p) {
+    const auto *b = static_cast<const uint8_t *>(p);
+    return uint32_t(b[0]) << 24 | uint32_t(b[1]) << 16 | uint32_t(b[2]) << 8 | b[3];
+}
+inline uint32_t header(const void *fdt, unsigned word) {
+    return be32(static_cast<const uint8_t *>(fdt) + 4 * word);
+}
+
+// The header says it is a tree whose blocks lie inside it (version 17, the
+// one with size_dt_struct, which every producer writes).
+inline bool header_ok(const void *fdt) {
+    if (header(fdt, HDR_MAGIC) != FDT_MAGIC_VALUE || header(fdt, HDR_VERSION) < 17) return false;
+    const uint64_t total = header(fdt, HDR_TOTALSIZE);
+    return uint64_t(header(fdt, HDR_OFF_STRUCT)) + header(fdt, HDR_SIZE_STRUCT) <= total &&
+           uint64_t(header(fdt, HDR_OFF_STRINGS)) + header(fdt, HDR_SIZE_STRINGS) <= total;
+}
+
+struct Prop {
+    const char *name;
+    const void *data;
+    int len;
+};
+
+// Walks the subtree at `node` (0: the whole tree), calling
+//   v.begin(offset, depth, name)  for each node (depth 0: `node` itself),
+//                                 returning false to skip its subtree,
+//   v.prop(offset, depth, Prop)   for each of its properties,
+//   v.end(offset, depth)          when the node closes.
+// Returns false when the walk met a token it does not know.
+template <class V> bool walk(const void *fdt, int node, V &v) {
+    const auto *base = static_cast<const uint8_t *>(fdt) + header(fdt, HDR_OFF_STRUCT);
+    const char *strings = static_cast<const char *>(fdt) + header(fdt, HDR_OFF_STRINGS);
+    const uint32_t size = header(fdt, HDR_SIZE_STRUCT);
+    constexpr int kMaxDepth = 32;
+    int open[kMaxDepth]; // offsets of the nodes open at each depth
+    uint32_t off = static_cast<uint32_t>(node);
+    int depth = -1, skipping = -1; // skipping: depth of the node whose subtree is skipped
+    while (off + 4 <= size) {
+        const uint32_t tok = be32(base + off);
+        const uint32_t at = off;
+        off += 4;
+        if (tok == TOKEN_BEGIN_NODE) {
+            const char *name = reinterpret_cast<const char *>(base + off);
+            off += (static_cast<uint32_t>(strlen(name)) + 4) & ~3u;
+            if (++depth >= kMaxDepth) return false;
+            open[depth] = static_cast<int>(at);
+            if (skipping < 0 && !v.begin(static_cast<int>(at), depth, name)) skipping = depth;
+        } else if (tok == TOKEN_PROP) {
+            const uint32_t len = be32(base + off), nameoff = be32(base + off + 4);
+            const void *data = base + off + 8;
+            off += 8 + ((len + 3) & ~3u);
+            if (depth < 0) return false;
+            if (skipping < 0) v.prop(open[depth], depth, Prop{strings + nameoff, data, static_cast<int>(len)});
+        } else if (tok == TOKEN_END_NODE) {
+            if (depth < 0) return false;
+            if (skipping < 0) v.end(open[depth], depth);
+            else if (depth == skipping) skipping = -1;
+            if (--depth < 0) return true; // `node` closed
+        } else if (tok != TOKEN_NOP) {
+            return tok == TOKEN_END;
+        }
+    }
+    return false;
+}
+
+// Whether a stringlist property (e.g. compatible) holds `s`.
+inline bool stringlist_has(const Prop &p, const char *s) {
+    const char *d = static_cast<const char *>(p.data);
+    const int n = static_cast<int>(strlen(s)) + 1;
+    for (int i = 0; i < p.len;) {
+        int l = static_cast<int>(strnlen(d + i, p.len - i)) + 1;
+        if (l == n && !memcmp(d + i, s, n)) return true;
+        i += l;
+    }
+    return false;
+}
+
+// Calls f(node) for each child of `parent` whose device_type is "cpu" (the
+// cpu nodes of /cpus), from the last to the first: an edit that grows or
+// shrinks node k moves only what follows it, so the nodes still to come keep
+// their offsets and no node is looked up twice. Offsets are gathered kChunk
+// at a time (the last ones first) in one walk each. Stops at the first
+// non-zero return of f and returns it.
+template <class F> int for_each_cpu_reverse(void *fdt, int parent, F f) {
+    constexpr unsigned kChunk = 64;
+    int below = 0x7fffffff; // nodes at or after this offset are done
+    for (;;) {
+        struct Visitor {
+            int below;
+            int ring[kChunk];
+            unsigned n = 0; // nodes seen (the last kChunk of them kept)
+            int node;
+            bool cpu;
+            bool begin(int off, int depth, const char *) {
+                if (depth == 1) node = off, cpu = false;
+                return depth <= 1 && off < below;
+            }
+            void prop(int, int depth, const Prop &p) {
+                if (depth == 1 && p.len == 4 && !memcmp(p.data, "cpu", 4) && !strcmp(p.name, "device_type")) cpu = true;
+            }
+            void end(int, int depth) {
+                if (depth == 1 && cpu) ring[n++ % kChunk] = node;
+            }
+        } v{below, {}, 0, 0, false};
+        if (!walk(fdt, parent, v) || !v.n) return 0;
+        const unsigned kept = v.n < kChunk ? v.n : kChunk;
+        for (unsigned i = 0; i < kept; i++) {
+            const int node = v.ring[(v.n - 1 - i) % kChunk];
+            if (int err = f(node)) return err;
+            below = node;
+        }
+        if (v.n <= kChunk) return 0;
+    }
+}
+
+} // namespace fdtw
