@@ -12,11 +12,14 @@ echo "TSBI-RESULT kvm.insmod=$?"
 dmesg | grep -i kvm | sed 's/^/kvm-dmesg: /'
 if [ -c /dev/kvm ]; then echo "TSBI-RESULT kvm.dev=ok"; else echo "TSBI-RESULT kvm.dev=missing"; fi
 read -r t0 _ </proc/uptime
+echo "kvm: starting the guest"
 # -bios none: under KVM the kernel is entered in VS-mode and KVM is its SBI.
+# earlycon=sbi: the guest prints from its first moments (through KVM's SBI
+# console), so a slow nested boot is not taken for a silent hang.
 qemu-system-riscv64 -M virt -accel kvm -cpu host -smp 2 -m 256M \
   -display none -serial stdio -monitor none -no-reboot -bios none \
   -kernel /kvm/Image -initrd /kvm/initrd.cpio.gz \
-  -append 'console=ttyS0 tsbi.test=kvm-guest' </dev/null 2>&1 | sed 's/^/guest| /'
+  -append 'console=ttyS0 earlycon=sbi tsbi.test=kvm-guest' </dev/null 2>&1 | sed 's/^/guest| /'
 st=$?
 read -r t1 _ </proc/uptime
 echo "TSBI-RESULT kvm.qemu.status=$st kvm.guest_s=$(awk "BEGIN { print int($t1 - $t0) }")"
