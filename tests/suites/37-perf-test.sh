@@ -27,7 +27,7 @@ if ! Q10=$(scripts/qemu10.sh path); then
   fail "perf-test: scripts/qemu10.sh path failed (project QEMU 10 not built)"; exit 1
 fi
 linux_prepare perf
-pids=()
+pids=() rcs=()
 for c in ours@7.2 opensbi-1.1@7.2 ours@10 opensbi-1.6@10; do
   fw=${c%@*} q=${c#*@}
   case $fw in
@@ -42,7 +42,7 @@ for c in ours@7.2 opensbi-1.1@7.2 ours@10 opensbi-1.6@10; do
   pids+=("$!:$c")
 done
 for p in "${pids[@]}"; do
-  wait "${p%%:*}"; rcs[${#rcs[@]}]="${p#*:}=$?"
+  wait "${p%%:*}"; rcs+=("${p#*:}=$?")
 done
 for r in "${rcs[@]}"; do
   c=${r%=*} rc=${r##*=} log=$LINUX_LOGS/perf-test-$c.log
