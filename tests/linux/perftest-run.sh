@@ -10,14 +10,14 @@
 #       project's). Default: all six. The runs go in parallel.
 #   tests/linux/perftest.py table build/perftest/*.log   the README table
 #
-# Console logs: build/perftest/<FW>@<QEMU>.log. A full run takes 20-40 min
-# per configuration on an idle 2-core host.
+# Console logs: $PERFTEST_OUT (default build/perftest)/<FW>@<QEMU>.log.
+# PERFTEST_ARGS adds kernel arguments (tsbi.perftest=N,..., tsbi.perftest_limit=S).
 set -uo pipefail
 . "$(dirname "$0")/../lib.sh"
 . tests/linux/lib.sh
 configs=${*:-ours@7.2 opensbi-1.1@7.2 opensbi-1.6@7.2 ours@10 opensbi-1.1@10 opensbi-1.6@10}
 linux_prepare perf
-out=build/perftest; mkdir -p "$out"
+out=${PERFTEST_OUT:-build/perftest}; mkdir -p "$out"
 for c in $configs; do
   fw=${c%@*} q=${c#*@}
   case $fw in
@@ -30,7 +30,8 @@ for c in $configs; do
     10) qemu=$(scripts/qemu10.sh path) || exit 1 ;;
     *) echo "perftest-run: unknown QEMU $q" >&2; exit 2 ;;
   esac
-  # A hang is 600 s of silence (one test's limit is 300 s).
-  QEMU=$qemu linux_boot "$out/$c.log" 600 4 "$bios" "tsbi.test=perf-test ${PERFTEST_ARGS:-}" &
+  # A hang is 1800 s of silence (one test's limit is 300 s); the whole run
+  # is cut after 4 x 1800 s.
+  QEMU=$qemu linux_boot "$out/$c.log" 1800 4 "$bios" "tsbi.test=perf-test ${PERFTEST_ARGS:-}" &
 done
 wait

@@ -120,8 +120,9 @@ def table(logs):
             res = r.get(i, [None, None, None])[1]
             cells.append(short(res))
             if "." not in i:
-                w = "ok" if res in ("Ok", "(subtests Ok)") else "failed" if failed(res) else \
-                    "skip" if res and res.startswith("Skip") else "other"
+                w = "ok" if res in ("Ok", "(subtests Ok)") else "timed out" if res == "timeout" else \
+                    "failed" if failed(res) else "skipped" if res and res.startswith("Skip") else \
+                    "not run" if res is None else "partly skipped"
                 counts[c][w] = counts[c].get(w, 0) + 1
         row = f"| {i} {name.replace('|', '/')} | " + " | ".join(cells) + " |"
         if ours:
@@ -132,9 +133,9 @@ def table(logs):
                 why = "UNEXPLAINED"
             row += f" {'' if sec is None else round(sec)} | {why} |"
         lines.append(row)
+    order = ("ok", "failed", "skipped", "partly skipped", "timed out", "not run")
     summary = ["Top-level tests: " + "; ".join(
-        f"{c}: {v.get('ok', 0)} ok, {v.get('failed', 0)} failed, {v.get('skip', 0)} skipped"
-        + (f", {v['other']} other" if v.get("other") else "") for c, v in counts.items()) + "."]
+        f"{c}: " + ", ".join(f"{v[w]} {w}" for w in order if v.get(w)) for c, v in counts.items()) + "."]
     return summary + [""] + lines
 
 
