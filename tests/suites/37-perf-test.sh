@@ -37,7 +37,7 @@ for c in ours@7.2 opensbi-1.1@7.2 ours@10 opensbi-1.6@10; do
        fi ;;
   esac
   case $q in 7.2) qemu=qemu-system-riscv64 ;; 10) qemu=$Q10 ;; esac
-  QEMU=$qemu linux_boot "$LINUX_LOGS/perf-test-$c.log" 300 4 "$bios" \
+  QEMU=$qemu linux_boot "$LINUX_LOGS/perf-test-$c.log" 600 4 "$bios" \
     "tsbi.test=perf-test tsbi.perftest=$SEL tsbi.perftest_limit=180" >"$LINUX_LOGS/perf-test-$c.boot" &
   pids+=("$!:$c")
 done
