@@ -136,6 +136,22 @@ def table(logs):
     order = ("ok", "failed", "skipped", "partly skipped", "timed out", "not run")
     summary = ["Top-level tests: " + "; ".join(
         f"{c}: " + ", ".join(f"{v[w]} {w}" for w in order if v.get(w)) for c, v in counts.items()) + "."]
+    # The verdict the suite applies, over the full list: per QEMU, the tests
+    # Ok on a peer and not Ok on ours.
+    okv = ("Ok", "(subtests Ok)")
+    for c, r in runs:
+        if not c.startswith("ours@"):
+            continue
+        q = c.split("@", 1)[1]
+        for pc, pr in runs:
+            if pc.startswith("ours@") or pc.split("@", 1)[-1] != q:
+                continue
+            worse = [i for i in ids if pr.get(i, [None, None])[1] in okv
+                     and r.get(i, [None, None])[1] not in okv]
+            summary.append(f"Ok on {pc}, not on {c}: " + (", ".join(
+                f"{i} ({short(r.get(i, [None, None])[1])}; "
+                + ("see its note" if note(nt, i) else "UNEXPLAINED") + ")" for i in worse)
+                if worse else "none") + ".")
     return summary + [""] + lines
 
 
