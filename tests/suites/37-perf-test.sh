@@ -36,7 +36,7 @@ for c in ours@7.2 opensbi-1.1@7.2 ours@10 opensbi-1.6@10; do
          echo "PEER: perf-test $c/fetch crash scripts/opensbi.sh path ${fw#opensbi-} failed"; continue
        fi ;;
   esac
-  case $q in 7.2) qemu=qemu-system-riscv64 ;; 10) qemu=$Q10 ;; esac
+  case $q in 7.2) qemu="qemu-system-riscv64" ;; 10) qemu=$Q10 ;; esac
   QEMU=$qemu linux_boot "$LINUX_LOGS/perf-test-$c.log" 600 4 "$bios" \
     "tsbi.test=perf-test tsbi.perftest=$SEL tsbi.perftest_limit=180" >"$LINUX_LOGS/perf-test-$c.boot" &
   pids+=("$!:$c")
