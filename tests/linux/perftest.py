@@ -33,7 +33,12 @@ def parse(path):
     with open(path, "rb") as f:
         text = ESC.sub("", f.read().decode("utf-8", "replace")).replace("\r", "")
     pending = []
+    listed = {}
     for line in text.splitlines():
+        m = re.match(r"^perf-test-list: *(\d+)(?::(\d+))?: (.*?)\s*$", line)
+        if m:
+            listed[m.group(1) + ("." + m.group(2) if m.group(2) else "")] = m.group(3)
+            continue
         m = DONE.match(line)
         if m:
             n, st, sec = m.group(1), int(m.group(2)), float(m.group(3))
@@ -51,6 +56,10 @@ def parse(path):
             out[i] = [name, res.strip() if res else None, None]
             if res is None:
                 pending.append(i)
+    # A test cut by the time limit printed no name: the list has it.
+    for i, v in out.items():
+        if not v[0]:
+            v[0] = listed.get(i, "")
     # A parent without its own result is what its subtests are.
     for i in pending:
         subs = [v[1] for k, v in out.items() if k.startswith(i + ".")]
