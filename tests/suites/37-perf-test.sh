@@ -15,14 +15,15 @@
 # the instructions and cycles counters: scounteren and the PMU's counter
 # mapping), 22 (exit events), 26 (tracking with a dummy event), 46 (event
 # enabled/running times), 47 (backward ring buffer), 96 (perf stat's CSV
-# summary, a shell test). The full list, behind the table in
+# summary, a shell test), 104 (perf stat of every event perf list names,
+# which the kernel maps to SBI PMU events). The full list, behind the table in
 # tests/linux/README.md, runs with tests/linux/perftest-run.sh (20-40 min
 # per configuration).
 set -uo pipefail
 . "$(dirname "$0")/../lib.sh"
 . tests/linux/lib.sh
 
-SEL=${PERFTEST_SEL:-2,3,4,22,26,46,47,96}
+SEL=${PERFTEST_SEL:-2,3,4,22,26,46,47,96,104}
 if ! Q10=$(scripts/qemu10.sh path); then
   fail "perf-test: scripts/qemu10.sh path failed (project QEMU 10 not built)"; exit 1
 fi
