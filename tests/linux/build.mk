@@ -4,6 +4,7 @@
 # initramfs images, and `make run`.
 #
 #   make linux-initrd          both initramfs images (boot: ~1 MB, perf: ~19 MB)
+#   make linux-initrd-kvm      the KVM host's image (perf, QEMU, kvm.ko, the guest)
 #   make run                   interactive busybox shell on our firmware
 #   make run RUN_INITRD=perf   the same with perf in the image
 #   make run SMP=4 FW=opensbi|path/to/fw_dynamic.bin QEMU=path/to/qemu-system-riscv64
@@ -24,7 +25,7 @@ linux_override     = $(if $(filter command line environment environment override
 # FW=opensbi names Debian's OpenSBI 1.1, the comparison firmware.
 linux_fw           = $(patsubst opensbi,/usr/lib/riscv64-linux-gnu/opensbi/generic/fw_dynamic.bin,$(call linux_override,FW,$(LINUX_RUN_FW)))
 
-.PHONY: linux-fetch linux-initrd linux-initrd-boot linux-initrd-perf
+.PHONY: linux-fetch linux-initrd linux-initrd-boot linux-initrd-perf linux-initrd-kvm
 
 # VERSION is rewritten only when a download changes what it records, so the
 # images below are rebuilt exactly when their inputs change.
@@ -37,8 +38,14 @@ $(BUILD)/linux/initrd-%.cpio.gz: $(LINUX_INITRD_DEPS)
 	@mkdir -p $(@D)
 	tests/linux/mkinitrd.sh $* $@
 
+# The KVM host's image holds the guest's: the perf image.
+$(BUILD)/linux/initrd-kvm.cpio.gz: $(LINUX_INITRD_DEPS) $(BUILD)/linux/initrd-perf.cpio.gz
+	@mkdir -p $(@D)
+	tests/linux/mkinitrd.sh kvm $@ $(BUILD)/linux/initrd-perf.cpio.gz
+
 linux-initrd-boot: $(BUILD)/linux/initrd-boot.cpio.gz
 linux-initrd-perf: $(BUILD)/linux/initrd-perf.cpio.gz
+linux-initrd-kvm: $(BUILD)/linux/initrd-kvm.cpio.gz
 linux-initrd: linux-initrd-boot linux-initrd-perf
 
 # Builds our firmware only when it is the one being run.
