@@ -58,7 +58,10 @@ bool sifive_cip_1200(const void *) {
 // takes it (OpenSBI's thead_c9xx_pmu.c, registered for the same SoCs). The
 // service checks the CSRs exist before it uses them.
 bool thead_c9xx_pmu(const void *) {
+#if !defined(TSBI_SUBSYSTEMS) || TSBI_SUBSYSTEMS
     pmu::use_thead_c9xx_overflow();
+#endif
+    // The core-only image (FW_SUBSYSTEMS=0) has no PMU service to arm.
     return true;
 }
 
