@@ -42,8 +42,16 @@ static void test_encoder(void)
     check_eq("unsupported InstMode 7 reverts to 6", TCI_GET(rd32(e), trTeControl, InstMode), 6);
     wr32(e + TCI_trTeControl, TCI_BIT(trControl, Active) | TCI_SET(trTeControl, InstMode, 0));
     check_eq("InstMode 0 settable", TCI_GET(rd32(e), trTeControl, InstMode), 0);
+    /* trTeFormat (TCI 1.0): E-Trace (0) and N-Trace (1); other values are
+     * WARL and read back as N-Trace. */
     wr32(e + TCI_trTeControl, TCI_BIT(trControl, Active) | TCI_SET(trTeControl, Format, 0));
-    check_eq("Format is WARL N-Trace only", TCI_GET(rd32(e), trTeControl, Format),
+    check_eq("Format 0 (E-Trace) settable", TCI_GET(rd32(e), trTeControl, Format), 0);
+    wr32(e + TCI_trTeControl, TCI_BIT(trControl, Active) | TCI_SET(trTeControl, Format, 5));
+    check_eq("Format 5 reverts to N-Trace", TCI_GET(rd32(e), trTeControl, Format),
+             TCI_FORMAT_NTRACE);
+    wr32(e + TCI_trTeControl,
+         TCI_BIT(trControl, Active) | TCI_SET(trTeControl, Format, TCI_FORMAT_NTRACE));
+    check_eq("Format 1 (N-Trace) settable", TCI_GET(rd32(e), trTeControl, Format),
              TCI_FORMAT_NTRACE);
     wr32(e + TCI_trTeControl,
          TCI_BIT(trControl, Active) | TCI_SET(trTeControl, InstSyncMode, TCI_SYNCMODE_CYCLES));

@@ -423,6 +423,8 @@ static void encoder_start(unsigned h)
     if (CFG->loss_test == LOSS_STALL) {
         c |= TCI_BIT(trTeControl, InstStallEna);
     }
+    /* trTeFormat is WARL with E-Trace (0) settable: ask for N-Trace. */
+    c |= TCI_SET(trTeControl, Format, TCI_FORMAT_NTRACE);
     wr32(e + TCI_trTeControl, TCI_BIT(trControl, Active) | c);
     wr32(e + TCI_trTeControl, TCI_BIT(trControl, Active) | c | TCI_BIT(trControl, Enable));
     wr32(e + TCI_trTeControl, TCI_BIT(trControl, Active) | c | TCI_BIT(trControl, Enable) |
