@@ -567,6 +567,9 @@ extern "C" [[noreturn]] void fw_entry(unsigned long hartid, unsigned long fdt, u
 
     if (is_boot) {
         cold_boot(hartid, fdt, di);
+        // The drivers' index of the tree served the boot hart alone; the
+        // harts released below look up at the same time (drivers.hpp).
+        drivers::fdt_index_close();
         cold_boot_done.store(1, fw::memory_order_release);
         // Wake the harts waiting below (a hart not yet there sees the flag).
         for (unsigned long h = 0; h < kMaxHarts; h++)

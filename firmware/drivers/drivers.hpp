@@ -120,6 +120,10 @@ void fdt_index_build(const void *fdt);
 // The tree changed (rebuilt at the next look-up; an edit that changes the
 // structure block's size is noticed without it).
 void fdt_index_drop();
+// Cold boot is over: from here every hart may look up at once, and a lazy
+// rebuild by two harts would race on the one index, so every later look-up
+// is libfdt's read-only walk.
+void fdt_index_close();
 // As fdt_path_offset, for "/name" (a child of the root).
 int fdt_find_path(const void *fdt, const char *path);
 // As fdt_node_offset_by_compatible(fdt, from, compat), for device nodes.

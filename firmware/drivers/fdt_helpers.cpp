@@ -89,6 +89,11 @@ void fdt_index_build(const void *fdt) {
 
 void fdt_index_drop() { g_index.current = false; }
 
+void fdt_index_close() {
+    g_index.fdt = nullptr;
+    g_index.current = false;
+}
+
 int fdt_find_path(const void *fdt, const char *path) {
     // An absolute path to a device node, component by component as
     // fdt_path_offset matches them (a component without a unit address
