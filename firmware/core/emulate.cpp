@@ -6,6 +6,7 @@
 #include "subsystems.hpp"
 #include "platform.hpp"
 #include "riscv/csr.hpp"
+#include "riscv/csr_safe.hpp"
 #include "insn_decode.hpp"
 #include "ctr/ctr_spec.hpp"
 #include "trap.hpp"
@@ -123,6 +124,7 @@ void emulate_illegal_insn(TrapFrame &f, unsigned long mtval) {
 // Misaligned loads and stores, byte by byte with the trapping mode's
 // translation and permissions. Integer accesses only (FP and vector ones are
 // redirected to S-mode, which Linux handles itself).
+static_assert(csr::safe_listed(csr::mtinst));
 void emulate_misaligned(TrapFrame &f, unsigned long cause, unsigned long addr) {
     // mtinst, where implemented, holds a transformed instruction (privileged
     // spec, "Transformed Instruction or Pseudoinstruction for mtinst"); it is
