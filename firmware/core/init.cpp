@@ -117,8 +117,8 @@ static_assert(csr::safe_listed(csr::pmpaddr0, kPmpEntries) &&
 // zeros, G the granularity (same section). setup_pmp checks its entries on
 // those bits.
 unsigned count_pmp_entries(unsigned long &held) {
-    csr_write(csr::pmpcfg0, 0);
-    if constexpr (sizeof(long) == 4) csr::csr_write_safe_num(csr::pmpcfg0 + 1, 0);
+    // Trap-safe: a hart without PMP has no pmpcfg0 (QEMU 10's rva23s64).
+    for (unsigned r = 0; r < kPmpEntries / sizeof(long); r++) csr::csr_write_safe_num(csr::pmpcfg0 + r, 0);
     unsigned n = 0;
     held = 0;
     for (; n < kPmpEntries; n++) {
