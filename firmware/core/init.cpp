@@ -133,7 +133,7 @@ unsigned count_pmp_entries(unsigned long &held) {
 // Reads entries 0..last back. A write that did not take effect would leave
 // S-mode with another PMP than the one meant, e.g. a deny entry over all
 // memory: the next stage's first fetch then faults for ever without a word
-// (the hang of design/fastpath-hang.md). `held`: the address bits the
+// (the boot hang of core/README.md, "Trap-safe CSR access"). `held`: the bits the
 // entries hold (count_pmp_entries, enables::pmpaddr_reads_back).
 void verify_pmp(unsigned last, const unsigned long *addr, const unsigned long *cfg,
                 unsigned long held) {

@@ -5,8 +5,8 @@
 // build time, one "csrr a0, N; ret" and one "csrw N, a1; ret" per number
 // listed here (8 bytes each, 117 numbers: 1,872 bytes). Nothing is written
 // into code at run time: a per-hart stub rewritten at run time could run
-// stale on QEMU's multi-threaded TCG (design/fastpath-hang.md, E2 in
-// firmware/core/README.md).
+// stale on QEMU's multi-threaded TCG (firmware/core/README.md, "Trap-safe
+// CSR access").
 //
 // A number not listed gets csr::kSafeUnlisted, never a crash; every caller
 // checks its numbers at compile time with csr::safe_listed (static_assert
