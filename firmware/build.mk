@@ -22,7 +22,7 @@ LIBFDT_DIR := $(TSBI_CACHE)/src/dtc-$(LIBFDT_VER)/libfdt
 # Size first (-Os); the SBI call
 # paths are built for speed (-O2).
 FW_OPT ?= -Os
-FW_HOT := firmware/sbi/%.cpp firmware/core/ipi.cpp firmware/core/trap.cpp \
+FW_HOT := firmware/sbi/%.cpp firmware/core/ipi.cpp firmware/core/trap.cpp firmware/core/emulate.cpp \
 	firmware/pmu/service.cpp firmware/pmu/hw_csr.cpp firmware/ctr/ctr_trace.cpp firmware/ctr/ctr_emul.cpp
 FW_LIBGCC_RV32 = $(shell riscv64-unknown-elf-gcc -march=rv32imac -mabi=ilp32 -print-libgcc-file-name)
 # Where fw_jump starts the next stage and fw_payload carries it, above the

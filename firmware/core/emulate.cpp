@@ -6,6 +6,7 @@
 #include "subsystems.hpp"
 #include "platform.hpp"
 #include "riscv/csr.hpp"
+#include "riscv/csr_safe.hpp"
 #include "insn_decode.hpp"
 #include "ctr/ctr_spec.hpp"
 #include "trap.hpp"
@@ -67,7 +68,9 @@ fw::CsrResult core_csr_read(unsigned num, unsigned long &v) {
     return fw::CsrResult::NotMine;
 }
 
-void emulate_csr(TrapFrame &f, uint32_t insn) {
+// The CSR instruction insn (funct3 1-3, 5-7) on the emulated CSRs: Done with
+// the value read in `old`, or what stops it. No effect on the frame.
+[[gnu::always_inline]] inline fw::CsrResult csr_op(const TrapFrame &f, uint32_t insn, unsigned long &old) {
     using fw::CsrResult;
     unsigned num = insn >> 20, f3 = funct3_of(insn), rs1 = rs1_of(insn);
     unsigned priv = trap_priv(f);
@@ -77,10 +80,10 @@ void emulate_csr(TrapFrame &f, uint32_t insn) {
     // register number or immediate (Zicsr, "CSR Instructions").
     bool writes = (f3 & 3) == 1 || rs1 != 0;
     bool read_only_csr = (num >> 10) == 3;
-    unsigned long old = 0;
+    old = 0;
     CsrResult r = core_csr_read(num, old);
     if (r == CsrResult::Done) {
-        if (writes && read_only_csr) return redirect_illegal(f, insn);
+        if (writes && read_only_csr) return CsrResult::Illegal;
     } else if ((f3 & 3) == 1 && rd_of(insn) == 0) {
         // csrrw with rd = x0 does not read the CSR (Zicsr): write only.
         r = subsystems::write_csr(num, priv, virt, src);
@@ -91,7 +94,13 @@ void emulate_csr(TrapFrame &f, uint32_t insn) {
             r = subsystems::write_csr(num, priv, virt, nv);
         }
     }
-    switch (r) {
+    return r;
+}
+
+void emulate_csr(TrapFrame &f, uint32_t insn) {
+    using fw::CsrResult;
+    unsigned long old;
+    switch (csr_op(f, insn, old)) {
     case CsrResult::Done:
         f.set_reg(rd_of(insn), old);
         f.mepc += 4;
@@ -102,6 +111,41 @@ void emulate_csr(TrapFrame &f, uint32_t insn) {
 }
 
 } // namespace
+
+// The registers the fast path's frame holds (entry.S, .Lillegal): x0, ra,
+// t0-t2, a0-a7, t3-t6, the ones a C++ call may clobber.
+constexpr uint32_t kFastRegs = 1u << 0 | 1u << 1 | 7u << 5 | 0xFFu << 10 | 0xFu << 28;
+
+extern "C" bool emulate_csr_fast(TrapFrame *f, unsigned long mtval) {
+    // A CSR instruction whose registers are in the partial frame, served in
+    // full (Done): anything else, and anything that would trap to S-mode,
+    // goes through trap_handler with the full frame as before, from scratch
+    // (a read has no effect a second read would see differently).
+    uint32_t insn = static_cast<uint32_t>(mtval);
+    const unsigned f3 = funct3_of(insn), rd = rd_of(insn);
+    if ((insn & OPCODE_MASK) != OPCODE_SYSTEM || f3 == 0 || f3 == 4 || !(kFastRegs >> rd & 1) ||
+        (!(f3 & 4) && !(kFastRegs >> rs1_of(insn) & 1)))
+        return false;
+    unsigned long old = 0;
+    fw::CsrResult r;
+    // The two forms CSR accessors use, a read (csrr: csrrs rd, csr, x0) and a
+    // write (csrw: csrrw x0, csr, rs1), straight to the subsystems; the rest
+    // through csr_op. The core's own CSRs (time) take the general form, and
+    // so does a write to a read-only number (bits 11:10 = 3), which csr_op
+    // refuses as illegal (privileged spec, "CSR Address Mapping Conventions").
+    const unsigned num = insn >> 20;
+    const bool read_only = (num >> 10) == 3;
+    if (num == csr::time || (__riscv_xlen == 32 && num == csr::timeh)) r = csr_op(*f, insn, old);
+    else if (f3 == 2 && rs1_of(insn) == 0) r = subsystems::read_csr(num, trap_priv(*f), trap_virt(*f), old);
+    else if (f3 == 1 && rd == 0 && !read_only)
+        r = subsystems::write_csr(num, trap_priv(*f), trap_virt(*f), f->reg(rs1_of(insn)));
+    else r = csr_op(*f, insn, old);
+    if (r != fw::CsrResult::Done) return false;
+    subsystems::fw_event(FwEvent::illegal_insn);
+    f->set_reg(rd, old);
+    f->mepc += 4;
+    return true;
+}
 
 void emulate_illegal_insn(TrapFrame &f, unsigned long mtval) {
     uint32_t insn = static_cast<uint32_t>(mtval);
@@ -123,6 +167,7 @@ void emulate_illegal_insn(TrapFrame &f, unsigned long mtval) {
 // Misaligned loads and stores, byte by byte with the trapping mode's
 // translation and permissions. Integer accesses only (FP and vector ones are
 // redirected to S-mode, which Linux handles itself).
+static_assert(csr::safe_listed(csr::mtinst));
 void emulate_misaligned(TrapFrame &f, unsigned long cause, unsigned long addr) {
     // mtinst, where implemented, holds a transformed instruction (privileged
     // spec, "Transformed Instruction or Pseudoinstruction for mtinst"); it is

@@ -72,4 +72,21 @@ constexpr unsigned pmp_deny_entries(unsigned entries, unsigned wanted) {
     return wanted < entries - 1 ? wanted : entries - 1;
 }
 
+// PMP read-back after setup (init.cpp verify_pmp). `held`: what an OFF
+// entry reads after all-ones was written: the address bits it holds, with
+// pmpaddr[G-1:0] reading zero (G the granularity); a NAPOT entry reads
+// pmpaddr[G-2:0] as ones (privileged spec, "Physical Memory Protection
+// CSRs"), so only the held bits are compared.
+constexpr bool pmpaddr_reads_back(unsigned long got, unsigned long wrote, unsigned long held) {
+    return ((got ^ wrote) & held) == 0;
+}
+// The bits of pmpcfg<r> (`per_cfg` entries a register: XLEN / 8) that
+// belong to entries 0..last.
+constexpr unsigned long pmpcfg_compared(unsigned r, unsigned last, unsigned per_cfg) {
+    if (r * per_cfg > last) return 0;
+    unsigned bytes = last + 1 - r * per_cfg;
+    if (bytes >= per_cfg) return per_cfg == sizeof(long) ? ~0ul : (1ul << (8 * per_cfg)) - 1;
+    return (1ul << (8 * bytes)) - 1;
+}
+
 } // namespace fw::enables

@@ -12,6 +12,7 @@
 #include "platform.hpp"
 #include "drivers/drivers.hpp"
 #include "riscv/csr.hpp"
+#include "riscv/csr_safe.hpp"
 #include "sbi/sbi.hpp"
 #include "sbi/services.hpp"
 #include <libfdt.h>
@@ -83,7 +84,10 @@ void clear_bss() {
         *p = 0;
 }
 
-bool csr_exists(unsigned num) { return csr::csr_read_safe_num(num).trapped == 0; }
+template <unsigned Num> bool csr_exists() {
+    static_assert(csr::safe_listed(Num));
+    return csr::csr_read_safe_num(Num).trapped == 0;
+}
 
 // NAPOT encoding of [base, base + size): size a power of two >= 8, base
 // aligned to it (privileged spec, "Physical Memory Protection").
@@ -99,17 +103,58 @@ constexpr unsigned kPmpEntries = 8;
 unsigned pmp_entries_boot; // the boot hart's, before the subsystems' cold_init
 bool require_pmp;          // /chosen/tsbi,require-pmp (core/README.md)
 
+// Every PMP entry of pmpcfg0 (and pmpcfg1 on RV32) is reached through the
+// trap-safe accessors by number.
+static_assert(csr::safe_listed(csr::pmpaddr0, kPmpEntries) &&
+              csr::safe_listed(csr::pmpcfg0, kPmpEntries / sizeof(long)));
+
 // Implemented PMP entries among the first kPmpEntries: the lowest-numbered
 // ones are implemented, an unimplemented one is read-only zero or its CSR
-// traps (privileged spec, "Physical Memory Protection CSRs"). pmpcfg is not
-// touched, so nothing changes for M-mode.
-unsigned count_pmp_entries() {
+// traps (privileged spec, "Physical Memory Protection CSRs"). The entries
+// are turned off first (pmpcfg = 0; none is locked, so nothing changes for
+// M-mode), so that the all-ones read back from an implemented one is the
+// mask of the address bits it holds: an OFF entry reads pmpaddr[G-1:0] as
+// zeros, G the granularity (same section). setup_pmp checks its entries on
+// those bits.
+unsigned count_pmp_entries(unsigned long &held) {
+    // Trap-safe: a hart without PMP has no pmpcfg0 (QEMU 10's rva23s64).
+    for (unsigned r = 0; r < kPmpEntries / sizeof(long); r++) csr::csr_write_safe_num(csr::pmpcfg0 + r, 0);
     unsigned n = 0;
+    held = 0;
     for (; n < kPmpEntries; n++) {
         if (csr::csr_write_safe_num(csr::pmpaddr0 + n, ~0ul).trapped) break;
-        if (csr::csr_read_safe_num(csr::pmpaddr0 + n).value == 0) break;
+        unsigned long v = csr::csr_read_safe_num(csr::pmpaddr0 + n).value;
+        if (v == 0) break;
+        if (n == 0) held = v;
     }
     return n;
+}
+
+// Reads entries 0..last back. A write that did not take effect would leave
+// S-mode with another PMP than the one meant, e.g. a deny entry over all
+// memory: the next stage's first fetch then faults for ever without a word
+// (the boot hang of core/README.md, "Trap-safe CSR access"). `held`: the bits the
+// entries hold (count_pmp_entries, enables::pmpaddr_reads_back).
+void verify_pmp(unsigned last, const unsigned long *addr, const unsigned long *cfg,
+                unsigned long held) {
+    constexpr unsigned kPerCfg = sizeof(long);
+    for (unsigned i = 0; i <= last; i++) {
+        unsigned long got = csr::csr_read_safe_num(csr::pmpaddr0 + i).value;
+        if (!enables::pmpaddr_reads_back(got, addr[i], held)) {
+            printf("tsbi: hart %lu: pmpaddr%u reads 0x%lx, wrote 0x%lx (bits held 0x%lx)\n",
+                   current_hartid(), i, got, addr[i], held);
+            fatal("PMP read-back mismatch: S-mode would not get the PMP set up for it");
+        }
+    }
+    for (unsigned r = 0; r * kPerCfg <= last; r++) {
+        unsigned long mask = enables::pmpcfg_compared(r, last, kPerCfg);
+        unsigned long got = csr::csr_read_safe_num(csr::pmpcfg0 + r).value;
+        if ((got ^ cfg[r]) & mask) {
+            printf("tsbi: hart %lu: pmpcfg%u reads 0x%lx, wrote 0x%lx (compared 0x%lx)\n",
+                   current_hartid(), r, got, cfg[r], mask);
+            fatal("PMP read-back mismatch: S-mode would not get the PMP set up for it");
+        }
+    }
 }
 
 // The MMIO only M-mode may touch (e.g. the ACLINT, whose mtimecmp/msip drive
@@ -152,7 +197,8 @@ void setup_pmp() {
             printf("tsbi: cannot protect MMIO 0x%lx+0x%lx with one PMP entry\n",
                    static_cast<unsigned long>(mm[i].base), static_cast<unsigned long>(mm[i].size));
     }
-    unsigned entries = count_pmp_entries();
+    unsigned long held;
+    unsigned entries = count_pmp_entries(held);
     unsigned n = enables::pmp_deny_entries(entries, wanted);
     if (n == 0) {
         // No PMP, or one entry: nothing can be closed. With one, it must
@@ -163,8 +209,11 @@ void setup_pmp() {
                    current_hartid(), entries);
         if (require_pmp) fatal("no PMP: the firmware cannot be protected from S-mode (tsbi,require-pmp)");
         if (entries == 1) {
-            csr_write(csr::pmpaddr0, ~0ul);
-            csr_write(csr::pmpcfg0, csr::pmp::A_NAPOT | csr::pmp::R | csr::pmp::W | csr::pmp::X);
+            const unsigned long open_addr = ~0ul,
+                                open_cfg = csr::pmp::A_NAPOT | csr::pmp::R | csr::pmp::W | csr::pmp::X;
+            csr_write(csr::pmpaddr0, open_addr);
+            csr_write(csr::pmpcfg0, open_cfg);
+            verify_pmp(0, &open_addr, &open_cfg, held);
             asm volatile("sfence.vma" ::: "memory");
         }
         return;
@@ -178,10 +227,12 @@ void setup_pmp() {
         uint8_t c = i < n ? csr::pmp::A_NAPOT
                           : csr::pmp::A_NAPOT | csr::pmp::R | csr::pmp::W | csr::pmp::X;
         cfg[i / kPerCfg] |= static_cast<unsigned long>(c) << (8 * (i % kPerCfg));
-        csr::csr_write_safe_num(csr::pmpaddr0 + i, i < n ? addr[i] : ~0ul);
+        if (i == n) addr[i] = ~0ul;
+        csr::csr_write_safe_num(csr::pmpaddr0 + i, addr[i]);
     }
     csr_write(csr::pmpcfg0, cfg[0]);
     if (kPerCfg == 4) csr::csr_write_safe_num(csr::pmpcfg0 + 1, cfg[1]);
+    verify_pmp(n, addr, cfg, held);
     asm volatile("sfence.vma" ::: "memory");
 }
 
@@ -205,12 +256,15 @@ void setup_delegation(unsigned long hartid) {
     csr_write(csr::mideleg, id);
 }
 
+static_assert(csr::safe_listed(csr::menvcfgh) && csr::safe_listed(csr::mstateen1, 3) &&
+              csr::safe_listed(csr::mstateen1h, 3) && csr::safe_listed(csr::sstateen0, 4) &&
+              csr::safe_listed(csr::hstateen0, 4) && csr::safe_listed(csr::hstateen0h, 4));
 void setup_counters_envcfg(unsigned long hartid) {
     // S-mode may read cycle/time/instret/hpmcounters directly (Linux reads
     // hardware PMU counters from the CSR counter_get_info reports).
     csr_write(csr::mcounteren, 0xffffffffu);
     const uint64_t isa = harts[hartid].isa;
-    if (csr_exists(csr::menvcfg)) {
+    if (csr_exists<csr::menvcfg>()) {
         uint64_t env = enables::boot_menvcfg(isa);
 #if __riscv_xlen == 64
         csr_write(csr::menvcfg, env);
@@ -223,11 +277,11 @@ void setup_counters_envcfg(unsigned long hartid) {
     // mseccfg exists on a hart with Zkr; the trap-safe read keeps a device
     // tree that lists zkr on a hart without it from stopping the boot.
     enables::MseccfgUpdate sec = enables::boot_mseccfg(isa);
-    if ((sec.set | sec.clear) && csr_exists(csr::mseccfg)) {
+    if ((sec.set | sec.clear) && csr_exists<csr::mseccfg>()) {
         csr_set(csr::mseccfg, sec.set);
         csr_clear(csr::mseccfg, sec.clear);
     }
-    if (hart_has(hartid, EXT_SMSTATEEN) && csr_exists(csr::mstateen0)) {
+    if (hart_has(hartid, EXT_SMSTATEEN) && csr_exists<csr::mstateen0>()) {
         // Give S-mode every state the hart has; WARL keeps only what exists.
         // This is a superset of what OpenSBI opens (SE0, ENVCFG, CONTEXT,
         // AIA/IMSIC, CSRIND, CTR, SRMCFG). CTR's bits are then managed by
@@ -264,11 +318,11 @@ void probe_extensions(HartState &h) {
     unsigned long misa = csr_read(csr::misa);
     if (misa & (1ul << ('h' - 'a'))) h.isa |= 1ull << EXT_H;
     else h.isa &= ~(1ull << EXT_H);
-    if (csr_exists(csr::stimecmp)) h.isa |= 1ull << EXT_SSTC;
+    if (csr_exists<csr::stimecmp>()) h.isa |= 1ull << EXT_SSTC;
     else h.isa &= ~(1ull << EXT_SSTC);
-    if (!csr_exists(csr::mstateen0)) h.isa &= ~(1ull << EXT_SMSTATEEN);
+    if (!csr_exists<csr::mstateen0>()) h.isa &= ~(1ull << EXT_SMSTATEEN);
     else h.isa |= 1ull << EXT_SMSTATEEN;
-    if (csr_exists(csr::scountovf)) h.isa |= 1ull << EXT_SSCOFPMF;
+    if (csr_exists<csr::scountovf>()) h.isa |= 1ull << EXT_SSCOFPMF;
     // Smdbltrp: MDT is writable (entry.S cleared it at reset). Setting it
     // also clears mstatus.MIE, which is 0 here anyway.
 #if __riscv_xlen == 64
@@ -278,7 +332,7 @@ void probe_extensions(HartState &h) {
     csr_clear(csr::mstatus, csr::mstatus_bits::MDT);
 #else
     h.isa &= ~(1ull << EXT_SMDBLTRP);
-    if (csr_exists(csr::mstatush)) {
+    if (csr_exists<csr::mstatush>()) {
         csr_set(csr::mstatush, csr::mstatush_bits::MDT);
         if (csr_read(csr::mstatush) & csr::mstatush_bits::MDT) h.isa |= 1ull << EXT_SMDBLTRP;
         csr_clear(csr::mstatush, csr::mstatush_bits::MDT);
@@ -407,7 +461,8 @@ void cold_boot(unsigned long hartid, unsigned long fdt, const FwDynamicInfo *di)
     // for their regions before they choose them (fw::pmp_spare_entries).
     int chosen = drivers::fdt_find_path(blob, "/chosen");
     require_pmp = chosen >= 0 && fdt_getprop(blob, chosen, "tsbi,require-pmp", nullptr);
-    pmp_entries_boot = count_pmp_entries();
+    unsigned long pmp_held;
+    pmp_entries_boot = count_pmp_entries(pmp_held);
     if (pmp_entries_boot < 2 && require_pmp)
         fatal("fewer than two PMP entries: the firmware cannot be protected from S-mode "
               "(tsbi,require-pmp)");

@@ -51,18 +51,6 @@ MdtClearScope::~MdtClearScope() {
 #endif
 }
 
-unsigned trap_priv(const TrapFrame &f) {
-    return static_cast<unsigned>((f.mstatus & mstatus_bits::MPP) >> mstatus_bits::MPP_SHIFT);
-}
-
-bool trap_virt([[maybe_unused]] const TrapFrame &f) {
-#if __riscv_xlen == 64
-    return (f.mstatus & mstatus_bits::MPV) != 0;
-#else
-    return (csr_read(csr::mstatush) & mstatush_bits::MPV) != 0;
-#endif
-}
-
 TrapFrame &current_frame() {
     // entry.S puts the frame at the top of the hart's stack (FRAME_SIZE: the
     // frame rounded to the stack alignment).

@@ -30,8 +30,17 @@ TrapFrame &current_frame();
 void redirect_to_smode(TrapFrame &f, unsigned long cause, unsigned long tval);
 
 // Trapping privilege from the frame's mstatus: 0 U, 1 S (3 M never reaches here).
-unsigned trap_priv(const TrapFrame &f);
-bool trap_virt(const TrapFrame &f);
+// Inline: the CSR emulation fast path asks for both on every access.
+inline unsigned trap_priv(const TrapFrame &f) {
+    return static_cast<unsigned>((f.mstatus & csr::mstatus_bits::MPP) >> csr::mstatus_bits::MPP_SHIFT);
+}
+inline bool trap_virt([[maybe_unused]] const TrapFrame &f) {
+#if __riscv_xlen == 64
+    return (f.mstatus & csr::mstatus_bits::MPV) != 0;
+#else
+    return (csr_read(csr::mstatush) & csr::mstatush_bits::MPV) != 0;
+#endif
+}
 
 // Emulation entry points (firmware/core/emulate.cpp).
 void emulate_illegal_insn(TrapFrame &f, unsigned long mtval);

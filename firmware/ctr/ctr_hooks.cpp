@@ -16,6 +16,7 @@
 #include "fw.hpp"
 #include "hart.hpp"
 #include "riscv/csr.hpp"
+#include "riscv/csr_safe.hpp"
 #include "trace/service.hpp"
 
 namespace {
@@ -150,6 +151,9 @@ void sync_delegation(PerHart &p, const ctr::Hart &h) {
     }
 }
 
+static_assert(ctr::ind::siselect == csr::siselect && ctr::ratified::sctrdepth == csr::sctrdepth &&
+              csr::safe_listed(ctr::ratified::mctrctl) && csr::safe_listed(ctr::ratified::sctrdepth) &&
+              csr::safe_listed(ctr::ind::siselect) && csr::safe_listed(csr::hstateen0));
 bool probe_native() {
     // Smctr: mctrctl exists. Ssctr alone (no M-mode registers) is not a
     // configuration M-mode firmware can run on.

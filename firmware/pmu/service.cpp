@@ -6,6 +6,7 @@
 
 #include "../include/fw.hpp"
 #include "../include/riscv/csr.hpp"
+#include "../include/riscv/csr_safe.hpp"
 
 namespace pmu {
 
@@ -271,6 +272,9 @@ void reset_hart(HartState &h) {
 
 // The hardware counters of this hart: existence by trap-safe access, width by
 // writing all-ones while inhibited. Harts are assumed to be alike.
+static_assert(csr::safe_listed(csr::scountovf) && csr::safe_listed(csr::mcyclecfg) &&
+              csr::safe_listed(csr::mcountinhibit) && csr::safe_listed(csr::mcycle, hw::kSlots) &&
+              csr::safe_listed(csr::thead::mcounterinten));
 void probe_counters(Config &g) {
     g.sscofpmf = !hw::probe_read(csr::scountovf).trapped;
     g.smcntrpmf = !hw::probe_read(csr::mcyclecfg).trapped;

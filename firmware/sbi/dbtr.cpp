@@ -10,6 +10,7 @@
 #include "ecall_list.hpp"
 #include "fw.hpp"
 #include "riscv/csr.hpp"
+#include "riscv/csr_safe.hpp"
 #include "dbtr_logic.hpp"
 #include "services.hpp"
 
@@ -33,6 +34,7 @@ enum : unsigned long {
 constexpr unsigned kTselect = 0x7A0, kTdata1 = 0x7A1, kTdata2 = 0x7A2, kTdata3 = 0x7A3,
                    kTinfo = 0x7A4;
 constexpr unsigned kTdataCsr[3] = {kTdata1, kTdata2, kTdata3};
+static_assert(kTselect == csr::tselect && csr::safe_listed(kTselect, kTinfo - kTselect + 1));
 // The shared-memory entry: four XLEN-bit words per trigger (XLEN / 2 bytes).
 constexpr unsigned kEntryWords = 4;
 constexpr unsigned long kEntrySize = kEntryWords * sizeof(unsigned long);

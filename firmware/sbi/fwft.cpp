@@ -9,6 +9,7 @@
 #include "fw.hpp"
 #include "hart_enables.hpp"
 #include "riscv/csr.hpp"
+#include "riscv/csr_safe.hpp"
 #include "services.hpp"
 
 namespace sbi {
@@ -57,6 +58,8 @@ struct HartFeatures {
     uint8_t locked;          // bit n: feature n locked until hart reset
 };
 HartFeatures features[fw::kMaxHarts];
+
+static_assert(csr::safe_listed(csr::menvcfg) && csr::safe_listed(csr::menvcfgh));
 
 // menvcfg as 64 bits (menvcfgh holds the upper half on RV32); 0 and no
 // effect when the hart has no menvcfg.

@@ -8,6 +8,7 @@
 #include "core/hart.hpp"
 #include "core/fw_region.hpp"
 #include "core/hart_enables.hpp"
+#include "riscv/csr_safe.hpp"
 #include "sbi/hartmask.hpp"
 #include <libfdt.h>
 
@@ -354,4 +355,63 @@ TEST_CASE("misaligned emulation decodes integer loads and stores") {
     CHECK(decode_int_access(0x6188, true, 8).width == 8);
     // other opcodes
     CHECK(decode_int_access(0x00000013, true, 8).width == 0); // nop
+}
+
+TEST_CASE("trap-safe CSR access by number: every listed number has its own table entry") {
+    // firmware/core/csr_safe.cpp assembles entry i of its tables for the
+    // i-th listed number; two numbers on one entry would access the wrong
+    // CSR, a number past the tables would run whatever follows them.
+    std::vector<int> owner(csr::safe_csr_total(), -1);
+    unsigned listed = 0;
+    for (unsigned num = 0; num < 4096; num++) {
+        int i = csr::safe_csr_index(num);
+        if (i < 0) continue;
+        listed++;
+        REQUIRE(static_cast<unsigned>(i) < owner.size());
+        CHECK_MESSAGE(owner[i] == -1, "CSR 0x" << std::hex << num << " shares entry " << std::dec << i);
+        owner[i] = static_cast<int>(num);
+    }
+    CHECK(listed == csr::safe_csr_total());
+    CHECK(csr::safe_csr_total() == 117); // the size csr_safe.hpp states
+    // Entries follow the list: the first range starts the table.
+    CHECK(csr::safe_csr_index(csr::tselect) == 0);
+    CHECK(csr::safe_csr_index(csr::tselect + 4) == 4);
+    CHECK(csr::safe_csr_index(csr::menvcfg) == 5);
+    // The numbers the firmware reaches this way (callers' static_asserts).
+    CHECK(csr::safe_listed(csr::pmpaddr0, 8));
+    CHECK(csr::safe_listed(csr::pmpcfg0, 2));
+    CHECK(csr::safe_listed(csr::mcycle, 32));
+    CHECK(csr::safe_listed(csr::mtinst));
+    CHECK(csr::safe_listed(csr::hstateen0h, 4));
+    // Unlisted: a clear "no", never an entry.
+    CHECK(csr::safe_csr_index(csr::mscratch) == -1);
+    CHECK(csr::safe_csr_index(csr::mstatus) == -1);
+    CHECK(csr::safe_csr_index(0xfff) == -1);
+    CHECK(csr::safe_csr_index(csr::tselect + 0x1000) == -1); // not a 12-bit number
+    CHECK(!csr::safe_listed(csr::pmpaddr0, 17));
+    CHECK(csr::kSafeUnlisted != 0);
+}
+
+TEST_CASE("PMP read-back: compared on the bits an entry holds") {
+    using namespace fw::enables;
+    // QEMU virt, RV64, G = 0: pmpaddr holds bits 55:2.
+    const unsigned long held64 = 0x003fffffffffffffull;
+    CHECK(pmpaddr_reads_back(held64, ~0ul, held64));          // the open entry
+    CHECK(pmpaddr_reads_back(0x2001ffff, 0x2001ffff, held64)); // firmware, 1 MiB at 0x80000000
+    // A deny entry left at all-ones (its write lost): caught.
+    CHECK_FALSE(pmpaddr_reads_back(held64, 0x2001ffff, held64));
+    CHECK_FALSE(pmpaddr_reads_back(0, 0x2001ffff, held64));
+    // G = 10 (4 KiB granules): an OFF entry reads bits 9:0 as zero, a NAPOT
+    // one bits 8:0 as ones; a 512-byte NAPOT region reads back wider.
+    const unsigned long held_g10 = held64 & ~0x3fful;
+    CHECK(pmpaddr_reads_back(0x200001ff, 0x2000003f, held_g10));
+    CHECK_FALSE(pmpaddr_reads_back(0x200005ff, 0x2000003f, held_g10));
+    // pmpcfg bytes of entries 0..last.
+    CHECK(pmpcfg_compared(0, 0, 8) == 0xff);
+    CHECK(pmpcfg_compared(0, 3, 8) == 0xffffffffull);
+    CHECK(pmpcfg_compared(0, 7, 8) == ~0ul);
+    CHECK(pmpcfg_compared(1, 3, 4) == 0);
+    CHECK(pmpcfg_compared(0, 5, 4) == 0xffffffffull);
+    CHECK(pmpcfg_compared(1, 5, 4) == 0xffff);
+    CHECK(pmpcfg_compared(1, 7, 4) == 0xffffffffull);
 }

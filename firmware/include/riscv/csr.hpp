@@ -156,9 +156,10 @@ constexpr uint8_t R = 1, W = 2, X = 4, A_TOR = 1 << 3, A_NA4 = 2 << 3, A_NAPOT =
     ({ asm volatile("csrc %0, %1" ::"i"(num), "rK"((unsigned long)(val)) : "memory"); })
 
 namespace csr {
-// Trap-safe access for CSRs that may not exist (probing, emulation): returns
-// false instead of trapping. Implemented in firmware/core/trap_safe.S by
-// pointing mtvec at a stub for the duration of the access.
+// Trap-safe access for CSRs that may not exist (probing, emulation): reports
+// the trap instead of taking it. Only the numbers listed in csr_safe.hpp are
+// served (firmware/core/csr_safe.cpp, code assembled at build time); any
+// other gets trapped == kSafeUnlisted (csr_safe.hpp).
 struct SafeResult {
     unsigned long value;
     unsigned long trapped; // 0 or the mcause of the trap taken
