@@ -5,8 +5,9 @@
 Reads the console logs of tests/linux/hwprobe.c run as init (the TSBI-CPUINFO
 and TSBI-HWPROBE lines) and compares /proc/cpuinfo and every riscv_hwprobe
 answer, decoded (key names, IMA_EXT_0 extension bits, misaligned-access
-speeds), so that a difference reads as what it is ("IMA_EXT_0 (all CPUs):
-ours lacks ZICBOZ"), and the U-mode probes of the same program (TSBI-UPROBE).
+speeds), so that a difference reads as what it is ("hwprobe cpus=all
+IMA_EXT_0: ours lacks ZICBOZ"), and the U-mode probes of the same program
+(TSBI-UPROBE).
 
   cpumodels.py compare NAME OURS.log PEER.log README
       One CPU model (NAME is "<qemu>/<cpu>", e.g. 10/max). Prints each
