@@ -15,8 +15,9 @@
 
 LINUX_CACHE       := $(TSBI_CACHE)/linux/current
 LINUX_IMAGE       := $(LINUX_CACHE)/Image
+LINUX_HWPROBE     := $(BUILD)/linux/tsbi-hwprobe
 LINUX_INITRD_DEPS := tests/linux/mkinitrd.sh tests/linux/mkcpio.py tests/linux/init \
-                     $(wildcard tests/linux/guest/*.sh) $(LINUX_CACHE)/VERSION
+                     $(wildcard tests/linux/guest/*.sh) $(LINUX_CACHE)/VERSION $(LINUX_HWPROBE)
 LINUX_RUN_FW      := $(BUILD)/fw/tsbi_dynamic.bin
 LINUX_RUN_SMP     := 2
 LINUX_RUN_QEMU    := qemu-system-riscv64
@@ -34,14 +35,20 @@ $(LINUX_CACHE)/VERSION:
 
 linux-fetch: $(LINUX_CACHE)/VERSION
 
+# The hwprobe dumper in every image (/bin/tsbi-hwprobe): static, no libc.
+$(LINUX_HWPROBE): tests/linux/hwprobe.c
+	@mkdir -p $(@D)
+	$(CROSS)gcc -O2 -Wall -Wextra -Werror -ffreestanding -fno-stack-protector \
+	  -fno-pie -no-pie -static -nostdlib -Wl,--no-warn-rwx-segments -o $@ $<
+
 $(BUILD)/linux/initrd-%.cpio.gz: $(LINUX_INITRD_DEPS)
 	@mkdir -p $(@D)
-	tests/linux/mkinitrd.sh $* $@
+	HWPROBE=$(LINUX_HWPROBE) tests/linux/mkinitrd.sh $* $@
 
 # The KVM host's image holds the guest's: the perf image.
 $(BUILD)/linux/initrd-kvm.cpio.gz: $(LINUX_INITRD_DEPS) $(BUILD)/linux/initrd-perf.cpio.gz
 	@mkdir -p $(@D)
-	tests/linux/mkinitrd.sh kvm $@ $(BUILD)/linux/initrd-perf.cpio.gz
+	HWPROBE=$(LINUX_HWPROBE) tests/linux/mkinitrd.sh kvm $@ $(BUILD)/linux/initrd-perf.cpio.gz
 
 linux-initrd-boot: $(BUILD)/linux/initrd-boot.cpio.gz
 linux-initrd-perf: $(BUILD)/linux/initrd-perf.cpio.gz

@@ -5,8 +5,10 @@
 # /usr/lib/perf-core (what `perf test` runs). KIND=kvm is the KVM host's
 # image: perf, trixie's qemu-system-riscv64, /kvm/kvm.ko, and the guest's
 # kernel (the same Image) and initramfs (GUEST_INITRD, the perf image) in /kvm.
-#   mkinitrd.sh boot|perf OUT.cpio.gz
-#   mkinitrd.sh kvm OUT.cpio.gz GUEST_INITRD
+# Every kind has the hwprobe dumper (tests/linux/hwprobe.c, built by make) as
+# /bin/tsbi-hwprobe, given in HWPROBE.
+#   HWPROBE=build/linux/tsbi-hwprobe mkinitrd.sh boot|perf OUT.cpio.gz
+#   HWPROBE=build/linux/tsbi-hwprobe mkinitrd.sh kvm OUT.cpio.gz GUEST_INITRD
 set -euo pipefail
 kind=$1 out=$2
 here=$(cd "$(dirname "$0")" && pwd)
@@ -15,6 +17,8 @@ stage=$(mktemp -d "$(dirname "$out")/.stage-$kind.XXXXXX")
 trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage"/{bin,dev,proc,sys,tmp,root,tsbi}
 cp "$cache/busybox" "$stage/bin/busybox"
+[ -f "${HWPROBE:-}" ] || { echo "mkinitrd: HWPROBE=${HWPROBE:-} is not the hwprobe dumper (make builds it)" >&2; exit 1; }
+install -m 755 "$HWPROBE" "$stage/bin/tsbi-hwprobe"
 install -m 755 "$here/init" "$stage/init"
 install -m 644 "$here"/guest/*.sh "$stage/tsbi/"
 case $kind in
