@@ -73,6 +73,14 @@ expect_line "qemu10-c906/thead_pmu_quirk_chosen" "$t/console.log" "^tsbi: vendor
 tests/payloads/run.py --qemu "$q" --timeout 30 --fw ours --smp 2 --cpu-model max \
   --tag qemu10-max-smp2 base
 [ $? -le 1 ] || fail "qemu10-max: payload runner failed"
+# The same base payload on OpenSBI 1.6 (PEER lines): its device tree keeps
+# smcdeleg/ssccfg and its CDE makes the counter-delegation checks pass too.
+if peer_fw=$(scripts/opensbi.sh path 1.6); then
+  tests/payloads/run.py --qemu "$q" --timeout 30 --peer --fw "$peer_fw" --smp 2 --cpu-model max \
+    --tag qemu10-max-opensbi-1.6-smp2 base
+else
+  echo "PEER: qemu10-max-opensbi-1.6/fetch crash scripts/opensbi.sh path 1.6 failed"
+fi
 # The SBI PMU beside counter delegation: -cpu max has Smcdeleg, so the
 # firmware sets menvcfg.CDE and every counter is delegated (the base payload
 # above reads and writes them through siselect/sireg*); the PMU payload
