@@ -20,6 +20,7 @@ constexpr ExtName kExtNames[] = {
     {"svpbmt", EXT_SVPBMT}, {"zicbom", EXT_ZICBOM},     {"zicboz", EXT_ZICBOZ},
     {"zkr", EXT_ZKR},       {"smaia", EXT_SMAIA},       {"ssaia", EXT_SSAIA},
     {"svadu", EXT_SVADU},   {"svade", EXT_SVADE},       {"smdbltrp", EXT_SMDBLTRP},
+    {"smcdeleg", EXT_SMCDELEG}, {"ssccfg", EXT_SSCCFG},
 };
 
 // Each ISA string token is compared with every name (once per hart, at
@@ -192,12 +193,19 @@ int shrink_prop_inplace(void *fdt, int node, const char *name, int n) {
     return 0;
 }
 
-int fixup_withhold_extensions(void *fdt, const char *const *exts, unsigned count) {
+int fixup_withhold_extensions(void *fdt, const Withhold *w, unsigned count) {
     int cpus = fdt_path_offset(fdt, "/cpus");
     if (cpus < 0) return 0;
     // Edited where they are and cut short in place: nothing moves, so one
     // walk finds every cpu node.
     return fdtw::for_each_cpu_reverse(fdt, cpus, [&](int node) {
+        // The node's extensions before any edit, read as scan_harts does.
+        int len;
+        uint64_t isa = 0;
+        if (auto *l = static_cast<const char *>(fdt_getprop(fdt, node, "riscv,isa-extensions", &len)))
+            isa = parse_isa_extensions(l, len);
+        else if (auto *st = static_cast<const char *>(fdt_getprop(fdt, node, "riscv,isa", &len)))
+            isa = parse_isa_string(st, len);
         struct Prop {
             const char *name;
             int (*remove)(char *, int, const char *);
@@ -205,11 +213,11 @@ int fixup_withhold_extensions(void *fdt, const char *const *exts, unsigned count
         static constexpr Prop kProps[] = {{"riscv,isa-extensions", isa_list_remove},
                                           {"riscv,isa", isa_string_remove}};
         for (const Prop &pr : kProps) {
-            int len;
             auto *p = static_cast<char *>(fdt_getprop_w(fdt, node, pr.name, &len));
             if (!p || len <= 0) continue;
             int n = len;
-            for (unsigned i = 0; i < count; i++) n = pr.remove(p, n, exts[i]);
+            for (unsigned i = 0; i < count; i++)
+                if (!((isa >> w[i].unless) & 1)) n = pr.remove(p, n, w[i].ext);
             if (n == len) continue;
             if (int err = shrink_prop_inplace(fdt, node, pr.name, n)) return err;
         }

@@ -35,10 +35,19 @@ int isa_list_remove(char *list, int len, const char *ext);
 // `riscv,isa` string of `len` bytes (NUL included), in place; returns the
 // new length (NUL included).
 int isa_string_remove(char *isa, int len, const char *ext);
-// Takes the `n` extensions `exts` out of every /cpus node's
-// riscv,isa-extensions and riscv,isa, so the next stage does not use what
-// the firmware did not enable. Returns 0 or a libfdt error.
-int fixup_withhold_extensions(void *fdt, const char *const *exts, unsigned n);
+// An extension the next stage must not find on a hart unless the hart has
+// another (`unless`, an fw::Ext bit number): the one whose M-mode enable
+// it needs (enables::kWithheld).
+struct Withhold {
+    const char *ext;
+    unsigned unless;
+};
+// Takes each of the `n` extensions out of every /cpus node's
+// riscv,isa-extensions and riscv,isa where the node (its
+// riscv,isa-extensions, else its riscv,isa) lacks its `unless` extension,
+// so the next stage does not use what the firmware did not enable.
+// Returns 0 or a libfdt error.
+int fixup_withhold_extensions(void *fdt, const Withhold *w, unsigned n);
 
 // ISA extension bits from a `riscv,isa` string ("rv64imafdch_zicsr_sstc...").
 uint64_t parse_isa_string(const char *s, int len);

@@ -86,6 +86,8 @@ enum Ext : unsigned {
     EXT_SVADU,
     EXT_SVADE,
     EXT_SMDBLTRP,
+    EXT_SMCDELEG,
+    EXT_SSCCFG,
     EXT_COUNT
 };
 static_assert(EXT_COUNT <= 64, "HartState::isa holds one bit per extension");

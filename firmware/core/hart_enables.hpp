@@ -3,6 +3,7 @@
 // from a hart's extensions (fw::Ext bits): pure, so the host tests check
 // them. init.cpp writes them at boot (core/README.md "M-mode enables").
 #pragma once
+#include "dt.hpp"
 #include "hart.hpp"
 #include "riscv/csr.hpp"
 
@@ -21,10 +22,15 @@ constexpr bool has(uint64_t isa, Ext e) { return (isa >> e) & 1; }
 //   extensions binding reads "svadu without svade" as hardware updating and
 //   "both" as Svade's page faults, FWFT PTE_AD_HW_UPDATING's reset value 0
 //   (ext-firmware-features.adoc): set only for Svadu alone.
+// - CDE (Smcdeleg): counter delegation. With mcounteren all ones
+//   (init.cpp) every counter is delegated: S-mode may program the counters
+//   and their selectors through siselect 0x40..0x5F and sireg*, and start
+//   and stop them through scountinhibit (Smcdeleg, "Counter Delegation").
+//   OpenSBI 1.6 and master set CDE wherever the hart has Smcdeleg and
+//   keep mcounteren all ones; the SBI PMU service stays whole beside it
+//   (pmu/README.md "Counter delegation").
 // Left 0: LPE, SSE, DTE, PMM, whose reset value under SBI FWFT is 0 (S-mode
-// turns them on through FWFT, sbi/fwft.cpp), FIOM, and CDE (Smcdeleg): it
-// would let S-mode program the hpm counters and events through sireg*
-// behind the SBI PMU service, which owns them (core/README.md).
+// turns them on through FWFT, sbi/fwft.cpp), and FIOM.
 constexpr uint64_t boot_menvcfg(uint64_t isa) {
     using namespace csr::menvcfg_bits;
     uint64_t v = 0;
@@ -33,15 +39,18 @@ constexpr uint64_t boot_menvcfg(uint64_t isa) {
     if (has(isa, EXT_ZICBOM)) v |= CBIE | CBCFE;
     if (has(isa, EXT_ZICBOZ)) v |= CBZE;
     if (has(isa, EXT_SVADU) && !has(isa, EXT_SVADE)) v |= ADUE;
+    if (has(isa, EXT_SMCDELEG)) v |= CDE;
     return v;
 }
 
-// Extensions the firmware does not enable, taken out of the device tree the
-// next stage gets (dt::fixup_withhold_extensions) so that it does not use
-// them: Smcdeleg and Ssccfg, counter delegation (menvcfg.CDE above). A
-// kernel that finds them would program the counters through sireg* and
-// take illegal-instruction exceptions.
-inline constexpr const char *kWithheld[] = {"smcdeleg", "ssccfg"};
+// Extensions taken out of a hart's device-tree node (the one the next stage
+// gets, dt::fixup_withhold_extensions) when the node lacks the extension
+// whose M-mode enable they need, so that S-mode does not use them:
+// Ssccfg, S-mode's half of counter delegation, works only with
+// menvcfg.CDE, which boot_menvcfg sets where the hart has Smcdeleg. A
+// kernel that found Ssccfg alone would program the counters through
+// sireg* and take illegal-instruction exceptions.
+inline constexpr dt::Withhold kWithheld[] = {{"ssccfg", EXT_SMCDELEG}};
 
 // FWFT PTE_AD_HW_UPDATING can be toggled only on a hart with both Svade and
 // Svadu: with Svadu alone its value is fixed at 1 (boot_menvcfg), with

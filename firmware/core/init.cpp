@@ -261,17 +261,30 @@ static_assert(csr::safe_listed(csr::menvcfgh) && csr::safe_listed(csr::mstateen1
               csr::safe_listed(csr::hstateen0, 4) && csr::safe_listed(csr::hstateen0h, 4));
 void setup_counters_envcfg(unsigned long hartid) {
     // S-mode may read cycle/time/instret/hpmcounters directly (Linux reads
-    // hardware PMU counters from the CSR counter_get_info reports).
+    // hardware PMU counters from the CSR counter_get_info reports); with
+    // Smcdeleg (menvcfg.CDE below) the same bits delegate every counter to
+    // S-mode, as under OpenSBI (pmu/README.md "Counter delegation").
     csr_write(csr::mcounteren, 0xffffffffu);
     const uint64_t isa = harts[hartid].isa;
     if (csr_exists<csr::menvcfg>()) {
         uint64_t env = enables::boot_menvcfg(isa);
 #if __riscv_xlen == 64
         csr_write(csr::menvcfg, env);
+        uint64_t got = csr_read(csr::menvcfg);
 #else
         csr_write(csr::menvcfg, static_cast<unsigned long>(env));
         csr::csr_write_safe_num(csr::menvcfgh, static_cast<unsigned long>(env >> 32));
+        uint64_t got = csr_read(csr::menvcfg) |
+                       static_cast<uint64_t>(csr::csr_read_safe_num(csr::menvcfgh).value) << 32;
 #endif
+        // CDE is WARL: a device tree that lists smcdeleg on a hart without
+        // it leaves S-mode a Ssccfg whose every sireg* access traps. The
+        // tree has been handed over by now (the boot hart's fix-ups), so
+        // this can only be said.
+        if ((env & ~got) & csr::menvcfg_bits::CDE)
+            printf("tsbi: hart %lu: menvcfg.CDE reads 0: the device tree's smcdeleg is wrong, "
+                   "counter delegation is off\n",
+                   hartid);
     }
     // Zkr: S-mode reads the entropy source (Linux's random_init_early).
     // mseccfg exists on a hart with Zkr; the trap-safe read keeps a device

@@ -152,12 +152,16 @@ TEST_CASE("menvcfg at boot: each S-mode enable with its extension, nothing FWFT 
     CHECK(enables::fwft_adue_toggles(bits({EXT_SVADU, EXT_SVADE})));
     CHECK(enables::boot_menvcfg(bits({EXT_SVADE})) == 0);
     CHECK_FALSE(enables::fwft_adue_toggles(bits({EXT_SVADE})));
-    // A -cpu max hart: never LPE, SSE, DTE, PMM (FWFT, reset 0) or CDE.
+    // Smcdeleg: counter delegation on (OpenSBI's sbi_hart.c sets CDE for
+    // it); Ssccfg alone, S-mode's half, enables nothing.
+    CHECK(enables::boot_menvcfg(bits({EXT_SMCDELEG})) == CDE);
+    CHECK(enables::boot_menvcfg(bits({EXT_SSCCFG, EXT_SSCSRIND})) == 0);
+    // A -cpu max hart: never LPE, SSE, DTE, PMM (FWFT, reset 0).
     uint64_t all = 0;
     for (unsigned e = 0; e < EXT_COUNT; e++) all |= 1ull << e;
     uint64_t env = enables::boot_menvcfg(all);
-    CHECK((env & (LPE | SSE | DTE | PMM | CDE | FIOM)) == 0);
-    CHECK(env == (STCE | PBMTE | CBIE | CBCFE | CBZE));
+    CHECK((env & (LPE | SSE | DTE | PMM | FIOM)) == 0);
+    CHECK(env == (STCE | PBMTE | CBIE | CBCFE | CBZE | CDE));
 }
 
 TEST_CASE("mseccfg at boot: S-mode may read seed with Zkr, U-mode never") {
@@ -276,22 +280,34 @@ TEST_CASE("withheld extensions: out of isa-extensions lists and riscv,isa string
     CHECK(dt::isa_string_remove(letters, sizeof letters, "h") == (int)sizeof letters);
 }
 
-TEST_CASE("DT fix-up: withheld extensions leave every hart's node, the rest stays") {
+TEST_CASE("DT fix-up: Ssccfg leaves the nodes without Smcdeleg, the rest stays") {
     auto blob = load(data("qemu-virt.dtb"), 4096);
     REQUIRE(dt::open_for_fixup(blob.data(), 4096) == 0);
     void *fdt = blob.data();
+    // Hart 1: Ssccfg without Smcdeleg (CDE stays 0 there), in both
+    // properties (QEMU 7.2 gives riscv,isa alone; QEMU 10 both). Hart 2: both
+    // extensions, as QEMU 10's -cpu max lists them.
     int cpu = fdt_path_offset(fdt, "/cpus/cpu@1");
     REQUIRE(cpu >= 0);
-    // QEMU 7.2 gives riscv,isa alone; QEMU 10 both.
     const char exts[] = "i\0ssccfg\0zkr";
     REQUIRE(fdt_setprop(fdt, cpu, "riscv,isa-extensions", exts, sizeof exts) == 0);
     int len;
     std::string isa = static_cast<const char *>(fdt_getprop(fdt, cpu, "riscv,isa", &len));
-    isa += "_smcdeleg_zkr";
+    isa += "_ssccfg_zkr";
     REQUIRE(fdt_setprop_string(fdt, cpu, "riscv,isa", isa.c_str()) == 0);
-    const char *const withheld[] = {"smcdeleg", "ssccfg"};
+    int cpu2 = fdt_path_offset(fdt, "/cpus/cpu@2");
+    REQUIRE(cpu2 >= 0);
+    const char both[] = "i\0smcdeleg\0ssccfg";
+    REQUIRE(fdt_setprop(fdt, cpu2, "riscv,isa-extensions", both, sizeof both) == 0);
+    std::string isa2 = static_cast<const char *>(fdt_getprop(fdt, cpu2, "riscv,isa", &len));
+    isa2 += "_smcdeleg_ssccfg";
+    REQUIRE(fdt_setprop_string(fdt, cpu2, "riscv,isa", isa2.c_str()) == 0);
+    // The one the firmware hands over, and the choice it encodes.
+    REQUIRE(sizeof enables::kWithheld / sizeof *enables::kWithheld == 1);
+    CHECK(std::string(enables::kWithheld[0].ext) == "ssccfg");
+    CHECK(enables::kWithheld[0].unless == EXT_SMCDELEG);
     const uint32_t struct_size = fdt_size_dt_struct(fdt);
-    REQUIRE(dt::fixup_withhold_extensions(fdt, withheld, 2) == 0);
+    REQUIRE(dt::fixup_withhold_extensions(fdt, enables::kWithheld, 1) == 0);
     REQUIRE(fdt_check_header(fdt) == 0);
     // Cut in place: the freed words are FDT_NOP tokens, nothing moved, and
     // the whole structure still checks out.
@@ -304,10 +320,40 @@ TEST_CASE("DT fix-up: withheld extensions leave every hart's node, the rest stay
     CHECK(fdt_stringlist_contains(l, len, "zkr"));
     CHECK(fdt_stringlist_contains(l, len, "i"));
     std::string after = static_cast<const char *>(fdt_getprop(fdt, cpu, "riscv,isa", &len));
-    CHECK(after == isa.substr(0, isa.size() - strlen("_smcdeleg_zkr")) + "_zkr");
+    CHECK(after == isa.substr(0, isa.size() - strlen("_ssccfg_zkr")) + "_zkr");
     CHECK(len == (int)after.size() + 1);
+    // Hart 2 keeps both: the firmware sets menvcfg.CDE there.
+    cpu2 = fdt_path_offset(fdt, "/cpus/cpu@2");
+    l = static_cast<const char *>(fdt_getprop(fdt, cpu2, "riscv,isa-extensions", &len));
+    REQUIRE(l);
+    CHECK(fdt_stringlist_contains(l, len, "smcdeleg"));
+    CHECK(fdt_stringlist_contains(l, len, "ssccfg"));
+    CHECK(std::string(static_cast<const char *>(fdt_getprop(fdt, cpu2, "riscv,isa", &len))) == isa2);
     dt::HartDesc h[8];
     CHECK(dt::scan_harts(fdt, h, 8) == 4);
+    CHECK((h[2].isa >> EXT_SMCDELEG & 1) == 1);
+    CHECK((h[1].isa >> EXT_SSCCFG & 1) == 0);
+}
+
+TEST_CASE("DT fix-up: riscv,isa alone decides where riscv,isa-extensions is absent") {
+    auto blob = load(data("qemu-virt.dtb"), 4096);
+    REQUIRE(dt::open_for_fixup(blob.data(), 4096) == 0);
+    void *fdt = blob.data();
+    int cpu = fdt_path_offset(fdt, "/cpus/cpu@3");
+    REQUIRE(cpu >= 0);
+    fdt_delprop(fdt, cpu, "riscv,isa-extensions");
+    REQUIRE(fdt_setprop_string(fdt, cpu, "riscv,isa", "rv64imac_smcdeleg_ssccfg") == 0);
+    cpu = fdt_path_offset(fdt, "/cpus/cpu@0");
+    fdt_delprop(fdt, cpu, "riscv,isa-extensions");
+    REQUIRE(fdt_setprop_string(fdt, cpu, "riscv,isa", "rv64imac_ssccfg_zkr") == 0);
+    REQUIRE(dt::fixup_withhold_extensions(fdt, enables::kWithheld, 1) == 0);
+    int len;
+    cpu = fdt_path_offset(fdt, "/cpus/cpu@3");
+    CHECK(std::string(static_cast<const char *>(fdt_getprop(fdt, cpu, "riscv,isa", &len))) ==
+          "rv64imac_smcdeleg_ssccfg");
+    cpu = fdt_path_offset(fdt, "/cpus/cpu@0");
+    CHECK(std::string(static_cast<const char *>(fdt_getprop(fdt, cpu, "riscv,isa", &len))) ==
+          "rv64imac_zkr");
 }
 
 TEST_CASE("DT fix-up on QEMU virt's own device tree (no /reserved-memory yet)") {

@@ -9,7 +9,7 @@ namespace csr {
 
 // --- numbers ------------------------------------------------------------
 constexpr unsigned sstatus = 0x100, sie = 0x104, stvec = 0x105, scounteren = 0x106,
-                   senvcfg = 0x10A, sstateen0 = 0x10C, sscratch = 0x140, sepc = 0x141, scause = 0x142,
+                   senvcfg = 0x10A, sstateen0 = 0x10C, scountinhibit = 0x120, sscratch = 0x140, sepc = 0x141, scause = 0x142,
                    stval = 0x143, sip = 0x144, stimecmp = 0x14D, satp = 0x180,
                    scountovf = 0xDA0;
 constexpr unsigned hstatus = 0x600, hedeleg = 0x602, hideleg = 0x603, hcounteren = 0x606,
@@ -103,6 +103,15 @@ constexpr unsigned long long FIOM = 1, LPE = 1ull << 2, SSE = 1ull << 3, CBIE = 
                              PMM = 3ull << PMM_SHIFT, DTE = 1ull << 59, CDE = 1ull << 60,
                              ADUE = 1ull << 61, PBMTE = 1ull << 62, STCE = 1ull << 63;
 } // namespace menvcfg_bits
+// Smcdeleg/Ssccfg ("Counter Delegation"): with menvcfg.CDE = 1 each counter
+// i whose mcounteren bit is set is delegated to S-mode, which reaches its
+// state through sireg* (sireg: the counter, sireg2: its event selector or
+// cyclecfg/instretcfg; sireg4/sireg5 their upper halves on RV32) while
+// siselect holds kSelectBase + i. kSelectTime (time) is never a counter
+// S-mode manages: sireg* then raise an illegal-instruction exception.
+namespace cdeleg {
+constexpr unsigned long kSelectBase = 0x40, kSelectLast = 0x5F, kSelectTime = 0x41;
+} // namespace cdeleg
 // mseccfg (Smepmp MML/MMWP/RLB; Zkr USEED/SSEED: U-/S-mode access to the
 // seed CSR, which traps as illegal while the bit is clear).
 namespace mseccfg_bits {
