@@ -69,12 +69,6 @@ constexpr unsigned kMaxMOnly = 8;
 platform::MmioRegion m_only[kMaxMOnly];
 unsigned n_m_only;
 
-unsigned long napot_size(unsigned long size) {
-    unsigned long s = 4096;
-    while (s < size) s <<= 1;
-    return s;
-}
-
 void clear_bss() {
     // XLEN-wide stores: linker/firmware.ld aligns both ends to 16 bytes (a
     // byte loop over the bss was a tenth of the cold boot).
@@ -359,7 +353,7 @@ void mark_present(unsigned long hartid) {
 void cold_boot(unsigned long hartid, unsigned long fdt, const FwDynamicInfo *di) {
     clear_bss();
     region_start = reinterpret_cast<uintptr_t>(_fw_start);
-    region_end = region_start + napot_size(reinterpret_cast<uintptr_t>(_fw_end) - region_start);
+    region_end = region_start + static_cast<uintptr_t>(region::napot_size(reinterpret_cast<uintptr_t>(_fw_end) - region_start));
     auto *blob = reinterpret_cast<void *>(fdt);
     // libfdt trusts the blob past this check (firmware/build.mk, FDT_ASSUME_MASK).
     if (!fdtw::header_ok(blob)) fatal("no device tree at a1 (bad header)");
