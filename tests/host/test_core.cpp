@@ -302,6 +302,95 @@ TEST_CASE("hart map: a boot hart the tree does not list is added") {
     CHECK(s.b.map.table == nullptr); // 0, 1, 2
 }
 
+// Dense valid bitmap of n harts, all valid but those in `not_valid`.
+template <typename W> static std::vector<W> dense_valid(unsigned n, std::vector<unsigned> not_valid = {}) {
+    constexpr unsigned bits = sizeof(W) * 8;
+    std::vector<W> v((n + bits - 1) / bits, 0);
+    for (unsigned i = 0; i < n; i++) v[i / bits] |= W(1) << (i % bits);
+    for (unsigned i : not_valid) v[i / bits] &= ~(W(1) << (i % bits));
+    return v;
+}
+template <typename W> static std::vector<unsigned> indices(const sbi::HartSet<W> &s, unsigned words) {
+    std::vector<unsigned> out;
+    sbi::hartset_for_each(s, words, [&](unsigned i) { out.push_back(i); });
+    for (unsigned i : out) CHECK(sbi::hartset_has(s, i));
+    return out;
+}
+static hartmap::Map contiguous(unsigned n) { return {n, nullptr, n}; }
+
+TEST_CASE_TEMPLATE("hart set: contiguous IDs, masks across word boundaries", W, unsigned long, uint32_t) {
+    constexpr unsigned bits = sizeof(W) * 8;
+    for (unsigned n : {65u, 128u, 512u}) {
+        CAPTURE(n);
+        auto valid = dense_valid<W>(n);
+        const unsigned words = valid.size();
+        std::vector<W> scratch(words);
+        auto map = contiguous(n);
+        sbi::HartSet<W> s;
+        // bits - 4 .. bits + 3: the mask spans words 0 and 1 (past the last
+        // hart when n is 65 on RV64).
+        if (bits + 4 <= n) {
+            REQUIRE(sbi::hartmask_to_set<W>(0xff, bits - 4, map, valid.data(), words, scratch.data(), s) == Error::Success);
+            CHECK(s.many == nullptr);
+            CHECK(indices(s, words) == std::vector<unsigned>{bits - 4, bits - 3, bits - 2, bits - 1, bits, bits + 1, bits + 2, bits + 3});
+            CHECK_FALSE(sbi::hartset_has(s, bits + 4));
+            CHECK_FALSE(sbi::hartset_has(s, 0));
+        } else {
+            CHECK(sbi::hartmask_to_set<W>(0xff, bits - 4, map, valid.data(), words, scratch.data(), s) == Error::InvalidParam);
+            REQUIRE(sbi::hartmask_to_set<W>(0x1f, bits - 4, map, valid.data(), words, scratch.data(), s) == Error::Success);
+            CHECK(indices(s, words) == std::vector<unsigned>{bits - 4, bits - 3, bits - 2, bits - 1, bits});
+        }
+        REQUIRE(sbi::hartmask_to_set<W>(0b11, bits - 1, map, valid.data(), words, scratch.data(), s) == Error::Success);
+        CHECK(indices(s, words) == std::vector<unsigned>{bits - 1, bits});
+        // The highest hart, and one past it.
+        REQUIRE(sbi::hartmask_to_set<W>(1, n - 1, map, valid.data(), words, scratch.data(), s) == Error::Success);
+        CHECK(indices(s, words) == std::vector<unsigned>{n - 1});
+        CHECK(sbi::hartmask_to_set<W>(1, n, map, valid.data(), words, scratch.data(), s) == Error::InvalidParam);
+        CHECK(sbi::hartmask_to_set<W>(0b10, n - 1, map, valid.data(), words, scratch.data(), s) == Error::InvalidParam);
+        // base -1: every valid hart, the mask ignored.
+        REQUIRE(sbi::hartmask_to_set<W>(0, static_cast<W>(~W(0)), map, valid.data(), words, scratch.data(), s) == Error::Success);
+        CHECK(indices(s, words).size() == n);
+        // An empty mask is no target, whatever base.
+        REQUIRE(sbi::hartmask_to_set<W>(0, 100000, map, valid.data(), words, scratch.data(), s) == Error::Success);
+        CHECK(indices(s, words).empty());
+        // Wrap-around past 2^XLEN is no hart.
+        CHECK(sbi::hartmask_to_set<W>(W(1) << (bits - 1), static_cast<W>(~W(0)) - 1, map, valid.data(), words,
+                                      scratch.data(), s) == Error::InvalidParam);
+    }
+    // A hart that exists but is not offered to S-mode (no MMU, E51-like).
+    auto valid = dense_valid<W>(65, {bits});
+    std::vector<W> scratch(valid.size());
+    sbi::HartSet<W> s;
+    CHECK(sbi::hartmask_to_set<W>(0b11, bits - 1, contiguous(65), valid.data(), valid.size(), scratch.data(), s) ==
+          Error::InvalidParam);
+    CHECK(sbi::hartmask_to_set<W>(0b1, bits - 1, contiguous(65), valid.data(), valid.size(), scratch.data(), s) ==
+          Error::Success);
+}
+
+TEST_CASE_TEMPLATE("hart set: sparse IDs (table mode) 0, 1, 64, 4095", W, unsigned long, uint32_t) {
+    std::vector<unsigned long> ids{0, 1, 64, 4095};
+    std::vector<uint16_t> table(hartmap::table_entries(ids.data(), ids.size(), 0, 4096));
+    auto b = hartmap::build(ids.data(), ids.size(), 0, 4096, 512, table.data());
+    REQUIRE(b.map.table != nullptr);
+    auto valid = dense_valid<W>(4);
+    std::vector<W> scratch(valid.size());
+    sbi::HartSet<W> s;
+    const unsigned words = valid.size();
+    REQUIRE(sbi::hartmask_to_set<W>(1, 64, b.map, valid.data(), words, scratch.data(), s) == Error::Success);
+    CHECK(indices(s, words) == std::vector<unsigned>{2});
+    REQUIRE(sbi::hartmask_to_set<W>(0b11, 0, b.map, valid.data(), words, scratch.data(), s) == Error::Success);
+    CHECK(indices(s, words) == std::vector<unsigned>{0, 1});
+    REQUIRE(sbi::hartmask_to_set<W>(1, 4095, b.map, valid.data(), words, scratch.data(), s) == Error::Success);
+    CHECK(indices(s, words) == std::vector<unsigned>{3});
+    CHECK(sbi::hartmask_to_set<W>(1, 2, b.map, valid.data(), words, scratch.data(), s) == Error::InvalidParam);
+    CHECK(sbi::hartmask_to_set<W>(0b111, 0, b.map, valid.data(), words, scratch.data(), s) == Error::InvalidParam);
+    CHECK(sbi::hartmask_to_set<W>(0b11, 4095, b.map, valid.data(), words, scratch.data(), s) == Error::InvalidParam);
+    CHECK(sbi::hartmask_to_set<W>(1, 4096, b.map, valid.data(), words, scratch.data(), s) == Error::InvalidParam);
+    REQUIRE(sbi::hartmask_to_set<W>(0, static_cast<W>(~W(0)), b.map, valid.data(), words, scratch.data(), s) ==
+            Error::Success);
+    CHECK(indices(s, words) == std::vector<unsigned>{0, 1, 2, 3});
+}
+
 TEST_CASE("firmware region: per-hart memory carved after the image, one NAPOT region") {
     constexpr uint64_t S = 0x80000000, K = 1024, M = 1024 * K;
     // The design's estimate (core/README.md): a 116 KiB image, 2 KiB stack
