@@ -21,7 +21,7 @@ using namespace fw;
 using sbi::Error;
 
 namespace fw {
-HartState harts[kMaxHarts];
+HartBlock blocks[kMaxHarts];
 }
 
 static std::vector<char> load(const std::string &path, size_t extra = 0) {
