@@ -31,4 +31,55 @@ constexpr Carve carve_top(uint64_t start, uint64_t end, uint64_t lowest, uint64_
     }
 }
 
+// The smallest power of two, at least 4 KiB, that holds `size` bytes.
+constexpr uint64_t napot_size(uint64_t size) {
+    uint64_t s = 4096;
+    while (s < size) s <<= 1;
+    return s;
+}
+
+// Per-hart memory carved at cold boot right after the image (issue 29):
+// `n` stack chunks of `chunk` bytes (a power of two, each aligned to its
+// size, so a hart finds its chunk by masking sp), then `n` state blocks of
+// `stride` bytes (64-byte aligned), then `table_bytes` (the hart-ID table,
+// 0 in contiguous mode). The region [start, start + napot_size(end - start))
+// must stay naturally aligned and end at or below `limit` (the next stage,
+// the end of RAM); when all `n` do not fit, `fits` says how many do (the
+// lowest indices), and the layout is for those.
+struct Layout {
+    uint64_t chunks, blocks, table, end; // addresses; end: first byte after the carve
+    uint64_t region_end;                 // start + the NAPOT size covering [start, end)
+    unsigned fits;                       // harts with a chunk and a block (<= n)
+};
+
+constexpr uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) & ~(a - 1); }
+
+constexpr Layout plan_layout_for(uint64_t image_end, unsigned n, uint64_t chunk, uint64_t stride,
+                                 uint64_t table_bytes) {
+    Layout l{};
+    l.chunks = align_up(image_end, chunk);
+    l.blocks = align_up(l.chunks + n * chunk, 64);
+    l.table = align_up(l.blocks + n * stride, 64);
+    l.end = l.table + table_bytes;
+    l.fits = n;
+    return l;
+}
+
+constexpr bool layout_ok(uint64_t start, const Layout &l, uint64_t limit) {
+    const uint64_t size = napot_size(l.end - start);
+    return (start & (size - 1)) == 0 && start + size <= limit && start + size > start;
+}
+
+constexpr Layout plan_layout(uint64_t start, uint64_t image_end, unsigned n, uint64_t chunk,
+                             uint64_t stride, uint64_t table_bytes, uint64_t limit) {
+    for (unsigned k = n;; k--) {
+        Layout l = plan_layout_for(image_end, k, chunk, stride, table_bytes);
+        if (layout_ok(start, l, limit) || k == 0) {
+            l.region_end = start + napot_size(l.end - start);
+            if (!layout_ok(start, l, limit)) l.region_end = 0; // not even the image fits
+            return l;
+        }
+    }
+}
+
 } // namespace fw::region

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // Per-hart state of the firmware core: HSM state, pending IPIs and the
-// outgoing remote-fence request. Indexed by hart ID (< fw::kMaxHarts).
+// outgoing remote-fence request, in each hart's HartBlock (hart_block.hpp:
+// block_of(hartid).core, this_hart()).
 #pragma once
 #include "fw.hpp"
 #include "atomic.hpp"
@@ -56,16 +57,6 @@ struct alignas(64) HartState {
     fw::atomic<unsigned> fence_waiting;   // targets still to process fence_req
 };
 
-extern HartState harts[kMaxHarts];
-
-inline HartState &this_hart() {
-#ifdef __riscv
-    return harts[current_hartid()];
-#else
-    return harts[0];
-#endif
-}
-
 // ISA extensions the firmware cares about (from the DT, confirmed by probing).
 enum Ext : unsigned {
     EXT_H,
@@ -91,7 +82,6 @@ enum Ext : unsigned {
     EXT_COUNT
 };
 static_assert(EXT_COUNT <= 64, "HartState::isa holds one bit per extension");
-inline bool hart_has(unsigned long hartid, Ext e) { return (harts[hartid].isa >> e) & 1; }
 
 // For a bitmap of target harts (XLEN-wide words, as sbi::HartBitmap): the
 // calling hart is served in place, the others through IPIs, and a call for
@@ -123,3 +113,6 @@ constexpr unsigned long FW_DYNAMIC_NEXT_MODE_U = 0, FW_DYNAMIC_NEXT_MODE_S = 1;
 bool request_start(unsigned long hartid, unsigned long addr, unsigned long arg1, unsigned long mode);
 
 } // namespace fw
+
+// The blocks holding each hart's HartState, this_hart() and hart_has().
+#include "hart_block.hpp"

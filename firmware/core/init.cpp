@@ -25,7 +25,7 @@ alignas(4096) char hart_stacks[fw::kMaxHarts][fw::kStackSize] __attribute__((sec
 
 namespace fw {
 
-HartState harts[kMaxHarts];
+HartBlock blocks[kMaxHarts];
 unsigned long hart_valid_bits[kMaxHarts / kXlen];
 // The harts the device tree describes, read once by cold boot (dt.hpp) for
 // every subsystem that needs them.
@@ -69,12 +69,6 @@ uintptr_t region_start, region_end; // PMP/NAPOT-sized firmware region
 constexpr unsigned kMaxMOnly = 8;
 platform::MmioRegion m_only[kMaxMOnly];
 unsigned n_m_only;
-
-unsigned long napot_size(unsigned long size) {
-    unsigned long s = 4096;
-    while (s < size) s <<= 1;
-    return s;
-}
 
 void clear_bss() {
     // XLEN-wide stores: linker/firmware.ld aligns both ends to 16 bytes (a
@@ -265,7 +259,7 @@ void setup_counters_envcfg(unsigned long hartid) {
     // Smcdeleg (menvcfg.CDE below) the same bits delegate every counter to
     // S-mode, as under OpenSBI (pmu/README.md "Counter delegation").
     csr_write(csr::mcounteren, 0xffffffffu);
-    const uint64_t isa = harts[hartid].isa;
+    const uint64_t isa = hart_state(hartid).isa;
     if (csr_exists<csr::menvcfg>()) {
         uint64_t env = enables::boot_menvcfg(isa);
 #if __riscv_xlen == 64
@@ -419,14 +413,14 @@ void report_left_out(const dt::Beyond &left) {
 
 // A hart the firmware serves and offers to S-mode (hart_valid).
 void mark_present(unsigned long hartid) {
-    harts[hartid].present = true;
+    hart_state(hartid).present = true;
     hart_valid_bits[hartid / kXlen] |= 1ul << (hartid % kXlen);
 }
 
 void cold_boot(unsigned long hartid, unsigned long fdt, const FwDynamicInfo *di) {
     clear_bss();
     region_start = reinterpret_cast<uintptr_t>(_fw_start);
-    region_end = region_start + napot_size(reinterpret_cast<uintptr_t>(_fw_end) - region_start);
+    region_end = region_start + static_cast<uintptr_t>(region::napot_size(reinterpret_cast<uintptr_t>(_fw_end) - region_start));
     auto *blob = reinterpret_cast<void *>(fdt);
     // libfdt trusts the blob past this check (firmware/build.mk, FDT_ASSUME_MASK).
     if (!fdtw::header_ok(blob)) fatal("no device tree at a1 (bad header)");
@@ -446,7 +440,7 @@ void cold_boot(unsigned long hartid, unsigned long fdt, const FwDynamicInfo *di)
             unserved[descs[i].hartid / 64] |= 1ull << (descs[i].hartid % 64);
             continue;
         }
-        HartState &h = harts[descs[i].hartid];
+        HartState &h = hart_state(descs[i].hartid);
         mark_present(descs[i].hartid);
         h.isa = descs[i].isa;
         h.hsm_state.store(HSM_STOPPED, fw::memory_order_relaxed);
@@ -508,12 +502,12 @@ void cold_boot(unsigned long hartid, unsigned long fdt, const FwDynamicInfo *di)
 // can, through the HSM start path (that hart waits in stopped_loop).
 void hand_off_next_stage() {
     for (unsigned long t = 0; t < kMaxHarts; t++)
-        if (harts[t].present && request_start(t, boot.next_addr, boot.fdt, boot.next_mode)) return;
+        if (hart_state(t).present && request_start(t, boot.next_addr, boot.fdt, boot.next_mode)) return;
     fatal("no hart can run the next stage");
 }
 
 bool request_start(unsigned long hartid, unsigned long addr, unsigned long arg1, unsigned long mode) {
-    HartState &h = harts[hartid];
+    HartState &h = hart_state(hartid);
     unsigned expected = HSM_STOPPED;
     if (!h.hsm_state.compare_exchange_strong(expected, HSM_START_PENDING, fw::memory_order_acq_rel))
         return false;
@@ -586,7 +580,7 @@ bool s_mode_range_ok(unsigned long lo, unsigned long hi, unsigned long size) {
 // sbi_hart_start, with only the M-mode software interrupt enabled.
 void hart_stop_and_wait() {
     unsigned long hartid = current_hartid();
-    stopped_loop(harts[hartid], hartid);
+    stopped_loop(hart_state(hartid), hartid);
 }
 
 namespace {
@@ -641,7 +635,7 @@ extern "C" [[noreturn]] void fw_entry(unsigned long hartid, unsigned long fdt, u
         cold_boot_done.store(1, fw::memory_order_release);
         // Wake the harts waiting below (a hart not yet there sees the flag).
         for (unsigned long h = 0; h < kMaxHarts; h++)
-            if (harts[h].present && h != hartid) platform::ipi_send(h);
+            if (hart_state(h).present && h != hartid) platform::ipi_send(h);
     } else {
         // Wait in WFI, as OpenSBI does, not spinning: cold boot parses and
         // edits the device tree, and a spinning hart costs the host (or a
@@ -652,7 +646,7 @@ extern "C" [[noreturn]] void fw_entry(unsigned long hartid, unsigned long fdt, u
         while (!cold_boot_done.load(fw::memory_order_acquire)) asm volatile("wfi");
     }
 
-    HartState &h = harts[hartid];
+    HartState &h = hart_state(hartid);
     if (!h.present) { // disabled in the DT, or no S-mode: never used
         // The boot hart may be one of those (QEMU's fw_dynamic_info names hart
         // 0, the E51 on sifive_u): the next stage then starts on the lowest

@@ -13,7 +13,7 @@
 namespace fw {
 
 void send_ipi(unsigned long hartid, unsigned long why) {
-    harts[hartid].ipi_pending.fetch_or(why, fw::memory_order_release);
+    hart_state(hartid).ipi_pending.fetch_or(why, fw::memory_order_release);
     platform::ipi_send(hartid);
 }
 
@@ -133,7 +133,7 @@ void process_fences(HartState &self) {
         while (from) {
             unsigned bit = __builtin_ctzl(from);
             from &= from - 1;
-            HartState &sender = harts[w * kXlen + bit];
+            HartState &sender = hart_state(w * kXlen + bit);
             execute_fence(sender.fence_req);
             sender.fence_waiting.fetch_sub(1, fw::memory_order_release);
         }
@@ -144,7 +144,7 @@ void process_fences(HartState &self) {
 
 void process_ipis() {
     unsigned long hartid = current_hartid();
-    HartState &self = harts[hartid];
+    HartState &self = hart_state(hartid);
     platform::ipi_clear(hartid);
     unsigned long why = self.ipi_pending.exchange(0, fw::memory_order_acquire);
     if (why & IPI_FENCE) process_fences(self);
@@ -169,7 +169,7 @@ namespace {
 [[gnu::noinline]] void fence_with_others(const FenceRequest &req, const unsigned long *others,
                                          bool local) {
     const unsigned long self_id = current_hartid();
-    HartState &self = harts[self_id];
+    HartState &self = hart_state(self_id);
     unsigned count = 0;
     for (unsigned w = 0; w < kMaxHarts / kXlen; w++) count += __builtin_popcountl(others[w]);
     self.fence_req = req;
@@ -179,7 +179,7 @@ namespace {
     for (unsigned w = 0; w < kMaxHarts / kXlen; w++) {
         for (unsigned long m = others[w]; m; m &= m - 1) {
             unsigned long h = w * kXlen + __builtin_ctzl(m);
-            harts[h].fence_from[self_word].fetch_or(self_bit, fw::memory_order_release);
+            hart_state(h).fence_from[self_word].fetch_or(self_bit, fw::memory_order_release);
             send_ipi(h, IPI_FENCE);
         }
     }

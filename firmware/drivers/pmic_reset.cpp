@@ -73,9 +73,11 @@ bool rd(uint8_t reg, uint8_t &v) {
 }
 
 bool parse(const void *fdt, const Kind &k) {
-    int node = fdt_node_offset_by_compatible(fdt, -1, k.compat);
+    // The drivers' index (fdt_helpers.cpp): libfdt's look-ups each walk the
+    // whole tree, and this runs once per kind at every boot, PMIC or not.
+    int node = fdt_find_compatible(fdt, -1, k.compat);
     if (node < 0) return false;
-    int ctrl = fdt_parent_offset(fdt, node);
+    int ctrl = fdt_find_parent(fdt, node);
     const Controller *c = nullptr;
     for (const Controller &cc : kControllers)
         if (ctrl >= 0 && !fdt_node_check_compatible(fdt, ctrl, cc.compat)) c = &cc;
@@ -88,7 +90,7 @@ bool parse(const void *fdt, const Kind &k) {
     pmic = {static_cast<uintptr_t>(base), c->bus, k.chip, static_cast<uint8_t>(fdt32_to_cpu(*reg)), 0};
     auto *clk = static_cast<const fdt32_t *>(fdt_getprop(fdt, ctrl, "clocks", &len));
     if (clk && len >= 8) {
-        int crg = fdt_node_offset_by_phandle(fdt, fdt32_to_cpu(clk[0]));
+        int crg = fdt_find_phandle(fdt, fdt32_to_cpu(clk[0]));
         uint64_t cbase, csize;
         uint32_t idx = fdt32_to_cpu(clk[1]);
         if (crg >= 0 && !fdt_node_check_compatible(fdt, crg, "starfive,jh7110-syscrg") &&

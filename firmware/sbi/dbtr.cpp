@@ -41,22 +41,13 @@ constexpr unsigned long kEntrySize = kEntryWords * sizeof(unsigned long);
 constexpr unsigned long kShmemAlign = sizeof(unsigned long);
 constexpr unsigned long kShmemDisable = ~0ul;
 
-struct HartTriggers {
-    bool probed;
-    uint8_t count;                    // trig_max
-    uint16_t types[kMaxTriggers];     // tinfo.info of each trigger
-    uint8_t state[kMaxTriggers];      // trig_state (hw_trig_idx never reported)
-    bool shmem_on;
-    unsigned long shmem;
-};
-HartTriggers hart_triggers[fw::kMaxHarts];
 
 // Probes the trigger module with trap-safe CSR accesses (a hart without
 // Sdtrig raises illegal instruction): tselect counts the triggers, tinfo
 // gives each one's types; without tinfo, tdata1's current type is the only
 // one known (Debug Specification, "tinfo").
 HartTriggers &self() {
-    HartTriggers &h = hart_triggers[fw::current_hartid()];
+    HartTriggers &h = fw::this_block().dbtr;
     if (h.probed) return h;
     unsigned n = 0;
     for (; n < kMaxTriggers; n++) {

@@ -7,6 +7,7 @@
 #include "asm.h"
 #include "fw.hpp"
 #include "trap.hpp"
+#include "hart_block.hpp"
 
 #include <stddef.h>
 
@@ -83,16 +84,13 @@ extern "C" constexpr sbi::ExtTable sbi_ext_table = sbi::make_table();
 
 using namespace sbi;
 
-namespace {
-bool keep_a0[fw::kMaxHarts];
-}
-void sbi::keep_a0_once() { keep_a0[fw::current_hartid()] = true; }
+void sbi::keep_a0_once() { fw::this_block().keep_a0 = true; }
 
 // entry.S calls this when a call returns an a0 outside the spec's error
 // codes: legacy EIDs return their own values, a resumed SSE context its own
 // register (keep_a0_once); anything else is FAILED.
 extern "C" long sbi_ecall_guard(long a0) {
-    bool &keep = keep_a0[fw::current_hartid()];
+    bool &keep = fw::this_block().keep_a0;
     if (keep) {
         keep = false;
         return a0;

@@ -50,14 +50,6 @@ constexpr uint64_t env_bit(uint32_t feature) {
     }
 }
 
-struct HartFeatures {
-    bool probed;
-    bool deleg_ok;           // medeleg keeps both misaligned bits
-    uint64_t env_ok;         // menvcfg feature bits the hart keeps
-    bool pmlen7, pmlen16;    // PMM encodings the hart keeps
-    uint8_t locked;          // bit n: feature n locked until hart reset
-};
-HartFeatures features[fw::kMaxHarts];
 
 static_assert(csr::safe_listed(csr::menvcfg) && csr::safe_listed(csr::menvcfgh));
 
@@ -80,7 +72,7 @@ void env_write(uint64_t v) {
 // Which fields this hart implements: set them, read back, restore. Only
 // M-mode runs meanwhile, so the S-mode features have no effect.
 HartFeatures &probe() {
-    HartFeatures &f = features[fw::current_hartid()];
+    HartFeatures &f = fw::this_block().fwft;
     if (f.probed) return f;
     unsigned long deleg = csr_read(csr::medeleg);
     csr_write(csr::medeleg, deleg | kMisalignedDeleg);
@@ -92,7 +84,7 @@ HartFeatures &probe() {
     f.env_ok = got & (kEnvFeatureBits & ~PMM);
     // PTE_AD_HW_UPDATING: only where the device tree lists both Svade and
     // Svadu; with one of them ADUE is what the boot set (core/hart_enables.hpp).
-    if (!fw::enables::fwft_adue_toggles(fw::harts[fw::current_hartid()].isa)) f.env_ok &= ~ADUE;
+    if (!fw::enables::fwft_adue_toggles(fw::this_hart().isa)) f.env_ok &= ~ADUE;
     f.pmlen7 = ((got & PMM) >> kPmmShift) == kPmmPmlen7;
     env_write((env & ~PMM) | kPmmPmlen16 << kPmmShift);
     f.pmlen16 = ((env_read() & PMM) >> kPmmShift) == kPmmPmlen16;

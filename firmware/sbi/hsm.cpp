@@ -73,7 +73,7 @@ SbiRet hart_suspend(uint32_t type, unsigned long resume_addr, unsigned long opaq
     switch (fid) {
     case HART_START: return hart_start(a0, a1, a2);
     case HART_STOP:
-        harts[current_hartid()].hsm_state.store(HSM_STOP_PENDING, fw::memory_order_release);
+        hart_state(current_hartid()).hsm_state.store(HSM_STOP_PENDING, fw::memory_order_release);
         fw::subsystems::hart_stop();
         fw::subsystems::smode_leave();
         hart_stop_and_wait();
@@ -88,7 +88,7 @@ SbiRet handle(unsigned long a0, unsigned long a1, unsigned long a2, unsigned lon
               unsigned long, unsigned long fid) {
     if (fid != HART_GET_STATUS) return handle_start_stop(a0, a1, a2, fid);
     if (!hart_valid(a0)) return err(Error::InvalidParam);
-    return ok(harts[a0].hsm_state.load(fw::memory_order_acquire));
+    return ok(hart_state(a0).hsm_state.load(fw::memory_order_acquire));
 }
 } // namespace
 
@@ -100,7 +100,7 @@ bool smode_entry_ok(unsigned long addr) {
 SbiRet suspend_current_hart(bool non_retentive, unsigned long resume_addr, unsigned long opaque) {
     using namespace fw;
     unsigned long hartid = current_hartid();
-    HartState &h = harts[hartid];
+    HartState &h = hart_state(hartid);
     h.hsm_state.store(HSM_SUSPENDED, fw::memory_order_release);
     fw::subsystems::smode_leave();
     if (non_retentive) fw::subsystems::hart_suspend();

@@ -64,7 +64,7 @@ SbiRet handle(unsigned long mask, unsigned long base, unsigned long start, unsig
     if (hyp && !fw::hart_has(self, fw::EXT_H)) return err(Error::NotSupported);
     HartBitmap t;
     if (Error e = targets_from_mask(mask, base, t); e != Error::Success) return err(e);
-    const fw::HartState &h = fw::harts[self];
+    const fw::HartState &h = fw::hart_state(self);
     switch (fid) {
     case REMOTE_FENCE_I: return rfence(FenceKind::fence_i, t, 0, 0, 0);
     case REMOTE_SFENCE_VMA: return rfence(FenceKind::sfence_vma, t, start, size, 0);

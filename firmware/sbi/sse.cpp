@@ -38,16 +38,6 @@ constexpr unsigned long MPELP_H = 1ul << 9, MPV_H = 1ul << 7;
 constexpr unsigned long kLcofiBit = 1ul << irq::LCOFI;
 constexpr uint8_t kNone = 0xff;
 
-struct HartSse {
-    Event local[kNumLocal];
-    fw::atomic<unsigned> injected; // bit i: local event i injected by another hart
-    uint8_t running[kNumEvents];    // indices of events RUNNING here, innermost last
-    uint8_t nrunning;
-    bool unmasked;
-    bool lcofi_taken; // mideleg.LCOFI cleared: overflows come to M-mode
-    bool s_lcofie;    // S-mode's sie.LCOFIE while it is taken
-};
-HartSse sse_harts[fw::kMaxHarts];
 
 constexpr unsigned kNumGlobal = kNumEvents - kNumLocal;
 struct GlobalEvent {
@@ -67,7 +57,7 @@ struct GlobalGuard {
     ~GlobalGuard() { global_lock.store(0, fw::memory_order_release); }
 };
 
-HartSse &self() { return sse_harts[fw::current_hartid()]; }
+HartSse &self() { return fw::this_block().sse; }
 bool pmu_overflow_backed() { return fw::hart_has(fw::current_hartid(), fw::EXT_SSCOFPMF); }
 bool double_trap_backed() { return fwft_double_trap_backed(); }
 
@@ -244,7 +234,7 @@ uint8_t pick(HartSse &h, unsigned long hartid) {
 // Delivers the next ready event into the context, if any.
 bool deliver(Ctx &c) {
     unsigned long hartid = fw::current_hartid();
-    HartSse &h = sse_harts[hartid];
+    HartSse &h = fw::block_of(hartid).sse;
     GlobalGuard lock;
     uint8_t idx = pick(h, hartid);
     if (idx == kNone) return false;
@@ -369,7 +359,7 @@ SbiRet inject(uint32_t id, unsigned long hartid) {
         signal(*t.e);
         return ok();
     }
-    sse_harts[hartid].injected.fetch_or(1u << t.idx, fw::memory_order_release);
+    fw::block_of(hartid).sse.injected.fetch_or(1u << t.idx, fw::memory_order_release);
     fw::send_ipi(hartid, fw::IPI_SSE);
     return ok();
 }
@@ -379,7 +369,7 @@ SbiRet inject(uint32_t id, unsigned long hartid) {
 // keep_a0_once).
 SbiRet complete(unsigned long a0, unsigned long a1) {
     unsigned long hartid = fw::current_hartid();
-    HartSse &h = sse_harts[hartid];
+    HartSse &h = fw::block_of(hartid).sse;
     if (h.nrunning == 0) return ok();
     on_ecall_context([&](Ctx &c) {
         {
@@ -481,7 +471,7 @@ void sse_hart_reset() {
     // events masked ("The software events are masked initially"); a global
     // event it was running is back to ENABLED.
     unsigned long hartid = fw::current_hartid();
-    HartSse &h = sse_harts[hartid];
+    HartSse &h = fw::block_of(hartid).sse;
     {
         GlobalGuard lock;
         for (GlobalEvent &g : globals)

@@ -22,7 +22,7 @@ constexpr uint32_t SUSPEND_TO_RAM = 0;
 bool others_stopped(unsigned long self) {
     for (unsigned long h = 0; h < fw::kMaxHarts; h++)
         if (h != self && fw::hart_valid(h) &&
-            fw::harts[h].hsm_state.load(fw::memory_order_acquire) != fw::HSM_STOPPED)
+            fw::hart_state(h).hsm_state.load(fw::memory_order_acquire) != fw::HSM_STOPPED)
             return false;
     return true;
 }

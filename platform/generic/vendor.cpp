@@ -93,22 +93,33 @@ bool is_cpu(const void *fdt, int node) {
     return t && !strcmp(t, "cpu");
 }
 
+// A CPU node (a child of /cpus with device_type "cpu") lists one of the
+// row's strings. One pass over /cpus for all of them: the drivers' index
+// leaves /cpus out (it grows with the harts), and libfdt's search by
+// compatible walks the whole tree once per string.
+bool cpu_matches(const void *fdt, const Quirk &q) {
+    int cpus = drivers::fdt_find_path(fdt, "/cpus");
+    if (cpus < 0) return false;
+    int n;
+    fdt_for_each_subnode(n, fdt, cpus) {
+        if (!is_cpu(fdt, n)) continue;
+        for (const char *c : q.compat) {
+            if (!c) break;
+            if (!fdt_node_check_compatible(fdt, n, c)) return true;
+        }
+    }
+    return false;
+}
+
 bool matches(const void *fdt, const Quirk &q) {
+    if (q.where == Where::Cpu) return cpu_matches(fdt, q);
     for (const char *c : q.compat) {
         if (!c) break;
         if (q.where == Where::Root) {
             if (!fdt_node_check_compatible(fdt, 0, c)) return true;
             continue;
         }
-        if (q.where == Where::AnyNode) {
-            if (drivers::fdt_find_compatible(fdt, -1, c) >= 0) return true;
-            continue;
-        }
-        // CPU nodes: the drivers' index leaves /cpus out (it grows with the
-        // harts), so libfdt's walk.
-        for (int n = fdt_node_offset_by_compatible(fdt, -1, c); n >= 0;
-             n = fdt_node_offset_by_compatible(fdt, n, c))
-            if (is_cpu(fdt, n)) return true;
+        if (drivers::fdt_find_compatible(fdt, -1, c) >= 0) return true; // Where::AnyNode
     }
     return false;
 }

@@ -7,6 +7,7 @@
 #include "core/dt.hpp"
 #include "core/hart.hpp"
 #include "core/fw_region.hpp"
+#include "core/hartmap.hpp"
 #include "core/hart_enables.hpp"
 #include "riscv/csr_safe.hpp"
 #include "sbi/hartmask.hpp"
@@ -21,7 +22,7 @@ using namespace fw;
 using sbi::Error;
 
 namespace fw {
-HartState harts[kMaxHarts];
+HartBlock blocks[kMaxHarts];
 }
 
 static std::vector<char> load(const std::string &path, size_t extra = 0) {
@@ -211,6 +212,230 @@ TEST_CASE("firmware region: CTR's buffer carved above the image, the region grow
     // A size that is not a power of two is refused.
     CHECK(region::carve_top(S, S + M, 0, S + 544 * K, 200 * K, kNext).base == 0);
     CHECK(region::carve_top(S, S + M, 0, S + 544 * K, 0, kNext).base == 0);
+}
+
+// Builds a map of `ids` with a table of the size table_entries() asks for.
+struct BuiltMap {
+    std::vector<uint16_t> table;
+    hartmap::Built b;
+};
+static BuiltMap build_map(std::vector<unsigned long> ids, unsigned long boot, unsigned long id_limit = 4096,
+                          unsigned max = 512) {
+    BuiltMap m;
+    m.table.resize(hartmap::table_entries(ids.data(), ids.size(), boot, id_limit) + 1, 0x5a5a);
+    m.b = hartmap::build(ids.data(), ids.size(), boot, id_limit, max, m.table.data());
+    CHECK(m.table.back() == 0x5a5a); // nothing written past table_entries()
+    return m;
+}
+
+TEST_CASE("hart map: IDs 0..n-1 in any order are contiguous (index = ID, no table)") {
+    auto m = build_map({3, 0, 2, 1}, 0);
+    CHECK(m.b.map.n == 4);
+    CHECK(m.b.map.table == nullptr);
+    CHECK(m.b.map.id_limit == 4);
+    CHECK_FALSE(m.b.boot_missing);
+    for (unsigned long id = 0; id < 4; id++) CHECK(hartmap::index_of(m.b.map, id) == id);
+    CHECK(hartmap::index_of(m.b.map, 4) == hartmap::kNoIndex);
+    CHECK(hartmap::index_of(m.b.map, ~0ul) == hartmap::kNoIndex);
+    // Duplicates count once.
+    auto d = build_map({0, 1, 1, 0}, 1);
+    CHECK(d.b.map.n == 2);
+    CHECK(d.b.map.table == nullptr);
+    // 512 harts (QEMU virt's maximum) in one mode as in the other.
+    std::vector<unsigned long> many;
+    for (unsigned long i = 0; i < 512; i++) many.push_back(511 - i);
+    auto v = build_map(many, 0);
+    CHECK(v.b.map.n == 512);
+    CHECK(v.b.map.table == nullptr);
+    CHECK(hartmap::index_of(v.b.map, 511) == 511);
+}
+
+TEST_CASE("hart map: sparse IDs get dense indices in ascending ID order (table)") {
+    auto m = build_map({4095, 64, 1, 0}, 0);
+    REQUIRE(m.b.map.table != nullptr);
+    CHECK(m.b.map.n == 4);
+    CHECK(m.b.map.id_limit == 4096);
+    CHECK(hartmap::index_of(m.b.map, 0) == 0);
+    CHECK(hartmap::index_of(m.b.map, 1) == 1);
+    CHECK(hartmap::index_of(m.b.map, 64) == 2);
+    CHECK(hartmap::index_of(m.b.map, 4095) == 3);
+    for (unsigned long id : {2ul, 63ul, 65ul, 4094ul, 4096ul, 100000ul})
+        CHECK(hartmap::index_of(m.b.map, id) == hartmap::kNoIndex);
+    // A gap at 0 is not contiguous either.
+    auto g = build_map({1, 2}, 1);
+    REQUIRE(g.b.map.table != nullptr);
+    CHECK(hartmap::index_of(g.b.map, 1) == 0);
+    CHECK(hartmap::index_of(g.b.map, 2) == 1);
+    CHECK(hartmap::index_of(g.b.map, 0) == hartmap::kNoIndex);
+}
+
+TEST_CASE("hart map: IDs at or above the ID limit and harts past the count are left out") {
+    auto m = build_map({0, 1, 4096, 4095, 5000}, 0);
+    CHECK(m.b.above_id_limit == 2);
+    CHECK(m.b.map.n == 3);
+    CHECK(hartmap::index_of(m.b.map, 4095) == 2);
+    CHECK(hartmap::index_of(m.b.map, 4096) == hartmap::kNoIndex);
+    // Past max_harts the highest IDs go.
+    auto c = build_map({0, 1, 2, 3, 4, 5}, 0, 4096, 4);
+    CHECK(c.b.map.n == 4);
+    CHECK(c.b.beyond_count == 2);
+    CHECK(c.b.map.table == nullptr); // what is kept is 0..3
+    CHECK(hartmap::index_of(c.b.map, 4) == hartmap::kNoIndex);
+    // ... but never the boot hart: it keeps the last index.
+    auto b = build_map({0, 1, 2, 3, 4, 5}, 5, 4096, 4);
+    CHECK(b.b.map.n == 4);
+    CHECK(b.b.beyond_count == 2);
+    REQUIRE(b.b.map.table != nullptr);
+    CHECK(hartmap::index_of(b.b.map, 0) == 0);
+    CHECK(hartmap::index_of(b.b.map, 2) == 2);
+    CHECK(hartmap::index_of(b.b.map, 3) == hartmap::kNoIndex);
+    CHECK(hartmap::index_of(b.b.map, 5) == 3);
+}
+
+TEST_CASE("hart map: a boot hart the tree does not list is added") {
+    auto m = build_map({}, 7);
+    CHECK(m.b.boot_missing);
+    CHECK(m.b.map.n == 1);
+    CHECK(hartmap::index_of(m.b.map, 7) == 0);
+    auto z = build_map({}, 0);
+    CHECK(z.b.map.n == 1);
+    CHECK(z.b.map.table == nullptr);
+    CHECK(hartmap::index_of(z.b.map, 0) == 0);
+    auto s = build_map({0, 2}, 1);
+    CHECK(s.b.boot_missing);
+    CHECK(s.b.map.n == 3);
+    CHECK(s.b.map.table == nullptr); // 0, 1, 2
+}
+
+// Dense valid bitmap of n harts, all valid but those in `not_valid`.
+template <typename W> static std::vector<W> dense_valid(unsigned n, std::vector<unsigned> not_valid = {}) {
+    constexpr unsigned bits = sizeof(W) * 8;
+    std::vector<W> v((n + bits - 1) / bits, 0);
+    for (unsigned i = 0; i < n; i++) v[i / bits] |= W(1) << (i % bits);
+    for (unsigned i : not_valid) v[i / bits] &= ~(W(1) << (i % bits));
+    return v;
+}
+template <typename W> static std::vector<unsigned> indices(const sbi::HartSet<W> &s, unsigned words) {
+    std::vector<unsigned> out;
+    sbi::hartset_for_each(s, words, [&](unsigned i) { out.push_back(i); });
+    for (unsigned i : out) CHECK(sbi::hartset_has(s, i));
+    return out;
+}
+static hartmap::Map contiguous(unsigned n) { return {n, nullptr, n}; }
+
+TEST_CASE_TEMPLATE("hart set: contiguous IDs, masks across word boundaries", W, unsigned long, uint32_t) {
+    constexpr unsigned bits = sizeof(W) * 8;
+    for (unsigned n : {65u, 128u, 512u}) {
+        CAPTURE(n);
+        auto valid = dense_valid<W>(n);
+        const unsigned words = valid.size();
+        std::vector<W> scratch(words);
+        auto map = contiguous(n);
+        sbi::HartSet<W> s;
+        // bits - 4 .. bits + 3: the mask spans words 0 and 1 (past the last
+        // hart when n is 65 on RV64).
+        if (bits + 4 <= n) {
+            REQUIRE(sbi::hartmask_to_set<W>(0xff, bits - 4, map, valid.data(), words, scratch.data(), s) == Error::Success);
+            CHECK(s.many == nullptr);
+            CHECK(indices(s, words) == std::vector<unsigned>{bits - 4, bits - 3, bits - 2, bits - 1, bits, bits + 1, bits + 2, bits + 3});
+            CHECK_FALSE(sbi::hartset_has(s, bits + 4));
+            CHECK_FALSE(sbi::hartset_has(s, 0));
+        } else {
+            CHECK(sbi::hartmask_to_set<W>(0xff, bits - 4, map, valid.data(), words, scratch.data(), s) == Error::InvalidParam);
+            REQUIRE(sbi::hartmask_to_set<W>(0x1f, bits - 4, map, valid.data(), words, scratch.data(), s) == Error::Success);
+            CHECK(indices(s, words) == std::vector<unsigned>{bits - 4, bits - 3, bits - 2, bits - 1, bits});
+        }
+        REQUIRE(sbi::hartmask_to_set<W>(0b11, bits - 1, map, valid.data(), words, scratch.data(), s) == Error::Success);
+        CHECK(indices(s, words) == std::vector<unsigned>{bits - 1, bits});
+        // The highest hart, and one past it.
+        REQUIRE(sbi::hartmask_to_set<W>(1, n - 1, map, valid.data(), words, scratch.data(), s) == Error::Success);
+        CHECK(indices(s, words) == std::vector<unsigned>{n - 1});
+        CHECK(sbi::hartmask_to_set<W>(1, n, map, valid.data(), words, scratch.data(), s) == Error::InvalidParam);
+        CHECK(sbi::hartmask_to_set<W>(0b10, n - 1, map, valid.data(), words, scratch.data(), s) == Error::InvalidParam);
+        // base -1: every valid hart, the mask ignored.
+        REQUIRE(sbi::hartmask_to_set<W>(0, static_cast<W>(~W(0)), map, valid.data(), words, scratch.data(), s) == Error::Success);
+        CHECK(indices(s, words).size() == n);
+        // An empty mask is no target, whatever base.
+        REQUIRE(sbi::hartmask_to_set<W>(0, 100000, map, valid.data(), words, scratch.data(), s) == Error::Success);
+        CHECK(indices(s, words).empty());
+        // Wrap-around past 2^XLEN is no hart.
+        CHECK(sbi::hartmask_to_set<W>(W(1) << (bits - 1), static_cast<W>(~W(0)) - 1, map, valid.data(), words,
+                                      scratch.data(), s) == Error::InvalidParam);
+    }
+    // A hart that exists but is not offered to S-mode (no MMU, E51-like).
+    auto valid = dense_valid<W>(65, {bits});
+    std::vector<W> scratch(valid.size());
+    sbi::HartSet<W> s;
+    CHECK(sbi::hartmask_to_set<W>(0b11, bits - 1, contiguous(65), valid.data(), valid.size(), scratch.data(), s) ==
+          Error::InvalidParam);
+    CHECK(sbi::hartmask_to_set<W>(0b1, bits - 1, contiguous(65), valid.data(), valid.size(), scratch.data(), s) ==
+          Error::Success);
+}
+
+TEST_CASE_TEMPLATE("hart set: sparse IDs (table mode) 0, 1, 64, 4095", W, unsigned long, uint32_t) {
+    std::vector<unsigned long> ids{0, 1, 64, 4095};
+    std::vector<uint16_t> table(hartmap::table_entries(ids.data(), ids.size(), 0, 4096));
+    auto b = hartmap::build(ids.data(), ids.size(), 0, 4096, 512, table.data());
+    REQUIRE(b.map.table != nullptr);
+    auto valid = dense_valid<W>(4);
+    std::vector<W> scratch(valid.size());
+    sbi::HartSet<W> s;
+    const unsigned words = valid.size();
+    REQUIRE(sbi::hartmask_to_set<W>(1, 64, b.map, valid.data(), words, scratch.data(), s) == Error::Success);
+    CHECK(indices(s, words) == std::vector<unsigned>{2});
+    REQUIRE(sbi::hartmask_to_set<W>(0b11, 0, b.map, valid.data(), words, scratch.data(), s) == Error::Success);
+    CHECK(indices(s, words) == std::vector<unsigned>{0, 1});
+    REQUIRE(sbi::hartmask_to_set<W>(1, 4095, b.map, valid.data(), words, scratch.data(), s) == Error::Success);
+    CHECK(indices(s, words) == std::vector<unsigned>{3});
+    CHECK(sbi::hartmask_to_set<W>(1, 2, b.map, valid.data(), words, scratch.data(), s) == Error::InvalidParam);
+    CHECK(sbi::hartmask_to_set<W>(0b111, 0, b.map, valid.data(), words, scratch.data(), s) == Error::InvalidParam);
+    CHECK(sbi::hartmask_to_set<W>(0b11, 4095, b.map, valid.data(), words, scratch.data(), s) == Error::InvalidParam);
+    CHECK(sbi::hartmask_to_set<W>(1, 4096, b.map, valid.data(), words, scratch.data(), s) == Error::InvalidParam);
+    REQUIRE(sbi::hartmask_to_set<W>(0, static_cast<W>(~W(0)), b.map, valid.data(), words, scratch.data(), s) ==
+            Error::Success);
+    CHECK(indices(s, words) == std::vector<unsigned>{0, 1, 2, 3});
+}
+
+TEST_CASE("firmware region: per-hart memory carved after the image, one NAPOT region") {
+    constexpr uint64_t S = 0x80000000, K = 1024, M = 1024 * K;
+    // The design's estimate (core/README.md): a 116 KiB image, 2 KiB stack
+    // chunks and 1.5 KiB state blocks (RV64); the next stage at +2 MiB.
+    constexpr uint64_t img = S + 116 * K, chunk = 2 * K, stride = 1536, next = S + 2 * M;
+    struct Case {
+        unsigned n;
+        uint64_t region;
+    } cases[] = {{1, 128 * K}, {3, 128 * K}, {4, 256 * K}, {8, 256 * K}, {64, 512 * K},
+                 {128, M}, {512, 2 * M}};
+    for (auto c : cases) {
+        CAPTURE(c.n);
+        auto l = region::plan_layout(S, img, c.n, chunk, stride, 0, next);
+        CHECK(l.fits == c.n);
+        CHECK(l.chunks == S + 116 * K); // 2 KiB aligned already
+        CHECK(l.chunks % chunk == 0);
+        CHECK(l.blocks == l.chunks + c.n * chunk);
+        CHECK(l.blocks % 64 == 0);
+        CHECK(l.end == l.blocks + c.n * stride);
+        CHECK(l.region_end == S + c.region);
+    }
+    // The chunks start at the next chunk boundary after the image.
+    auto u = region::plan_layout(S, S + 116 * K + 8, 1, chunk, stride, 0, next);
+    CHECK(u.chunks == S + 118 * K);
+    // An ID table (table mode: 4095 as the highest ID) comes after the blocks.
+    auto t = region::plan_layout(S, img, 4, chunk, stride, 2 * 4096, next);
+    CHECK(t.table == t.blocks + 4 * stride);
+    CHECK(t.end == t.table + 8 * K);
+    CHECK(t.region_end == S + 256 * K);
+    // More than fit below the next stage: the lowest indices that do.
+    auto f = region::plan_layout(S, img, 600, chunk, stride, 0, next);
+    CHECK(f.fits == (2 * M - 116 * K) / (chunk + stride));
+    CHECK(f.region_end == S + 2 * M);
+    CHECK(f.end <= S + 2 * M);
+    // 4 KiB stacks cannot serve 512 harts below +2 MiB: why the chunk is 2 KiB.
+    CHECK(region::plan_layout(S, img, 512, 4 * K, stride, 0, next).fits < 512);
+    // A base that is not aligned to the region's size fits nothing.
+    auto a = region::plan_layout(S + 64 * K, S + 64 * K + 116 * K, 8, chunk, stride, 0, ~0ull);
+    CHECK(a.fits == 0);
+    CHECK(a.region_end == 0);
 }
 
 TEST_CASE("DT scan: enabled harts with their extensions, all memory ranges") {

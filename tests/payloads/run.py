@@ -25,7 +25,13 @@ runs against other firmware). With --conformance (conformance.py) the
 payloads get bootarg conformance=1, and a payload the firmware hangs or
 resets before TSBI-DONE is rerun with bootarg skip=<clause> (the clause of
 the last CHECK-BEGIN line; up to MAX_RERUNS times); --results appends every
-check with its clause as a JSON line. Exit status 0 when nothing FAILed.
+check with its clause as a JSON line. With --stack-report FILE (this
+firmware only) every M-mode stack is painted before the run (a QEMU loader
+device) and read back when the payload, given bootarg stacks=1, prints
+"TSBI-STACKS" after TSBI-DONE (monitor pmemsave; the runner then types "+"): case
+"<payload>/stack_margin" checks each hart kept STACK_MARGIN bytes unused,
+and FILE gets one line per hart with the bytes it used (the high-water
+mark). Exit status 0 when nothing FAILed.
 See tests/payloads/README.md.
 """
 import argparse
@@ -94,6 +100,11 @@ PAYLOAD_TIMEOUT_FACTOR = {"rfence": 3, "fuzz": 10}
 # Payloads that ask (TSBI-FWTEXT) for the firmware-text comparison; they run
 # with a QEMU monitor socket.
 PAYLOAD_FWTEXT = {"fuzz"}
+# --stack-report: the bytes every hart's M-mode stack must keep unused, and
+# the paint (a word no stack is likely to hold; QEMU's RAM starts as zeros,
+# which a zero stored at the deepest point would hide).
+STACK_MARGIN = 512
+STACK_PAINT = bytes.fromhex("e8c3175a3ca5f00d")
 
 
 def elf_readonly_sections(path):
@@ -152,6 +163,55 @@ class Monitor:
 
     def close(self):
         self.s.close()
+
+
+def fw_limit(name):
+    """A #define of firmware/include/fw_limits.h (written once there)."""
+    with open(os.path.join(ROOT, "firmware/include/fw_limits.h")) as f:
+        m = re.search(r"^#define %s (\d+)" % name, f.read(), re.M)
+    if not m:
+        raise ValueError("no %s in fw_limits.h" % name)
+    return int(m.group(1))
+
+
+def stack_area(fw):
+    """(address, bytes, bytes per hart) of the firmware's per-hart M-mode
+    stacks (hart_stacks in core/init.cpp)."""
+    elf = firmware_elf(fw)
+    if not elf:
+        raise ValueError("no ELF next to %s" % fw)
+    out = subprocess.run(["riscv64-linux-gnu-nm", "-S", elf], capture_output=True, text=True,
+                         check=True).stdout
+    for line in out.splitlines():
+        f = line.split()
+        if len(f) == 4 and f[3] == "hart_stacks":
+            return int(f[0], 16), int(f[1], 16), 1 << fw_limit("FW_STACK_SHIFT")
+    raise ValueError("no hart_stacks symbol in %s" % elf)
+
+
+def stack_high_water(monitor_path, area, smp, workdir):
+    """Bytes used of each of the first `smp` harts' stacks: from the stack's
+    top down to its lowest word that no longer holds the paint."""
+    addr, size, per = area
+    mon = Monitor(monitor_path)
+    dump = os.path.join(workdir, "stacks.bin")
+    try:
+        mon.cmd("stop")
+        out = mon.cmd("pmemsave 0x%x 0x%x \"%s\"" % (addr, size, dump))
+        mon.cmd("cont")
+    finally:
+        mon.close()
+    if not os.path.exists(dump):
+        raise OSError("pmemsave failed: %s" % out.splitlines()[-2:])
+    with open(dump, "rb") as f:
+        data = f.read()
+    used = []
+    for h in range(min(smp, size // per)):
+        stack = data[h * per:(h + 1) * per]
+        low = next((i for i in range(0, per, len(STACK_PAINT))
+                    if stack[i:i + len(STACK_PAINT)] != STACK_PAINT), per)
+        used.append(per - low)
+    return used
 
 
 def firmware_elf(fw):
@@ -331,13 +391,29 @@ def run_attempt(args, fw, qemu, payload, rep, log, skip):
         cmd += ["-cpu", cpu]
     if args.icount:
         cmd += ["-icount", "shift=0"]
+    bootargs = []
     if args.conformance:
-        cmd += ["-append", "conformance=1" + (" skip=" + ",".join(skip) if skip else "")]
+        bootargs.append("conformance=1" + (" skip=" + ",".join(skip) if skip else ""))
     workdir = monitor_path = None
-    if name in PAYLOAD_FWTEXT:
+    stacks = None  # --stack-report: (address, bytes, bytes per hart)
+    if args.stack_report:
+        try:
+            stacks = stack_area(fw)
+        except (OSError, ValueError, subprocess.CalledProcessError) as e:
+            rep.result(False, "%s/stack_margin" % name, "cannot paint the stacks: %s" % e,
+                       origin="runner")
+    if name in PAYLOAD_FWTEXT or stacks:
         workdir = tempfile.mkdtemp(prefix="tsbi-run-")
         monitor_path = os.path.join(workdir, "monitor.sock")
         cmd += ["-monitor", "unix:%s,server=on,wait=off" % monitor_path]
+    if stacks:
+        paint = os.path.join(workdir, "paint.bin")
+        with open(paint, "wb") as f:
+            f.write(STACK_PAINT * (stacks[1] // len(STACK_PAINT)))
+        cmd += ["-device", "loader,file=%s,addr=0x%x,force-raw=on" % (paint, stacks[0])]
+        bootargs.append("stacks=1")  # the payload prints TSBI-STACKS and waits
+    if bootargs:
+        cmd += ["-append", " ".join(bootargs)]
     cmd += args.qemu_arg
     log.write("$ %s\n" % " ".join(cmd))
     proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -361,6 +437,7 @@ def run_attempt(args, fw, qemu, payload, rep, log, skip):
     running = [None]     # clause of the last CHECK-BEGIN (any hart)
     last_case = [None]
     max_boots = PAYLOAD_BOOTS.get(name, 1)
+    stacks_read = [False]
 
     def handle(line):
         nonlocal boots, done, cases, reset
@@ -414,6 +491,28 @@ def run_attempt(args, fw, qemu, payload, rep, log, skip):
                 ok, details = False, "payload not in PAYLOAD_FWTEXT (no monitor)"
             log.write("(runner: fw_text_%s: %s)\n" % (label, details))
             runner_cases.append((ok, "%s/fw_text_%s" % (name, label), details))
+            try:
+                proc.stdin.write(b"+")
+                proc.stdin.flush()
+            except OSError:
+                pass
+            return
+        if line == "TSBI-STACKS" and stacks:
+            stacks_read[0] = True
+            try:
+                used = stack_high_water(monitor_path, stacks, args.smp, workdir)
+                worst = max(used)
+                with open(args.stack_report, "a") as f:
+                    for h, u in enumerate(used):
+                        f.write("%s %s smp=%d hart=%d used=%d of %d\n" %
+                                (rep.tag, name, args.smp, h, u, stacks[2]))
+                runner_cases.append((worst <= stacks[2] - STACK_MARGIN, "%s/stack_margin" % name,
+                                     "M-mode stack high-water mark per hart %s bytes of %d: "
+                                     "expected at least %d unused" %
+                                     (used, stacks[2], STACK_MARGIN)))
+            except (OSError, ValueError) as e:
+                runner_cases.append((False, "%s/stack_margin" % name,
+                                     "cannot read the stacks: %s" % e))
             try:
                 proc.stdin.write(b"+")
                 proc.stdin.flush()
@@ -494,6 +593,9 @@ def run_attempt(args, fw, qemu, payload, rep, log, skip):
     tail = " | ".join(lines[-6:])
     where = "while checking %s (last result: %s)" % (running[0] or "(no clause)",
                                                      last_case[0] or "none")
+    if stacks and done is not None and not stacks_read[0]:
+        rep.result(False, "%s/stack_margin" % name,
+                   "no TSBI-STACKS line after TSBI-DONE: the stacks were not read", origin="runner")
     if reset is not None:
         rep.result(False, "%s/reset" % name,
                    "the machine reset and the payload started again %s" % where, reset[0],
@@ -576,6 +678,9 @@ def main():
                     help="conformance run of any firmware (payload bootarg conformance=1: "
                     "accept every answer the spec allows, skip absent extensions)")
     ap.add_argument("--results", help="append every check as a JSON line here (conformance.py)")
+    ap.add_argument("--stack-report", metavar="FILE",
+                    help="paint this firmware's M-mode stacks, check each hart's high-water mark "
+                    "at TSBI-DONE (case <payload>/stack_margin) and append it to FILE")
     ap.add_argument("-v", "--verbose", action="store_true", help="echo the whole console output")
     args = ap.parse_args()
 

@@ -6,8 +6,12 @@
 # protection of the firmware, misaligned accesses, counter access.
 . "$(dirname "$0")/../lib.sh"
 build firmware traps-payload
-python3 tests/payloads/run.py --smp 1 --tag ours build/traps/traps.elf
-python3 tests/payloads/run.py --smp 1 --tag ours-sscofpmf --cpu sscofpmf=true build/traps/traps.elf
+# Emulation and redirects take the full trap frame: each run also checks the
+# M-mode stack kept a margin (run.py --stack-report).
+STACKS=build/test-logs/stacks-21-traps.txt; rm -f "$STACKS"
+python3 tests/payloads/run.py --smp 1 --tag ours --stack-report "$STACKS" build/traps/traps.elf
+python3 tests/payloads/run.py --smp 1 --tag ours-sscofpmf --cpu sscofpmf=true --stack-report "$STACKS" build/traps/traps.elf
+stack_summary "$STACKS"
 
 # A failure the firmware must not boot past prints and stops: a device tree
 # without /memory (nothing S-mode passes could be checked). Every QEMU here

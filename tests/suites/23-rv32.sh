@@ -17,17 +17,20 @@ build PL_XLEN=32 build/ctr/pl-rv32/ctr_csr_ratified.elf build/ctr/pl-rv32/ctr_cs
 build firmware payloads
 ALL="base time ipi rfence hsm dbcn legacy srst fwft susp dbtr sse reboot"
 KNOWN=tests/payloads/known-differences/opensbi-1.6-rv32.txt
+# The runs of this firmware also check every hart's M-mode stack kept a
+# margin (run.py --stack-report: case <payload>/stack_margin).
+STACKS=build/test-logs/stacks-23-rv32.txt; rm -f "$STACKS"
 run() {
   tests/payloads/run.py --xlen 32 --timeout "${TSBI_PAYLOAD_TIMEOUT:-15}" "$@"
   local rc=$?
   [ $rc -le 1 ] || fail "payload-runner ($*) exited $rc"
 }
-for smp in 1 4; do run --fw ours --smp $smp --tag rv32-ours-smp$smp $ALL; done
+for smp in 1 4; do run --fw ours --smp $smp --tag rv32-ours-smp$smp --stack-report "$STACKS" $ALL; done
 run --fw ours --smp 2 --cpu sstc=false --tag rv32-ours-smp2-nosstc time hsm
 run --fw ours --smp 2 --cpu h=false --tag rv32-ours-smp2-noh rfence
 run --fw ours-jump --smp 4 --tag rv32-ours-jump-smp4 base hsm reboot
-run --fw ours --smp 1 --tag rv32-ours-traps build/traps-rv32/traps.elf
-run --fw ours --smp 1 --cpu sscofpmf=true --tag rv32-ours-traps-sscofpmf build/traps-rv32/traps.elf
+run --fw ours --smp 1 --tag rv32-ours-traps --stack-report "$STACKS" build/traps-rv32/traps.elf
+run --fw ours --smp 1 --cpu sscofpmf=true --tag rv32-ours-traps-sscofpmf --stack-report "$STACKS" build/traps-rv32/traps.elf
 # RAM above 4 GiB (-m 5G): RV32 S-mode can name it with base_addr_hi, the
 # firmware cannot reach it and must refuse it (dbcn.cpp above_4g); RV64 for
 # comparison (there the range across 4 GiB is plain RAM).
@@ -38,7 +41,7 @@ tests/payloads/run.py --fw ours --smp 1 --mem 5G --tag rv64-ours-5g dbcn
 # registers, counters with their h halves, counter_fw_read_hi, overflow (OF
 # in mhpmeventNh with Sscofpmf). The overflow cases that race QEMU's overflow
 # timer (armed on every half write) run under -icount, as in suite 25.
-pmu() { run --timeout 60 "$@"; }
+pmu() { run --timeout 60 --stack-report "$STACKS" "$@"; }
 pmu --fw ours --tag rv32-pmu build/pmu-rv32/pmu.elf
 pmu --fw ours --smp 4 --tag rv32-pmu-smp4 build/pmu-rv32/pmu.elf build/pmu-rv32/pmu_smp.elf
 pmu --fw ours --cpu sscofpmf=true --icount --tag rv32-pmu-sscofpmf-icount build/pmu-rv32/pmu.elf
@@ -53,7 +56,7 @@ for prof in ratified draft both; do
     fail_log "rv32-ctr-$prof: device tree" "$log" "tests/ctr/mkdtb.sh failed"; continue
   fi
   : >"$log"
-  run --fw ours --qemu-arg=-dtb --qemu-arg="$dtb" --tag rv32-ctr-$prof --log "$log" \
+  run --fw ours --qemu-arg=-dtb --qemu-arg="$dtb" --tag rv32-ctr-$prof --log "$log" --stack-report "$STACKS" \
     build/ctr/pl-rv32/ctr_csr_$prof.elf
   expect_line "rv32-ctr-$prof/ctr_mode_emulated" "$log" "tsbi: ctr: hart 0: emulated"
 done
@@ -74,4 +77,5 @@ if ! scripts/opensbi.sh path 1.6 32 >/dev/null; then
 else
   run --fw opensbi --smp 4 --tag rv32-opensbi-1.6-smp4 --known "$KNOWN" $ALL
 fi
+stack_summary "$STACKS"
 exit 0

@@ -31,6 +31,11 @@ ctr_mode() {
   else fail_log "$1" "$2" "expected 'tsbi: ctr: hart 0: $3', got '$(grep -a -m1 'tsbi: ctr:' "$2" | tr -d '\r')'"; fi
 }
 
+# The feed decodes the encoder's messages on the recording hart's M-mode
+# stack, the deepest run-time path: every run checks the stacks kept a
+# margin (run.py --stack-report).
+STACKS=build/test-logs/stacks-26-ctr-trace.txt; rm -f "$STACKS"
+
 # run TAG CPU-EXTRAS EXPECT-MODE SMP ELF...: one hart with the ratified
 # profile (tests/ctr/mkdtb.sh), or SMP harts with QEMU's device tree (the
 # default profile, which includes the ratified layout).
@@ -45,7 +50,7 @@ run() {
   fi
   : >"$log"
   python3 tests/payloads/run.py --qemu "$Q10" ${cpu:+--cpu "$cpu"} --smp "$smp" "${dtbargs[@]}" \
-    --fw "$FW" --tag "$tag" --log "$log" --timeout 240 "$@"
+    --fw "$FW" --tag "$tag" --log "$log" --timeout 240 --stack-report "$STACKS" "$@"
   ctr_mode "$tag/ctr_mode_$mode" "$log" "$mode"
 }
 
@@ -128,3 +133,4 @@ PY
 else
   fail_log "host/transfers_decodes" "$D/gen.log" "expected tsbi-trace ntrace gen, encode and transfers to succeed"
 fi
+stack_summary "$STACKS"

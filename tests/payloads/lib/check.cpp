@@ -293,6 +293,20 @@ void power_off(Shutdown how, unsigned long reason) {
 void print_done() {
     report_anomalies();
     printf("TSBI-DONE passed=%u failed=%u\n", n_passed, n_failed);
+    // run.py --stack-report (bootarg stacks=1): the runner reads the
+    // firmware's M-mode stacks through the QEMU monitor while the machine
+    // still runs, then answers '+' on the console. No '+' within the wait
+    // is the runner's failure to report, not the payload's.
+    if (bootarg("stacks", 0)) {
+        printf("TSBI-STACKS\n");
+        char c = 0;
+        wait_until(
+            [&] {
+                SbiRet r = sbi_call(eid::dbcn, fid::dbcn::read, 1, reinterpret_cast<uintptr_t>(&c), 0);
+                return r.error == SUCCESS && r.value == 1 && c == '+';
+            },
+            30000000);
+    }
 }
 
 void finish(Shutdown how, unsigned long reason) {
