@@ -20,6 +20,7 @@ constexpr ExtName kExtNames[] = {
     {"svpbmt", EXT_SVPBMT}, {"zicbom", EXT_ZICBOM},     {"zicboz", EXT_ZICBOZ},
     {"zkr", EXT_ZKR},       {"smaia", EXT_SMAIA},       {"ssaia", EXT_SSAIA},
     {"svadu", EXT_SVADU},   {"svade", EXT_SVADE},       {"smdbltrp", EXT_SMDBLTRP},
+    {"smstrcn", EXT_SMSTRCN}, {"ssstrcn", EXT_SSSTRCN},  {"ssamb", EXT_SSAMB},
 };
 
 // Each ISA string token is compared with every name (once per hart, at

@@ -86,6 +86,11 @@ enum Ext : unsigned {
     EXT_SVADU,
     EXT_SVADE,
     EXT_SMDBLTRP,
+    // Self-hosted trace draft (hw_models/trace/strc_regs.h): the M-level
+    // CSRs, the S-level ones, and the asynchronous memory buffer.
+    EXT_SMSTRCN,
+    EXT_SSSTRCN,
+    EXT_SSAMB,
     EXT_COUNT
 };
 static_assert(EXT_COUNT <= 64, "HartState::isa holds one bit per extension");

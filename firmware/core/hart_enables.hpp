@@ -21,6 +21,13 @@ constexpr bool has(uint64_t isa, Ext e) { return (isa >> e) & 1; }
 //   extensions binding reads "svadu without svade" as hardware updating and
 //   "both" as Svade's page faults, FWFT PTE_AD_HW_UPDATING's reset value 0
 //   (ext-firmware-features.adoc): set only for Svadu alone.
+// - STRCS (self-hosted trace draft, Smstrcn): the hart's trace buffer (the
+//   Ssamb AMB) is written with S-mode privilege through satp. With 0 it is
+//   written with M-mode privilege and no translation, to whatever physical
+//   address S-mode programs once it may reach sstrcamb* (smstrc.adoc
+//   "menvcfg", asyncmbuf.adoc "Asynchronous Write Privilege and Address
+//   Translation"): set wherever the hart has Smstrcn, whether or not the
+//   trace subsystem delegates the CSRs (hw_models/qemu/README.md, Q10).
 // Left 0: LPE, SSE, DTE, PMM, whose reset value under SBI FWFT is 0 (S-mode
 // turns them on through FWFT, sbi/fwft.cpp), FIOM, and CDE (Smcdeleg): it
 // would let S-mode program the hpm counters and events through sireg*
@@ -33,7 +40,22 @@ constexpr uint64_t boot_menvcfg(uint64_t isa) {
     if (has(isa, EXT_ZICBOM)) v |= CBIE | CBCFE;
     if (has(isa, EXT_ZICBOZ)) v |= CBZE;
     if (has(isa, EXT_SVADU) && !has(isa, EXT_SVADE)) v |= ADUE;
+    if (has(isa, EXT_SMSTRCN)) v |= STRCS;
     return v;
+}
+
+// mstateen0 at boot: every state the hart has (WARL keeps what exists),
+// except self-hosted trace (STRC). Opening it hands S-mode the hart's trace
+// encoder and a buffer the hardware writes; only the trace subsystem
+// decides that (firmware/trace/README.md), so the core never opens it.
+constexpr uint64_t boot_mstateen0() { return ~0ull & ~csr::mstateen0_bits::STRC; }
+
+// mideleg's self-hosted trace part: LAMBI, the buffer's interrupt, goes to
+// S-mode wherever the hart has Ssamb, as LCOFI does with Sscofpmf (every
+// scenario of smstrc.adoc "Configuration Scenarios" delegates it). It can
+// fire only when S-mode has enabled a buffer.
+constexpr unsigned long lambi_deleg(uint64_t isa) {
+    return has(isa, EXT_SSAMB) ? 1ul << csr::irq::LAMBI : 0;
 }
 
 // Extensions the firmware does not enable, taken out of the device tree the
