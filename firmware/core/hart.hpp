@@ -57,6 +57,11 @@ struct alignas(64) HartState {
 };
 
 extern HartState harts[kMaxHarts];
+// Self-hosted trace (Smstrcn/Ssstrcn, Ssamb) is S-mode's: set at cold boot
+// by the trace subsystem (trace/strc.hpp) only. Otherwise mstateen0.STRC
+// stays closed and the device tree handed on lists neither ssstrcn nor
+// ssamb (enables::kWithheldStrc).
+extern bool strc_offered;
 
 inline HartState &this_hart() {
 #ifdef __riscv

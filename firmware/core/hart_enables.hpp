@@ -64,6 +64,10 @@ constexpr unsigned long lambi_deleg(uint64_t isa) {
 // kernel that finds them would program the counters through sireg* and
 // take illegal-instruction exceptions.
 inline constexpr const char *kWithheld[] = {"smcdeleg", "ssccfg"};
+// Self-hosted trace's S-level extensions, withheld unless the trace
+// subsystem hands them over (fw::strc_offered): mstateen0.STRC is closed
+// otherwise (boot_mstateen0), so a kernel would take illegal instructions.
+inline constexpr const char *kWithheldStrc[] = {"ssstrcn", "ssamb"};
 
 // FWFT PTE_AD_HW_UPDATING can be toggled only on a hart with both Svade and
 // Svadu: with Svadu alone its value is fixed at 1 (boot_menvcfg), with

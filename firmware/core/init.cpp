@@ -25,6 +25,7 @@ alignas(4096) char hart_stacks[fw::kMaxHarts][fw::kStackSize] __attribute__((sec
 namespace fw {
 
 HartState harts[kMaxHarts];
+bool strc_offered;
 unsigned long hart_valid_bits[kMaxHarts / kXlen];
 // The harts the device tree describes, read once by cold boot (dt.hpp) for
 // every subsystem that needs them.
@@ -431,6 +432,9 @@ void cold_boot(unsigned long hartid, unsigned long fdt, const FwDynamicInfo *di)
     if (!err)
         err = dt::fixup_withhold_extensions(blob, enables::kWithheld,
                                             sizeof enables::kWithheld / sizeof *enables::kWithheld);
+    if (!err && !strc_offered)
+        err = dt::fixup_withhold_extensions(blob, enables::kWithheldStrc,
+                                            sizeof enables::kWithheldStrc / sizeof *enables::kWithheldStrc);
     if (!err) subsystems::fdt_fixup(blob);
     if (err) printf("tsbi: device-tree fix-up failed (%d)\n", err);
     print_banner(served);

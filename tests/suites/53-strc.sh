@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
+# Self-hosted trace under the firmware (issue 31; the draft Smstrcn/Ssstrcn
+# with Ssamb, modelled by the project QEMU behind -cpu rv64,smstrcn=true):
+# the firmware hands S-mode the CSRs (ssstrcn/ssamb in the device tree,
+# mstateen0.STRC, menvcfg.STRCS) and keeps M-mode out of reach. The strc
+# payload (tests/payloads/strc.cpp) traces S-mode, with SBI calls into the
+# firmware in its workload, into its AMB and writes the buffer to the host;
+# decoded, it must equal the S-mode instructions the insnlog plugin saw
+# between the enabling and the disabling CSR write, with no firmware
+# address in it and the firmware's stretches reported as filter gaps. On 1
+# and 4 harts, and with /chosen/tsbi,strc = "off" (nothing offered:
+# sstrcctl is an illegal instruction).
+set -uo pipefail
+. "$(dirname "$0")/../lib.sh"
+
+if ! q=$(scripts/qemu10.sh path); then
+  fail "strc: scripts/qemu10.sh path failed (project QEMU 10 not built)"; exit 1
+fi
+build firmware payloads qemu-plugin trace
+DEC=$PWD/build/trace/tsbi-trace
+ELF=$PWD/build/payloads/strc.elf
+FW_ELF=$PWD/build/fw/tsbi_dynamic.elf
+PLUGIN=$PWD/build/qemu-tests/libinsnlog.so
+COMPARE=$PWD/tests/qemu/compare.py
+RUN=$PWD/tests/payloads/run.py
+W=$PWD/build/test-logs/strc
+SEMI=(--qemu-arg=-semihosting-config --qemu-arg=enable=on,target=native)
+rm -rf "$W"; mkdir -p "$W"
+BEGIN=0x$(riscv64-linux-gnu-nm "$ELF" | awk '$3 == "strc_on" {print $1}')
+END=0x$(riscv64-linux-gnu-nm "$ELF" | awk '$3 == "strc_off" {print $1}')
+read -r FW0 FW1 < <(riscv64-linux-gnu-nm "$FW_ELF" | awk '$3=="_fw_start"{s=$1} $3=="_fw_end"{e=$1} END{print s, e}')
+
+# run_strc TAG SMP [RUN.PY OPTIONS...]: the payload with the insnlog plugin
+run_strc() {
+  local tag=$1 smp=$2 d=$W/$1 rc
+  shift 2
+  mkdir -p "$d"
+  (cd "$d" && "$RUN" --qemu "$q" --smp "$smp" --cpu smstrcn=true --tag "$tag" --pass-through STRC- \
+     --log "$d/console.log" "${SEMI[@]}" --qemu-arg=-plugin --qemu-arg="$PLUGIN,out=$d/rec,priv=on" \
+     "$@" strc) > "$d/run.out" 2>&1
+  rc=$?
+  grep -E '^(PASS|FAIL|N/A): ' "$d/run.out"
+  [ $rc -le 1 ] || fail "$tag: runner failed ($rc)"
+}
+
+# check_trace TAG SMP: the boot hart's AMB decoded against its record
+check_trace() {
+  local tag=$1 smp=$2 d=$W/$1 boot calls n fw
+  check "$tag/firmware_hands_over ($(grep -m1 'self-hosted trace' "$d/console.log"))" \
+    grep -q "tsbi: trace: self-hosted trace (Smstrcn, Ssamb) on $smp hart(s) handed to S-mode" "$d/console.log"
+  boot=$(sed -n 's/^TSBI-START .* hart=\([0-9]*\).*/\1/p' "$d/console.log" | head -1)
+  [ -n "$boot" ] && [ -s "$d/strc.bin" ] || { fail "$tag: no TSBI-START line or no strc.bin"; return; }
+  if ! "$DEC" ntrace decode --elf "$ELF" --elf "$FW_ELF" --src-bits 0 "$d/strc.bin" -o "$d/strc.pcs" \
+       > "$d/decode.err" 2>&1; then
+    fail "$tag/decodes ($(head -c 300 "$d/decode.err"))"; return
+  fi
+  pass "$tag/decodes"
+  awk '$2 == 1' "$d/rec.$boot" > "$d/srec"
+  rm -f "$d"/rec.*
+  # S-mode only (compare.py --priv 1): M-mode is never traced, the SBI
+  # calls in between leave gaps.
+  if python3 "$COMPARE" "$d/strc.pcs" "$d/srec" --priv 1 --min 10000 --begin "$BEGIN" --end "$END" \
+       > "$d/compare" 2>&1; then
+    pass "$tag/equals_executed_smode ($(cut -d' ' -f1 "$d/compare") instructions)"
+  else
+    fail "$tag/equals_executed_smode ($(tail -2 "$d/compare" | tr '\n' ' '))"
+  fi
+  fw=$(python3 -c 'import sys
+start, end = (int(x, 16) for x in sys.argv[2:4])
+print(sum(start <= int(l.split()[0], 16) < end for l in open(sys.argv[1])))' "$d/strc.pcs" "$FW0" "$FW1")
+  check "$tag/no_firmware_address ($fw)" [ "$fw" = 0 ]
+  # Each SBI call leaves S-mode for the firmware: the trace pauses
+  # (ProgTraceCorrelation EVCODE=4) and resumes at the return (ProgTraceSync
+  # SYNC=5); one more pause ends the trace and one more sync starts it.
+  calls=$(sed -n 's/^STRC-SBI-CALLS: //p' "$d/run.out" | head -1)
+  "$DEC" ntrace dump --fields --src-bits 0 "$d/strc.bin" > "$d/dump" 2>&1
+  n=$(grep -c '^EVCODE=0x4' "$d/dump"); check "$tag/a_gap_per_sbi_call (EVCODE=4: $n, SBI calls: $calls + the stop)" [ "$n" = $((calls + 1)) ]
+  n=$(grep -c '^SYNC=0x5' "$d/dump"); check "$tag/a_resume_per_sbi_call (SYNC=5: $n, SBI calls: $calls + the start)" [ "$n" = $((calls + 1)) ]
+}
+
+run_strc smp1 1
+check_trace smp1 1
+run_strc smp4 4
+check_trace smp4 4
+
+# /chosen/tsbi,strc = "off": the firmware keeps the CSRs (mstateen0.STRC=0)
+# and withholds ssstrcn/ssamb from the device tree: the payload finds
+# neither and sstrcctl is an illegal instruction.
+d=$W/off; mkdir -p "$d"
+"$q" -M virt,dumpdtb="$d/off.dtb" -cpu rv64,smstrcn=true -smp 1 -m 256M -nographic -bios none </dev/null >/dev/null 2>&1 &&
+  fdtput -t s "$d/off.dtb" /chosen tsbi,strc off ||
+  fail "strc: cannot make the tsbi,strc = \"off\" device tree"
+(cd "$d" && "$RUN" --qemu "$q" --smp 1 --cpu smstrcn=true --tag off --log "$d/console.log" \
+   --qemu-arg=-dtb --qemu-arg="$d/off.dtb" strc) > "$d/run.out" 2>&1
+rc=$?
+grep -E '^(PASS|FAIL|N/A): ' "$d/run.out"
+[ $rc -le 1 ] || fail "strc/off: runner failed ($rc)"
+check "off/kept_from_smode ($(grep -m1 'self-hosted trace' "$d/console.log"))" \
+  grep -q 'tsbi: trace: self-hosted trace on 1 hart(s) kept from S-mode (tsbi,strc = "off")' "$d/console.log"
+check "off/not_in_device_tree ($(grep -m1 '^N/A: strc/detect' "$d/console.log" | cut -c1-60))" grep -q '^N/A: strc/detect' "$d/console.log"
+exit 0
