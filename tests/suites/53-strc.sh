@@ -44,39 +44,50 @@ run_strc() {
   [ $rc -le 1 ] || fail "$tag: runner failed ($rc)"
 }
 
-# check_trace TAG SMP: the boot hart's AMB decoded against its record
+# check_trace TAG SMP: the boot hart's AMB decoded against its record, for
+# both runs of the payload: strc.bin (buffer at its own address, satp Bare)
+# and strc-demand.bin (Sv39, pages mapped by the LAMBI handler); the second
+# run's window is in the record after the first one's end.
 check_trace() {
-  local tag=$1 smp=$2 d=$W/$1 boot calls n fw
+  local tag=$1 smp=$2 d=$W/$1 boot calls n fw f rec
   check "$tag/firmware_hands_over ($(grep -m1 'self-hosted trace' "$d/console.log"))" \
     grep -q "tsbi: trace: self-hosted trace (Smstrcn, Ssamb) on $smp hart(s) handed to S-mode" "$d/console.log"
   boot=$(sed -n 's/^TSBI-START .* hart=\([0-9]*\).*/\1/p' "$d/console.log" | head -1)
-  [ -n "$boot" ] && [ -s "$d/strc.bin" ] || { fail "$tag: no TSBI-START line or no strc.bin"; return; }
-  if ! "$DEC" ntrace decode --elf "$ELF" --elf "$FW_ELF" --src-bits 0 "$d/strc.bin" -o "$d/strc.pcs" \
-       > "$d/decode.err" 2>&1; then
-    fail "$tag/decodes ($(head -c 300 "$d/decode.err"))"; return
-  fi
-  pass "$tag/decodes"
-  awk '$2 == 1' "$d/rec.$boot" > "$d/srec"
+  [ -n "$boot" ] && [ -s "$d/rec.$boot" ] || { fail "$tag: no TSBI-START line or no record"; return; }
+  awk '$2 == 1' "$d/rec.$boot" > "$d/srec.strc"
+  awk -v e="$(printf '0x%x' "$END")" 'after {print} $1 == e {after = 1}' "$d/srec.strc" > "$d/srec.strc-demand"
   rm -f "$d"/rec.*
-  # S-mode only (compare.py --priv 1): M-mode is never traced, the SBI
-  # calls in between leave gaps.
-  if python3 "$COMPARE" "$d/strc.pcs" "$d/srec" --priv 1 --min 10000 --begin "$BEGIN" --end "$END" \
-       > "$d/compare" 2>&1; then
-    pass "$tag/equals_executed_smode ($(cut -d' ' -f1 "$d/compare") instructions)"
-  else
-    fail "$tag/equals_executed_smode ($(tail -2 "$d/compare" | tr '\n' ' '))"
-  fi
-  fw=$(python3 -c 'import sys
+  for f in strc strc-demand; do
+    [ -s "$d/$f.bin" ] || { fail "$tag/$f: no $f.bin"; continue; }
+    if ! "$DEC" ntrace decode --elf "$ELF" --elf "$FW_ELF" --src-bits 0 "$d/$f.bin" -o "$d/$f.pcs" \
+         > "$d/$f.decode.err" 2>&1; then
+      fail "$tag/$f/decodes ($(head -c 300 "$d/$f.decode.err"))"; continue
+    fi
+    pass "$tag/$f/decodes"
+    # S-mode only (compare.py --priv 1): M-mode is never traced, the SBI
+    # calls in between leave gaps. The LAMBI handler is S-mode: traced.
+    if python3 "$COMPARE" "$d/$f.pcs" "$d/srec.$f" --priv 1 --min 10000 --begin "$BEGIN" --end "$END" \
+         > "$d/$f.compare" 2>&1; then
+      pass "$tag/$f/equals_executed_smode ($(cut -d' ' -f1 "$d/$f.compare") instructions)"
+    else
+      fail "$tag/$f/equals_executed_smode ($(tail -2 "$d/$f.compare" | tr '\n' ' '))"
+    fi
+    fw=$(python3 -c 'import sys
 start, end = (int(x, 16) for x in sys.argv[2:4])
-print(sum(start <= int(l.split()[0], 16) < end for l in open(sys.argv[1])))' "$d/strc.pcs" "$FW0" "$FW1")
-  check "$tag/no_firmware_address ($fw)" [ "$fw" = 0 ]
-  # Each SBI call leaves S-mode for the firmware: the trace pauses
-  # (ProgTraceCorrelation EVCODE=4) and resumes at the return (ProgTraceSync
-  # SYNC=5); one more pause ends the trace and one more sync starts it.
-  calls=$(sed -n 's/^STRC-SBI-CALLS: //p' "$d/run.out" | head -1)
-  "$DEC" ntrace dump --fields --src-bits 0 "$d/strc.bin" > "$d/dump" 2>&1
-  n=$(grep -c '^EVCODE=0x4' "$d/dump"); check "$tag/a_gap_per_sbi_call (EVCODE=4: $n, SBI calls: $calls + the stop)" [ "$n" = $((calls + 1)) ]
-  n=$(grep -c '^SYNC=0x5' "$d/dump"); check "$tag/a_resume_per_sbi_call (SYNC=5: $n, SBI calls: $calls + the start)" [ "$n" = $((calls + 1)) ]
+print(sum(start <= int(l.split()[0], 16) < end for l in open(sys.argv[1])))' "$d/$f.pcs" "$FW0" "$FW1")
+    check "$tag/$f/no_firmware_address ($fw)" [ "$fw" = 0 ]
+    # Each SBI call leaves S-mode for the firmware: the trace pauses
+    # (ProgTraceCorrelation EVCODE=4) and resumes at the return
+    # (ProgTraceSync SYNC=5); one more pause ends the trace and one more
+    # sync starts it.
+    calls=$(sed -n "s/^STRC-SBI-CALLS: $f.bin //p" "$d/run.out" | head -1)
+    "$DEC" ntrace dump --fields --src-bits 0 "$d/$f.bin" > "$d/$f.dump" 2>&1
+    n=$(grep -c '^EVCODE=0x4' "$d/$f.dump")
+    check "$tag/$f/a_gap_per_sbi_call (EVCODE=4: $n, SBI calls: $calls + the stop)" [ "$n" = $((calls + 1)) ]
+    n=$(grep -c '^SYNC=0x5' "$d/$f.dump")
+    check "$tag/$f/a_resume_per_sbi_call (SYNC=5: $n, SBI calls: $calls + the start)" [ "$n" = $((calls + 1)) ]
+  done
+  grep '^STRC-COST: ' "$d/run.out" | sed "s/^/$tag: /"
 }
 
 run_strc smp1 1

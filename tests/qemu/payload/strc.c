@@ -143,6 +143,9 @@ static void check_absent(void)
     csr_write(mideleg, 1UL << STRC_IRQ_LAMBI);
     check_eq("strc: without smstrcn mideleg.LAMBI stays 0",
              csr_read(mideleg) & (1UL << STRC_IRQ_LAMBI), 0);
+    csr_write(0x7a8, ~0UL);
+    check_eq("strc: without smstrcn hcontext (mcontext with H) keeps 14 bits", csr_read(0x7a8), 0x3fff);
+    csr_write(0x7a8, 0);
 }
 
 static void check_registers(void)
@@ -192,6 +195,11 @@ static void check_registers(void)
     check_eq("strc: mip.LAMBI is writable", csr_read(mip) & (1UL << STRC_IRQ_LAMBI),
              1UL << STRC_IRQ_LAMBI);
     csr_write(mip, 0);
+    // hcontext holds at least 22 bits (smstrc.adoc "hcontext"; mcontext is
+    // hcontext on a hart with H, which rv64 has)
+    csr_write(0x7a8, ~0UL);
+    check_eq("strc: hcontext holds 22 bits", csr_read(0x7a8), (1UL << 22) - 1);
+    csr_write(0x7a8, 0);
     // mstateen0.STRC gates S-mode: illegal while 0, accessible when 1
     csr_write(0x30c, 0);
     illegal_traps = 0;
