@@ -77,17 +77,19 @@ __attribute__((noinline)) unsigned long dispatch(unsigned k, unsigned long x) {
     default: return x | 0x80;
     }
 }
-unsigned sbi_calls;
-void workload(unsigned rounds) {
+// Returns the SBI calls it made.
+unsigned workload(unsigned rounds) {
+    unsigned calls = 0;
     for (unsigned i = 0; i < rounds; i++) {
         unsigned long x = fib(8 + (i & 1));
         for (unsigned j = 0; j < 8; j++) x = dispatch(i + j, ops[j & 1](x));
         sink = sink + x;
         if ((i & 7) == 0) {
             sbi_call(eid::base, fid::base::get_spec_version);
-            sbi_calls++;
+            calls++;
         }
     }
+    return calls;
 }
 
 // ---- demand paging: the buffer in Sv39, its pages mapped by the LAMBI
@@ -156,9 +158,9 @@ bool wait_empty() {
 // Sv39, the pages mapped by on_lambi as the AMB reaches them.
 void trace_run(const char *file, bool demand) {
     uint8_t *amb = buf;
+    unsigned sbi_calls;
     lambis = 0;
     tf_pages = 0;
-    sbi_calls = 0;
     if (demand) {
         paging_on();
         amb = reinterpret_cast<uint8_t *>(kBufVa);
@@ -173,7 +175,7 @@ void trace_run(const char *file, bool demand) {
     expect_true(csr_read(csr::sstrcambcs) & SAMBCS_TRV, "%s/TRV_after_enable", file);
     // S-mode only, with M requested too: the firmware never lets it in.
     strc_write(STRCCTL_EN | STRCCTL_IT | STRCCTL_S | STRCCTL_M);
-    workload(48);
+    sbi_calls = workload(48);
     strc_stop(STRCCTL_IT | STRCCTL_S);
     expect_true(wait_empty(), "%s/disable_flushes (sstrcctl.EMPTY and sambcs.EMPTY)", file);
     unsigned long cs = csr_read(csr::sstrcambcs);
@@ -206,6 +208,54 @@ void trace_run(const char *file, bool demand) {
         write_host(file, buf, len);
     }
 }
+// ---- every hart at once, each into its own AMB (satp Bare) ---------------
+constexpr unsigned kSmpHarts = 4;
+alignas(kBufSize) uint8_t hbuf[kSmpHarts][kBufSize];
+struct HartRun {
+    unsigned long len, cs, ctl;
+    unsigned calls;
+    bool trv, empty;
+} hruns[kSmpHarts];
+
+void hart_trace(void *arg) {
+    unsigned i = static_cast<unsigned>(reinterpret_cast<uintptr_t>(arg));
+    HartRun &r = hruns[i];
+    csr_write(csr::sstrcambaddr, reinterpret_cast<unsigned long>(hbuf[i]));
+    csr_write(csr::sstrcambcs, SAMBCS_EN | (4ul << SAMBCS_SIZE_SHIFT));
+    r.trv = csr_read(csr::sstrcambcs) & SAMBCS_TRV;
+    strc_write(STRCCTL_EN | STRCCTL_IT | STRCCTL_S);
+    r.calls = workload(24 + 8 * i); // a different length on each hart
+    strc_stop(STRCCTL_IT | STRCCTL_S);
+    r.empty = wait_empty();
+    r.cs = csr_read(csr::sstrcambcs);
+    r.ctl = csr_read(csr::sstrcctl);
+    csr_write(csr::sstrcambcs, 0);
+    r.len = (csr_read(csr::sstrcambaddr) - reinterpret_cast<unsigned long>(hbuf[i])) & (kBufSize - 1);
+}
+
+void all_harts_trace() {
+    const Platform &p = platform();
+    unsigned n = p.nharts < kSmpHarts ? p.nharts : kSmpHarts;
+    if (n < 2) return;
+    if (!start_secondaries()) return;
+    for (unsigned i = 1; i < n; i++)
+        post_job(secondary_hartid(i - 1), hart_trace, reinterpret_cast<void *>(static_cast<uintptr_t>(i)));
+    hart_trace(nullptr);
+    for (unsigned i = 1; i < n; i++)
+        expect_true(wait_job(secondary_hartid(i - 1)), "harts/%lu/done", secondary_hartid(i - 1));
+    for (unsigned i = 0; i < n; i++) {
+        unsigned long h = i ? secondary_hartid(i - 1) : hartid();
+        HartRun &r = hruns[i];
+        expect_true(r.trv && r.empty, "harts/%lu/enabled_and_flushed (TRV, EMPTY)", h);
+        expect_eq(r.ctl & STRCCTL_STOF, 0, "harts/%lu/no_loss (STOF=0)", h);
+        expect_eq(r.cs & (SAMBCS_TF | SAMBCS_WRAP), 0, "harts/%lu/no_fault_no_wrap", h);
+        char name[32];
+        snprintf(name, sizeof name, "strc-hart%lu.bin", h);
+        printf("STRC-SBI-CALLS: %s %u\n", name, r.calls);
+        write_host(name, hbuf[i], r.len);
+    }
+}
+
 } // namespace
 
 void payload_main() {
@@ -229,4 +279,5 @@ void payload_main() {
 
     trace_run("strc.bin", false);
     trace_run("strc-demand.bin", true);
+    all_harts_trace();
 }

@@ -9,7 +9,8 @@
 # decoded, it must equal the S-mode instructions the insnlog plugin saw
 # between the enabling and the disabling CSR write, with no firmware
 # address in it and the firmware's stretches reported as filter gaps. On 1
-# and 4 harts, and with /chosen/tsbi,strc = "off" (nothing offered:
+# and 4 harts (all four at once, each into its own buffer), with the
+# buffer demand-paged in Sv39, and with /chosen/tsbi,strc = "off" (nothing offered:
 # sstrcctl is an illegal instruction).
 set -uo pipefail
 . "$(dirname "$0")/../lib.sh"
@@ -44,20 +45,32 @@ run_strc() {
   [ $rc -le 1 ] || fail "$tag: runner failed ($rc)"
 }
 
-# check_trace TAG SMP: the boot hart's AMB decoded against its record, for
-# both runs of the payload: strc.bin (buffer at its own address, satp Bare)
-# and strc-demand.bin (Sv39, pages mapped by the LAMBI handler); the second
-# run's window is in the record after the first one's end.
+# check_trace TAG SMP: each AMB the payload wrote decoded against the
+# record of the hart that wrote it. The boot hart: strc.bin (buffer at its
+# own address, satp Bare), strc-demand.bin (Sv39, pages mapped by the LAMBI
+# handler), then strc-hart<boot>.bin while every other hart traces itself
+# at the same time into strc-hart<h>.bin; a later run's window is in the
+# record after the earlier ones' ends.
 check_trace() {
-  local tag=$1 smp=$2 d=$W/$1 boot calls n fw f rec
+  local tag=$1 smp=$2 d=$W/$1 boot calls n fw f h skip runs=()
   check "$tag/firmware_hands_over ($(grep -m1 'self-hosted trace' "$d/console.log"))" \
     grep -q "tsbi: trace: self-hosted trace (Smstrcn, Ssamb) on $smp hart(s) handed to S-mode" "$d/console.log"
   boot=$(sed -n 's/^TSBI-START .* hart=\([0-9]*\).*/\1/p' "$d/console.log" | head -1)
   [ -n "$boot" ] && [ -s "$d/rec.$boot" ] || { fail "$tag: no TSBI-START line or no record"; return; }
-  awk '$2 == 1' "$d/rec.$boot" > "$d/srec.strc"
-  awk -v e="$(printf '0x%x' "$END")" 'after {print} $1 == e {after = 1}' "$d/srec.strc" > "$d/srec.strc-demand"
+  runs=("strc $boot 0" "strc-demand $boot 1")
+  if [ "$smp" -gt 1 ]; then
+    for ((h = 0; h < smp && h < 4; h++)); do
+      if [ "$h" = "$boot" ]; then runs+=("strc-hart$h $h 2"); else runs+=("strc-hart$h $h 0"); fi
+    done
+  fi
+  for r in "${runs[@]}"; do
+    read -r f h skip <<< "$r"
+    awk -v e="$(printf '0x%x' "$END")" -v k="$skip" '$2 == 1 && seen >= k {print} $1 == e {seen++}' \
+      "$d/rec.$h" > "$d/srec.$f"
+  done
   rm -f "$d"/rec.*
-  for f in strc strc-demand; do
+  for r in "${runs[@]}"; do
+    read -r f h skip <<< "$r"
     [ -s "$d/$f.bin" ] || { fail "$tag/$f: no $f.bin"; continue; }
     if ! "$DEC" ntrace decode --elf "$ELF" --elf "$FW_ELF" --src-bits 0 "$d/$f.bin" -o "$d/$f.pcs" \
          > "$d/$f.decode.err" 2>&1; then
