@@ -14,6 +14,7 @@
 // instruction and the rest is N/A.
 #include "payload.hpp"
 #include "riscv/csr.hpp"
+#include "trace/service.hpp"
 
 using namespace pl;
 
@@ -256,6 +257,39 @@ void all_harts_trace() {
     }
 }
 
+// ---- the hart's one encoder: the SBI trace service or the CSRs -------------
+// First come, first served (firmware/trace/README.md "Self-hosted trace"):
+// while the service traces this hart, sstrcctl.EN does not stick; while
+// the CSRs trace, the service cannot start this hart (FAILED: the encoder
+// ignores its writes) and can once they stopped.
+void coexistence() {
+    constexpr long EID = sbi::eid::tsbi_trace;
+    enum : long { CONFIGURE = 1, SET_SINK = 2, START = 3, STOP = 4 };
+    constexpr unsigned long HTM = 6;
+    unsigned long self = hartid();
+    if (!extension_present(EID, "coexist/service")) return;
+    expect_err(sbi_call(EID, CONFIGURE, 1, self, HTM | trace::cfg::PRIV_S), SUCCESS, "coexist/configure");
+    expect_err(sbi_call(EID, SET_SINK, 0), SUCCESS, "coexist/sram_sink");
+    // (a) the service first
+    expect_err(sbi_call(EID, START, 1, self), SUCCESS, "coexist/service_starts");
+    csr_write(csr::sstrcctl, STRCCTL_EN | STRCCTL_IT | STRCCTL_S);
+    expect_eq(csr_read(csr::sstrcctl) & STRCCTL_EN, 0, "coexist/EN_does_not_stick_while_the_service_traces");
+    csr_write(csr::sstrcctl, 0);
+    expect_err(sbi_call(EID, STOP, 1, self), SUCCESS, "coexist/service_stops");
+    // (b) the CSRs first
+    csr_write(csr::sstrcambaddr, reinterpret_cast<unsigned long>(buf));
+    csr_write(csr::sstrcambcs, SAMBCS_EN | (4ul << SAMBCS_SIZE_SHIFT));
+    csr_write(csr::sstrcctl, STRCCTL_EN | STRCCTL_IT | STRCCTL_S);
+    expect_true(csr_read(csr::sstrcctl) & STRCCTL_EN, "coexist/EN_sticks_with_the_encoder_free");
+    expect_err(sbi_call(EID, START, 1, self), ERR_FAILED, "coexist/service_cannot_start_while_the_CSRs_trace");
+    csr_write(csr::sstrcctl, 0);
+    expect_true(wait_empty(), "coexist/CSRs_stop");
+    csr_write(csr::sstrcambcs, 0);
+    expect_err(sbi_call(EID, STOP, 1, self), SUCCESS, "coexist/service_stop_after_the_failed_start");
+    expect_err(sbi_call(EID, START, 1, self), SUCCESS, "coexist/service_starts_once_the_CSRs_stopped");
+    expect_err(sbi_call(EID, STOP, 1, self), SUCCESS, "coexist/service_stops_again");
+}
+
 } // namespace
 
 void payload_main() {
@@ -279,5 +313,6 @@ void payload_main() {
 
     trace_run("strc.bin", false);
     trace_run("strc-demand.bin", true);
+    coexistence();
     all_harts_trace();
 }

@@ -46,6 +46,8 @@ PY
   cmp_case record_part_fails 1 whole
   cmp_case lost_head_accepts_head_cut 0 head_cut "${w[@]}" --lost-head
   cmp_case lost_head_tail_cut_fails 1 tail_cut "${w[@]}" --lost-head
+  cmp_case lost_tail_accepts_tail_cut 0 tail_cut "${w[@]}" --lost-tail
+  cmp_case lost_tail_head_cut_fails 1 head_cut "${w[@]}" --lost-tail
   cmp_case within_accepts_part 0 head_cut --within
   cmp_case within_min_fails 1 head_cut --within --min 100
   cmp_case begin_never_executed_fails 1 whole --begin 0x9000
@@ -319,7 +321,8 @@ run_trace btm-debug-stop 1 10000 "$BTM 0 64 1 1 0 0"
 # M-mode privilege, physical addresses). The decoded buffer must equal the
 # record from strc_on (after the enabling csrw) to strc_off (the disabling
 # csrw), with S and M traced, with S only (M-mode between the S runs is
-# filtered out), and, in a 4 KiB buffer that wraps, the record's tail. One
+# filtered out), in a 4 KiB buffer that wraps, the record's tail, and in
+# one that stops when full (SOF), the record's head. One
 # run with the default CPU checks that nothing of it exists there.
 STRC_ELF=$PWD/build/qemu-tests/strc.elf
 STRC_BEGIN=0x$(nm "$STRC_ELF" | awk '$3 == "strc_on" {print $1}')
@@ -332,6 +335,7 @@ run_strc() {
   case $case in
     2) plugargs=out=insn,priv=on; cmpopts+=(--priv 1) ;;
     3) cmpopts+=(--lost-head); decopts+=(--mid-stream) ;;
+    5) cmpopts+=(--lost-tail) ;;
   esac
   (cd "$d" && timeout 300 "$Q" -machine virt -smp 1 -nographic -cpu "$cpu" -bios "$STRC_ELF" \
      -semihosting-config enable=on,target=native -plugin "$PLUGIN,$plugargs" \
@@ -359,3 +363,4 @@ run_strc sm 1 rv64,smstrcn=true
 run_strc s-only 2 rv64,smstrcn=true
 run_strc wrap 3 rv64,smstrcn=true
 run_strc bmi 4 rv64,smstrcn=true
+run_strc stop-on-full 5 rv64,smstrcn=true

@@ -14,6 +14,7 @@
 //   CASE_S: trace S only (M-mode is filtered out)
 //   CASE_WRAP: trace S and M into a 4 KiB buffer that wraps (WRAP=1)
 //   CASE_BMI: as CASE_SM, 16 KiB, with a buffer management interrupt at half full
+//   CASE_SOF: as CASE_WRAP with stop-on-full: the buffer keeps the head
 #include "lib.h"
 #include "strc_regs.h"
 
@@ -24,6 +25,7 @@
 #define CASE_S 2
 #define CASE_WRAP 3
 #define CASE_BMI 4
+#define CASE_SOF 5
 
 #define MCAUSE_INT (1UL << 63)
 #define EXC_ILLEGAL 2
@@ -249,9 +251,10 @@ static void write_host_file(const char *name, const uint8_t *p, uint32_t len)
 static void run_trace(unsigned which)
 {
     // 4 KiB (wraps), 16 KiB (about 10 KiB of trace: past half full), 64 KiB
-    unsigned size_code = which == CASE_WRAP ? 0 : which == CASE_BMI ? 2 : 4;
+    int small = which == CASE_WRAP || which == CASE_SOF;
+    unsigned size_code = small ? 0 : which == CASE_BMI ? 2 : 4;
     unsigned long size = 0x1000UL << size_code, cs, ctl, off, i;
-    unsigned rounds = which == CASE_WRAP ? 12 : 6;
+    unsigned rounds = small ? 12 : 6;
     int ok;
 
     // STRCS=0: the AMB writes with M-mode privilege at physical addresses
@@ -263,6 +266,9 @@ static void run_trace(unsigned which)
     cs = SAMBCS_EN | ((unsigned long)size_code << SAMBCS_SIZE_SHIFT);
     if (which == CASE_BMI) {
         cs |= SAMBCS_BMIEN | (2UL << SAMBCS_BMITH_SHIFT);     // half full
+    }
+    if (which == CASE_SOF) {
+        cs |= SAMBCS_SOF;
     }
     csr_write(0x147, cs);
     check("strc: TRV=1 after sambcs.EN=1 (the page is translated)",
@@ -287,6 +293,19 @@ static void run_trace(unsigned which)
     check("strc: EN=0 flushes (mstrcctl.EMPTY=1, sambcs.EMPTY=1)", ok);
     cs = csr_read(0x147);
     csr_write(0x147, cs & ~SAMBCS_EN);
+    if (which == CASE_SOF) {
+        // Full and stopped: WRAP, sambaddr at the base, the rest dropped
+        // (STOF), the end filled with idle bytes after the last whole message
+        check("strc: stop-on-full: WRAP=1", (cs & SAMBCS_WRAP) != 0);
+        check_eq("strc: stop-on-full: sambaddr holds the base", csr_read(0x148), (uintptr_t)buf);
+        check("strc: stop-on-full: the rest was dropped (STOF=1)", (csr_read(0x346) & STRCCTL_STOF) != 0);
+        check_eq("strc: stop-on-full: the buffer ends in idle bytes", buf[size - 1], 0xff);
+        check_eq("strc: no translation fault (TF=0)", cs & SAMBCS_TF, 0);
+        csr_write(0x346, 0);
+        check_eq("strc: STOF clears on a write of 0", csr_read(0x346) & STRCCTL_STOF, 0);
+        write_host_file("trace.bin", buf, size);
+        return;
+    }
     check_eq("strc: no trace was lost (STOF=0)", csr_read(0x346) & STRCCTL_STOF, 0);
     check_eq("strc: no translation fault (TF=0)", cs & SAMBCS_TF, 0);
     off = (csr_read(0x148) - (uintptr_t)buf) & (size - 1);
