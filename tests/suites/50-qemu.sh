@@ -321,8 +321,9 @@ run_trace btm-debug-stop 1 10000 "$BTM 0 64 1 1 0 0"
 # M-mode privilege, physical addresses). The decoded buffer must equal the
 # record from strc_on (after the enabling csrw) to strc_off (the disabling
 # csrw), with S and M traced, with S only (M-mode between the S runs is
-# filtered out), in a 4 KiB buffer that wraps, the record's tail, and in
-# one that stops when full (SOF), the record's head. One
+# filtered out), S and U (the workload in U-mode too, M-mode filtered
+# out), in a 4 KiB buffer that wraps, the record's tail, and in one that
+# stops when full (SOF), the record's head. One
 # run with the default CPU checks that nothing of it exists there.
 STRC_ELF=$PWD/build/qemu-tests/strc.elf
 STRC_BEGIN=0x$(nm "$STRC_ELF" | awk '$3 == "strc_on" {print $1}')
@@ -336,6 +337,7 @@ run_strc() {
     2) plugargs=out=insn,priv=on; cmpopts+=(--priv 1) ;;
     3) cmpopts+=(--lost-head); decopts+=(--mid-stream) ;;
     5) cmpopts+=(--lost-tail) ;;
+    6) plugargs=out=insn,priv=on; cmpopts+=(--priv 0,1) ;;
   esac
   (cd "$d" && timeout 300 "$Q" -machine virt -smp 1 -nographic -cpu "$cpu" -bios "$STRC_ELF" \
      -semihosting-config enable=on,target=native -plugin "$PLUGIN,$plugargs" \
@@ -364,3 +366,4 @@ run_strc s-only 2 rv64,smstrcn=true
 run_strc wrap 3 rv64,smstrcn=true
 run_strc bmi 4 rv64,smstrcn=true
 run_strc stop-on-full 5 rv64,smstrcn=true
+run_strc s-and-u 6 rv64,smstrcn=true

@@ -15,6 +15,7 @@
 //   CASE_WRAP: trace S and M into a 4 KiB buffer that wraps (WRAP=1)
 //   CASE_BMI: as CASE_SM, 16 KiB, with a buffer management interrupt at half full
 //   CASE_SOF: as CASE_WRAP with stop-on-full: the buffer keeps the head
+//   CASE_SU: trace S and U (mstrcctl.S|U), the workload also in U-mode
 #include "lib.h"
 #include "strc_regs.h"
 
@@ -26,9 +27,11 @@
 #define CASE_WRAP 3
 #define CASE_BMI 4
 #define CASE_SOF 5
+#define CASE_SU 6
 
 #define MCAUSE_INT (1UL << 63)
 #define EXC_ILLEGAL 2
+#define EXC_ECALL_U 8
 #define EXC_ECALL_S 9
 #define MSTATUS_MPP_M (3UL << 11)
 
@@ -48,6 +51,25 @@ _Static_assert(MSTRCCTL == STRC_CSR_MSTRCCTL && SSTRCCTL == STRC_CSR_SSTRCCTL &&
 long semihost(long op, void *arg);
 void run_in_smode(void (*fn)(void));
 extern char smode_return[];
+// run_in_umode(fn): fn in U-mode (MPP=0), back with an ecall from U (as
+// work.S's run_in_smode does for S-mode).
+void run_in_umode(void (*fn)(void));
+extern char umode_return[];
+unsigned long umode_saved_sp;
+__asm__(".text\n"
+        ".globl run_in_umode\nrun_in_umode:\n"
+        "  csrci mstatus, 1 << 3\n"
+        "  li t0, 1 << 7\n  csrs mstatus, t0\n"
+        "  addi sp, sp, -16\n  sd ra, 0(sp)\n  sd s0, 8(sp)\n"
+        "  la t1, umode_saved_sp\n  sd sp, 0(t1)\n"
+        "  csrw mepc, a0\n"
+        "  li t0, 3 << 11\n  csrc mstatus, t0\n"
+        "  la ra, umode_exit\n"
+        "  mret\n"
+        "umode_exit:\n  ecall\n"
+        ".globl umode_return\numode_return:\n"
+        "  la t1, umode_saved_sp\n  ld sp, 0(t1)\n"
+        "  ld ra, 0(sp)\n  ld s0, 8(sp)\n  addi sp, sp, 16\n  ret\n");
 
 #define BUF_SIZE 0x10000UL
 static uint8_t buf[BUF_SIZE] __attribute__((aligned(BUF_SIZE)));
@@ -66,6 +88,10 @@ static uint64_t on_trap(uint64_t mcause, uint64_t mepc)
         // back from run_in_smode: continue in M-mode
         __asm__ volatile("csrs mstatus, %0" ::"r"(MSTATUS_MPP_M));
         return (uint64_t)(uintptr_t)smode_return;
+    }
+    if (mcause == EXC_ECALL_U) {
+        __asm__ volatile("csrs mstatus, %0" ::"r"(MSTATUS_MPP_M));
+        return (uint64_t)(uintptr_t)umode_return;
     }
     puts_("FAIL: strc: unexpected trap ");
     puthex(mcause);
@@ -118,11 +144,16 @@ static void smode_work(void)
     }
 }
 
+static int with_umode;
+
 static void workload(unsigned rounds)
 {
     for (unsigned r = 0; r < rounds; r++) {
         workload_once(r);
         run_in_smode(smode_work);
+        if (with_umode) {
+            run_in_umode(smode_work);
+        }
     }
 }
 
@@ -274,7 +305,10 @@ static void run_trace(unsigned which)
     check("strc: TRV=1 after sambcs.EN=1 (the page is translated)",
           (csr_read(0x147) & SAMBCS_TRV) != 0);
     ctl = STRCCTL_EN | STRCCTL_IT | STRCCTL_S;
-    if (which != CASE_S) {
+    if (which == CASE_SU) {
+        ctl |= STRCCTL_U;
+        with_umode = 1;
+    } else if (which != CASE_S) {
         ctl |= STRCCTL_M;
     }
     if (which == CASE_WRAP) {
@@ -295,11 +329,13 @@ static void run_trace(unsigned which)
     csr_write(0x147, cs & ~SAMBCS_EN);
     if (which == CASE_SOF) {
         // Full and stopped: WRAP, sambaddr at the base, the rest dropped
-        // (STOF), the end filled with idle bytes after the last whole message
+        // (STOF), whole messages only: the buffer ends with a message's last
+        // byte (MSEO=11) or with idle bytes (0xFF) after it
         check("strc: stop-on-full: WRAP=1", (cs & SAMBCS_WRAP) != 0);
         check_eq("strc: stop-on-full: sambaddr holds the base", csr_read(0x148), (uintptr_t)buf);
         check("strc: stop-on-full: the rest was dropped (STOF=1)", (csr_read(0x346) & STRCCTL_STOF) != 0);
-        check_eq("strc: stop-on-full: the buffer ends in idle bytes", buf[size - 1], 0xff);
+        check_eq("strc: stop-on-full: the buffer ends at a message end or in idle bytes",
+                 buf[size - 1] & 3, 3);
         check_eq("strc: no translation fault (TF=0)", cs & SAMBCS_TF, 0);
         csr_write(0x346, 0);
         check_eq("strc: STOF clears on a write of 0", csr_read(0x346) & STRCCTL_STOF, 0);
