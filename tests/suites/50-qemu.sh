@@ -330,7 +330,8 @@ STRC_BEGIN=0x$(nm "$STRC_ELF" | awk '$3 == "strc_on" {print $1}')
 STRC_END=0x$(nm "$STRC_ELF" | awk '$3 == "strc_off" {print $1}')
 # run_strc NAME CASE CPU DECODER-AND-COMPARE-OPTS...
 run_strc() {
-  local name=$1 case=$2 cpu=$3 d=$LOGS/strc-$name rc plugargs=out=insn cmpopts=() decopts=()
+  local name=$1 case=$2 cpu=$3 d rc plugargs=out=insn cmpopts=() decopts=()
+  d=$LOGS/strc-$name
   shift 3
   rm -rf "$d"; mkdir -p "$d"
   case $case in

@@ -10,8 +10,9 @@
 # between the enabling and the disabling CSR write, with no firmware
 # address in it and the firmware's stretches reported as filter gaps. On 1
 # and 4 harts (all four at once, each into its own buffer), with the
-# buffer demand-paged in Sv39, and with /chosen/tsbi,strc = "off" (nothing offered:
-# sstrcctl is an illegal instruction).
+# buffer demand-paged in Sv39, sharing the encoder with the SBI trace
+# service, and with /chosen/tsbi,strc = "off" or boot-time trace (nothing
+# offered: sstrcctl is an illegal instruction).
 set -uo pipefail
 . "$(dirname "$0")/../lib.sh"
 
@@ -123,4 +124,19 @@ grep -E '^(PASS|FAIL|N/A): ' "$d/run.out"
 check "off/kept_from_smode ($(grep -m1 'self-hosted trace' "$d/console.log"))" \
   grep -q 'tsbi: trace: self-hosted trace on 1 hart(s) kept from S-mode (tsbi,strc = "off")' "$d/console.log"
 check "off/not_in_device_tree ($(grep -m1 '^N/A: strc/detect' "$d/console.log" | cut -c1-60))" grep -q '^N/A: strc/detect' "$d/console.log"
+
+# Boot-time trace (/chosen/tsbi,trace = "htm") holds every encoder from the
+# hand-off: the CSRs are not offered either.
+d=$W/boot-trace; mkdir -p "$d"
+cp "$W/off/off.dtb" "$d/boot.dtb" && fdtput -d "$d/boot.dtb" /chosen tsbi,strc &&
+  fdtput -t s "$d/boot.dtb" /chosen tsbi,trace htm ||
+  fail "strc: cannot make the tsbi,trace device tree"
+(cd "$d" && "$RUN" --qemu "$q" --smp 1 --cpu smstrcn=true --tag boot-trace --log "$d/console.log" \
+   --qemu-arg=-dtb --qemu-arg="$d/boot.dtb" strc) > "$d/run.out" 2>&1
+rc=$?
+grep -E '^(PASS|FAIL|N/A): ' "$d/run.out"
+[ $rc -le 1 ] || fail "strc/boot-trace: runner failed ($rc)"
+check "boot-trace/kept_from_smode ($(grep -m1 'self-hosted trace' "$d/console.log"))" \
+  grep -q 'tsbi: trace: self-hosted trace on 1 hart(s) kept from S-mode (boot-time trace)' "$d/console.log"
+check "boot-trace/not_in_device_tree" grep -q '^N/A: strc/detect' "$d/console.log"
 exit 0

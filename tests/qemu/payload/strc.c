@@ -201,6 +201,14 @@ static void check_registers(void)
     check_eq("strc: sstrcctl writes leave mstrcctl.M alone", csr_read(0x346),
              STRCCTL_M | STRCCTL_EMPTY);
     csr_write(0x346, 0);
+    // vsstrcctl: its own U and S (traced as VU and VS), the other fields
+    // those of sstrcctl (smstrc.adoc "vsstrcctl")
+    csr_write(0x246, STRCCTL_U | STRCCTL_S | STRCCTL_IT | STRCCTL_M);
+    check_eq("strc: vsstrcctl holds its own U/S, M reads 0", csr_read(0x246),
+             STRCCTL_U | STRCCTL_S | STRCCTL_IT | STRCCTL_EMPTY);
+    check_eq("strc: mstrcctl shares vsstrcctl's other fields, not its U/S", csr_read(0x346),
+             STRCCTL_IT | STRCCTL_EMPTY);
+    csr_write(0x246, 0);
     // sambcs: SIZE is WARL 0..20 (all ones reads the maximum)
     csr_write(0x147, SAMBCS_SIZE);
     check_eq("strc: sambcs.SIZE all ones reads 20 (4 GiB)",
