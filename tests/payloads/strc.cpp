@@ -311,6 +311,22 @@ void payload_main() {
     expect_eq(csr_read(csr::sstrcctl), STRCCTL_S | STRCCTL_EMPTY, "registers/sstrcctl_M_reads_0");
     csr_write(csr::sstrcctl, 0);
 
+    // The buffer cannot point into the firmware: writes are S-mode's
+    // (menvcfg.STRCS, set by the firmware) and the PMP closes the firmware
+    // to S-mode, so the AMB reports a translation fault (TF, TFPTR 0) at
+    // once and never writes there (hw_models/qemu/README.md, Q3).
+    {
+        const Platform &p = platform();
+        csr_write(csr::sstrcambaddr, p.fw_base);
+        csr_write(csr::sstrcambcs, SAMBCS_EN);
+        unsigned long cs = csr_read(csr::sstrcambcs);
+        expect_eq(cs & (SAMBCS_TRV | SAMBCS_TF | SAMBCS_TFPTR), SAMBCS_TF,
+                  "protection/buffer_in_firmware_is_a_fault (TRV=0, TF=1, TFPTR=0)");
+        expect_true(csr_read(csr::sip) & (1ul << csr::irq::LAMBI), "protection/LAMBI_pending_in_sip");
+        csr_write(csr::sstrcambcs, 0);
+        csr_clear(csr::sip, 1ul << csr::irq::LAMBI);
+        expect_eq(csr_read(csr::sip) & (1ul << csr::irq::LAMBI), 0, "protection/sip_LAMBI_clears");
+    }
     trace_run("strc.bin", false);
     trace_run("strc-demand.bin", true);
     coexistence();
