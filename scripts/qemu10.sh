@@ -83,7 +83,8 @@ fetch_pydeps() {
 SHARED=(hw_models/trace/ntrace_msgs.def:include/hw/riscv/ntrace_msgs.def
         hw_models/trace/ntrace_defs.h:include/hw/riscv/ntrace_defs.h
         hw_models/trace/tci_regs.def:include/hw/riscv/tci_regs.def
-        hw_models/trace/tci_regs.h:include/hw/riscv/tci_regs.h)
+        hw_models/trace/tci_regs.h:include/hw/riscv/tci_regs.h
+        hw_models/trace/strc_regs.h:include/hw/riscv/strc_regs.h)
 
 model_hash() {
   (cd "$TSBI_ROOT" && { find hw_models/qemu scripts/qemu10.sh -type f -print0

@@ -21,6 +21,7 @@ constexpr ExtName kExtNames[] = {
     {"zkr", EXT_ZKR},       {"smaia", EXT_SMAIA},       {"ssaia", EXT_SSAIA},
     {"svadu", EXT_SVADU},   {"svade", EXT_SVADE},       {"smdbltrp", EXT_SMDBLTRP},
     {"smcdeleg", EXT_SMCDELEG}, {"ssccfg", EXT_SSCCFG},
+    {"smstrcn", EXT_SMSTRCN}, {"ssstrcn", EXT_SSSTRCN},  {"ssamb", EXT_SSAMB},
 };
 
 // Each ISA string token is compared with every name (once per hart, at

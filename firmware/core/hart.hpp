@@ -57,6 +57,12 @@ struct alignas(64) HartState {
     fw::atomic<unsigned> fence_waiting;   // targets still to process fence_req
 };
 
+// Self-hosted trace (Smstrcn/Ssstrcn, Ssamb) is S-mode's: set at cold boot
+// by the trace subsystem (trace/strc.hpp) only. Otherwise mstateen0.STRC
+// stays closed and the device tree handed on lists neither ssstrcn nor
+// ssamb (enables::kWithheldStrc).
+extern bool strc_offered;
+
 // ISA extensions the firmware cares about (from the DT, confirmed by probing).
 enum Ext : unsigned {
     EXT_H,
@@ -79,6 +85,11 @@ enum Ext : unsigned {
     EXT_SMDBLTRP,
     EXT_SMCDELEG,
     EXT_SSCCFG,
+    // Self-hosted trace draft (hw_models/trace/strc_regs.h): the M-level
+    // CSRs, the S-level ones, and the asynchronous memory buffer.
+    EXT_SMSTRCN,
+    EXT_SSSTRCN,
+    EXT_SSAMB,
     EXT_COUNT
 };
 static_assert(EXT_COUNT <= 64, "HartState::isa holds one bit per extension");

@@ -29,6 +29,13 @@ constexpr bool has(uint64_t isa, Ext e) { return (isa >> e) & 1; }
 //   OpenSBI 1.6 and master set CDE wherever the hart has Smcdeleg and
 //   keep mcounteren all ones; the SBI PMU service stays whole beside it
 //   (pmu/README.md "Counter delegation").
+// - STRCS (self-hosted trace draft, Smstrcn): the hart's trace buffer (the
+//   Ssamb AMB) is written with S-mode privilege through satp. With 0 it is
+//   written with M-mode privilege and no translation, to whatever physical
+//   address S-mode programs once it may reach sstrcamb* (smstrc.adoc
+//   "menvcfg", asyncmbuf.adoc "Asynchronous Write Privilege and Address
+//   Translation"): set wherever the hart has Smstrcn, whether or not the
+//   trace subsystem delegates the CSRs (hw_models/qemu/README.md, Q10).
 // Left 0: LPE, SSE, DTE, PMM, whose reset value under SBI FWFT is 0 (S-mode
 // turns them on through FWFT, sbi/fwft.cpp), and FIOM.
 constexpr uint64_t boot_menvcfg(uint64_t isa) {
@@ -40,7 +47,22 @@ constexpr uint64_t boot_menvcfg(uint64_t isa) {
     if (has(isa, EXT_ZICBOZ)) v |= CBZE;
     if (has(isa, EXT_SVADU) && !has(isa, EXT_SVADE)) v |= ADUE;
     if (has(isa, EXT_SMCDELEG)) v |= CDE;
+    if (has(isa, EXT_SMSTRCN)) v |= STRCS;
     return v;
+}
+
+// mstateen0 at boot: every state the hart has (WARL keeps what exists),
+// except self-hosted trace (STRC). Opening it hands S-mode the hart's trace
+// encoder and a buffer the hardware writes; only the trace subsystem
+// decides that (firmware/trace/README.md), so the core never opens it.
+constexpr uint64_t boot_mstateen0() { return ~0ull & ~csr::mstateen0_bits::STRC; }
+
+// mideleg's self-hosted trace part: LAMBI, the buffer's interrupt, goes to
+// S-mode wherever the hart has Ssamb, as LCOFI does with Sscofpmf (every
+// scenario of smstrc.adoc "Configuration Scenarios" delegates it). It can
+// fire only when S-mode has enabled a buffer.
+constexpr unsigned long lambi_deleg(uint64_t isa) {
+    return has(isa, EXT_SSAMB) ? 1ul << csr::irq::LAMBI : 0;
 }
 
 // Extensions taken out of a hart's device-tree node (the one the next stage
@@ -51,6 +73,12 @@ constexpr uint64_t boot_menvcfg(uint64_t isa) {
 // kernel that found Ssccfg alone would program the counters through
 // sireg* and take illegal-instruction exceptions.
 inline constexpr dt::Withhold kWithheld[] = {{"ssccfg", EXT_SMCDELEG}};
+// Self-hosted trace's S-level extensions, withheld from every node unless
+// the trace subsystem hands them over (fw::strc_offered): mstateen0.STRC is
+// closed otherwise (boot_mstateen0), so a kernel would take illegal
+// instructions. EXT_COUNT is a bit no hart has: "unless" never holds.
+static_assert(EXT_COUNT < 64);
+inline constexpr dt::Withhold kWithheldStrc[] = {{"ssstrcn", EXT_COUNT}, {"ssamb", EXT_COUNT}};
 
 // FWFT PTE_AD_HW_UPDATING can be toggled only on a hart with both Svade and
 // Svadu: with Svadu alone its value is fixed at 1 (boot_menvcfg), with

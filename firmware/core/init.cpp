@@ -26,6 +26,7 @@ alignas(4096) char hart_stacks[fw::kMaxHarts][fw::kStackSize] __attribute__((sec
 namespace fw {
 
 HartBlock blocks[kMaxHarts];
+bool strc_offered;
 unsigned long hart_valid_bits[kMaxHarts / kXlen];
 // The harts the device tree describes, read once by cold boot (dt.hpp) for
 // every subsystem that needs them.
@@ -246,6 +247,7 @@ void setup_delegation(unsigned long hartid) {
     using namespace csr::irq;
     unsigned long id = (1ul << SSI) | (1ul << STI) | (1ul << SEI);
     if (hart_has(hartid, EXT_SSCOFPMF)) id |= 1ul << LCOFI;
+    id |= enables::lambi_deleg(hart_state(hartid).isa);
     if (hart_has(hartid, EXT_H)) id |= (1ul << VSSI) | (1ul << VSTI) | (1ul << VSEI) | (1ul << SGEI);
     csr_write(csr::mideleg, id);
 }
@@ -292,10 +294,12 @@ void setup_counters_envcfg(unsigned long hartid) {
         // Give S-mode every state the hart has; WARL keeps only what exists.
         // This is a superset of what OpenSBI opens (SE0, ENVCFG, CONTEXT,
         // AIA/IMSIC, CSRIND, CTR, SRMCFG). CTR's bits are then managed by
-        // CTR's hart_init (ctr/subsystem.hpp).
-        csr_write(csr::mstateen0, ~0ul);
+        // CTR's hart_init (ctr/subsystem.hpp). Self-hosted trace (STRC)
+        // stays closed: the trace subsystem opens it (hart_enables.hpp).
+        csr_write(csr::mstateen0, static_cast<unsigned long>(enables::boot_mstateen0()));
         // RV32: bits 32-63 (ENVCFG, SE0, CSRIND, ...) are in mstateen0h.
-        if constexpr (sizeof(long) == 4) csr_write(csr::mstateen0h, ~0ul);
+        if constexpr (sizeof(long) == 4)
+            csr_write(csr::mstateen0h, static_cast<unsigned long>(enables::boot_mstateen0() >> 32));
         // mstateen1..3 define only SE (bit 63): S-mode's own sstateen1..3
         // and the hypervisor's hstateen1..3.
         for (unsigned i = 0; i < 3; i++) {
@@ -330,6 +334,12 @@ void probe_extensions(HartState &h) {
     if (!csr_exists<csr::mstateen0>()) h.isa &= ~(1ull << EXT_SMSTATEEN);
     else h.isa |= 1ull << EXT_SMSTATEEN;
     if (csr_exists<csr::scountovf>()) h.isa |= 1ull << EXT_SSCOFPMF;
+    // Self-hosted trace (draft): mstrcctl exists with Smstrcn, which brings
+    // Ssstrcn and Ssamb. A DT that lists them on a hart without the CSR
+    // loses them, so nothing is delegated or advertised for it.
+    constexpr uint64_t strc = (1ull << EXT_SMSTRCN) | (1ull << EXT_SSSTRCN) | (1ull << EXT_SSAMB);
+    if (csr_exists<csr::mstrcctl>()) h.isa |= strc;
+    else h.isa &= ~strc;
     // Smdbltrp: MDT is writable (entry.S cleared it at reset). Setting it
     // also clears mstatus.MIE, which is 0 here anyway.
 #if __riscv_xlen == 64
@@ -484,6 +494,9 @@ void cold_boot(unsigned long hartid, unsigned long fdt, const FwDynamicInfo *di)
     if (!err)
         err = dt::fixup_withhold_extensions(blob, enables::kWithheld,
                                             sizeof enables::kWithheld / sizeof *enables::kWithheld);
+    if (!err && !strc_offered)
+        err = dt::fixup_withhold_extensions(blob, enables::kWithheldStrc,
+                                            sizeof enables::kWithheldStrc / sizeof *enables::kWithheldStrc);
     if (!err) subsystems::fdt_fixup(blob);
     if (err) printf("tsbi: device-tree fix-up failed (%d)\n", err);
     print_banner(served);

@@ -14,6 +14,7 @@
 #include "core/hart.hpp"
 #include "driver.hpp"
 #include "service.hpp"
+#include "strc.hpp"
 #include "subsystem.hpp" // trace/subsystem.hpp: the entries defined here
 #include "tci.hpp"
 #include <libfdt.h>
@@ -95,8 +96,11 @@ unsigned component_entries(const Topology &t) {
 void trace::subsystem::cold_init(const void *fdt, unsigned long next_addr) {
     using namespace trace;
     static Topology topo; // large: not on the boot stack
-    if (!scan_topology(fdt, topo, component_type)) return;
     int chosen = fdt_path_offset(fdt, "/chosen");
+    // Self-hosted trace needs no component in the device tree: the CSRs
+    // reach the hart's own encoder.
+    strc::decide(fdt, chosen >= 0 && fdt_getprop(fdt, chosen, "tsbi,trace", nullptr));
+    if (!scan_topology(fdt, topo, component_type)) return;
     bool smode = chosen >= 0 && str_prop(fdt, chosen, "tsbi,trace-owner", "s-mode");
     bool allow_m = chosen >= 0 && fdt_getprop(fdt, chosen, "tsbi,trace-allow-mmode", nullptr);
     // The SBI trace service and CTR's feed rely on S-mode not reaching the
@@ -179,6 +183,7 @@ void trace::subsystem::fdt_fixup(void *fdt) {
                static_cast<unsigned long>(boot.buffer + boot.size));
 }
 
+void trace::subsystem::hart_init() { trace::strc::hart_init(); }
 void trace::subsystem::smode_enter() { trace::hart_start(fw::current_hartid()); }
 void trace::subsystem::smode_leave() { trace::hart_stop(fw::current_hartid()); }
 void trace::subsystem::system_reset() { trace::system_reset(); }

@@ -12,6 +12,8 @@ void cold_init(const void *fdt, unsigned long next_addr);
 void fdt_fixup(void *fdt);
 // The components (CTR's feed buffer is in the firmware's region).
 unsigned mmode_regions(fw::MmioRange *out, unsigned max);
+// Self-hosted trace's M-mode enables on the current hart (strc.hpp).
+void hart_init();
 // The current hart's encoder starts, or is flushed and stops.
 void smode_enter();
 void smode_leave();
@@ -25,6 +27,8 @@ inline constexpr fw::Subsystem kSubsystem = {
     .cold_init = &subsystem::cold_init,
     .fdt_fixup = &subsystem::fdt_fixup,
     .mmode_regions = &subsystem::mmode_regions,
+    .hart_init = &subsystem::hart_init,
+    .hart_restart = &subsystem::hart_init,
     .smode_enter = &subsystem::smode_enter,
     .smode_leave = &subsystem::smode_leave,
     .system_reset = &subsystem::system_reset,

@@ -162,7 +162,68 @@ TEST_CASE("menvcfg at boot: each S-mode enable with its extension, nothing FWFT 
     for (unsigned e = 0; e < EXT_COUNT; e++) all |= 1ull << e;
     uint64_t env = enables::boot_menvcfg(all);
     CHECK((env & (LPE | SSE | DTE | PMM | FIOM)) == 0);
-    CHECK(env == (STCE | PBMTE | CBIE | CBCFE | CBZE | CDE));
+    CHECK(env == (STCE | PBMTE | CBIE | CBCFE | CBZE | CDE | STRCS));
+}
+
+TEST_CASE("self-hosted trace at boot: STRCS with Smstrcn, STRC never opened by the core, LAMBI delegated") {
+    using namespace csr;
+    // The draft's bit for STRCS (smstrc.adoc: "Bit 58 is STRCS").
+    CHECK(menvcfg_bits::STRCS == 1ull << 58);
+    CHECK(enables::boot_menvcfg(bits({EXT_SMSTRCN})) == menvcfg_bits::STRCS);
+    CHECK(enables::boot_menvcfg(bits({EXT_SSAMB, EXT_SSSTRCN})) == 0);
+    // mstateen0: everything but STRC; STRC is not a bit the core knows
+    // under another name.
+    CHECK((enables::boot_mstateen0() & mstateen0_bits::STRC) == 0);
+    CHECK((enables::boot_mstateen0() | mstateen0_bits::STRC) == ~0ull);
+    CHECK((mstateen0_bits::STRC & (mstateen0_bits::CTR | mstateen0_bits::SRMCFG |
+                                   mstateen0_bits::P1P13 | mstateen0_bits::CONTEXT |
+                                   mstateen0_bits::IMSIC | mstateen0_bits::AIA |
+                                   mstateen0_bits::CSRIND | mstateen0_bits::ENVCFG |
+                                   mstateen0_bits::SE0)) == 0);
+    CHECK(enables::lambi_deleg(bits({EXT_SSAMB})) == 1ul << irq::LAMBI);
+    CHECK(enables::lambi_deleg(bits({EXT_SMSTRCN, EXT_SSSTRCN})) == 0);
+    CHECK(irq::LAMBI != irq::LCOFI);
+    CHECK(irq::LAMBI < 16); // a standard local interrupt number
+}
+
+TEST_CASE("self-hosted trace table: CSR fields at the draft's positions, widths summing to 64") {
+    // mstrcctl (smstrc.adoc register diagram): EN, EMPTY, IT, WPRI 5, CEN,
+    // WPRI, ITEN, STOF, STEN, WPRI 2, SMOD 2, WPRI 2, SMAX 4, WPRI 9, NTA,
+    // ESJ, EIR, EBP, ETC, ERH, EAJ, EAM, WPRI 20, TSEN, U, S, M.
+    const struct { unsigned long long mask; unsigned lsb, width; } ctl[] = {
+        {STRCCTL_EN, 0, 1},    {STRCCTL_EMPTY, 1, 1}, {STRCCTL_IT, 2, 1},   {STRCCTL_CEN, 8, 1},
+        {STRCCTL_ITEN, 10, 1}, {STRCCTL_STOF, 11, 1}, {STRCCTL_STEN, 12, 1}, {STRCCTL_SMOD, 15, 2},
+        {STRCCTL_SMAX, 19, 4}, {STRCCTL_NTA, 32, 1},  {STRCCTL_ESJ, 33, 1}, {STRCCTL_EIR, 34, 1},
+        {STRCCTL_EBP, 35, 1},  {STRCCTL_ETC, 36, 1},  {STRCCTL_ERH, 37, 1}, {STRCCTL_EAJ, 38, 1},
+        {STRCCTL_EAM, 39, 1},  {STRCCTL_TSEN, 60, 1}, {STRCCTL_U, 61, 1},   {STRCCTL_S, 62, 1},
+        {STRCCTL_M, 63, 1},
+    };
+    unsigned long long seen = 0;
+    unsigned named = 0;
+    for (auto &f : ctl) {
+        CHECK(f.mask == (((1ull << f.width) - 1) << f.lsb));
+        CHECK((seen & f.mask) == 0);
+        seen |= f.mask;
+        named += f.width;
+    }
+    CHECK(named + 5 + 1 + 2 + 2 + 9 + 20 == 64); // plus the WPRI fields
+    // sambcs (asyncmbuf.adoc diagram): EN, TF, BMI, WPRI 4, SIZE 5, TFPTR 20,
+    // BMITH 2, BMIEN, SOF, WPRI 25, WRAP, EMPTY, TRV.
+    const struct { unsigned long long mask; unsigned lsb, width; } cs[] = {
+        {SAMBCS_EN, 0, 1},      {SAMBCS_TF, 1, 1},     {SAMBCS_BMI, 2, 1},   {SAMBCS_SIZE, 7, 5},
+        {SAMBCS_TFPTR, 12, 20}, {SAMBCS_BMITH, 32, 2}, {SAMBCS_BMIEN, 34, 1}, {SAMBCS_SOF, 35, 1},
+        {SAMBCS_WRAP, 61, 1},   {SAMBCS_EMPTY, 62, 1}, {SAMBCS_TRV, 63, 1},
+    };
+    seen = 0;
+    named = 0;
+    for (auto &f : cs) {
+        CHECK(f.mask == (((1ull << f.width) - 1) << f.lsb));
+        CHECK((seen & f.mask) == 0);
+        seen |= f.mask;
+        named += f.width;
+    }
+    CHECK(named + 4 + 25 == 64);
+    CHECK(SAMBCS_SIZE_MAX == 20); // 4 KiB << 20 = 4 GiB
 }
 
 TEST_CASE("mseccfg at boot: S-mode may read seed with Zkr, U-mode never") {

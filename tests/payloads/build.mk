@@ -29,7 +29,7 @@ PL_LDFLAGS  := $(PL_ARCH) -nostdlib -static -no-pie -Wl,--defsym=PL_BASE=$(PL_BA
 PL_LIB_SRCS   := $(wildcard $(PL_DIR)/lib/*.cpp $(PL_DIR)/lib/*.S)
 PL_PROGS      := $(basename $(notdir $(wildcard $(PL_DIR)/*.cpp)))
 # Not ported to RV32 yet (64-bit register layouts and constants; README).
-PL_NOT_RV32   := fuzz trace trace_bench
+PL_NOT_RV32   := fuzz trace trace_bench strc
 ifneq ($(PL_XLEN),64)
 PL_PROGS      := $(filter-out $(PL_NOT_RV32),$(PL_PROGS))
 endif

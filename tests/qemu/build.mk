@@ -10,8 +10,8 @@ QEMU_PAYLOAD_COMMON := $(QEMU_PAYLOAD_DIR)/start.S $(QEMU_PAYLOAD_DIR)/lib.c $(Q
 	$(QEMU_PAYLOAD_DIR)/zc.S $(QEMU_PAYLOAD_DIR)/seqjump.S
 QEMU_PAYLOAD_DEPS := $(QEMU_PAYLOAD_COMMON) $(QEMU_PAYLOAD_DIR)/lib.h $(QEMU_PAYLOAD_DIR)/link.ld \
 	hw_models/trace/ntrace_defs.h hw_models/trace/ntrace_msgs.def \
-	hw_models/trace/tci_regs.h hw_models/trace/tci_regs.def
-QEMU_PAYLOADS := regs trace tv
+	hw_models/trace/tci_regs.h hw_models/trace/tci_regs.def hw_models/trace/strc_regs.h
+QEMU_PAYLOADS := regs trace tv strc
 
 .PHONY: qemu-payloads qemu-plugin
 qemu-payloads: $(patsubst %,$(QEMU_PAYLOAD_OUT)/%.elf,$(QEMU_PAYLOADS))

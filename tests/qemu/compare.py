@@ -3,7 +3,7 @@
 """Compare a decoded N-Trace PC list with the insnlog plugin's record.
 
 usage: compare.py DECODED RECORD [--min N] [--begin A[,A...]] [--end A[,A...]]
-                  [--lost-head | --within] [--priv P[,P...]]
+                  [--lost-head | --lost-tail | --within] [--priv P[,P...]]
                   [--trap-window ENTRY [--causes C[,C...]] [--irq 0|1]]
 
 Both files hold one "0xADDR" per line. The decoded trace must equal the
@@ -24,6 +24,9 @@ Two documented exceptions, each only when the caller names it:
                test: the sink dropped messages, the encoder resynchronised
                with Error + SYNC=7): the decoded stream must equal the
                window's end, from wherever it resumed;
+  --lost-tail  the trace is known to have lost its end (a buffer that
+               stops when full, Ssamb SOF): the decoded stream must equal
+               the window's beginning, up to wherever it stopped;
   --within     the record continues past both ends of the trace because the
                record does not show where tracing started and stopped
                (suite 52: one record of a whole run holds several traces,
@@ -181,9 +184,10 @@ def main():
     begin = option(args, "--begin", ints)
     end = option(args, "--end", ints)
     lost_head = flag(args, "--lost-head")
+    lost_tail = flag(args, "--lost-tail")
     within = flag(args, "--within")
-    if lost_head and within:
-        print("--lost-head and --within exclude each other")
+    if lost_head + lost_tail + within > 1:
+        print("--lost-head, --lost-tail and --within exclude each other")
         return 2
     if len(args) != 2:
         print(__doc__.strip().split("\n\n")[1])
@@ -206,6 +210,8 @@ def main():
         start = find_run(rec, dec)
     elif lost_head:
         start = len(rec) - len(dec) if 0 < len(dec) <= len(rec) and rec[len(rec) - len(dec):] == dec else -1
+    elif lost_tail:
+        start = 0 if 0 < len(dec) <= len(rec) and rec[:len(dec)] == dec else -1
     else:
         start = 0 if dec == rec else -1
     if start >= 0:
@@ -224,7 +230,7 @@ def main():
             miss.append(f"its head: the first {start} instructions "
                         f"({rec[0]:#x} .. {rec[start - 1]:#x})")
         tail = len(rec) - start - len(dec)
-        if tail > 0:
+        if tail > 0 and not lost_tail:
             miss.append(f"its tail: the last {tail} instructions "
                         f"({rec[start + len(dec)]:#x} .. {rec[-1]:#x})")
         print(f"{len(dec)} decoded instructions equal record index {start}..{start + len(dec) - 1} "

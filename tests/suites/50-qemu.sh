@@ -46,6 +46,8 @@ PY
   cmp_case record_part_fails 1 whole
   cmp_case lost_head_accepts_head_cut 0 head_cut "${w[@]}" --lost-head
   cmp_case lost_head_tail_cut_fails 1 tail_cut "${w[@]}" --lost-head
+  cmp_case lost_tail_accepts_tail_cut 0 tail_cut "${w[@]}" --lost-tail
+  cmp_case lost_tail_head_cut_fails 1 head_cut "${w[@]}" --lost-tail
   cmp_case within_accepts_part 0 head_cut --within
   cmp_case within_min_fails 1 head_cut --within --min 100
   cmp_case begin_never_executed_fails 1 whole --begin 0x9000
@@ -312,3 +314,57 @@ EXPECT="EVCODE=0x0 SYNC=0x3" GDBSTOP=run_in_smode \
 run_trace htm-debug-stop 1 10000 "$HTM $IRET_FULL 64 1 1 0 0" --implicit-return=3
 EXPECT="EVCODE=0x0 SYNC=0x3" GDBSTOP=run_in_smode \
 run_trace btm-debug-stop 1 10000 "$BTM 0 64 1 1 0 0"
+
+# Self-hosted trace (draft Smstrcn/Ssstrcn + Ssamb, -cpu rv64,smstrcn=true;
+# tests/qemu/payload/strc.c): the CSRs' reset values and WARL, the enables,
+# then the hart traces itself through mstrcctl into its AMB (menvcfg.STRCS=0:
+# M-mode privilege, physical addresses). The decoded buffer must equal the
+# record from strc_on (after the enabling csrw) to strc_off (the disabling
+# csrw), with S and M traced, with S only (M-mode between the S runs is
+# filtered out), S and U (the workload in U-mode too, M-mode filtered
+# out), in a 4 KiB buffer that wraps, the record's tail, and in one that
+# stops when full (SOF), the record's head. One
+# run with the default CPU checks that nothing of it exists there.
+STRC_ELF=$PWD/build/qemu-tests/strc.elf
+STRC_BEGIN=0x$(nm "$STRC_ELF" | awk '$3 == "strc_on" {print $1}')
+STRC_END=0x$(nm "$STRC_ELF" | awk '$3 == "strc_off" {print $1}')
+# run_strc NAME CASE CPU DECODER-AND-COMPARE-OPTS...
+run_strc() {
+  local name=$1 case=$2 cpu=$3 d rc plugargs=out=insn cmpopts=() decopts=()
+  d=$LOGS/strc-$name
+  shift 3
+  rm -rf "$d"; mkdir -p "$d"
+  case $case in
+    2) plugargs=out=insn,priv=on; cmpopts+=(--priv 1) ;;
+    3) cmpopts+=(--lost-head); decopts+=(--mid-stream) ;;
+    5) cmpopts+=(--lost-tail) ;;
+    6) plugargs=out=insn,priv=on; cmpopts+=(--priv 0,1) ;;
+  esac
+  (cd "$d" && timeout 300 "$Q" -machine virt -smp 1 -nographic -cpu "$cpu" -bios "$STRC_ELF" \
+     -semihosting-config enable=on,target=native -plugin "$PLUGIN,$plugargs" \
+     -device loader,addr=0x80ff0000,data=0x53545243,data-len=4 \
+     -device loader,addr=0x80ff0004,data="$case",data-len=4 </dev/null > uart.log 2>&1)
+  rc=$?
+  run_payload "strc-$name" "$d/uart.log" $rc
+  [ "$case" != 0 ] || return 0
+  [ -n "$DEC" ] && [ -s "$d/trace.bin" ] ||
+    { fail_log "strc-$name: no trace to decode" "$d/uart.log" "expected $d/trace.bin"; return; }
+  if ! "$DEC" ntrace decode --elf "$STRC_ELF" --src-bits 0 "${decopts[@]}" "$@" "$d/trace.bin" \
+       > "$d/decoded" 2> "$d/decode.err"; then
+    fail_log "strc-$name: decoder error" "$d/decode.err"; return
+  fi
+  if python3 tests/qemu/compare.py "$d/decoded" "$d/insn.0" --min 1000 --begin "$STRC_BEGIN" \
+       --end "$STRC_END" "${cmpopts[@]}" </dev/null > "$d/compare" 2>&1; then
+    pass "strc-$name: decoded AMB equals executed instructions ($(cut -d' ' -f1 "$d/compare") insns)"
+  else
+    fail_log "strc-$name: decoded AMB equals executed instructions" "$d/compare" \
+      "$(head -1 "$d/compare") (decoded $d/decoded, record $d/insn.0)"
+  fi
+}
+run_strc absent 0 rv64
+run_strc sm 1 rv64,smstrcn=true
+run_strc s-only 2 rv64,smstrcn=true
+run_strc wrap 3 rv64,smstrcn=true
+run_strc bmi 4 rv64,smstrcn=true
+run_strc stop-on-full 5 rv64,smstrcn=true
+run_strc s-and-u 6 rv64,smstrcn=true

@@ -4,6 +4,10 @@
 // code includes this header for the numbers and fields alone.
 #pragma once
 #include <stdint.h>
+// The self-hosted trace table is shared with the QEMU model and the
+// payloads; the relative path keeps every build that includes this header
+// (firmware, payloads, host tests) free of another -I.
+#include "../../../hw_models/trace/strc_regs.h"
 
 namespace csr {
 
@@ -16,6 +20,11 @@ constexpr unsigned hstatus = 0x600, hedeleg = 0x602, hideleg = 0x603, hcounteren
                    henvcfg = 0x60A, hstateen0 = 0x60C, hstateen0h = 0x61C, htval = 0x643, htinst = 0x64A, hgatp = 0x680,
                    vsstatus = 0x200, vstvec = 0x205, vsepc = 0x241, vscause = 0x242,
                    vstval = 0x243;
+// Self-hosted trace draft (Smstrcn/Ssstrcn, Ssamb): numbers proposed by
+// this project, kept with the fields in hw_models/trace/strc_regs.h.
+constexpr unsigned mstrcctl = STRC_CSR_MSTRCCTL, sstrcctl = STRC_CSR_SSTRCCTL,
+                   vsstrcctl = STRC_CSR_VSSTRCCTL, sstrcambcs = STRC_CSR_SSTRCAMBCS,
+                   sstrcambaddr = STRC_CSR_SSTRCAMBADDR;
 constexpr unsigned mvendorid = 0xF11, marchid = 0xF12, mimpid = 0xF13, mhartid = 0xF14;
 constexpr unsigned mstatus = 0x300, misa = 0x301, medeleg = 0x302, mideleg = 0x303,
                    mie = 0x304, mtvec = 0x305, mcounteren = 0x306, menvcfg = 0x30A,
@@ -63,7 +72,7 @@ enum Priv : unsigned { PRV_U = 0, PRV_S = 1, PRV_M = 3 };
 // --- interrupts (mip/mie bit numbers) -------------------------------------
 namespace irq {
 constexpr unsigned SSI = 1, VSSI = 2, MSI = 3, STI = 5, VSTI = 6, MTI = 7, SEI = 9, VSEI = 10,
-                   MEI = 11, SGEI = 12, LCOFI = 13;
+                   MEI = 11, SGEI = 12, LCOFI = 13, LAMBI = STRC_IRQ_LAMBI;
 }
 // --- exception causes ---------------------------------------------------
 namespace cause {
@@ -101,7 +110,8 @@ namespace menvcfg_bits {
 constexpr unsigned long long FIOM = 1, LPE = 1ull << 2, SSE = 1ull << 3, CBIE = 3ull << 4,
                              CBCFE = 1ull << 6, CBZE = 1ull << 7, PMM_SHIFT = 32,
                              PMM = 3ull << PMM_SHIFT, DTE = 1ull << 59, CDE = 1ull << 60,
-                             ADUE = 1ull << 61, PBMTE = 1ull << 62, STCE = 1ull << 63;
+                             ADUE = 1ull << 61, PBMTE = 1ull << 62, STCE = 1ull << 63,
+                             STRCS = STRC_MENVCFG_STRCS;
 } // namespace menvcfg_bits
 // Smcdeleg/Ssccfg ("Counter Delegation"): with menvcfg.CDE = 1 each counter
 // i whose mcounteren bit is set is delegated to S-mode, which reaches its
@@ -123,7 +133,8 @@ namespace mstateen0_bits {
 constexpr unsigned long long C = 1, FCSR = 1ull << 1, JVT = 1ull << 2, SRMCFG = 1ull << 55,
                              CTR = 1ull << 54, P1P13 = 1ull << 56, CONTEXT = 1ull << 57,
                              IMSIC = 1ull << 58, AIA = 1ull << 59, CSRIND = 1ull << 60,
-                             ENVCFG = 1ull << 62, SE0 = 1ull << 63;
+                             ENVCFG = 1ull << 62, SE0 = 1ull << 63,
+                             STRC = STRC_MSTATEEN0_STRC;
 } // namespace mstateen0_bits
 // mstateen1..3: only bit 63 (SE) is defined, access to hstateen/sstateen 1..3.
 namespace mstateen_bits {

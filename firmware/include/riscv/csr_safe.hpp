@@ -37,6 +37,7 @@ namespace csr {
     X(0x15F, 1, sctrdepth, "sctrdepth (Ssctr)")                                                \
     X(0x60C, 4, hstateen0, "hstateen0-3")                                                      \
     X(0x61C, 4, hstateen0h, "hstateen0h-3h (RV32)")                                            \
+    X(0x346, 1, mstrcctl, "mstrcctl (Smstrcn, self-hosted trace draft)")                       \
     X(0x747, 1, mseccfg, "mseccfg")                                                            \
     X(0x7CA, 1, thead::mcounterinten, "T-Head C9xx mcounterinten")                              \
     X(0xDA0, 1, scountovf, "scountovf (Sscofpmf)")

@@ -441,6 +441,10 @@ struct HartIrq {
 HartIrq &irq_state(unsigned long hartid);
 // sstatus.SIE on this hart; returns the previous state.
 bool irq_enable(bool on);
+// A payload's handler for another S-mode interrupt (code: scause without
+// the interrupt bit): true when it handled it. Unset, or false: the
+// interrupt is masked and the case fails (trap/unexpected_interrupt).
+extern bool (*irq_hook)(unsigned long code);
 // sie bits (csr numbers as in riscv/csr.hpp: irq::SSI, irq::STI).
 void sie_set(unsigned long bits);
 void sie_clear(unsigned long bits);

@@ -117,6 +117,8 @@ void patience_spent() {
 
 HartIrq &irq_state(unsigned long id) { return harts[id].irq; }
 
+bool (*irq_hook)(unsigned long code);
+
 bool irq_enable(bool on) {
     unsigned long old;
     if (on) asm volatile("csrrs %0, sstatus, %1" : "=r"(old) : "r"(kSie) : "memory");
@@ -348,7 +350,7 @@ void pl_trap(pl::TrapFrame *f) {
             csr_clear(csr::sie, kStip);
             h.irq.last_sti_time = rdtime();
             h.irq.sti = h.irq.sti + 1;
-        } else {
+        } else if (!irq_hook || !irq_hook(code)) {
             csr_clear(csr::sie, 1ul << code);
             char why[80];
             snprintf(why, sizeof why, "interrupt %lu on hart %lu (masked it)", code, hartid());

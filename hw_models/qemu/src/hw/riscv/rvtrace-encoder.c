@@ -294,7 +294,13 @@ static void enc_request_stall(RVTraceEncoderState *s)
  */
 static void enc_drain_failed(RVTraceEncoderState *s)
 {
-    if (enc_stall_ena(s)) {
+    /*
+     * An AMB that refuses for a translation fault or a full stop-on-full
+     * buffer would never take the data while the hart stalls (the LAMBI
+     * that fixes it is taken by the hart): drop (README, "Self-hosted
+     * trace", STEN).
+     */
+    if (enc_stall_ena(s) && !(s->sh_owner && s->sh_hard_refuse)) {
         enc_request_stall(s);
     } else {
         qatomic_set(&s->fifo_len, 0);
@@ -2131,6 +2137,8 @@ static void enc_stop(RVTraceEncoderState *s, CPURISCVState *env,
     env->trace_ingress = 0;
 }
 
+static void strc_maybe_release(RVTraceEncoderState *s);
+
 static void enc_apply_work(CPUState *cs, run_on_cpu_data data)
 {
     RVTraceEncoderState *s = data.host_ptr;
@@ -2143,8 +2151,9 @@ static void enc_apply_work(CPUState *cs, run_on_cpu_data data)
     } else if (!want && s->tracing) {
         enc_stop(s, env, NT_EVCODE_TRACE_DISABLED);
     }
-    enc_batch_arm(s);
     qatomic_set(&s->pending, false);
+    strc_maybe_release(s);
+    enc_batch_arm(s);
 }
 
 /* Mode or features changed while tracing: new translations to match. */
@@ -2397,6 +2406,18 @@ static void enc_write_reg(RVTraceEncoderState *s, hwaddr addr, uint32_t val)
     hwaddr reg;
 
     trace_rvtrace_encoder_write(s->port, addr, val);
+    if (s->sh_owner) {
+        /*
+         * Self-hosted trace owns the encoder: the Trace Control Interface
+         * shows its values (smstrc.adoc "Interoperability with Trace
+         * Control Interface") but cannot change them, so whoever holds
+         * the MMIO window cannot add M-mode or move the output.
+         */
+        qemu_log_mask(LOG_GUEST_ERROR, "rvtrace-encoder%u: write 0x%03x "
+                      "ignored: self-hosted trace owns the encoder\n",
+                      s->port, (unsigned)addr);
+        return;
+    }
     if (!(s->control & R_trTeControl_Active_MASK) &&
         addr != A_trTeControl) {
         return;
@@ -2479,6 +2500,243 @@ static void enc_write(void *opaque, hwaddr addr, uint64_t val64, unsigned size)
     }
 }
 
+/* ------------------------------------------------------ self-hosted trace */
+/*
+ * The draft's CSR front end (Smstrcn/Ssstrcn, smstrc.adoc) on the same
+ * engine: a write of mstrcctl/sstrcctl/vsstrcctl loads the Trace Control
+ * Interface values the draft's table gives ("Trace Control Interface
+ * Values for Self-hosted Trace": HTM, InhibitSrc, N-Trace, filter 0 on
+ * privilege from U/S/M and vsstrcctl's U/S as VU/VS, the shared timestamp
+ * from time) into the TCI registers, and the existing start/stop machinery
+ * runs. From mstrcctl.EN 0->1 until the stop has drained, the CSRs own the
+ * encoder: its output is the hart's AMB, MMIO writes are ignored. While an
+ * MMIO session has trTeEnable=1, EN does not stick (WARL).
+ */
+
+#define STRC_CTL_STORED (STRCCTL_EN | STRCCTL_IT | STRCCTL_CEN | STRCCTL_STEN | \
+                         STRCCTL_SMOD | STRCCTL_SMAX | STRCCTL_ESJ | \
+                         STRCCTL_EIR | STRCCTL_ERH | STRCCTL_EAJ | \
+                         STRCCTL_EAM | STRCCTL_TSEN | STRCCTL_U | \
+                         STRCCTL_S | STRCCTL_M)
+
+static bool enc_empty(RVTraceEncoderState *s)
+{
+    return !qatomic_read(&s->pending) && !qatomic_read(&s->fifo_len) &&
+           !qatomic_read(&enc_env(s)->trace_batch_n);
+}
+
+static uint64_t strc_read_ctl(RVTraceEncoderState *s, int which)
+{
+    uint64_t v = s->sh_ctl;
+
+    if (enc_empty(s)) {
+        v |= STRCCTL_EMPTY;
+    }
+    if (s->sh_owner &&
+        FIELD_EX32(s->control, trTeControl, InstStallOrOverflow)) {
+        v |= STRCCTL_STOF;
+    }
+    if (which == RISCV_STRC_SCTL) {
+        v &= ~STRCCTL_M;        /* sstrcctl[63] is read-only 0 (S:103) */
+    } else if (which == RISCV_STRC_VSCTL) {
+        v &= ~(STRCCTL_U | STRCCTL_S | STRCCTL_M);
+        v |= (s->sh_vs & 1 ? STRCCTL_U : 0) | (s->sh_vs & 2 ? STRCCTL_S : 0);
+    }
+    return v;
+}
+
+/* The TCI registers as the draft's table derives them from the CSRs. */
+static void strc_load_tci(RVTraceEncoderState *s)
+{
+    uint64_t c = s->sh_ctl;
+    uint32_t v = R_trTeControl_Active_MASK | R_trTeControl_InhibitSrc_MASK;
+    uint32_t match = 0;
+
+    if (c & STRCCTL_EN) {
+        v |= R_trTeControl_Enable_MASK;
+    }
+    if (c & STRCCTL_IT) {
+        v |= R_trTeControl_InstTracing_MASK;
+    }
+    if (c & STRCCTL_CEN) {
+        v |= R_trTeControl_Context_MASK;
+    }
+    if (c & STRCCTL_STEN) {
+        v |= R_trTeControl_InstStallEna_MASK;
+    }
+    v = FIELD_DP32(v, trTeControl, InstMode, TCI_INSTMODE_HTM);
+    v = FIELD_DP32(v, trTeControl, InstSyncMode,
+                   (c & STRCCTL_SMOD) >> STRCCTL_SMOD_SHIFT);
+    v = FIELD_DP32(v, trTeControl, InstSyncMax,
+                   (c & STRCCTL_SMAX) >> STRCCTL_SMAX_SHIFT);
+    v = FIELD_DP32(v, trTeControl, Format, TCI_FORMAT_NTRACE);
+    v |= s->control & R_trTeControl_InstStallOrOverflow_MASK;
+    s->control = v;
+
+    v = 0;
+    if (c & STRCCTL_EIR) {
+        v |= R_trTeInstFeatures_EnImplicitReturn_MASK;
+        v = FIELD_DP32(v, trTeInstFeatures, ImplicitReturnMode,
+                       TCI_IRETMODE_FULL);
+    }
+    v |= c & STRCCTL_ERH ? R_trTeInstFeatures_EnRepeatedHistory_MASK : 0;
+    v |= c & STRCCTL_EAJ ? R_trTeInstFeatures_EnAllJumps_MASK : 0;
+    v |= c & STRCCTL_ESJ ? R_trTeInstFeatures_EnSequentialJump_MASK : 0;
+    v |= c & STRCCTL_EAM ? R_trTeInstFeatures_ExtendAddrMSB_MASK : 0;
+    s->inst_features = v;
+
+    match |= c & STRCCTL_U ? 1u << TCI_PRIV_U : 0;
+    match |= c & STRCCTL_S ? 1u << TCI_PRIV_S : 0;
+    match |= c & STRCCTL_M ? 1u << TCI_PRIV_M : 0;
+    match |= s->sh_vs & 1 ? 1u << TCI_PRIV_VU : 0;
+    match |= s->sh_vs & 2 ? 1u << TCI_PRIV_VS : 0;
+    enc_filters_reset(s);
+    s->inst_filters = 1;
+    s->filter_control[0] = R_trTeFilter0Control_Enable_MASK |
+                           R_trTeFilter0Control_MatchPrivilege_MASK;
+    s->filter_match_inst[0] = match;
+
+    v = R_trTsControl_Active_MASK;
+    v = FIELD_DP32(v, trTsControl, Mode, TCI_TSMODE_SHARED);
+    v = FIELD_DP32(v, trTsControl, Enable, !!(c & STRCCTL_TSEN));
+    if (v != s->ts.control) {
+        rvtrace_ts_write(&s->ts, v, false, true, true);
+    }
+}
+
+/* The CSRs take the engine: its output becomes the AMB. */
+static void strc_claim(RVTraceEncoderState *s)
+{
+    s->sh_owner = true;
+    s->mmio_output = s->output;
+    s->mmio_out_if = s->out_if;
+    s->mmio_out_k = s->out_k;
+    s->mmio_port = s->port;
+    s->output = OBJECT(s->amb);
+    s->out_if = RVTRACE_SINK_IF(s->amb);
+    s->out_k = RVTRACE_SINK_IF_GET_CLASS(s->amb);
+    /* InstStallOrOverflow (STOF) is cleared by EN 0->1 as TCI does. */
+    s->control = 0;
+    s->lost = false;
+}
+
+/*
+ * Stopped and drained after EN 1->0: the MMIO side gets the encoder back
+ * as after a reset (trTeActive=0); STOF stays readable in sh_ctl.
+ */
+static void strc_maybe_release(RVTraceEncoderState *s)
+{
+    if (!s->sh_owner || (s->sh_ctl & STRCCTL_EN) || s->tracing ||
+        qatomic_read(&s->pending)) {
+        return;
+    }
+    if (s->fifo_len && !enc_drain(s)) {
+        qatomic_set(&s->fifo_len, 0);
+        enc_lose(s);
+    }
+    if (FIELD_EX32(s->control, trTeControl, InstStallOrOverflow)) {
+        s->sh_ctl |= STRCCTL_STOF;
+    }
+    s->sh_owner = false;
+    s->output = s->mmio_output;
+    s->out_if = s->mmio_out_if;
+    s->out_k = s->mmio_out_k;
+    s->port = s->mmio_port;
+    s->control = 0;
+    s->inst_features = 0;
+    enc_filters_reset(s);
+    rvtrace_ts_reset(&s->ts);
+    s->lost = false;
+}
+
+static void strc_write_ctl(RVTraceEncoderState *s, int which, uint64_t val)
+{
+    uint64_t stored = STRC_CTL_STORED;
+    uint64_t nc;
+
+    if (which == RISCV_STRC_SCTL) {
+        stored &= ~STRCCTL_M;
+    } else if (which == RISCV_STRC_VSCTL) {
+        stored &= ~(STRCCTL_U | STRCCTL_S | STRCCTL_M);
+        s->sh_vs = (val & STRCCTL_U ? 1 : 0) | (val & STRCCTL_S ? 2 : 0);
+    }
+    /* STOF: hardware sets it, software writes 0 to clear it. */
+    if (!(val & STRCCTL_STOF)) {
+        s->sh_ctl &= ~STRCCTL_STOF;
+        s->control = FIELD_DP32(s->control, trTeControl,
+                                InstStallOrOverflow, 0);
+    }
+    nc = (s->sh_ctl & ~stored) | (val & stored);
+    if ((nc & STRCCTL_EN) && !s->sh_owner &&
+        (s->control & R_trTeControl_Enable_MASK)) {
+        /* An MMIO session holds the encoder: EN does not stick. */
+        nc &= ~STRCCTL_EN;
+    }
+    if ((nc & STRCCTL_EN) && !(s->sh_ctl & STRCCTL_EN)) {
+        nc &= ~STRCCTL_STOF;
+        if (!s->sh_owner) {
+            strc_claim(s);
+        }
+    }
+    s->sh_ctl = nc;
+    if (!s->sh_owner) {
+        return;
+    }
+    /*
+     * A change of U/S/M while tracing takes effect as a TCI filter change
+     * does, at the next trap or trap return (README, "Self-hosted trace").
+     */
+    strc_load_tci(s);
+    enc_schedule_apply(s);
+    if (!qatomic_read(&s->pending)) {
+        strc_maybe_release(s);
+    }
+}
+
+void riscv_strc_rmw(CPURISCVState *env, int which, target_ulong *ret_val,
+                    target_ulong new_val, target_ulong wr_mask)
+{
+    RVTraceEncoderState *s = env->trace_encoder;
+    uint64_t cur;
+
+    /* The hart's own thread: queued branches retired before this write. */
+    enc_batch_run(s);
+    switch (which) {
+    case RISCV_STRC_AMBCS:
+        cur = rvtrace_amb_read_cs(s->amb, enc_empty(s));
+        if (wr_mask) {
+            rvtrace_amb_write_cs(s->amb, (cur & ~wr_mask) | (new_val & wr_mask));
+        }
+        break;
+    case RISCV_STRC_AMBADDR:
+        cur = s->amb->addr;
+        if (wr_mask) {
+            s->amb->addr = (cur & ~wr_mask) | (new_val & wr_mask);
+            rvtrace_amb_tlb_flush(s->amb);
+        }
+        break;
+    default:
+        cur = strc_read_ctl(s, which);
+        if (wr_mask) {
+            strc_write_ctl(s, which, (cur & ~wr_mask) | (new_val & wr_mask));
+        }
+        break;
+    }
+    if (ret_val) {
+        *ret_val = cur;
+    }
+    enc_batch_arm(s);
+}
+
+void riscv_strc_tlb_flush(CPURISCVState *env)
+{
+    RVTraceEncoderState *s = env->trace_encoder;
+
+    if (s->amb) {
+        rvtrace_amb_tlb_flush(s->amb);
+    }
+}
+
 static const MemoryRegionOps enc_ops = {
     .read = enc_read,
     .write = enc_write,
@@ -2492,6 +2750,22 @@ static const MemoryRegionOps enc_ops = {
 static void enc_reset(DeviceState *dev)
 {
     RVTraceEncoderState *s = RVTRACE_ENCODER(dev);
+
+    if (s->sh_owner) {
+        s->output = s->mmio_output;
+        s->out_if = s->mmio_out_if;
+        s->out_k = s->mmio_out_k;
+        s->port = s->mmio_port;
+        s->sh_owner = false;
+    }
+    s->sh_ctl = 0;
+    s->sh_vs = 0;
+    if (s->amb) {
+        s->amb->cs = 0;
+        s->amb->addr = 0;
+        s->amb->suspended = false;
+        rvtrace_amb_tlb_flush(s->amb);
+    }
 
     s->control = 0;
     s->inst_features = 0;
@@ -2546,6 +2820,14 @@ static void enc_realize(DeviceState *dev, Error **errp)
     s->out_k = RVTRACE_SINK_IF_GET_CLASS(s->output);
     s->env = &RISCV_CPU(s->cpu)->env;
     s->env->trace_encoder = s;
+    if (RISCV_CPU(s->cpu)->cfg.ext_smstrcn) {
+        /* Self-hosted trace: the hart's asynchronous memory buffer. */
+        s->amb = RVTRACE_AMB(object_new(TYPE_RVTRACE_AMB));
+        object_property_add_child(OBJECT(dev), "amb", OBJECT(s->amb));
+        object_unref(OBJECT(s->amb));
+        s->amb->enc = s;
+        s->amb->env = s->env;
+    }
     s->icnt_max = MAKE_64BIT_MASK(0, s->icnt_bits);
     s->env->trace_hist_full = 1u << (s->hist_bits - 1);
     memory_region_init_io(&s->mmio, OBJECT(dev), &enc_ops, s,

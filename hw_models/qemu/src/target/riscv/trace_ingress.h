@@ -55,4 +55,26 @@ void riscv_trace_flush(CPURISCVState *env);
 void riscv_trace_idle(CPURISCVState *env);
 void riscv_trace_context(CPURISCVState *env);
 
+/*
+ * Self-hosted trace (draft Smstrcn/Ssstrcn, Ssamb; hw_models/trace/
+ * strc_regs.h): csr.c forwards the CSRs to the hart's encoder, which is
+ * the same engine the Trace Control Interface drives (rvtrace-encoder.c
+ * "Self-hosted trace"), and whose output then goes to the hart's
+ * asynchronous memory buffer (rvtrace-amb.c).
+ */
+enum {
+    RISCV_STRC_MCTL,        /* mstrcctl */
+    RISCV_STRC_SCTL,        /* sstrcctl (V=0) */
+    RISCV_STRC_VSCTL,       /* vsstrcctl, or sstrcctl with V=1 */
+    RISCV_STRC_AMBCS,       /* sstrcambcs */
+    RISCV_STRC_AMBADDR,     /* sstrcambaddr */
+};
+void riscv_strc_rmw(CPURISCVState *env, int which, target_ulong *ret_val,
+                    target_ulong new_val, target_ulong wr_mask);
+/* SFENCE.VMA: drop the AMB's cached translations. */
+void riscv_strc_tlb_flush(CPURISCVState *env);
+/* cpu_helper.c: translate an AMB page; TRANSLATE_* result, no exception. */
+int riscv_cpu_amb_translate(CPURISCVState *env, vaddr va, bool smode,
+                            hwaddr *pa);
+
 #endif

@@ -112,6 +112,38 @@ struct RVTraceRamSinkState {
     uint32_t stage_len;
 };
 
+/* ------------------------------------------- asynchronous memory buffer */
+/*
+ * Ssamb (draft asyncmbuf.adoc): the hart's self-hosted trace buffer, a
+ * sink the encoder's output is switched to while its CSRs own it. It writes
+ * whole messages at virtual addresses, translated as menvcfg.STRCS says,
+ * with a two-entry AMB TLB (current and next page).
+ */
+#include "hw/riscv/strc_regs.h"
+
+#define TYPE_RVTRACE_AMB "riscv.trace.amb"
+OBJECT_DECLARE_SIMPLE_TYPE(RVTraceAmbState, RVTRACE_AMB)
+
+typedef struct RVTraceAmbTlb {
+    uint64_t va;             /* page */
+    uint64_t pa;
+    bool valid;
+} RVTraceAmbTlb;
+
+struct RVTraceAmbState {
+    Object parent_obj;
+    struct RVTraceEncoderState *enc;
+    struct CPUArchState *env;
+    uint64_t cs;             /* sambcs without EMPTY and TRV (computed) */
+    uint64_t addr;           /* sambaddr */
+    RVTraceAmbTlb tlb[2];    /* the current page and the next one */
+    bool suspended;          /* pre-translation stopped at a fault (TF) */
+};
+
+void rvtrace_amb_write_cs(RVTraceAmbState *a, uint64_t val);
+uint64_t rvtrace_amb_read_cs(RVTraceAmbState *a, bool source_empty);
+void rvtrace_amb_tlb_flush(RVTraceAmbState *a);
+
 /* ---------------------------------------------------------------- encoder */
 /*
  * Filters the model implements: privilege, ecause and interrupt matching
@@ -243,6 +275,20 @@ struct RVTraceEncoderState {
     uint64_t stack[RVTRACE_CALL_STACK];
     uint32_t stack_depth;
     uint32_t call_count;     /* ImplicitReturnMode=1 nesting counter */
+    /*
+     * Self-hosted trace (Smstrcn): the CSR front end. sh_owner while the
+     * CSRs own the engine (from mstrcctl.EN 0->1 until it has stopped and
+     * drained); the output is then the AMB and MMIO writes are ignored.
+     */
+    bool sh_owner;
+    bool sh_hard_refuse;     /* the AMB refused for a fault or SOF: drop */
+    uint64_t sh_ctl;         /* mstrcctl's stored fields */
+    uint8_t sh_vs;           /* vsstrcctl.U (bit 0), .S (bit 1) */
+    RVTraceAmbState *amb;    /* with Smstrcn only */
+    Object *mmio_output;     /* the TCI output, kept while the AMB is used */
+    RVTraceSinkIf *mmio_out_if;
+    RVTraceSinkIfClass *mmio_out_k;
+    uint32_t mmio_port;
     /* trTeFormat latched when tracing starts: this session speaks E-Trace. */
     bool etrace;
     RVTraceETraceState et;
