@@ -3,7 +3,7 @@
 // csr::csr_read_safe_num / csr_write_safe_num (csr.hpp). A CSR number is an
 // immediate in the instruction, so firmware/core/csr_safe.cpp assembles, at
 // build time, one "csrr a0, N; ret" and one "csrw N, a1; ret" per number
-// listed here (8 bytes each, 117 numbers: 1,872 bytes). Nothing is written
+// listed here (8 bytes each, 118 numbers: 1,888 bytes). Nothing is written
 // into code at run time: a per-hart stub rewritten at run time could run
 // stale on QEMU's multi-threaded TCG (firmware/core/README.md, "Trap-safe
 // CSR access").
