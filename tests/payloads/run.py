@@ -439,6 +439,14 @@ def run_attempt(args, fw, qemu, payload, rep, log, skip):
     max_boots = PAYLOAD_BOOTS.get(name, 1)
     stacks_read = [False]
 
+    def resume_payload():
+        """The payload waits for '+' on its console after a runner request."""
+        try:
+            proc.stdin.write(b"+")
+            proc.stdin.flush()
+        except OSError:
+            pass
+
     def handle(line):
         nonlocal boots, done, cases, reset
         lines.append(line)
@@ -491,11 +499,7 @@ def run_attempt(args, fw, qemu, payload, rep, log, skip):
                 ok, details = False, "payload not in PAYLOAD_FWTEXT (no monitor)"
             log.write("(runner: fw_text_%s: %s)\n" % (label, details))
             runner_cases.append((ok, "%s/fw_text_%s" % (name, label), details))
-            try:
-                proc.stdin.write(b"+")
-                proc.stdin.flush()
-            except OSError:
-                pass
+            resume_payload()
             return
         if line == "TSBI-STACKS" and stacks:
             stacks_read[0] = True
@@ -513,11 +517,7 @@ def run_attempt(args, fw, qemu, payload, rep, log, skip):
             except (OSError, ValueError) as e:
                 runner_cases.append((False, "%s/stack_margin" % name,
                                      "cannot read the stacks: %s" % e))
-            try:
-                proc.stdin.write(b"+")
-                proc.stdin.flush()
-            except OSError:
-                pass
+            resume_payload()
             return
         m = DONE_RE.match(line)
         if m:

@@ -13,6 +13,7 @@
 // Without the extensions in the device tree sstrcctl must be an illegal
 // instruction and the rest is N/A.
 #include "payload.hpp"
+#include "workload.hpp"
 #include "riscv/csr.hpp"
 #include "trace/service.hpp"
 
@@ -59,39 +60,8 @@ void write_host(const char *name, const void *p, unsigned long len) {
     printf("STRC-FILE: %s %lu\n", name, len);
 }
 
-// ---- workload: calls, returns, indirect calls, a jump table, loops and
-// SBI calls (a trap into the firmware and back every eighth round).
-volatile unsigned long sink;
-__attribute__((noinline)) unsigned long fib(unsigned n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }
-__attribute__((noinline)) unsigned long op_a(unsigned long x) { return x * 3 + 1; }
-__attribute__((noinline)) unsigned long op_b(unsigned long x) { return x ^ (x >> 3); }
-unsigned long (*volatile ops[2])(unsigned long) = {op_a, op_b};
-__attribute__((noinline)) unsigned long dispatch(unsigned k, unsigned long x) {
-    switch (k & 7) {
-    case 0: return x + 1;
-    case 1: return x * 7;
-    case 2: return x - 9;
-    case 3: return x ^ 0x55;
-    case 4: return x << 1;
-    case 5: return x >> 2;
-    case 6: return ~x;
-    default: return x | 0x80;
-    }
-}
-// Returns the SBI calls it made.
-unsigned workload(unsigned rounds) {
-    unsigned calls = 0;
-    for (unsigned i = 0; i < rounds; i++) {
-        unsigned long x = fib(8 + (i & 1));
-        for (unsigned j = 0; j < 8; j++) x = dispatch(i + j, ops[j & 1](x));
-        sink = sink + x;
-        if ((i & 7) == 0) {
-            sbi_call(eid::base, fid::base::get_spec_version);
-            calls++;
-        }
-    }
-    return calls;
-}
+// ---- workload (lib/workload.hpp). Returns the SBI calls it made.
+unsigned workload(unsigned rounds) { return workload_rounds(rounds); }
 
 // ---- demand paging: the buffer in Sv39, its pages mapped by the LAMBI
 // handler when the AMB's pre-translation faults (asyncmbuf.adoc

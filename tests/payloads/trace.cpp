@@ -15,6 +15,7 @@
 // drives an encoder and the sink itself, as a driver that knows no funnel:
 //   trace-owner.bin its hart's HTM trace, from the SRAM
 #include "payload.hpp"
+#include "workload.hpp"
 #include "riscv/csr.hpp"
 #include "tci_regs.h"
 #include "trace/service.hpp"
@@ -43,34 +44,10 @@ SbiRet call(long fid, unsigned long a0 = 0, unsigned long a1 = 0, unsigned long 
 unsigned long smem_base() { return platform().ram_base + 0x4000000; }
 constexpr unsigned long kSmemSize = 0x800000;
 
-// ---- workload: calls, returns, indirect calls, a jump table, loops, an
-// SBI call (a trap to M-mode and back) and a timer interrupt.
-volatile unsigned long sink;
-__attribute__((noinline)) unsigned long fib(unsigned n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }
-__attribute__((noinline)) unsigned long op_a(unsigned long x) { return x * 3 + 1; }
-__attribute__((noinline)) unsigned long op_b(unsigned long x) { return x ^ (x >> 3); }
-unsigned long (*volatile ops[2])(unsigned long) = {op_a, op_b};
-__attribute__((noinline)) unsigned long dispatch(unsigned k, unsigned long x) {
-    switch (k & 7) {
-    case 0: return x + 1;
-    case 1: return x * 7;
-    case 2: return x - 9;
-    case 3: return x ^ 0x55;
-    case 4: return x << 1;
-    case 5: return x >> 2;
-    case 6: return ~x;
-    default: return x | 0x80;
-    }
-}
-
+// ---- workload (lib/workload.hpp), then a timer interrupt.
 void workload(unsigned rounds, bool timer = true) {
     unsigned long h = hartid();
-    for (unsigned i = 0; i < rounds; i++) {
-        unsigned long x = fib(8 + (i & 1));
-        for (unsigned j = 0; j < 8; j++) x = dispatch(i + j, ops[j & 1](x));
-        sink = sink + x;
-        if ((i & 7) == 0) sbi_call(eid::base, fid::base::get_spec_version);
-    }
+    workload_rounds(rounds);
     if (!timer) return;
     // A timer interrupt taken in S-mode (with Sstc no M-mode is involved;
     // without it the firmware's M-mode timer handler runs in between),

@@ -8,7 +8,7 @@ QEMU_PAYLOAD_CFLAGS := -march=rv64gc -mabi=lp64d -mcmodel=medany -ffreestanding 
 	-T $(QEMU_PAYLOAD_DIR)/link.ld -Wl,--no-warn-rwx-segments
 QEMU_PAYLOAD_COMMON := $(QEMU_PAYLOAD_DIR)/start.S $(QEMU_PAYLOAD_DIR)/lib.c $(QEMU_PAYLOAD_DIR)/work.S \
 	$(QEMU_PAYLOAD_DIR)/zc.S $(QEMU_PAYLOAD_DIR)/seqjump.S
-QEMU_PAYLOAD_DEPS := $(QEMU_PAYLOAD_COMMON) $(QEMU_PAYLOAD_DIR)/lib.h $(QEMU_PAYLOAD_DIR)/link.ld \
+QEMU_PAYLOAD_DEPS := $(QEMU_PAYLOAD_COMMON) $(QEMU_PAYLOAD_DIR)/lib.h $(QEMU_PAYLOAD_DIR)/workload.h $(QEMU_PAYLOAD_DIR)/link.ld \
 	hw_models/trace/ntrace_defs.h hw_models/trace/ntrace_msgs.def \
 	hw_models/trace/tci_regs.h hw_models/trace/tci_regs.def hw_models/trace/strc_regs.h
 QEMU_PAYLOADS := regs trace tv strc

@@ -125,3 +125,18 @@ int tr_disable(uintptr_t base)
 __attribute__((weak)) void secondary_main(void)
 {
 }
+
+void write_host_file(const char *name, const uint8_t *p, uint32_t len)
+{
+    uintptr_t open_args[3] = { (uintptr_t)name, 5 /* "wb" */, 0 };
+    const char *q = name;
+    while (*q) {
+        q++;
+    }
+    open_args[2] = (uintptr_t)(q - name);
+    long fd = semihost(0x01 /* SYS_OPEN */, open_args);
+    uintptr_t wargs[3] = { (uintptr_t)fd, (uintptr_t)p, len };
+    check("semihosting open", fd >= 0);
+    check("semihosting write", semihost(0x05 /* SYS_WRITE */, wargs) == 0);
+    semihost(0x02 /* SYS_CLOSE */, &fd);
+}

@@ -51,6 +51,11 @@ int tr_reset(uintptr_t base);
 /* Disable (Enable=0) and wait for Enable=0 and Empty=1. */
 int tr_disable(uintptr_t base);
 void secondary_main(void);
+/* Semihosting call (work.S). */
+long semihost(long op, void *arg);
+/* Writes len bytes at p to the host file name through semihosting; checks
+ * "<test_prefix>semihosting open/write". */
+void write_host_file(const char *name, const uint8_t *p, uint32_t len);
 /* The device tree QEMU passed to hart 0 in a1 (start.S). */
 extern uintptr_t boot_fdt;
 #endif

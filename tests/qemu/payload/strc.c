@@ -17,6 +17,7 @@
 //   CASE_SOF: as CASE_WRAP with stop-on-full: the buffer keeps the head
 //   CASE_SU: trace S and U (mstrcctl.S|U), the workload also in U-mode
 #include "lib.h"
+#include "workload.h"
 #include "strc_regs.h"
 
 #define CFG ((volatile uint32_t *)0x80ff0000UL)
@@ -48,7 +49,6 @@ _Static_assert(MSTRCCTL == STRC_CSR_MSTRCCTL && SSTRCCTL == STRC_CSR_SSTRCCTL &&
                SAMBCS == STRC_CSR_SSTRCAMBCS && SAMBADDR == STRC_CSR_SSTRCAMBADDR,
                "strc_regs.h numbers");
 
-long semihost(long op, void *arg);
 void run_in_smode(void (*fn)(void));
 extern char smode_return[];
 // run_in_umode(fn): fn in U-mode (MPP=0), back with an ecall from U (as
@@ -104,34 +104,11 @@ static uint64_t on_trap(uint64_t mcause, uint64_t mepc)
 }
 
 // ---- workload: calls, returns, a jump table, indirect calls, S-mode -------
-static unsigned long __attribute__((noinline)) fib(unsigned n)
-{
-    return n < 2 ? n : fib(n - 1) + fib(n - 2);
-}
-static unsigned long __attribute__((noinline)) op_add(unsigned long x) { return x + 3; }
-static unsigned long __attribute__((noinline)) op_mul(unsigned long x) { return x * 5; }
-static unsigned long __attribute__((noinline)) op_xor(unsigned long x) { return x ^ 0x55; }
-static unsigned long (*const ops[3])(unsigned long) = { op_add, op_mul, op_xor };
-
-static unsigned long __attribute__((noinline)) dispatch(unsigned k, unsigned long x)
-{
-    switch (k & 7) {
-    case 0: return x + 1;
-    case 1: return x * 3;
-    case 2: return x - 7;
-    case 3: return x ^ 0xf0;
-    case 4: return x << 2;
-    case 5: return x >> 1;
-    case 6: return ~x;
-    default: return x | 0x100;
-    }
-}
-
 static void workload_once(unsigned i)
 {
     unsigned long x = fib(8 + (i & 1));
     for (unsigned j = 0; j < 12; j++) {
-        x = ops[(i + j) % 3](x);
+        x = ops[(i + j) & 3](x);
         x = dispatch(i * 7 + j, x);
     }
     sink += x;
@@ -271,21 +248,6 @@ __asm__(".text\n"
         ".globl strc_off\nstrc_off:\n"
         "  csrw " xstr(MSTRCCTL) ", a0\n"
         "  ret\n");
-
-static void write_host_file(const char *name, const uint8_t *p, uint32_t len)
-{
-    uintptr_t open_args[3] = { (uintptr_t)name, 5 /* "wb" */, 0 };
-    const char *q = name;
-    while (*q) {
-        q++;
-    }
-    open_args[2] = (uintptr_t)(q - name);
-    long fd = semihost(0x01 /* SYS_OPEN */, open_args);
-    uintptr_t wargs[3] = { (uintptr_t)fd, (uintptr_t)p, len };
-    check("strc: semihosting open", fd >= 0);
-    check("strc: semihosting write", semihost(0x05 /* SYS_WRITE */, wargs) == 0);
-    semihost(0x02 /* SYS_CLOSE */, &fd);
-}
 
 static void run_trace(unsigned which)
 {

@@ -8,6 +8,7 @@
 // the configuration block with -device loader and compares the decoded
 // trace with the insnlog plugin's record.
 #include "lib.h"
+#include "workload.h"
 #include "ntrace_defs.h"
 
 struct cfg {
@@ -55,7 +56,6 @@ struct cfg {
 #define MSTATUS_MIE (1UL << 3)
 #define MSTATUS_MPP_M (3UL << 11)
 
-long semihost(long op, void *arg);
 void run_in_smode(void (*fn)(void));
 extern char smode_return[];
 
@@ -76,32 +76,6 @@ static inline unsigned long hartid(void)
 }
 
 // ---- workload -------------------------------------------------------------
-static unsigned long __attribute__((noinline)) fib(unsigned n)
-{
-    return n < 2 ? n : fib(n - 1) + fib(n - 2);
-}
-
-static unsigned long __attribute__((noinline)) op_add(unsigned long x) { return x + 3; }
-static unsigned long __attribute__((noinline)) op_mul(unsigned long x) { return x * 5; }
-static unsigned long __attribute__((noinline)) op_xor(unsigned long x) { return x ^ 0x55; }
-static unsigned long __attribute__((noinline)) op_rot(unsigned long x) { return (x << 7) | (x >> 57); }
-static unsigned long (*const ops[4])(unsigned long) = { op_add, op_mul, op_xor, op_rot };
-
-static unsigned long __attribute__((noinline)) dispatch(unsigned k, unsigned long x)
-{
-    // dense switch: a jump table (indirect jump without linkage)
-    switch (k & 7) {
-    case 0: return x + 1;
-    case 1: return x * 3;
-    case 2: return x - 7;
-    case 3: return x ^ 0xf0;
-    case 4: return x << 2;
-    case 5: return x >> 1;
-    case 6: return ~x;
-    default: return x | 0x100;
-    }
-}
-
 static unsigned long __attribute__((noinline)) popcount_loop(unsigned long x)
 {
     unsigned long c = 0;
@@ -484,21 +458,6 @@ static const uint8_t *sink_read(uint32_t *len)
     }
     *len = n;
     return dumpbuf;
-}
-
-static void write_host_file(const char *name, const uint8_t *p, uint32_t len)
-{
-    uintptr_t open_args[3] = { (uintptr_t)name, 5 /* "wb" */, 0 };
-    const char *q = name;
-    while (*q) {
-        q++;
-    }
-    open_args[2] = (uintptr_t)(q - name);
-    long fd = semihost(0x01 /* SYS_OPEN */, open_args);
-    uintptr_t wargs[3] = { (uintptr_t)fd, (uintptr_t)p, len };
-    check("trace: semihosting open", fd >= 0);
-    check("trace: semihosting write", semihost(0x05 /* SYS_WRITE */, wargs) == 0);
-    semihost(0x02 /* SYS_CLOSE */, &fd);
 }
 
 // Copy the SRAM words [Start, WP) -- or the whole buffer when wrapped -- to COLLECT.
