@@ -22,6 +22,9 @@ import re
 import sys
 
 ESC = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+# A kernel message printed in the middle of a result line (the guest script
+# lowers the console log level, but an older log or an emergency may have one).
+KMSG = re.compile(r"\[\s*\d+\.\d+\] [^\n]*\n")
 RESULT = re.compile(r"^\s*(\d+(?:\.\d+)?): (.*?)\s*:\s*(Ok|FAILED!|Skip.*)?\s*$")
 DONE = re.compile(r"^TSBI-PERFTEST n=(\d+) status=(\d+) seconds=([0-9.]+)")
 NOTES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "perftest-notes.txt")
@@ -32,6 +35,7 @@ def parse(path):
     out = {}
     with open(path, "rb") as f:
         text = ESC.sub("", f.read().decode("utf-8", "replace")).replace("\r", "")
+    text = KMSG.sub("", text)
     pending = []
     listed = {}
     for line in text.splitlines():

@@ -8,6 +8,10 @@
 #   TSBI-PERFTEST n=N status=EXIT seconds=S
 # line per test; tests/linux/perftest.py turns the console log into a table.
 echo -1 >/proc/sys/kernel/perf_event_paranoid
+# Kernel messages on the console would land inside perf's result lines
+# ("N: name :[ 13.46] hrtimer: interrupt took ... ns" then "Ok"): only
+# emergencies reach the console while the tests run.
+echo 1 >/proc/sys/kernel/printk
 sel= limit=300 v=
 for arg in $(cat /proc/cmdline); do
   case $arg in
