@@ -9,6 +9,19 @@
  * read and write any register by number. */
 #include "asm.h"
 
+/* FRAME_SAVE/FRAME_LOAD n...: store/load x<n> in its trap-frame slot, for
+ * each register number given (the same instructions as one REG_S/REG_L each). */
+.macro FRAME_SAVE regs:vararg
+    .irp r, \regs
+    REG_S   x\r, FRAME_REG(\r)(sp)
+    .endr
+.endm
+.macro FRAME_LOAD regs:vararg
+    .irp r, \regs
+    REG_L   x\r, FRAME_REG(\r)(sp)
+    .endr
+.endm
+
     .option norvc
     .section .text.entry, "ax"
     .globl _start
@@ -73,19 +86,7 @@ trap_entry:
     bnez    t0, .Lslow
 
     /* SBI call: a0..a7 go to the handler untouched. */
-    REG_S   ra, FRAME_REG(1)(sp)
-    REG_S   t1, FRAME_REG(6)(sp)
-    REG_S   t2, FRAME_REG(7)(sp)
-    REG_S   a2, FRAME_REG(12)(sp)
-    REG_S   a3, FRAME_REG(13)(sp)
-    REG_S   a4, FRAME_REG(14)(sp)
-    REG_S   a5, FRAME_REG(15)(sp)
-    REG_S   a6, FRAME_REG(16)(sp)
-    REG_S   a7, FRAME_REG(17)(sp)
-    REG_S   t3, FRAME_REG(28)(sp)
-    REG_S   t4, FRAME_REG(29)(sp)
-    REG_S   t5, FRAME_REG(30)(sp)
-    REG_S   t6, FRAME_REG(31)(sp)
+    FRAME_SAVE 1, 6, 7, 12, 13, 14, 15, 16, 17, 28, 29, 30, 31
     /* The handler of EID a7: its slot in sbi_ext_table (sbi/ecall.cpp,
      * which checks the hash and layout of asm.h against the C++ side) holds
      * the EID and its descriptor; every slot that could match holds one. */
@@ -115,21 +116,7 @@ trap_entry:
     csrw    mepc, t0
     addi    t0, sp, FRAME_SIZE
     csrw    mscratch, t0
-    REG_L   ra, FRAME_REG(1)(sp)
-    REG_L   t0, FRAME_REG(5)(sp)
-    REG_L   t1, FRAME_REG(6)(sp)
-    REG_L   t2, FRAME_REG(7)(sp)
-    REG_L   a2, FRAME_REG(12)(sp)
-    REG_L   a3, FRAME_REG(13)(sp)
-    REG_L   a4, FRAME_REG(14)(sp)
-    REG_L   a5, FRAME_REG(15)(sp)
-    REG_L   a6, FRAME_REG(16)(sp)
-    REG_L   a7, FRAME_REG(17)(sp)
-    REG_L   t3, FRAME_REG(28)(sp)
-    REG_L   t4, FRAME_REG(29)(sp)
-    REG_L   t5, FRAME_REG(30)(sp)
-    REG_L   t6, FRAME_REG(31)(sp)
-    REG_L   sp, FRAME_REG(2)(sp)
+    FRAME_LOAD 1, 5, 6, 7, 12, 13, 14, 15, 16, 17, 28, 29, 30, 31, 2
     mret
 .Lno_extension:
     /* An EID nobody implements (an EID above the 32-bit EID space, too). */
@@ -138,35 +125,7 @@ trap_entry:
     j       1b
 
 .Lslow:
-    REG_S   x1, FRAME_REG(1)(sp)
-    REG_S   x3, FRAME_REG(3)(sp)
-    REG_S   x4, FRAME_REG(4)(sp)
-    REG_S   x6, FRAME_REG(6)(sp)
-    REG_S   x7, FRAME_REG(7)(sp)
-    REG_S   x8, FRAME_REG(8)(sp)
-    REG_S   x9, FRAME_REG(9)(sp)
-    REG_S   x10, FRAME_REG(10)(sp)
-    REG_S   x11, FRAME_REG(11)(sp)
-    REG_S   x12, FRAME_REG(12)(sp)
-    REG_S   x13, FRAME_REG(13)(sp)
-    REG_S   x14, FRAME_REG(14)(sp)
-    REG_S   x15, FRAME_REG(15)(sp)
-    REG_S   x16, FRAME_REG(16)(sp)
-    REG_S   x17, FRAME_REG(17)(sp)
-    REG_S   x18, FRAME_REG(18)(sp)
-    REG_S   x19, FRAME_REG(19)(sp)
-    REG_S   x20, FRAME_REG(20)(sp)
-    REG_S   x21, FRAME_REG(21)(sp)
-    REG_S   x22, FRAME_REG(22)(sp)
-    REG_S   x23, FRAME_REG(23)(sp)
-    REG_S   x24, FRAME_REG(24)(sp)
-    REG_S   x25, FRAME_REG(25)(sp)
-    REG_S   x26, FRAME_REG(26)(sp)
-    REG_S   x27, FRAME_REG(27)(sp)
-    REG_S   x28, FRAME_REG(28)(sp)
-    REG_S   x29, FRAME_REG(29)(sp)
-    REG_S   x30, FRAME_REG(30)(sp)
-    REG_S   x31, FRAME_REG(31)(sp)
+    FRAME_SAVE 1, 3, 4, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31
     csrr    t0, mepc
     REG_S   t0, FRAME_MEPC(sp)
     csrr    t0, mstatus
@@ -183,37 +142,7 @@ trap_return:
     csrw    mstatus, t0
     addi    t0, sp, FRAME_SIZE
     csrw    mscratch, t0
-    REG_L   x1, FRAME_REG(1)(sp)
-    REG_L   x3, FRAME_REG(3)(sp)
-    REG_L   x4, FRAME_REG(4)(sp)
-    REG_L   x5, FRAME_REG(5)(sp)
-    REG_L   x6, FRAME_REG(6)(sp)
-    REG_L   x7, FRAME_REG(7)(sp)
-    REG_L   x8, FRAME_REG(8)(sp)
-    REG_L   x9, FRAME_REG(9)(sp)
-    REG_L   x10, FRAME_REG(10)(sp)
-    REG_L   x11, FRAME_REG(11)(sp)
-    REG_L   x12, FRAME_REG(12)(sp)
-    REG_L   x13, FRAME_REG(13)(sp)
-    REG_L   x14, FRAME_REG(14)(sp)
-    REG_L   x15, FRAME_REG(15)(sp)
-    REG_L   x16, FRAME_REG(16)(sp)
-    REG_L   x17, FRAME_REG(17)(sp)
-    REG_L   x18, FRAME_REG(18)(sp)
-    REG_L   x19, FRAME_REG(19)(sp)
-    REG_L   x20, FRAME_REG(20)(sp)
-    REG_L   x21, FRAME_REG(21)(sp)
-    REG_L   x22, FRAME_REG(22)(sp)
-    REG_L   x23, FRAME_REG(23)(sp)
-    REG_L   x24, FRAME_REG(24)(sp)
-    REG_L   x25, FRAME_REG(25)(sp)
-    REG_L   x26, FRAME_REG(26)(sp)
-    REG_L   x27, FRAME_REG(27)(sp)
-    REG_L   x28, FRAME_REG(28)(sp)
-    REG_L   x29, FRAME_REG(29)(sp)
-    REG_L   x30, FRAME_REG(30)(sp)
-    REG_L   x31, FRAME_REG(31)(sp)
-    REG_L   sp, FRAME_REG(2)(sp)
+    FRAME_LOAD 1, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 2
     mret
 
 .Ltrap_from_m:
