@@ -156,7 +156,8 @@ bits_list() {
 # DATA (trTeDataControl: with its Tracing bit the E-Trace data trace is
 # decoded too and must equal the loads and stores the plugin's mem=on record
 # shows in the same window, tests/qemu/compare_data.py; DATA_CMP: its
-# --no-value/--no-addr).
+# --no-value/--no-addr), DATA_LATE=1 (trTeDataControl written only after
+# tracing started: the data window starts after data_enable's store).
 #
 # Each hart's decoded trace must equal the record from the first traced
 # instruction to the last (compare.py --begin/--end). The encoder starts and
@@ -178,6 +179,7 @@ fn_stores() {
 }
 TRACE_BEGIN=$(fn_stores encoder_start | tail -1 | cut -d' ' -f2)
 TRACE_END=$(fn_stores tr_disable | head -1 | cut -d' ' -f1)
+DATA_BEGIN=$(fn_stores data_enable | tail -1 | cut -d' ' -f2)
 [ -n "$TRACE_BEGIN" ] && [ -n "$TRACE_END" ] ||
   fail "trace window: no store in encoder_start or tr_disable of $ELF (begin '$TRACE_BEGIN', end '$TRACE_END')"
 
@@ -202,7 +204,7 @@ run_trace() {
     [ -z "${FILTER_IRQ:-}" ] || cmpopts+=(--irq $(( FILTER_IRQ == 1 ? 1 : 0 )))
   fi
   for w in 0x54534249 "${cfg[@]}" ${KERNEL:-0} ${FILTER:-0} ${FILTER_ECAUSE:-0} ${FILTER_IRQ:-0} \
-           ${ETRACE:-0} ${DATA:-0}; do
+           ${ETRACE:-0} ${DATA:-0} ${DATA_LATE:-0}; do
     loader+=(-device "loader,addr=$((0x80ff0000 + 4 * i)),data=$w,data-len=4")
     i=$((i + 1))
   done
@@ -239,8 +241,11 @@ run_trace() {
         "$(head -1 "$d/compare.$h") (decoded $d/decoded.$h, record $d/insn.$h)"
     fi
     [ -n "${DATA:-}" ] || continue
+    local dbegin=$TRACE_BEGIN
+    [ -z "${DATA_LATE:-}" ] || dbegin=$DATA_BEGIN
     if python3 tests/qemu/compare_data.py "$d/data.$h" "$d/insn.$h" "$d/insn.mem.$h" --min "$((min / 10))" \
-         --begin "$TRACE_BEGIN" --end "$TRACE_END" ${DATA_CMP:-} </dev/null > "$d/compare-data.$h" 2>&1; then
+         --begin "$dbegin" --end "$TRACE_END" ${DATA_CMP:-} \
+         </dev/null > "$d/compare-data.$h" 2>&1; then
       pass "trace-$name: hart $h: decoded data trace equals executed loads and stores ($(head -1 "$d/compare-data.$h"))"
     else
       fail_log "trace-$name: hart $h: decoded data trace equals executed loads and stores" "$d/compare-data.$h" \
@@ -385,6 +390,9 @@ ETRACE=1 DATA=$((DATA_ON | $(tci trTeDataControl NoValue))) DATA_CMP=--no-value 
 run_trace etrace-data-novalue 1 1000 "$HTM 0 16 1 1 0 0"
 ETRACE=1 DATA=$((DATA_ON | $(tci trTeDataControl NoAddr))) DATA_CMP=--no-addr \
 run_trace etrace-data-noaddr 1 1000 "$HTM 0 16 1 1 0 0"
+# trTeDataTracing set while the instructions are traced already: data trace
+# starts with the next instruction (a support packet says denable=1).
+ETRACE=1 DATA=$DATA_ON DATA_LATE=1 run_trace etrace-data-late 1 1000 "$HTM 0 16 1 1 0 0"
 
 # Self-hosted trace (draft Smstrcn/Ssstrcn + Ssamb, -cpu rv64,smstrcn=true;
 # tests/qemu/payload/strc.c): the CSRs' reset values and WARL, the enables,

@@ -29,6 +29,7 @@ struct cfg {
     uint32_t filter_irq;     // 1: MatchInterrupt on interrupts, 2: on exceptions
     uint32_t etrace;         // 1: trTeFormat 0 (E-Trace), else N-Trace
     uint32_t data_control;   // trTeDataControl (E-Trace data trace)
+    uint32_t data_late;      // 1: trTeDataControl written only once tracing runs
 };
 #define FILTER_IRQ_INTERRUPTS 1
 #define FILTER_IRQ_EXCEPTIONS 2
@@ -393,7 +394,7 @@ static void encoder_start(unsigned h)
     wr32(e + TCI_trTeFilter0MatchEcauseHigh, 0);
     wr32(e + TCI_trTeFilter0Control, fc ? TCI_BIT(trTeFilter0Control, Enable) | fc : 0);
     wr32(e + TCI_trTeInstFilters, fc ? 1 : 0);
-    wr32(e + TCI_trTeDataControl, CFG->data_control);
+    wr32(e + TCI_trTeDataControl, CFG->data_late ? 0 : CFG->data_control);
     wr32(e + TCI_trTeTrigExtInControl, 0);
     wr32(e + TCI_trTsControl, CFG->ts_control);
     if (CFG->loss_test == LOSS_STALL) {
@@ -402,7 +403,7 @@ static void encoder_start(unsigned h)
     /* trTeFormat is WARL with E-Trace (0) settable: ask for the one wanted. */
     c |= TCI_SET(trTeControl, Format, CFG->etrace ? TCI_FORMAT_ETRACE : TCI_FORMAT_NTRACE);
     wr32(e + TCI_trTeControl, TCI_BIT(trControl, Active) | c);
-    if (h == 0 && CFG->data_control) {
+    if (h == 0 && CFG->data_control && !CFG->data_late) {
         // Data trace exists with E-Trace only (N-Trace 1.0: every trTeData
         // field 0); address compression is E-Trace's own (protocol defined).
         uint32_t d = rd32(e + TCI_trTeDataControl);
@@ -417,6 +418,13 @@ static void encoder_start(unsigned h)
     wr32(e + TCI_trTeControl, TCI_BIT(trControl, Active) | c | TCI_BIT(trControl, Enable));
     wr32(e + TCI_trTeControl, TCI_BIT(trControl, Active) | c | TCI_BIT(trControl, Enable) |
                                   TCI_BIT(trTeControl, InstTracing));
+}
+
+// Data trace switched on while instruction trace runs (the encoder says so
+// in a support packet); the first access traced is the next instruction's.
+static void __attribute__((noinline)) data_enable(unsigned h)
+{
+    wr32(enc_base(h) + TCI_trTeDataControl, CFG->data_control);
 }
 
 static void sink_arm(void)
@@ -520,6 +528,9 @@ void secondary_main(void)
     }
     setup_pmp_and_traps();
     encoder_start(h);
+    if (CFG->data_late) {
+        data_enable(h);
+    }
     workload(CFG->iterations);
     tr_disable(enc_base(h));
     __atomic_fetch_add(&done_count, 1, __ATOMIC_SEQ_CST);
@@ -565,6 +576,7 @@ int main(void)
         CFG->filter_irq = 0;
         CFG->etrace = 0;
         CFG->data_control = 0;
+        CFG->data_late = 0;
     }
     setup_pmp_and_traps();
     // sink, then funnel, then encoders
@@ -581,6 +593,9 @@ int main(void)
     funnels_start();
     go = 1;
     encoder_start(0);
+    if (CFG->data_late) {
+        data_enable(0);
+    }
     if (CFG->loss_test == LOSS_DROP) {
         workload(CFG->iterations);
         loss_rearm_check();
