@@ -17,8 +17,8 @@
  *
  * IDX is the line number (from 0) of the accessing instruction in the
  * instruction record, PC its address, L a load, S a store, SIZE log2 of the
- * bytes, ADDR the virtual address, VALUE the value loaded or stored (SIZE
- * bytes, little-endian as read), "a" an atomic instruction (AMO, LR, SC:
+ * bytes, ADDR the virtual address, VALUE the value loaded or stored (its
+ * 2^SIZE bytes as memory holds them), "a" an atomic instruction (AMO, LR, SC:
  * an AMO is a load of the old value and a store of the new one). What
  * tests/qemu/compare_data.py compares E-Trace data trace with. mem=S (with
  * priv=on) records only the accesses of S-mode instructions.
