@@ -81,7 +81,7 @@ def main():
         if hi < 0:
             print("the record never executes an --end address after its start")
             return 1
-    want, where, atomics = [], [], 0
+    want, where, atomics, atom_at = [], [], 0, []
     with open(mem_path) as f:
         for line in f:
             w = line.split()
@@ -90,6 +90,7 @@ def main():
                 continue
             if len(w) > 6 and w[6] == "a":
                 atomics += 1
+                atom_at.append(len(want))  # accesses recorded before it
                 continue
             kind = "load" if w[2] == "L" else "store"
             want.append(norm("%s size=%x addr=%#x data=%#x" % (kind, int(w[3]), int(w[4], 16), int(w[5], 16))))
@@ -101,8 +102,9 @@ def main():
         first = next((i for i in range(len(want) - k + 1) if want[i] == got[0] and want[i:i + k] == got), -1) \
             if got else -1
         if first >= 0 and k >= least:
-            print("%d accesses equal (accesses %d..%d of the record, %d atomics left out)" % (k, first, first + k - 1,
-                                                                                               atomics))
+            inside = sum(first < a < first + k for a in atom_at)
+            print("%d accesses equal (accesses %d..%d of the record, %d atomics inside left out)" % (
+                k, first, first + k - 1, inside))
             return 0
         print("%d decoded accesses%s" % (k, " are no contiguous run of the %d recorded" % len(want) if first < 0
                                          else ", fewer than --min %d" % least))
