@@ -2129,13 +2129,15 @@ static void et_data(RVTraceEncoderState *s, uint64_t addr, uint64_t value,
     sh = unaligned ? 0 : size;
     /* Arithmetic shift: high addresses keep their sign and compress well. */
     a = (uint64_t)((int64_t)addr >> sh);
-    et_put(&p, ET_DFMT_BITS, (store ? ET_DFMT_STORE : ET_DFMT_LOAD) + unaligned);
+    et_put(&p, ET_DFMT_BITS,
+           (store ? ET_DFMT_STORE : ET_DFMT_LOAD) + unaligned);
     et_put(&p, ET_DSIZE_BITS, size);
     if (e->dopt & ET_DOPT_NO_DATA) {                /* Table 28 */
         bool d = e->daddr_valid & bit;
 
         et_put(&p, 1, d);
-        et_put(&p, ET_DADDR_BITS, d ? a - (uint64_t)((int64_t)e->daddr[size] >> sh) : a);
+        et_put(&p, ET_DADDR_BITS,
+               d ? a - (uint64_t)((int64_t)e->daddr[size] >> sh) : a);
         e->daddr[size] = addr;
         e->daddr_valid |= bit;
     } else if (e->dopt & ET_DOPT_NO_ADDR) {         /* Table 29 */
@@ -2146,7 +2148,8 @@ static void et_data(RVTraceEncoderState *s, uint64_t addr, uint64_t value,
         e->ddata[size] = v;
         e->ddata_valid |= bit;
     } else {                                        /* Table 27 */
-        mode = sync ? ET_DMODE_FULL : et_dpick(true, v, e->ddata[size], aw, &dv);
+        mode = sync ? ET_DMODE_FULL :
+                      et_dpick(true, v, e->ddata[size], aw, &dv);
         if (sync) {
             dv = v;
         }
