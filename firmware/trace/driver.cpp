@@ -84,6 +84,12 @@ bool discover_encoder(uint64_t base, EncoderCaps &c) {
     uint32_t e = probe(ctl, kActive | TCI_SET(trTeControl, Format, TCI_FORMAT_ETRACE));
     c.etrace = TCI_GET(e, trTeControl, Format) == TCI_FORMAT_ETRACE &&
                TCI_GET(read32(base + TCI_trTeImpl), trTeImpl, ProtocolMajor) == kEtraceMajor;
+    // Data trace (E-Trace data packets): implemented, and the enable sticks.
+    if (c.etrace) {
+        constexpr uint32_t kData = TCI_BIT(trTeDataControl, Implemented) | TCI_BIT(trTeDataControl, Tracing);
+        c.data = (probe(base + TCI_trTeDataControl, TCI_BIT(trTeDataControl, Tracing)) & kData) == kData;
+        write32(base + TCI_trTeDataControl, 0);
+    }
     c.btm = mode_sticks(TCI_INSTMODE_BTM);
     c.htm = mode_sticks(TCI_INSTMODE_HTM);
     for (unsigned m = 1; m <= TCI_SYNCMODE_HALFWORDS; m++) {
@@ -153,6 +159,11 @@ bool encoder_start(uint64_t base, const EncoderConfig &c) {
     // read-only or write-1-to-clear).
     constexpr uint32_t kStatus = kEmpty | TCI_BIT(trTeControl, InstStallOrOverflow);
     if ((read32(ctl) & ~kStatus) != v) return false;
+    // Data trace once trTeFormat says E-Trace (it has none in N-Trace).
+    if (c.data_control) {
+        write32(base + TCI_trTeDataControl, c.data_control);
+        if (!(read32(base + TCI_trTeDataControl) & TCI_BIT(trTeDataControl, Tracing))) return false;
+    }
     write32(ctl, v | kEnable);
     write32(ctl, v | kEnable | TCI_BIT(trTeControl, InstTracing));
     return true;
@@ -161,7 +172,8 @@ bool encoder_start(uint64_t base, const EncoderConfig &c) {
 bool encoder_stop(uint64_t base, bool &lost) {
     const uint64_t ctl = base + TCI_trTeControl;
     uint32_t v = read32(ctl);
-    lost = v & TCI_BIT(trTeControl, InstStallOrOverflow);
+    lost = (v & TCI_BIT(trTeControl, InstStallOrOverflow)) ||
+           (read32(base + TCI_trTeDataControl) & TCI_BIT(trTeDataControl, StallOrOverflow));
     // InstStallOrOverflow is write-1-to-clear: write 0 there to keep it.
     v &= ~(kEnable | TCI_BIT(trTeControl, InstTracing) | TCI_BIT(trTeControl, InstStallOrOverflow));
     write32(ctl, v);

@@ -41,6 +41,7 @@ struct EncoderCaps {
     uint32_t priv_choices; // ChoicePrivilege bits filter 0 can match (0: none)
     bool context, timestamp, stall;
     bool etrace;           // trTeFormat E-Trace sticks (E-Trace 2.0 protocol)
+    bool data;             // with E-Trace, trTeDataImplemented and trTeDataTracing
 };
 bool discover_encoder(uint64_t base, EncoderCaps &c);
 
@@ -50,13 +51,15 @@ struct EncoderConfig {
     uint32_t features;    // trTeInstFeatures, SrcID and SrcBits included
     uint32_t priv_filter; // ChoicePrivilege of filter 0; 0: no filter
     uint32_t ts_control;  // trTsControl
+    uint32_t data_control; // trTeDataControl (E-Trace data trace; 0: off)
 };
 // Reset, program, then Enable and InstTracing (the order of TCI 1.0
 // "Enabling and Disabling"). False on a timeout or a setting that did not
 // stick (the caller validated it against the capabilities).
 bool encoder_start(uint64_t base, const EncoderConfig &c);
 // Clears InstTracing and Enable and waits for Empty: every message the
-// encoder made has left it. `lost` reports trTeInstStallOrOverflow.
+// encoder made has left it. `lost` reports trTeInstStallOrOverflow (and
+// trTeDataStallOrOverflow).
 bool encoder_stop(uint64_t base, bool &lost);
 // Hands on every message the encoder holds while it keeps its programming:
 // InstTracing = 0, wait for Empty, InstTracing = 1 (tracing restarts with a

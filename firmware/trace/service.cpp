@@ -106,6 +106,7 @@ unsigned long caps_of(const HartTrace &h) {
     if (st.sink_caps.smem) v |= caps::SINK_SMEM;
     v |= static_cast<unsigned long>(st.src_bits) << caps::SRC_BITS_SHIFT;
     if (h.caps.etrace) v |= caps::ETRACE;
+    if (h.caps.etrace && h.caps.data) v |= caps::DATA;
     return v;
 }
 
@@ -133,6 +134,9 @@ Error build_config(unsigned hartid, const HartTrace &h, uint32_t config, Encoder
     const bool etrace = config & cfg::ETRACE;
     if (etrace && (!(c & caps::ETRACE) || (config & 0xff8u & ~cfg::PRIV_MASK) || sync_mode))
         return Error::NotSupported;
+    // Data trace: E-Trace's only (N-Trace 1.0 has none), where the encoder has it.
+    const bool data = config & cfg::DATA;
+    if (data && (!etrace || !(c & caps::DATA))) return Error::NotSupported;
     // The privileges asked for must be selectable without M-mode.
     if ((config & cfg::PRIV_MASK) & ~c) return Error::Denied;
     out.control = TCI_SET(trTeControl, InstMode, mode) |
@@ -140,6 +144,7 @@ Error build_config(unsigned hartid, const HartTrace &h, uint32_t config, Encoder
                   TCI_SET(trTeControl, InstSyncMode, sync_mode) |
                   TCI_SET(trTeControl, InstSyncMax, sync_max) |
                   ((config & cfg::CONTEXT) ? TCI_BIT(trTeControl, Context) : 0);
+    out.data_control = data ? TCI_BIT(trTeDataControl, Tracing) : 0;
     uint32_t f = TCI_SET(trTeInstFeatures, ImplicitReturnMode, iret_mode) |
                  TCI_SET(trTeInstFeatures, SrcID, hartid) |
                  TCI_SET(trTeInstFeatures, SrcBits, st.src_bits);
@@ -543,7 +548,7 @@ bool ctr_feed_start(unsigned long hartid) {
     EncoderConfig c{TCI_SET(trTeControl, InstMode, TCI_INSTMODE_BTM) |
                         TCI_SET(trTeControl, Format, TCI_FORMAT_NTRACE) | sync,
                     TCI_SET(trTeInstFeatures, SrcID, h) | TCI_SET(trTeInstFeatures, SrcBits, st.src_bits),
-                    1u << TCI_PRIV_S, 0};
+                    1u << TCI_PRIV_S, 0, 0};
     if (!encoder_start(st.topo.encoder[h].base, c)) {
         bool lost;
         encoder_stop(st.topo.encoder[h].base, lost);

@@ -30,7 +30,10 @@ constexpr uint32_t PRIV_MASK = 0xfu << PRIV_SHIFT;
 // trTeFormat E-Trace (TCI 1.0) instead of N-Trace: E-Trace 2.0 instruction
 // trace, with no other option than the privileges (README "E-Trace").
 constexpr uint32_t ETRACE = 1u << 22;
-constexpr uint32_t RESERVED = ~0u << 23;
+// With ETRACE: E-Trace data trace of every load and store (trTeDataTracing,
+// README "E-Trace").
+constexpr uint32_t DATA = 1u << 23;
+constexpr uint32_t RESERVED = ~0u << 24;
 } // namespace cfg
 namespace caps {
 constexpr unsigned long BTM = 1u << 0, HTM = 1u << 1;
@@ -42,6 +45,7 @@ constexpr unsigned long SINK_STOP_ON_WRAP = 1u << 15;
 constexpr unsigned long SINK_SRAM = 1u << 22, SINK_SMEM = 1u << 23;
 constexpr unsigned SRC_BITS_SHIFT = 24; // 4 bits: trTeSrcBits of the stream
 constexpr unsigned long ETRACE = 1ul << 28; // the encoder speaks E-Trace too (cfg::ETRACE)
+constexpr unsigned long DATA = 1ul << 29;   // and has E-Trace data trace (cfg::DATA)
 } // namespace caps
 // trace_set_sink flags.
 namespace sinkflag {

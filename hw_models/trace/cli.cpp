@@ -11,6 +11,7 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -79,9 +80,10 @@ const char kUsageText[] =
     "  etrace encode [PARAMS] FILE                   text records -> packets\n"
     "E-Trace instruction trace (the project QEMU's trTeFormat 0 stream: RISC-V packet\n"
     "encapsulation, etrace_inst.hpp):\n"
-    "  etrace decode --elf PROG.elf [--elf MORE] [--src-bits N --src HART] [--rv32] FILE\n"
-    "                                                one 0xADDR per retired instruction\n"
-    "  etrace idump [--src-bits N] [--rv32] FILE     one packet per line\n"
+    "  etrace decode --elf PROG.elf [--elf MORE] [--src-bits N --src HART] [--rv32]\n"
+    "                [--data DATA.txt] FILE          one 0xADDR per retired instruction; the\n"
+    "                                                data trace (flow 1) as one load/store per line\n"
+    "  etrace idump [--src-bits N] [--rv32] FILE     one packet per line (data packets too)\n"
     "    PARAMS: --data-width N --daddress-width N --lrid-width N --csr-width 32|64\n"
     "            --compress 0..3 (bit 0 XOR, bit 1 differential) --no-compress\n"
     "            --split --unified-only --no-addr --no-data\n"
@@ -142,7 +144,7 @@ bool takes_value(const std::string &n) {
                                     "--te-inst-features", "--ts-control", "--count", "--seed", "--raw", "--max-steps",
                                     "--data-width", "--daddress-width", "--lrid-width", "--csr-width", "--compress",
                                     "--max-tail", "--image", "--syms", "--top", "--ram-base", "--virt",
-                                    "--compat", "--cs", "--rpt", "--traps", "--pcinfo-image", "--records"};
+                                    "--compat", "--cs", "--rpt", "--traps", "--pcinfo-image", "--records", "--data"};
     for (const char *x : v)
         if (n == x) return true;
     return false;
@@ -746,6 +748,32 @@ int etrace_inst_main(const Args &a) {
     if (in != stdin) fclose(in);
     Output o;
     if (!o.open(a)) return kIo;
+    // Data trace packets (flow 1) of the selected source: the project QEMU's parameters
+    // (unified loads and stores only, data_width_p and daddress_width_p 64, XOR and
+    // differential compression); the support packets tell no-value/no-address.
+    FILE *dout = nullptr;
+    if (const std::string *dpath = a.get("--data")) {
+        dout = *dpath == "-" ? stdout : fopen(dpath->c_str(), "w");
+        if (!dout) return fprintf(stderr, "tsbi-trace: cannot write %s\n", dpath->c_str()), kIo;
+    }
+    etrace::Params dp;
+    dp.unified_only = true;
+    std::map<unsigned, etrace::Decoder> ddec;
+    uint64_t drecords = 0, bad = 0;
+    auto data_packet = [&](unsigned id, unsigned type, std::span<const uint8_t> pl, size_t at) -> std::string {
+        etrace::Decoder &dd = ddec.try_emplace(id, dp).first->second;
+        etrace::Record r;
+        const etrace::Err e = dd.decode(type, pl, r);
+        if (e != etrace::Err::None) {
+            fprintf(stderr, "# error at offset %zu: data trace: %s\n", at, etrace::err_name(e));
+            bad++;
+            return {};
+        }
+        if (r.kind == etrace::Kind::Support) return r.dloss ? "data_lost" : "";
+        if (r.kind == etrace::Kind::Sync) return {};
+        drecords++;
+        return etrace::format_record(r);
+    };
     std::string buf;
     etrace::InstDecoder d(p, img, [&](uint64_t pc) {
         char line[24];
@@ -753,16 +781,37 @@ int etrace_inst_main(const Args &a) {
         if (buf.size() > (1 << 16)) o.write(buf), buf.clear();
     });
     size_t off = 0, at = 0;
-    unsigned id;
+    unsigned id, flow;
     std::span<const uint8_t> pl;
-    uint64_t bad = 0;
-    while (at = off, etrace::next_inst_packet(p, data, off, id, pl, err)) {
+    while (at = off, etrace::next_inst_packet(p, data, off, id, pl, err, &flow)) {
         if (a.has("--src") && id != src) continue;
+        if (flow == etrace::kFlowData) {
+            const std::string line = data_packet(id, 1, pl, at);
+            if (dump) {
+                char head[40];
+                snprintf(head, sizeof head, "%zu src=%u data ", at, id);
+                o.write(head + line + "\n");
+            } else if (dout && !line.empty()) {
+                fprintf(dout, "%s\n", line.c_str());
+            }
+            continue;
+        }
+        if (flow != etrace::kFlowInst) {
+            fprintf(stderr, "# error at offset %zu: unknown flow %u\n", at, flow);
+            bad++;
+            continue;
+        }
         etrace::InstPacket k;
         if (!etrace::parse_inst(p, pl, k, err)) {
             fprintf(stderr, "# error at offset %zu: %s\n", at, err.c_str());
             bad++;
             continue;
+        }
+        // Synchronization packets restart data compression; support packets carry
+        // denable, dloss and doptions.
+        if (k.format == 3 && k.subformat != 2) {
+            const std::string line = data_packet(id, 0, pl, at);
+            if (dout && !dump && !line.empty()) fprintf(dout, "%s\n", line.c_str());
         }
         if (dump) {
             char head[40];
@@ -775,6 +824,8 @@ int etrace_inst_main(const Args &a) {
     if (!err.empty()) fprintf(stderr, "# error at offset %zu: %s\n", off, err.c_str()), bad++;
     d.finish();
     o.write(buf);
+    if (dout && dout != stdout && fclose(dout)) return kIo;
+    if (dout) fprintf(stderr, "# %llu data trace records\n", (unsigned long long)drecords);
     if (!o.close()) return kIo;
     return bad || d.errors() ? kBadData : kOk;
 }

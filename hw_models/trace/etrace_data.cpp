@@ -16,6 +16,7 @@ namespace {
 constexpr unsigned kFmtLoad = 0, kFmtStore = 2, kFmtSplitData = 4, kFmtCsr = 5, kFmtAtomic = 6,
                    kFmtSplitAtomicData = 7;
 constexpr unsigned kScFailSubtype = 7;
+constexpr unsigned kCsrAddrOnlySubtypeBits = 3; // Table 39 (Tables 37, 38: 2)
 constexpr unsigned kMaxPayload = 63;
 constexpr uint64_t mask(unsigned n) { return n >= 64 ? ~0ull : (1ull << n) - 1; }
 constexpr unsigned clog2(uint64_t x) { return x <= 1 ? 0 : 64 - std::countl_zero(x - 1); }
@@ -298,12 +299,15 @@ bool Encoder::encode(const Record &r, std::vector<uint8_t> &out) {
         if (p_.unified_only || r.addr > 0xFFF || r.subtype > 2) return false;
         const unsigned cw = p_.csr_width, lb = cw == 64 ? 3 : 2;
         w.put(kFmtCsr, fb);
-        w.put(r.subtype, 2);
         if (p_.no_data) {
+            // Table 39: subtype 3 bits (the other CSR tables have 2), diff
+            // "0 or 1" bits: 0, CSR numbers are never sent differentially.
+            w.put(r.subtype, kCsrAddrOnlySubtypeBits);
             w.put(r.addr >> 6, 6);
             w.put(r.addr & 0x3F, 6);
             break;
         }
+        w.put(r.subtype, 2);
         uint64_t v;
         DMode m = pick(p_, st_.csr_valid, r.data, st_.csr_data, cw, v);
         w.put(data_only_code(p_, m), p_.data_diff_bits());
@@ -360,7 +364,9 @@ Err Decoder::decode(unsigned msg_type, std::span<const uint8_t> pl, Record &r) {
     if (msg_type == 0) {
         if (rd.get(2) != 3) return Err::Reserved; // other instruction trace packets
         const unsigned sub = unsigned(rd.get(2));
-        if (sub == 0) {
+        // The synchronization packets (payload.adoc "Format 3 packets":
+        // subformats 0 and 1) restart data compression (8.1.3).
+        if (sub == 0 || sub == 1) {
             r.kind = Kind::Sync;
             st_.reset();
             return Err::None;
@@ -516,10 +522,10 @@ Err Decoder::decode(unsigned msg_type, std::span<const uint8_t> pl, Record &r) {
     case kFmtCsr: {
         r.kind = Kind::Csr;
         r.size = p_.csr_width == 64 ? 3 : 2;
-        r.subtype = unsigned(rd.get(2));
-        if (r.subtype == 3) return Err::Reserved;
+        r.subtype = unsigned(rd.get(p_.no_data ? kCsrAddrOnlySubtypeBits : 2));
+        if (r.subtype >= 3) return Err::Reserved;
         const unsigned cw = p_.csr_width, lb = cw == 64 ? 3 : 2;
-        if (p_.no_data) {
+        if (p_.no_data) { // Table 39
             r.addr = rd.get(6) << 6;
             r.addr |= rd.get(6);
             break;

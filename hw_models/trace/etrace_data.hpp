@@ -15,6 +15,9 @@
 // Implementation-defined choices: format 111 is the split atomic data packet (the table
 // reuses 110, which is already the atomic request); data_width_p is at most 64; CSR
 // packets carry the address also when addresses are excluded (no CSR data-only table);
+// the CSR address-only packet (Table 39) has the 3-bit subtype its table gives and a
+// 0-bit diff (CSR numbers are never differential); both synchronization packets
+// (format 3 subformats 0 and 1) restart compression;
 // support packet widths E=1 (encoder_mode), N=6 (ioptions), M=2 (doptions: bit 0 no data,
 // bit 1 no address).
 #pragma once

@@ -29,7 +29,7 @@ unsigned map_bits(unsigned branches) {
 } // namespace
 
 bool next_inst_packet(const InstParams &p, std::span<const uint8_t> s, size_t &off, unsigned &src,
-                      std::span<const uint8_t> &payload, std::string &err) {
+                      std::span<const uint8_t> &payload, std::string &err, unsigned *flow) {
     while (off < s.size() && s[off] == 0) off++; // null packets
     if (off >= s.size()) return false;
     // The RAM sink pads its last partial word with N-Trace idle bytes (0xFF):
@@ -46,6 +46,7 @@ bool next_inst_packet(const InstParams &p, std::span<const uint8_t> s, size_t &o
     for (unsigned i = 0; i < p.src_bytes; i++) src |= unsigned(s[off + 1 + i]) << (8 * i);
     payload = s.subspan(off + 1 + p.src_bytes, len);
     off += 1 + p.src_bytes + len;
+    if (flow) *flow = h >> 5 & 3;
     return true;
 }
 
@@ -177,6 +178,9 @@ void InstDecoder::settle_tentative(bool next_is_address) {
 }
 
 void InstDecoder::packet(const InstPacket &k, uint64_t off) {
+    // A support packet while tracing with no change to qualification (data trace
+    // switched on or off) says nothing about the instructions.
+    if (k.format == 3 && k.subformat == 3 && k.ienable && k.qual_status == 0) return;
     settle_tentative(k.format != 3 && k.has_address);
     if (k.format == 3) {
         switch (k.subformat) {

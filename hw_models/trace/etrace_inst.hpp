@@ -6,7 +6,8 @@
 //
 // Encapsulation ("Unformatted Trace & Diagnostic Data Packet Encapsulation for RISC-V"):
 // a header byte {extend[7], flow[6:5], length[4:0]} (length 0: a null packet, one
-// byte), the source ID in `src_bytes` bytes, then `length` payload bytes. Payloads as
+// byte; flow 1: a data trace packet, etrace_data.hpp), the source ID in `src_bytes`
+// bytes, then `length` payload bytes. Payloads as
 // hw_models/trace/etrace_pkts.def lays them out, sign-compressed (bits past the end
 // repeat the last bit). Parameters: iaddress_width_p 64 (or 32), iaddress_lsb_p 1,
 // privilege_width_p 3, ecause_width_p 6, notime_p, nocontext_p, no return stack or call
@@ -75,9 +76,12 @@ class InstDecoder {
     uint64_t errors_ = 0;
 };
 
-// Splits an encapsulated stream; `src` the source ID read (0 without). False at the end
-// or at a truncated packet (err set).
+// Splits an encapsulated stream; `src` the source ID read (0 without), `flow` the header's
+// flow field (the project QEMU: kFlowInst instruction trace, kFlowData data trace packets,
+// hw_models/qemu/README.md "E-Trace data trace"). False at the end or at a truncated packet
+// (err set).
+constexpr unsigned kFlowInst = 0, kFlowData = 1;
 bool next_inst_packet(const InstParams &p, std::span<const uint8_t> s, size_t &off, unsigned &src,
-                      std::span<const uint8_t> &payload, std::string &err);
+                      std::span<const uint8_t> &payload, std::string &err, unsigned *flow = nullptr);
 
 } // namespace etrace

@@ -6,6 +6,7 @@
 //   trace-htm.bin   HTM of S-mode on every hart, SMEM sink
 //   trace-btm.bin   BTM of S-mode on every hart, SMEM sink
 //   trace-etrace.bin E-Trace of S-mode on every hart, SMEM sink
+//   trace-etrace-data.bin the same with data trace (every load and store)
 //   trace-sram.bin  HTM on the boot hart into the SRAM, read with READ_SRAM
 //   trace-hsm.bin   HTM of the last secondary across an HSM suspend, stop and start
 //   handed.dtb      the device tree the firmware handed on (trace
@@ -191,7 +192,7 @@ void errors(unsigned long caps0) {
         expect_eq(call(GET_CAPS, p.hartids[i]).value, caps0, "caps/hart%lu_same_as_boot", p.hartids[i]);
 
     // CONFIGURE
-    expect_err(call(CONFIGURE, 1, self, ok_cfg | (1u << 23)), ERR_INVALID_PARAM, "configure/reserved_bit23");
+    expect_err(call(CONFIGURE, 1, self, ok_cfg | (1u << 24)), ERR_INVALID_PARAM, "configure/reserved_bit24");
     expect_err(call(CONFIGURE, 1, self, ok_cfg | (1u << 31)), ERR_INVALID_PARAM, "configure/reserved_bit31");
     static const unsigned long bad_modes[] = {0, 1, 2, 4, 5, 7};
     for (unsigned long m : bad_modes)
@@ -536,5 +537,11 @@ void payload_main() {
     expect_err(call(CONFIGURE, 0, ALL, HTM | cfg::ETRACE | cfg::IMPLICIT_RETURN | cfg::PRIV_S), ERR_NOT_SUPPORTED,
                "configure/etrace_with_ntrace_option");
     traced_run("trace-etrace.bin", HTM | cfg::ETRACE | cfg::PRIV_S, 16);
+    // E-Trace data trace (configuration bit 23, capability bit 29): with
+    // E-Trace only.
+    expect_true(c & caps::DATA, "caps/etrace_data");
+    expect_err(call(CONFIGURE, 0, ALL, HTM | cfg::DATA | cfg::PRIV_S), ERR_NOT_SUPPORTED,
+               "configure/data_without_etrace");
+    traced_run("trace-etrace-data.bin", HTM | cfg::ETRACE | cfg::DATA | cfg::PRIV_S, 4);
     if (platform().nharts > 1) hsm_run();
 }

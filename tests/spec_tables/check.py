@@ -40,6 +40,7 @@ TCI_VALUE_FIELDS = {
     "IRETMODE": ("trTeInstFeatures", "trTeInstImplicitReturnMode"),
     "TSMODE": ("trTsControl", "trTsMode"),
     "RAMMODE": ("trRamControl", "trRamMode"),
+    "DADDRCOMPRESS": ("trTeDataControl", "trTeDataAddrCompress"),
 }
 TCI_KEYWORDS = {
     ("INSTMODE", "OFF"): "disabled", ("INSTMODE", "BTM"): "Baseline", ("INSTMODE", "HTM"): "Optimized",
@@ -50,6 +51,8 @@ TCI_KEYWORDS = {
     ("TSMODE", "NONE"): "None", ("TSMODE", "EXTERNAL"): "External", ("TSMODE", "INTERNAL"): "Internal System",
     ("TSMODE", "CORE"): "Internal Core", ("TSMODE", "SHARED"): "Shared",
     ("RAMMODE", "SRAM"): "SRAM mode", ("RAMMODE", "SMEM"): "SMEM mode",
+    ("DADDRCOMPRESS", "FULL"): "full", ("DADDRCOMPRESS", "XOR"): "XOR",
+    ("DADDRCOMPRESS", "DIFF"): "differential", ("DADDRCOMPRESS", "PROTOCOL"): "Protocol defined",
 }
 COMPTYPE_IMPL = {"ENCODER": "trTeImpl", "FUNNEL": "trFunnelImpl", "RAMSINK": "trRamImpl",
                  "PIBSINK": "trPibImpl", "ATBBRIDGE": "trAtbBridgeImpl"}

@@ -51,6 +51,46 @@ PY
   cmp_case within_accepts_part 0 head_cut --within
   cmp_case within_min_fails 1 head_cut --within --min 100
   cmp_case begin_never_executed_fails 1 whole --begin 0x9000
+  # compare_data.py: the window's loads and stores (instruction lines 10..49
+  # of the record; an AMO, "a", left out) against decoded data traces with
+  # one value wrong, the last access missing, an access from before the
+  # window, and addresses blanked (--no-addr).
+  python3 - "$t" <<'PY'
+import sys
+t = sys.argv[1]
+acc = [(10 + 2 * i, "L" if i % 3 else "S", 3, 0x80001000 + 8 * i, 0x1111 * i) for i in range(20)]
+with open(f"{t}/mem", "w") as f:
+    f.write("3 0x100c S 3 0x80000ff8 0x5\n")
+    for idx, k, size, addr, val in acc:
+        f.write(f"{idx} {0x2000 + 4 * (idx - 10):#x} {k} {size} {addr:#x} {val:#x}\n")
+    f.write("12 0x2008 L 3 0x80002000 0x7 a\n")
+def put(name, rows):
+    with open(f"{t}/{name}", "w") as f:
+        for k, size, addr, val in rows:
+            f.write(f"{'load' if k == 'L' else 'store'} size={size:x} addr={addr:#x} data={val:#x}\n")
+rows = [r[1:] for r in acc]
+put("data_whole", rows)
+put("data_value_wrong", rows[:5] + [rows[5][:3] + (rows[5][3] ^ 1,)] + rows[6:])
+put("data_tail_cut", rows[:-1])
+put("data_outside", [("S", 3, 0x80000ff8, 5)] + rows)
+put("data_noaddr", [(k, s, 0, v) for k, s, a, v in rows])
+PY
+  dcmp_case() { # NAME WANT DECODED [OPTIONS...]
+    local n=$1 want=$2 dec=$3; shift 3
+    python3 tests/qemu/compare_data.py "$t/$dec" "$t/record" "$t/mem" --begin 0x2000 --end 0x205c "$@" \
+      > "$t/$n.out" 2>&1
+    rc=$?
+    if [ "$rc" = "$want" ]; then pass "compare_data.py/$n ($(head -1 "$t/$n.out" | cut -c1-200))"
+    else fail_log "compare_data.py/$n" "$t/$n.out" "expected exit status $want, got $rc"; fi
+  }
+  dcmp_case whole_passes 0 data_whole
+  dcmp_case value_wrong_fails 1 data_value_wrong
+  dcmp_case tail_cut_fails 1 data_tail_cut
+  dcmp_case access_outside_window_fails 1 data_outside
+  dcmp_case addresses_blank_fail 1 data_noaddr
+  dcmp_case no_addr_passes_blank_addresses 0 data_noaddr --no-addr
+  dcmp_case within_passes_part 0 data_tail_cut --within
+  dcmp_case within_value_wrong_fails 1 data_value_wrong --within
 }
 compare_selftest
 
@@ -112,7 +152,12 @@ bits_list() {
 # compared), FILTER_ECAUSE (a cause mask) and FILTER_IRQ (1 interrupts, 2
 # exceptions): filter 0 traces trap windows, compared with the record's,
 # LOST_HEAD=1 (the trace is known to have lost its beginning: compare.py
-# --lost-head).
+# --lost-head), ETRACE=1 (trTeFormat 0: E-Trace, decoded with etrace decode),
+# DATA (trTeDataControl: with its Tracing bit the E-Trace data trace is
+# decoded too and must equal the loads and stores the plugin's mem=on record
+# shows in the same window, tests/qemu/compare_data.py; DATA_CMP: its
+# --no-value/--no-addr), DATA_LATE=1 (trTeDataControl written only after
+# tracing started: the data window starts after data_enable's store).
 #
 # Each hart's decoded trace must equal the record from the first traced
 # instruction to the last (compare.py --begin/--end). The encoder starts and
@@ -134,6 +179,7 @@ fn_stores() {
 }
 TRACE_BEGIN=$(fn_stores encoder_start | tail -1 | cut -d' ' -f2)
 TRACE_END=$(fn_stores tr_disable | head -1 | cut -d' ' -f1)
+DATA_BEGIN=$(fn_stores data_enable | tail -1 | cut -d' ' -f2)
 [ -n "$TRACE_BEGIN" ] && [ -n "$TRACE_END" ] ||
   fail "trace window: no store in encoder_start or tr_disable of $ELF (begin '$TRACE_BEGIN', end '$TRACE_END')"
 
@@ -145,9 +191,11 @@ run_trace() {
   sb=$(( cfg[4] > 16 ? 5 : 4 ))   # SrcBits the payload programs (trace.c SRC_BITS)
   rm -rf "$d"; mkdir -p "$d"
   # compare.py options that cut the record down to what filter 0 lets through
-  local plugargs=out=insn cmpopts=(--begin "$TRACE_BEGIN" --end "$TRACE_END")
+  local plugargs=out=insn cmpopts=(--begin "$TRACE_BEGIN" --end "$TRACE_END") fmt=ntrace
+  [ -z "${ETRACE:-}" ] || fmt=etrace
   [ -z "${LOST_HEAD:-}" ] || cmpopts+=(--lost-head)
   [ -z "${FILTER:-}${FILTER_ECAUSE:-}${FILTER_IRQ:-}" ] || plugargs=out=insn,priv=on
+  [ -z "${DATA:-}" ] || plugargs=$plugargs,mem=on
   [ -z "${FILTER:-}" ] || cmpopts+=(--priv "$(bits_list "$FILTER" "$TCI_PRIV_U" "$TCI_PRIV_S" \
                                       "$TCI_PRIV_M" "$TCI_PRIV_VU" "$TCI_PRIV_VS")")
   if [ -n "${FILTER_ECAUSE:-}${FILTER_IRQ:-}" ]; then
@@ -155,7 +203,8 @@ run_trace() {
     [ -z "${FILTER_ECAUSE:-}" ] || cmpopts+=(--causes "$(bits_list "$FILTER_ECAUSE" $(seq 0 31))")
     [ -z "${FILTER_IRQ:-}" ] || cmpopts+=(--irq $(( FILTER_IRQ == 1 ? 1 : 0 )))
   fi
-  for w in 0x54534249 "${cfg[@]}" ${KERNEL:-0} ${FILTER:-0} ${FILTER_ECAUSE:-0} ${FILTER_IRQ:-0}; do
+  for w in 0x54534249 "${cfg[@]}" ${KERNEL:-0} ${FILTER:-0} ${FILTER_ECAUSE:-0} ${FILTER_IRQ:-0} \
+           ${ETRACE:-0} ${DATA:-0} ${DATA_LATE:-0}; do
     loader+=(-device "loader,addr=$((0x80ff0000 + 4 * i)),data=$w,data-len=4")
     i=$((i + 1))
   done
@@ -179,8 +228,8 @@ run_trace() {
     { fail_log "trace-$name: no trace to decode" "$d/uart.log" "expected $d/trace.bin (decoder '$DEC')"; return; }
   local decoded=0
   for ((h = 0; h < cfg[4]; h++)); do
-    if ! "$DEC" ntrace decode --elf "$ELF" --src-bits "$sb" --src "$h" "$@" "$d/trace.bin" \
-         > "$d/decoded.$h" 2> "$d/decode.$h.err"; then
+    if ! "$DEC" "$fmt" decode --elf "$ELF" --src-bits "$sb" --src "$h" ${DATA:+--data "$d/data.$h"} "$@" \
+         "$d/trace.bin" > "$d/decoded.$h" 2> "$d/decode.$h.err"; then
       fail_log "trace-$name: hart $h: decoder error" "$d/decode.$h.err"; continue
     fi
     [ "$h" != 0 ] || decoded=1
@@ -190,6 +239,17 @@ run_trace() {
     else
       fail_log "trace-$name: hart $h: decoded trace equals executed instructions" "$d/compare.$h" \
         "$(head -1 "$d/compare.$h") (decoded $d/decoded.$h, record $d/insn.$h)"
+    fi
+    [ -n "${DATA:-}" ] || continue
+    local dbegin=$TRACE_BEGIN
+    [ -z "${DATA_LATE:-}" ] || dbegin=$DATA_BEGIN
+    if python3 tests/qemu/compare_data.py "$d/data.$h" "$d/insn.$h" "$d/insn.mem.$h" --min "$((min / 10))" \
+         --begin "$dbegin" --end "$TRACE_END" ${DATA_CMP:-} \
+         </dev/null > "$d/compare-data.$h" 2>&1; then
+      pass "trace-$name: hart $h: decoded data trace equals executed loads and stores ($(head -1 "$d/compare-data.$h"))"
+    else
+      fail_log "trace-$name: hart $h: decoded data trace equals executed loads and stores" "$d/compare-data.$h" \
+        "$(head -1 "$d/compare-data.$h") (decoded $d/data.$h, record $d/insn.mem.$h)"
     fi
   done
   # Without the option the decode must fail, which only means something when
@@ -314,6 +374,25 @@ EXPECT="EVCODE=0x0 SYNC=0x3" GDBSTOP=run_in_smode \
 run_trace htm-debug-stop 1 10000 "$HTM $IRET_FULL 64 1 1 0 0" --implicit-return=3
 EXPECT="EVCODE=0x0 SYNC=0x3" GDBSTOP=run_in_smode \
 run_trace btm-debug-stop 1 10000 "$BTM 0 64 1 1 0 0"
+
+# E-Trace (trTeFormat 0) with data trace (trTeDataTracing, hw_models/qemu
+# README "E-Trace data trace"): each hart's decoded instructions equal the
+# record, and its decoded loads and stores (kind, size, address, value)
+# equal the plugin's, on 1 and 4 harts; then with trTeDataNoValue (Table 28,
+# addresses only) and trTeDataNoAddr (Table 29, values only). The
+# unsupported options written with Tracing (triggers, stall, drop) read back
+# 0 (trace.c).
+DATA_ON=$(( $(tci trTeDataControl Tracing) | $(tci trTeDataControl TrigEnable) |
+            $(tci trTeDataControl StallEna) | $(tci trTeDataControl DropEna) ))
+ETRACE=1 DATA=$DATA_ON run_trace etrace-data 1 10000 "$HTM 0 32 1 1 0 0"
+ETRACE=1 DATA=$DATA_ON run_trace etrace-data-4harts 4 10000 "$HTM 0 16 1 4 0 0"
+ETRACE=1 DATA=$((DATA_ON | $(tci trTeDataControl NoValue))) DATA_CMP=--no-value \
+run_trace etrace-data-novalue 1 1000 "$HTM 0 16 1 1 0 0"
+ETRACE=1 DATA=$((DATA_ON | $(tci trTeDataControl NoAddr))) DATA_CMP=--no-addr \
+run_trace etrace-data-noaddr 1 1000 "$HTM 0 16 1 1 0 0"
+# trTeDataTracing set while the instructions are traced already: data trace
+# starts with the next instruction (a support packet says denable=1).
+ETRACE=1 DATA=$DATA_ON DATA_LATE=1 run_trace etrace-data-late 1 1000 "$HTM 0 16 1 1 0 0"
 
 # Self-hosted trace (draft Smstrcn/Ssstrcn + Ssamb, -cpu rv64,smstrcn=true;
 # tests/qemu/payload/strc.c): the CSRs' reset values and WARL, the enables,

@@ -22,6 +22,7 @@ DEC=$PWD/build/trace/tsbi-trace
 ELF=$PWD/build/payloads/trace.elf
 PLUGIN=$PWD/build/qemu-tests/libinsnlog.so
 COMPARE=$PWD/tests/qemu/compare.py
+COMPARE_DATA=$PWD/tests/qemu/compare_data.py
 RUN=$PWD/tests/payloads/run.py
 W=$PWD/build/test-logs/trace-fw
 SEMI=(--qemu-arg=-semihosting-config --qemu-arg=enable=on,target=native)
@@ -117,16 +118,25 @@ check "qemu10-hart-sinks/encoder_keeps_mmode_out" grep -q '^TRACE-NO-MMODE: 1' "
 fwpcs=$(owner_decode qemu10-hart-sinks "$d" etrace)
 check "qemu10-hart-sinks/etrace_no_firmware_address ($fwpcs)" [ "$fwpcs" = 0 ]
 
-# decode_compare TAG FILE HART SRCBITS [FORMAT]: one hart's stream of FILE
-# vs its record; FORMAT ntrace (default) or etrace (trTeFormat 0).
+# decode_compare TAG FILE HART SRCBITS [FORMAT [data]]: one hart's stream of
+# FILE vs its record; FORMAT ntrace (default) or etrace (trTeFormat 0); with
+# "data" the E-Trace data trace too, against the plugin's mem=S record of the
+# hart's S-mode loads and stores (mrec.HART; --within, as the instructions).
 decode_compare() {
-  local tag=$1 f=$2 h=$3 sb=$4 fmt=${5:-ntrace} out
+  local tag=$1 f=$2 h=$3 sb=$4 fmt=${5:-ntrace} data=${6:-} out
   out=$W/$tag/${f%.bin}.$h.pcs
-  if ! "$DEC" "$fmt" decode --elf "$ELF" --src-bits "$sb" --src "$h" "$W/$tag/$f" -o "$out" \
-      > "$out.err" 2>&1; then
+  if ! "$DEC" "$fmt" decode --elf "$ELF" --src-bits "$sb" --src "$h" ${data:+--data "$out.data"} "$W/$tag/$f" \
+      -o "$out" > "$out.err" 2>&1; then
     fail "$tag/$f/hart$h/decodes ($(head -c 300 "$out.err"))"; return
   fi
   pass "$tag/$f/hart$h/decodes"
+  if [ -n "$data" ]; then
+    if python3 "$COMPARE_DATA" "$out.data" - "$W/$tag/mrec.$h" --within --min 100 > "$out.dcmp" 2>&1; then
+      pass "$tag/$f/hart$h/data_equals_executed ($(head -1 "$out.dcmp"))"
+    else
+      fail "$tag/$f/hart$h/data_equals_executed ($(head -3 "$out.dcmp" | tr '\n' ' '))"
+    fi
+  fi
   # --within: one insnlog record holds the whole run, while the firmware
   # starts and stops each hart's trace on an IPI the S-mode record does not
   # show, so the trace is a stretch of the record, not its whole.
@@ -156,9 +166,12 @@ for run in 1 4 18 1:sstc=false; do
   smp=${run%%:*}; cpu=; tag=qemu10-smp$smp
   if [ "$run" != "$smp" ]; then cpu=${run#*:}; tag=$tag-${cpu%%=*}-off; fi
   d=$W/$tag; mkdir -p "$d"
+  # E-Trace data trace is compared on 1 and 4 harts: their record has the
+  # S-mode loads and stores too (mem=S).
+  mem=; [ "$run" = 1 ] || [ "$run" = 4 ] && mem=,mem=S
   (cd "$d" && "$RUN" --qemu "$q" --smp "$smp" ${cpu:+--cpu "$cpu"} --timeout 600 --tag "$tag" --pass-through TRACE- \
      --log "$d/console.log" "${SEMI[@]}" --qemu-arg=-plugin \
-     --qemu-arg="$PLUGIN,out=$d/rec,priv=on" trace) > "$d/run.out" 2>&1
+     --qemu-arg="$PLUGIN,out=$d/rec,priv=on$mem" trace) > "$d/run.out" 2>&1
   rc=$?
   grep -E '^(PASS|FAIL): ' "$d/run.out"
   [ $rc -le 1 ] || { fail "$tag: runner failed ($rc)"; continue; }
@@ -177,6 +190,7 @@ for run in 1 4 18 1:sstc=false; do
 ' 0 1 15 16 $((smp - 1)) "$boot" | sort -nu)
   for h in $harts; do
     awk '$2 == 1' "$d/rec.$h" > "$d/srec.$h"
+    [ -z "$mem" ] || mv "$d/rec.mem.$h" "$d/mrec.$h"
   done
   if [ "$smp" -gt 1 ]; then
     last=$((smp - 1)); [ "$last" = "$boot" ] && last=$((smp - 2))
@@ -187,10 +201,11 @@ for run in 1 4 18 1:sstc=false; do
     decode_compare "$tag" trace-htm.bin "$h" "$sb"
     decode_compare "$tag" trace-btm.bin "$h" "$sb"
     decode_compare "$tag" trace-etrace.bin "$h" "$sb" etrace
+    [ -z "$mem" ] || decode_compare "$tag" trace-etrace-data.bin "$h" "$sb" etrace data
   done
   decode_compare "$tag" trace-sram.bin "$boot" "$sb"
   if [ "$smp" -gt 1 ]; then
     decode_compare "$tag" trace-hsm.bin "$last" "$sb"
   fi
-  rm -f "$d"/srec.* "$d"/*.pcs
+  rm -f "$d"/srec.* "$d"/mrec.* "$d"/*.pcs "$d"/*.pcs.data
 done

@@ -111,6 +111,20 @@ TEST_CASE("etrace compression state resets at synchronisation") {
     REQUIRE(next_packet(b, off, t, pl));
     Record o;
     CHECK(late.decode(t, pl, o) == Err::NoSync);
+    // A trap packet (format 3 subformat 1) is a synchronization packet too
+    // (payload.adoc "Format 3 packets"): the next access must be sent in full.
+    // An encoder that did not send one compresses the next access: a decoder
+    // that saw the trap packet has no reference for it.
+    const uint8_t trap[] = {0x07, 0x00};
+    CHECK(d.decode(0, trap, o) == Err::None);
+    CHECK(o.kind == Kind::Sync);
+    Bytes after;
+    r.addr += 8;
+    REQUIRE(e.encode(r, after));
+    off = 0;
+    REQUIRE(next_packet(after, off, t, pl));
+    CHECK((pl[0] >> 5 & 3) != 0); // compressed
+    CHECK(d.decode(t, pl, o) == Err::NoSync);
 }
 
 namespace {
@@ -407,6 +421,23 @@ TEST_CASE("etrace data packets follow etrace_pkts.def (the spec-checked layouts)
         REQUIRE(e.encode(r, b));
         f = read_def(def_D_CSR_ADDR_RODATA, p, one_payload(b), p.data_diff_bits());
         CHECK((f["addr_msbs"] << 6 | f["addr_lsbs"]) == r.addr);
+    }
+    SUBCASE("CSR with address only (Table 39: 3-bit subtype, no diff)") {
+        p.no_data = true;
+        Encoder e(p);
+        Bytes b;
+        r.kind = Kind::Csr, r.subtype = 2, r.addr = 0x7C1, r.size = 3;
+        REQUIRE(e.encode(r, b));
+        Fields f = read_def(def_D_CSR_ADDR, p, one_payload(b), 0);
+        CHECK(f["format"] == 5);
+        CHECK(f["subtype"] == 2);
+        CHECK((f["addr_msbs"] << 6 | f["addr_lsbs"]) == r.addr);
+        Decoder d(p);
+        Record o;
+        REQUIRE(d.decode(1, one_payload(b), o) == Err::None);
+        CHECK(o.kind == Kind::Csr);
+        CHECK(o.subtype == 2);
+        CHECK(o.addr == r.addr);
     }
     SUBCASE("support packet (format 3 subformat 3)") {
         Encoder e(p);

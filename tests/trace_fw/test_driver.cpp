@@ -173,7 +173,7 @@ TEST_CASE("driver: discovery and programming write 0 to reserved bits (Versionin
     REQUIRE(trace::discover_encoder(E, ec));
     REQUIRE(trace::discover_sink(S, sc));
     trace::EncoderConfig cfg{TCI_SET(trTeControl, InstMode, kHTM) | TCI_SET(trTeControl, Format, 1),
-                             TCI_SET(trTeInstFeatures, SrcBits, 2), 1u << TCI_PRIV_S, 0};
+                             TCI_SET(trTeInstFeatures, SrcBits, 2), 1u << TCI_PRIV_S, 0, 0};
     REQUIRE(trace::sink_start(S, {false, false, 0, sc.sram_limit}));
     REQUIRE(trace::funnel_start(F, true));
     REQUIRE(trace::encoder_start(E, cfg));
@@ -199,7 +199,7 @@ TEST_CASE("driver: encoder start: reset values, settings, then Enable, then Inst
     const uint32_t ts = TCI_BIT(trTsControl, Active) | TCI_SET(trTsControl, Mode, TCI_TSMODE_SHARED) |
                         TCI_BIT(trTsControl, Enable);
     size_t from = r.end();
-    REQUIRE(trace::encoder_start(E, {control, features, 1u << TCI_PRIV_S, ts}));
+    REQUIRE(trace::encoder_start(E, {control, features, 1u << TCI_PRIV_S, ts, 0}));
     CHECK(e.enabled());
     CHECK(e.inst_tracing());
     CHECK(e.inst_features() == features);
@@ -244,12 +244,12 @@ TEST_CASE("driver: encoder start fails when a setting does not stick") {
     r.bus.add_encoder(E, spec);
     const uint32_t control = TCI_SET(trTeControl, InstMode, kHTM) | TCI_SET(trTeControl, Format, 1) |
                              TCI_SET(trTeControl, InstSyncMode, 1) | TCI_SET(trTeControl, InstSyncMax, 9);
-    CHECK_FALSE(trace::encoder_start(E, {control, 0, 0, 0}));
+    CHECK_FALSE(trace::encoder_start(E, {control, 0, 0, 0, 0}));
     SUBCASE("a privilege filter on an encoder without filters") {
         Rig r2;
         spec.filters = 0;
         Encoder &e = r2.bus.add_encoder(E, spec);
-        CHECK_FALSE(trace::encoder_start(E, {TCI_SET(trTeControl, InstMode, kHTM), 0, 1u << TCI_PRIV_S, 0}));
+        CHECK_FALSE(trace::encoder_start(E, {TCI_SET(trTeControl, InstMode, kHTM), 0, 1u << TCI_PRIV_S, 0, 0}));
         CHECK_FALSE(e.enabled());
     }
 }

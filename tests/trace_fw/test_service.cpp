@@ -232,11 +232,13 @@ TEST_CASE("service: S-mode owner: a funnel that is not a funnel is left disabled
 
 TEST_CASE("service: configure: INVALID_PARAM") {
     Service s(2);
-    for (unsigned bit = 23; bit < 32; bit++)
+    for (unsigned bit = 24; bit < 32; bit++)
         CHECK(trace::configure(1, kCfg | 1u << bit) == Error::InvalidParam);
     // Bit 22 is E-Trace, which the fake encoder (N-Trace 1.0 whatever
-    // trTeFormat says) does not speak.
+    // trTeFormat says) does not speak, and bit 23 its data trace.
     CHECK(trace::configure(1, kCfg | cfg::ETRACE) == Error::NotSupported);
+    CHECK(trace::configure(1, kCfg | cfg::DATA) == Error::NotSupported);
+    CHECK(trace::configure(1, kCfg | cfg::ETRACE | cfg::DATA) == Error::NotSupported);
     for (uint32_t mode : {0u, 1u, 2u, 4u, 5u, 7u})
         CHECK(trace::configure(1, mode | cfg::PRIV_S) == Error::InvalidParam);
     CHECK(trace::configure(1, kHTM) == Error::InvalidParam); // no privilege

@@ -53,6 +53,26 @@ static void test_encoder(void)
          TCI_BIT(trControl, Active) | TCI_SET(trTeControl, Format, TCI_FORMAT_NTRACE));
     check_eq("Format 1 (N-Trace) settable", TCI_GET(rd32(e), trTeControl, Format),
              TCI_FORMAT_NTRACE);
+    /* trTeDataControl: data trace with E-Trace only (N-Trace 1.0 requires
+     * every trTeData field 0); with E-Trace: Implemented, Tracing, NoValue,
+     * NoAddr (not with NoValue) writable, AddrCompress 3 (E-Trace's own),
+     * triggers, stall and drop options unsupported (0); no data filters. */
+    wr32(e + TCI_trTeDataControl, 0xffffffffu);
+    check_eq("trTeDataControl reads 0 with N-Trace", rd32(e + TCI_trTeDataControl), 0);
+    check_eq("trTeDataFilters reads 0", rd32(e + TCI_trTeDataFilters), 0);
+    wr32(e + TCI_trTeControl, TCI_BIT(trControl, Active) | TCI_SET(trTeControl, Format, 0));
+    check_eq("trTeDataControl all-ones with E-Trace: Tracing and NoValue (NoAddr dropped)",
+             rd32(e + TCI_trTeDataControl),
+             TCI_BIT(trTeDataControl, Implemented) | TCI_BIT(trTeDataControl, Tracing) |
+                 TCI_BIT(trTeDataControl, NoValue) |
+                 TCI_SET(trTeDataControl, AddrCompress, TCI_DADDRCOMPRESS_PROTOCOL));
+    wr32(e + TCI_trTeDataControl, TCI_BIT(trTeDataControl, NoAddr));
+    check_eq("trTeDataNoAddr alone settable", rd32(e + TCI_trTeDataControl),
+             TCI_BIT(trTeDataControl, Implemented) | TCI_BIT(trTeDataControl, NoAddr) |
+                 TCI_SET(trTeDataControl, AddrCompress, TCI_DADDRCOMPRESS_PROTOCOL));
+    wr32(e + TCI_trTeDataControl, 0);
+    wr32(e + TCI_trTeControl,
+         TCI_BIT(trControl, Active) | TCI_SET(trTeControl, Format, TCI_FORMAT_NTRACE));
     wr32(e + TCI_trTeControl,
          TCI_BIT(trControl, Active) | TCI_SET(trTeControl, InstSyncMode, TCI_SYNCMODE_CYCLES));
     check_eq("InstSyncMode 2 (hart cycles) reads back", TCI_GET(rd32(e), trTeControl, InstSyncMode),
@@ -125,8 +145,7 @@ static void test_encoder(void)
     check_eq("no comparators: trTeComp0Control reads 0", rd32(e + TCI_trTeComp0Control), 0);
     wr32(e + TCI_trTeFilter0Control, 0);
     wr32(e + TCI_trTeFilter0Control + TCI_trTeFilter0Control_STRIDE, 0);
-    wr32(e + TCI_trTeDataControl, 0xffffffffu);
-    check_eq("no data trace: trTeDataControl reads 0", rd32(e + TCI_trTeDataControl), 0);
+    /* (trTeDataControl: checked with the formats above.) */
     wr32(e + TCI_trTeTrigExtInControl, 0xffffffffu);
     check_eq("no external triggers", rd32(e + TCI_trTeTrigExtInControl), 0);
     check_eq("reserved offset reads 0", rd32(e + 0x100), 0);

@@ -27,6 +27,9 @@ struct cfg {
     uint32_t filter_priv;    // trTeFilterMatchChoicePrivilege (0: no MatchPrivilege)
     uint32_t filter_ecause;  // trTeFilterMatchChoiceEcauseLow (0: no MatchEcause)
     uint32_t filter_irq;     // 1: MatchInterrupt on interrupts, 2: on exceptions
+    uint32_t etrace;         // 1: trTeFormat 0 (E-Trace), else N-Trace
+    uint32_t data_control;   // trTeDataControl (E-Trace data trace)
+    uint32_t data_late;      // 1: trTeDataControl written only once tracing runs
 };
 #define FILTER_IRQ_INTERRUPTS 1
 #define FILTER_IRQ_EXCEPTIONS 2
@@ -391,18 +394,37 @@ static void encoder_start(unsigned h)
     wr32(e + TCI_trTeFilter0MatchEcauseHigh, 0);
     wr32(e + TCI_trTeFilter0Control, fc ? TCI_BIT(trTeFilter0Control, Enable) | fc : 0);
     wr32(e + TCI_trTeInstFilters, fc ? 1 : 0);
-    wr32(e + TCI_trTeDataControl, 0);
+    wr32(e + TCI_trTeDataControl, CFG->data_late ? 0 : CFG->data_control);
     wr32(e + TCI_trTeTrigExtInControl, 0);
     wr32(e + TCI_trTsControl, CFG->ts_control);
     if (CFG->loss_test == LOSS_STALL) {
         c |= TCI_BIT(trTeControl, InstStallEna);
     }
-    /* trTeFormat is WARL with E-Trace (0) settable: ask for N-Trace. */
-    c |= TCI_SET(trTeControl, Format, TCI_FORMAT_NTRACE);
+    /* trTeFormat is WARL with E-Trace (0) settable: ask for the one wanted. */
+    c |= TCI_SET(trTeControl, Format, CFG->etrace ? TCI_FORMAT_ETRACE : TCI_FORMAT_NTRACE);
     wr32(e + TCI_trTeControl, TCI_BIT(trControl, Active) | c);
+    if (h == 0 && CFG->data_control && !CFG->data_late) {
+        // Data trace exists with E-Trace only (N-Trace 1.0: every trTeData
+        // field 0); address compression is E-Trace's own (protocol defined).
+        uint32_t d = rd32(e + TCI_trTeDataControl);
+        check_eq("trace: trTeDataControl reads back with E-Trace",
+                 d & (TCI_BIT(trTeDataControl, Implemented) | TCI_BIT(trTeDataControl, Tracing) |
+                      TCI_BIT(trTeDataControl, AddrCompress) | TCI_BIT(trTeDataControl, StallEna) |
+                      TCI_BIT(trTeDataControl, TrigEnable) | TCI_BIT(trTeDataControl, DropEna)),
+                 CFG->etrace ? TCI_BIT(trTeDataControl, Implemented) | TCI_BIT(trTeDataControl, Tracing) |
+                                   TCI_SET(trTeDataControl, AddrCompress, TCI_DADDRCOMPRESS_PROTOCOL)
+                             : 0);
+    }
     wr32(e + TCI_trTeControl, TCI_BIT(trControl, Active) | c | TCI_BIT(trControl, Enable));
     wr32(e + TCI_trTeControl, TCI_BIT(trControl, Active) | c | TCI_BIT(trControl, Enable) |
                                   TCI_BIT(trTeControl, InstTracing));
+}
+
+// Data trace switched on while instruction trace runs (the encoder says so
+// in a support packet); the first access traced is the next instruction's.
+static void __attribute__((noinline)) data_enable(unsigned h)
+{
+    wr32(enc_base(h) + TCI_trTeDataControl, CFG->data_control);
 }
 
 static void sink_arm(void)
@@ -506,6 +528,9 @@ void secondary_main(void)
     }
     setup_pmp_and_traps();
     encoder_start(h);
+    if (CFG->data_late) {
+        data_enable(h);
+    }
     workload(CFG->iterations);
     tr_disable(enc_base(h));
     __atomic_fetch_add(&done_count, 1, __ATOMIC_SEQ_CST);
@@ -549,6 +574,9 @@ int main(void)
         CFG->filter_priv = 0;
         CFG->filter_ecause = 0;
         CFG->filter_irq = 0;
+        CFG->etrace = 0;
+        CFG->data_control = 0;
+        CFG->data_late = 0;
     }
     setup_pmp_and_traps();
     // sink, then funnel, then encoders
@@ -565,6 +593,9 @@ int main(void)
     funnels_start();
     go = 1;
     encoder_start(0);
+    if (CFG->data_late) {
+        data_enable(0);
+    }
     if (CFG->loss_test == LOSS_DROP) {
         workload(CFG->iterations);
         loss_rearm_check();

@@ -8,7 +8,20 @@
  * left out so the record equals the retired-instruction stream the trace
  * encoder sees. Test payloads raise exceptions only with those.
  *
- *   -plugin libinsnlog.so,out=PATH[,priv=on]
+ *   -plugin libinsnlog.so,out=PATH[,priv=on][,mem=on|mem=S]
+ *
+ * mem=on also records every load and store in <file>.mem.<vcpu>, one line
+ * per access, in execution order:
+ *
+ *   IDX 0xPC L|S SIZE 0xADDR 0xVALUE [a]
+ *
+ * IDX is the line number (from 0) of the accessing instruction in the
+ * instruction record, PC its address, L a load, S a store, SIZE log2 of the
+ * bytes, ADDR the virtual address, VALUE the value loaded or stored (its
+ * 2^SIZE bytes as memory holds them), "a" an atomic instruction (AMO, LR, SC:
+ * an AMO is a load of the old value and a store of the new one). What
+ * tests/qemu/compare_data.py compares E-Trace data trace with. mem=S (with
+ * priv=on) records only the accesses of S-mode instructions.
  *
  * priv=on adds the privilege level each instruction executes in (the
  * gdbstub's virtual "priv" register: 0 U, 1 S, 3 M) to its line, and logs
@@ -37,6 +50,12 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 static FILE *out[MAX_VCPUS];
 static char *path;
 static bool with_priv;
+/* mem=on: loads and stores in memout, numbered by the instruction lines */
+static bool with_mem;
+static int mem_priv = -1;              /* mem=S: 1, the privilege recorded */
+static FILE *memout[MAX_VCPUS];
+static uint64_t nlines[MAX_VCPUS];
+static unsigned cur_priv[MAX_VCPUS];   /* priv=on: of the last instruction */
 /* runs=S mode (the only privilege it supports: the trap check knows S-mode's
  * way in, stvec, and M-mode's) */
 static bool with_runs;
@@ -47,6 +66,7 @@ static void insn_exec(unsigned int vcpu, void *udata)
 {
     if (vcpu < MAX_VCPUS && out[vcpu]) {
         fprintf(out[vcpu], "0x%" PRIx64 "\n", (uint64_t)(uintptr_t)udata);
+        nlines[vcpu]++;
     }
 }
 
@@ -79,7 +99,42 @@ static void insn_exec_priv(unsigned int vcpu, void *udata)
     } else {
         fprintf(out[vcpu], "0x%" PRIx64 " %u\n", ii->addr, priv);
     }
+    nlines[vcpu]++;
+    cur_priv[vcpu] = priv;
 }
+
+/* mem=on: per instruction its address and whether it is an atomic. */
+typedef struct MemInsn {
+    uint64_t addr;
+    bool atomic;
+} MemInsn;
+
+static void mem_access(unsigned int vcpu, qemu_plugin_meminfo_t info,
+                       uint64_t vaddr, void *udata)
+{
+    const MemInsn *mi = udata;
+    qemu_plugin_mem_value v = qemu_plugin_mem_get_value(info);
+    uint64_t val = 0;
+
+    if (vcpu >= MAX_VCPUS || !memout[vcpu] || !nlines[vcpu] ||
+        (mem_priv >= 0 && cur_priv[vcpu] != (unsigned)mem_priv)) {
+        return;
+    }
+    switch (v.type) {
+    case QEMU_PLUGIN_MEM_VALUE_U8: val = v.data.u8; break;
+    case QEMU_PLUGIN_MEM_VALUE_U16: val = v.data.u16; break;
+    case QEMU_PLUGIN_MEM_VALUE_U32: val = v.data.u32; break;
+    case QEMU_PLUGIN_MEM_VALUE_U64: val = v.data.u64; break;
+    case QEMU_PLUGIN_MEM_VALUE_U128: val = v.data.u128.low; break;
+    }
+    fprintf(memout[vcpu], "%" PRIu64 " 0x%" PRIx64 " %c %u 0x%" PRIx64
+            " 0x%" PRIx64 "%s\n", nlines[vcpu] - 1, mi->addr,
+            qemu_plugin_mem_is_store(info) ? 'S' : 'L',
+            qemu_plugin_mem_size_shift(info), vaddr, val,
+            mi->atomic ? " a" : "");
+}
+
+#define OPCODE_AMO 0x2f
 
 static uint32_t insn_word(struct qemu_plugin_insn *insn)
 {
@@ -350,6 +405,17 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
     for (size_t i = 0; i < n; i++) {
         struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
 
+        if (with_mem) {
+            /* never freed, as InsnInfo below */
+            MemInsn *mi = g_new(MemInsn, 1);
+
+            mi->addr = qemu_plugin_insn_vaddr(insn);
+            mi->atomic = qemu_plugin_insn_size(insn) == 4 &&
+                         (insn_word(insn) & 0x7f) == OPCODE_AMO;
+            qemu_plugin_register_vcpu_mem_cb(insn, mem_access,
+                                             QEMU_PLUGIN_CB_NO_REGS,
+                                             QEMU_PLUGIN_MEM_RW, mi);
+        }
         if (with_priv) {
             /* never freed: a few bytes per translated instruction of a test run */
             InsnInfo *ii = g_new(InsnInfo, 1);
@@ -379,6 +445,14 @@ static void vcpu_init(qemu_plugin_id_t id, unsigned int vcpu)
             setvbuf(out[vcpu], NULL, _IOFBF, 1 << 20);
         }
         g_free(name);
+        if (with_mem) {
+            name = g_strdup_printf("%s.mem.%u", path, vcpu);
+            memout[vcpu] = fopen(name, "wb");
+            if (memout[vcpu]) {
+                setvbuf(memout[vcpu], NULL, _IOFBF, 1 << 20);
+            }
+            g_free(name);
+        }
         if (with_runs) {
             g_autoptr(GArray) regs = qemu_plugin_get_registers();
             static const struct {
@@ -444,6 +518,10 @@ static void plugin_exit(qemu_plugin_id_t id, void *p)
             fclose(out[i]);
             out[i] = NULL;
         }
+        if (memout[i]) {
+            fclose(memout[i]);
+            memout[i] = NULL;
+        }
     }
 }
 
@@ -456,6 +534,11 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
             path = g_strdup(argv[i] + 4);
         } else if (!strcmp(argv[i], "priv=on")) {
             with_priv = true;
+        } else if (!strcmp(argv[i], "mem=on")) {
+            with_mem = true;
+        } else if (!strcmp(argv[i], "mem=S")) {
+            with_mem = true;
+            mem_priv = 1;
         } else if (g_str_has_prefix(argv[i], "runs=")) {
             with_runs = true;
             if (strcmp(argv[i] + 5, "S")) {
@@ -468,8 +551,12 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
         fprintf(stderr, "insnlog: out=PATH is required\n");
         return -1;
     }
-    if (with_runs && with_priv) {
-        fprintf(stderr, "insnlog: runs= and priv=on exclude each other\n");
+    if (mem_priv >= 0 && !with_priv) {
+        fprintf(stderr, "insnlog: mem=S needs priv=on\n");
+        return -1;
+    }
+    if (with_runs && (with_priv || with_mem)) {
+        fprintf(stderr, "insnlog: runs= excludes priv=on and mem=on\n");
         return -1;
     }
     if (with_runs) {

@@ -1449,11 +1449,12 @@ void riscv_trace_idle(CPURISCVState *env)
  * no return stack or call counter (irdepth 0 bits), no format 0, support
  * packet E=1, N=6, M=2 (all options 0: no implicit return, sequential
  * jumps, implicit exceptions, branch prediction, jump target cache or full
- * addresses; no data trace). Packets are compressed as the spec recommends
- * for the whole packet (trailing bytes equal to the sign extension of the
- * bit before them are dropped, the last byte sign-filled).
- * Encapsulation ("Unformatted Trace & Diagnostic Data Packet Encapsulation
- * for RISC-V"): a header byte {extend 0, flow 0, length[4:0] = payload
+ * addresses; denable, dloss and doptions as the data trace below).
+ * Packets are compressed as the spec recommends for the whole packet
+ * (trailing bytes equal to the sign extension of the bit before them are
+ * dropped, the last byte sign-filled). Encapsulation ("Unformatted Trace &
+ * Diagnostic Data Packet Encapsulation for RISC-V"): a header byte {extend
+ * 0, flow (0 instruction trace, 1 data trace), length[4:0] = payload
  * bytes}, the SrcID in ceil(trTeSrcBits / 8) bytes unless InhibitSrc, then
  * the payload.
  */
@@ -1466,6 +1467,29 @@ void riscv_trace_idle(CPURISCVState *env)
 #define ET_QUAL_ENDED_REP 1
 #define ET_QUAL_TRACE_LOST 2
 #define ET_QUAL_ENDED_NTR 3
+/*
+ * The encapsulation header's 2-bit flow field tells instruction trace
+ * packets (0) from data trace packets (1): the 2-bit message type the data
+ * trace chapter suggests for telling trace types from one source apart
+ * (project choice; the header's other fields are unchanged).
+ */
+#define ET_FLOW_SHIFT   5
+#define ET_FLOW_INST    0
+#define ET_FLOW_DATA    1
+/*
+ * Data trace parameters: unified loads and stores only (format 2 bits),
+ * data_width_p 64 (size 2 bits), daddress_width_p 64, XOR and differential
+ * data compression (diff 2 bits), differential addresses per size.
+ */
+#define ET_DFMT_BITS    2
+#define ET_DFMT_LOAD    0
+#define ET_DFMT_STORE   2
+#define ET_DSIZE_BITS   2
+#define ET_DDIFF_BITS   2
+#define ET_DADDR_BITS   64
+#define ET_DATA_BITS    64
+#define ET_DOPT_NO_DATA 1
+#define ET_DOPT_NO_ADDR 2
 
 typedef struct EtPkt {
     uint8_t b[32];
@@ -1486,7 +1510,11 @@ static void et_put(EtPkt *p, unsigned n, uint64_t v)
     }
 }
 
-static void et_emit(RVTraceEncoderState *s, EtPkt *p)
+/*
+ * Encapsulate and queue a packet; false when it had to be dropped. @flow:
+ * ET_FLOW_INST or ET_FLOW_DATA.
+ */
+static bool et_put_packet(RVTraceEncoderState *s, EtPkt *p, unsigned flow)
 {
     unsigned srcbits = FIELD_EX32(s->inst_features, trTeInstFeatures, SrcBits);
     unsigned len = DIV_ROUND_UP(p->nbits, 8), last = (p->nbits - 1) & 7, i;
@@ -1500,7 +1528,7 @@ static void et_emit(RVTraceEncoderState *s, EtPkt *p)
         len--;
     }
     m.len = 0;
-    m.b[m.len++] = len;                      /* extend 0, flow 0, length */
+    m.b[m.len++] = len | flow << ET_FLOW_SHIFT;   /* extend 0, flow, length */
     if (srcbits && !FIELD_EX32(s->control, trTeControl, InhibitSrc)) {
         uint32_t id = FIELD_EX32(s->inst_features, trTeInstFeatures, SrcID);
 
@@ -1510,7 +1538,12 @@ static void et_emit(RVTraceEncoderState *s, EtPkt *p)
     }
     memcpy(m.b + m.len, p->b, len);
     m.len += len;
-    if (!enc_output(s, &m)) {
+    return enc_output(s, &m);
+}
+
+static void et_emit(RVTraceEncoderState *s, EtPkt *p)
+{
+    if (!et_put_packet(s, p, ET_FLOW_INST)) {
         s->control = FIELD_DP32(s->control, trTeControl,
                                 InstStallOrOverflow, 1);
         s->et.lost = true;
@@ -1541,9 +1574,10 @@ static void et_support(RVTraceEncoderState *s, bool ienable, unsigned qual)
     et_put(&p, 1, 0);        /* encoder_mode: branch trace */
     et_put(&p, 2, qual);
     et_put(&p, 6, 0);        /* ioptions */
-    et_put(&p, 1, 0);        /* denable */
-    et_put(&p, 1, 0);        /* dloss */
-    et_put(&p, 2, 0);        /* doptions */
+    et_put(&p, 1, s->et.data);
+    et_put(&p, 1, s->et.dloss);
+    et_put(&p, 2, s->et.dopt);
+    s->et.dloss = false;
     et_emit(s, &p);
 }
 
@@ -1607,6 +1641,9 @@ static void et_sync(RVTraceEncoderState *s, unsigned sub, uint64_t addr,
     }
     s->et.last_addr = addr;
     et_emit(s, &p);
+    /* After a synchronization packet every size starts with full values. */
+    s->et.daddr_valid = 0;
+    s->et.ddata_valid = 0;
 }
 
 /* One retired instruction: the E-Trace algorithm. */
@@ -2009,6 +2046,180 @@ static void et_fixup(RVTraceEncoderState *s, CPURISCVState *env,
     env->trace_icnt_k = -next;
 }
 
+/*
+ * E-Trace data trace ("Data Trace Encoder Output Packets",
+ * dataTracePayload.adoc, the seed 000 tables; layouts as
+ * hw/riscv/etrace_pkts.def's D_UNIFIED_* rows and the host codec
+ * hw_models/trace/etrace_data.cpp, which decodes these packets). Each load
+ * and store the ingress reports (translate.c gen_trace_data) becomes one
+ * unified packet at once, in the same FIFO as the instruction packets and
+ * with the header's flow 1. Encoding choices, as the codec's:
+ *  - format: load 00, store 10, +1 when the address is not aligned to the
+ *    size (then sent unshifted; aligned ones are shifted right by size);
+ *  - diff (Table 27): 00 full address and data (the first access of a
+ *    size after a synchronization packet, 8.1.3), otherwise the address
+ *    minus the last one of that size and the data as 01 XOR, 10 full or
+ *    11 difference with the last value of that size, whichever needs the
+ *    fewest bytes; data_len + 1 bytes of data whose sign extension
+ *    restores the value (8.1.4);
+ *  - trTeDataNoValue: Table 28 (diff 1: differential address);
+ *    trTeDataNoAddr: Table 29 (diff as the data code: 00 full, 01 XOR,
+ *    11 difference; data_width_p bits);
+ *  - a dropped data packet restarts compression with full values (so the
+ *    decoder never needs the lost one) and sets dloss in the next support
+ *    packet, which is sent before the next data packet.
+ */
+static unsigned et_sext_bytes(uint64_t v, unsigned width)
+{
+    unsigned n;
+
+    for (n = 1; n * 8 < width; n++) {
+        if (((uint64_t)sextract64(v, 0, 8 * n) &
+             MAKE_64BIT_MASK(0, width)) == v) {
+            return n;
+        }
+    }
+    return width / 8;
+}
+
+enum { ET_DMODE_FULL, ET_DMODE_XOR, ET_DMODE_DIFF };
+
+/* The cheapest of full, XOR and difference for @v against @ref (@w bits). */
+static unsigned et_dpick(bool valid, uint64_t v, uint64_t ref, unsigned w,
+                         uint64_t *out)
+{
+    uint64_t m = MAKE_64BIT_MASK(0, w), x = (v ^ ref) & m, d = (v - ref) & m;
+    unsigned best = et_sext_bytes(v, w), mode = ET_DMODE_FULL;
+
+    *out = v;
+    if (!valid) {
+        return mode;
+    }
+    if (et_sext_bytes(x, w) < best) {
+        best = et_sext_bytes(x, w);
+        *out = x;
+        mode = ET_DMODE_XOR;
+    }
+    if (et_sext_bytes(d, w) < best) {
+        *out = d;
+        mode = ET_DMODE_DIFF;
+    }
+    return mode;
+}
+
+static void et_data_reset(RVTraceEncoderState *s)
+{
+    s->et.daddr_valid = 0;
+    s->et.ddata_valid = 0;
+}
+
+static void et_data(RVTraceEncoderState *s, uint64_t addr, uint64_t value,
+                    unsigned size, bool store)
+{
+    RVTraceETraceState *e = &s->et;
+    unsigned aw = 8u << size, bit = 1u << size, sh, mode, n;
+    bool unaligned = addr & ((1u << size) - 1);
+    bool sync = !(e->daddr_valid & bit) || !(e->ddata_valid & bit);
+    uint64_t a = addr, v = value & MAKE_64BIT_MASK(0, aw), dv;
+    EtPkt p = { .nbits = 0 };
+
+    if (e->dloss) {
+        et_support(s, true, ET_QUAL_NO_CHANGE);
+    }
+    sh = unaligned ? 0 : size;
+    /* Arithmetic shift: high addresses keep their sign and compress well. */
+    a = (uint64_t)((int64_t)addr >> sh);
+    et_put(&p, ET_DFMT_BITS,
+           (store ? ET_DFMT_STORE : ET_DFMT_LOAD) + unaligned);
+    et_put(&p, ET_DSIZE_BITS, size);
+    if (e->dopt & ET_DOPT_NO_DATA) {                /* Table 28 */
+        bool d = e->daddr_valid & bit;
+
+        et_put(&p, 1, d);
+        et_put(&p, ET_DADDR_BITS,
+               d ? a - (uint64_t)((int64_t)e->daddr[size] >> sh) : a);
+        e->daddr[size] = addr;
+        e->daddr_valid |= bit;
+    } else if (e->dopt & ET_DOPT_NO_ADDR) {         /* Table 29 */
+        mode = et_dpick(e->ddata_valid & bit, v, e->ddata[size], aw, &dv);
+        et_put(&p, ET_DDIFF_BITS, mode == ET_DMODE_FULL ? 0 :
+                                  mode == ET_DMODE_XOR ? 1 : 3);
+        et_put(&p, ET_DATA_BITS, sextract64(dv, 0, aw));
+        e->ddata[size] = v;
+        e->ddata_valid |= bit;
+    } else {                                        /* Table 27 */
+        mode = sync ? ET_DMODE_FULL :
+                      et_dpick(true, v, e->ddata[size], aw, &dv);
+        if (sync) {
+            dv = v;
+        }
+        et_put(&p, ET_DDIFF_BITS, sync ? 0 : mode == ET_DMODE_XOR ? 1 :
+                                  mode == ET_DMODE_FULL ? 2 : 3);
+        n = et_sext_bytes(dv, aw);
+        et_put(&p, size, n - 1);                    /* data_len: size bits */
+        et_put(&p, 8 * n, dv);
+        et_put(&p, ET_DADDR_BITS,
+               sync ? a : a - (uint64_t)((int64_t)e->daddr[size] >> sh));
+        e->daddr[size] = addr;
+        e->ddata[size] = v;
+        e->daddr_valid |= bit;
+        e->ddata_valid |= bit;
+    }
+    if (!et_put_packet(s, &p, ET_FLOW_DATA)) {
+        s->data_control = FIELD_DP32(s->data_control, trTeDataControl,
+                                     StallOrOverflow, 1);
+        e->dloss = true;
+        et_data_reset(s);
+    }
+}
+
+/* trTeDataTracing and the run-time options, as the encoder applies them. */
+static bool enc_data_tracing(RVTraceEncoderState *s)
+{
+    return s->etrace && FIELD_EX32(s->data_control, trTeDataControl, Tracing);
+}
+
+static unsigned enc_data_options(RVTraceEncoderState *s)
+{
+    return (FIELD_EX32(s->data_control, trTeDataControl, NoValue) ?
+            ET_DOPT_NO_DATA : 0) |
+           (FIELD_EX32(s->data_control, trTeDataControl, NoAddr) ?
+            ET_DOPT_NO_ADDR : 0);
+}
+
+/*
+ * Data trace switched on or off, or its options changed: a support packet
+ * says so (payload.adoc, "Format 3 subformat 3": denable, doptions), and
+ * compression restarts.
+ */
+static void et_data_config(RVTraceEncoderState *s, bool announce)
+{
+    bool on = enc_data_tracing(s);
+    unsigned opt = enc_data_options(s);
+
+    if (on == s->et.data && opt == s->et.dopt && announce) {
+        return;
+    }
+    s->et.data = on;
+    s->et.dopt = opt;
+    et_data_reset(s);
+    if (announce) {
+        et_support(s, true, ET_QUAL_NO_CHANGE);
+    }
+}
+
+void riscv_trace_data(CPURISCVState *env, target_ulong addr, uint64_t value,
+                      uint32_t info)
+{
+    RVTraceEncoderState *s = env->trace_encoder;
+
+    if (!s || !s->tracing || !s->etrace || !s->et.data || s->filtered) {
+        return;
+    }
+    et_data(s, addr, value, info & RISCV_TRACE_DATA_SIZE_MASK,
+            info & RISCV_TRACE_DATA_STORE);
+}
+
 /* ----------------------------------------------------- start/stop tracing */
 
 static bool enc_want_tracing(RVTraceEncoderState *s)
@@ -2030,6 +2241,9 @@ static uint32_t enc_cs_base(RVTraceEncoderState *s)
     }
     if (s->etrace) {
         /* N-Trace's all-jumps and sequential-jump options do not apply. */
+        if (enc_data_tracing(s)) {
+            v |= RISCV_TRACE_CS_BASE_DATA;
+        }
         return v;
     }
     if (enc_feature(s, R_trTeInstFeatures_EnAllJumps_MASK)) {
@@ -2080,6 +2294,8 @@ static void enc_start(RVTraceEncoderState *s, CPURISCVState *env,
                 TCI_FORMAT_ETRACE;
     if (s->etrace) {
         s->et.lost = false;
+        s->et.dloss = false;
+        et_data_config(s, false);
         et_support(s, true, ET_QUAL_NO_CHANGE);
         et_restart(s, env, env->pc);
     } else if (!s->filtered) {
@@ -2118,6 +2334,7 @@ static void enc_stop(RVTraceEncoderState *s, CPURISCVState *env,
         s->tracing = false;
         s->filtered = false;
         s->etrace = false;
+        s->et.data = false;
         env->trace_ingress = 0;
         return;
     }
@@ -2163,6 +2380,9 @@ static void enc_cs_base_work(CPUState *cs, run_on_cpu_data data)
 
     enc_batch_run(s);
     if (s->tracing) {
+        if (s->etrace) {
+            et_data_config(s, true);
+        }
         enc_env(s)->trace_ingress = enc_cs_base(s);
     }
     enc_batch_arm(s);
@@ -2252,6 +2472,7 @@ static void enc_defaults(RVTraceEncoderState *s)
     c = FIELD_DP32(c, trTeControl, Format, TCI_FORMAT_NTRACE);
     s->control = c;
     s->inst_features = 0;
+    s->data_control = 0;
     enc_filters_reset(s);
     rvtrace_ts_write(&s->ts, R_trTsControl_Active_MASK, false, true, true);
 }
@@ -2281,6 +2502,7 @@ static void enc_write_control(RVTraceEncoderState *s, uint32_t val)
     if (!(val & R_trTeControl_Active_MASK)) {
         s->control = 0;
         s->inst_features = 0;
+        s->data_control = 0;
         rvtrace_ts_reset(&s->ts);
         enc_schedule_apply(s);
         return;
@@ -2309,8 +2531,44 @@ static void enc_write_control(RVTraceEncoderState *s, uint32_t val)
         !(!was_enabled && (val & R_trTeControl_Enable_MASK))) {
         nc |= s->control & R_trTeControl_InstStallOrOverflow_MASK;
     }
+    /* trTeDataStallOrOverflow too is cleared when enabling. */
+    if (!was_enabled && (val & R_trTeControl_Enable_MASK)) {
+        s->data_control &= ~R_trTeDataControl_StallOrOverflow_MASK;
+    }
     s->control = nc;
     enc_schedule_apply(s);
+}
+
+/*
+ * trTeDataControl. Data trace exists in E-Trace only (N-Trace 1.0 requires
+ * every trTeData field to be 0), so with trTeFormat 1 the register reads 0;
+ * with trTeFormat 0 Implemented reads 1. Writable: Tracing (takes effect at
+ * once, also while tracing, announced by a support packet), NoValue and
+ * NoAddr (not both: no packet has neither address nor data, so NoAddr is
+ * dropped when NoValue is set). AddrCompress reads 3, protocol defined:
+ * E-Trace's differential addresses (dataTracePayload.adoc 8.1.3).
+ * StallOrOverflow is set when a data packet is dropped (write 1 to clear;
+ * cleared when trTeEnable goes 1). TrigEnable, StallEna, Drop and DropEna
+ * read 0: no triggers, and data packets share the FIFO with the
+ * instruction packets, so they stall the hart with InstStallEna and are
+ * dropped without it. trTeDataFilters reads 0: data trace is qualified as
+ * instruction trace is (trTeInstFilters, NoMmode).
+ */
+static void enc_write_data_control(RVTraceEncoderState *s, uint32_t val)
+{
+    uint32_t nv = val & (R_trTeDataControl_Tracing_MASK |
+                         R_trTeDataControl_NoValue_MASK);
+
+    if (!(val & R_trTeDataControl_NoValue_MASK)) {
+        nv |= val & R_trTeDataControl_NoAddr_MASK;
+    }
+    if (!(val & R_trTeDataControl_StallOrOverflow_MASK)) {
+        nv |= s->data_control & R_trTeDataControl_StallOrOverflow_MASK;
+    }
+    s->data_control = nv;
+    if (qatomic_read(&s->tracing) && s->etrace) {
+        async_run_on_cpu(CPU(s->cpu), enc_cs_base_work, RUN_ON_CPU_HOST_PTR(s));
+    }
 }
 
 static void enc_write_features(RVTraceEncoderState *s, uint32_t val)
@@ -2367,6 +2625,13 @@ static uint64_t enc_read(void *opaque, hwaddr addr, unsigned size)
     case A_trTeInstFilters:
         v = s->inst_filters;
         break;
+    case A_trTeDataControl:
+        if (FIELD_EX32(s->control, trTeControl, Format) == TCI_FORMAT_ETRACE) {
+            v = s->data_control | R_trTeDataControl_Implemented_MASK;
+            v = FIELD_DP32(v, trTeDataControl, AddrCompress,
+                           TCI_DADDRCOMPRESS_PROTOCOL);
+        }
+        break;
     case A_trTeVendorControl:
         v = s->no_mmode ? R_trTeVendorControl_NoMmode_MASK : 0;
         break;
@@ -2389,7 +2654,7 @@ static uint64_t enc_read(void *opaque, hwaddr addr, unsigned size)
                 reg == A_trTeFilter0MatchEcauseLow ? (uint32_t)s->filter_ecause[i] :
                 reg == A_trTeFilter0MatchEcauseHigh ? s->filter_ecause[i] >> 32 : 0;
         }
-        /* Comparators, triggers and data trace: not implemented (read 0). */
+        /* Comparators, triggers, trTeDataFilters: not implemented (read 0). */
         break;
     }
     if (!(s->control & R_trTeControl_Active_MASK) &&
@@ -2428,6 +2693,9 @@ static void enc_write_reg(RVTraceEncoderState *s, hwaddr addr, uint32_t val)
         break;
     case A_trTeInstFeatures:
         enc_write_features(s, val);
+        break;
+    case A_trTeDataControl:
+        enc_write_data_control(s, val);
         break;
     case A_trTsControl:
         rvtrace_ts_write(&s->ts, val, false, true, true);
@@ -2847,7 +3115,7 @@ static const Property enc_properties[] = {
 
 static const VMStateDescription vmstate_enc = {
     .name = TYPE_RVTRACE_ENCODER,
-    .version_id = 3,
+    .version_id = 4,
     .minimum_version_id = 1,
     .fields = (const VMStateField[]) {
         VMSTATE_UINT32(control, RVTraceEncoderState),
@@ -2881,6 +3149,7 @@ static const VMStateDescription vmstate_enc = {
         VMSTATE_UINT32_ARRAY_V(filter_trap_depth, RVTraceEncoderState,
                                RVTRACE_NUM_FILTERS, 2),
         VMSTATE_BOOL_V(no_mmode, RVTraceEncoderState, 3),
+        VMSTATE_UINT32_V(data_control, RVTraceEncoderState, 4),
         VMSTATE_END_OF_LIST()
     }
 };

@@ -45,6 +45,19 @@
  * the encoder may choose and the decoder sees from the message.
  */
 #define RISCV_TRACE_CS_BASE_SEQ_JUMP 8
+/*
+ * E-Trace data trace (trTeDataTracing): every retired load and store is
+ * reported after its access succeeded, with helper_trace_data(addr, value,
+ * info), the E-Trace "Data Trace Interface" (ingressPort.adoc) in its
+ * unified form: dretire, dtype (load 0, store 1), daddr, dsize and data.
+ * Atomics (AMO, LR/SC) and CSR accesses, both optional there, are not
+ * reported (hw_models/qemu/README.md "E-Trace data trace").
+ */
+#define RISCV_TRACE_CS_BASE_DATA 16
+
+/* info argument of helper_trace_data: dsize[1:0] (2^dsize bytes), store[2] */
+#define RISCV_TRACE_DATA_SIZE_MASK 3
+#define RISCV_TRACE_DATA_STORE     4
 
 void riscv_trace_cf(CPURISCVState *env, target_ulong pc, target_ulong next,
                     uint32_t info);
@@ -54,6 +67,8 @@ void riscv_trace_fixup(CPURISCVState *env, target_ulong next);
 void riscv_trace_flush(CPURISCVState *env);
 void riscv_trace_idle(CPURISCVState *env);
 void riscv_trace_context(CPURISCVState *env);
+void riscv_trace_data(CPURISCVState *env, target_ulong addr, uint64_t value,
+                      uint32_t info);
 
 /*
  * Self-hosted trace (draft Smstrcn/Ssstrcn, Ssamb; hw_models/trace/

@@ -198,6 +198,18 @@ typedef struct RVTraceETraceState {
     uint64_t desync;         /* walks that failed (resynchronised) */
     uint64_t fail_pc;        /* the last failed walk: where, and why */
     unsigned fail_why;       /* (ET_FAIL_* in rvtrace-encoder.c) */
+    /*
+     * Data trace (dataTracePayload.adoc): on (denable) and doptions as the
+     * last support packet said, a dropped data packet not yet reported
+     * (dloss), and the compression references per access size (2^size
+     * bytes): the last address and value, valid once a full one was sent
+     * after the last synchronization packet (8.1.3).
+     */
+    bool data;
+    bool dloss;
+    uint8_t dopt;
+    uint8_t daddr_valid, ddata_valid;
+    uint64_t daddr[4], ddata[4];
 } RVTraceETraceState;
 
 #define TYPE_RVTRACE_ENCODER "riscv.trace.encoder"
@@ -225,6 +237,7 @@ struct RVTraceEncoderState {
     uint32_t control;
     uint32_t inst_features;
     uint32_t inst_filters;
+    uint32_t data_control;   /* trTeDataControl (E-Trace data trace) */
     uint32_t filter_control[RVTRACE_NUM_FILTERS];
     uint32_t filter_match_inst[RVTRACE_NUM_FILTERS];
     uint64_t filter_ecause[RVTRACE_NUM_FILTERS];
