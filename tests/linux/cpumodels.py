@@ -19,6 +19,10 @@ IMA_EXT_0: ours lacks ZICBOZ"), and the U-mode probes of the same program
       Rewrites README's table of every model (cpu-models-table markers)
       from LOGDIR's cpu-<qemu>-<cpu>-ours.log and -opensbi-1.6.log (suite
       62-cpu-models: build/test-logs/linux).
+  cpumodels.py readme-check README LOGDIR
+      Exits 0 when README's table has the rows LOGDIR's logs give, 1 (and
+      prints the rows that differ) when not. The misaligned column is left
+      out: it is the kernel's timing of copies at boot, a measurement.
 """
 import os
 import re
@@ -241,29 +245,73 @@ def facts(o):
     return [ids, ext, str(a[6]) if a.get(6) else "-", va, show(9, a[9]), uses]
 
 
-def cmd_readme(readme, logdir):
-    rows = ["| QEMU | `-cpu` | ours vs OpenSBI 1.6 | MVENDORID/MARCHID/MIMPID | IMA_EXT_0 "
-            "| ZICBOZ_BLOCK_SIZE | HIGHEST_VIRT_ADDRESS | misaligned | U-mode |",
-            "|---|---|---|---|---|---|---|---|---|"]
+HEADER = ["| QEMU | `-cpu` | ours vs OpenSBI 1.6 | MVENDORID/MARCHID/MIMPID | IMA_EXT_0 "
+          "| ZICBOZ_BLOCK_SIZE | HIGHEST_VIRT_ADDRESS | misaligned | U-mode |",
+          "|---|---|---|---|---|---|---|---|---|"]
+MARKERS = ("<!-- cpu-models-table begin -->", "<!-- cpu-models-table end -->")
+MISALIGNED_COL = 7
+
+
+def table_rows(logdir):
+    """One row per model whose logs LOGDIR holds, as lists of cells."""
     found = []
     for f in os.listdir(logdir):
         m = re.fullmatch(r"cpu-(7|10)-(.+)-ours\.log", f)
         if m:
             found.append((int(m.group(1)), m.group(2)))
+    rows = []
     for q, cpu in sorted(found):
         o = parse(os.path.join(logdir, f"cpu-{q}-{cpu}-ours.log"))
         p = parse(os.path.join(logdir, f"cpu-{q}-{cpu}-opensbi-1.6.log"))
-        cells = [("7.2" if q == 7 else "10.0"), cpu, summary(o, p)] + facts(o)
-        rows.append("| " + " | ".join(cells) + " |")
+        rows.append([("7.2" if q == 7 else "10.0"), cpu, summary(o, p)] + facts(o))
+    return rows
+
+
+def readme_parts(readme):
+    """README's text before the table, the table's lines, and after."""
     text = open(readme, encoding="utf-8").read()
-    begin, end = "<!-- cpu-models-table begin -->", "<!-- cpu-models-table end -->"
+    begin, end = MARKERS
     if begin not in text or end not in text:
-        print(f"cpumodels: {readme} has no {begin} ... {end}", file=sys.stderr)
-        return 2
+        return None
     head, rest = text.split(begin, 1)
-    _, tail = rest.split(end, 1)
-    open(readme, "w", encoding="utf-8").write(head + begin + "\n" + "\n".join(rows) + "\n" + end + tail)
+    body, tail = rest.split(end, 1)
+    return head, body.strip("\n").split("\n"), tail
+
+
+def cmd_readme(readme, logdir):
+    parts = readme_parts(readme)
+    if parts is None:
+        print(f"cpumodels: {readme} has no {MARKERS[0]} ... {MARKERS[1]}", file=sys.stderr)
+        return 2
+    head, _, tail = parts
+    rows = HEADER + ["| " + " | ".join(r) + " |" for r in table_rows(logdir)]
+    open(readme, "w", encoding="utf-8").write(head + MARKERS[0] + "\n" + "\n".join(rows) + "\n" + MARKERS[1] + tail)
     return 0
+
+
+def cmd_readme_check(readme, logdir):
+    parts = readme_parts(readme)
+    if parts is None:
+        print(f"cpumodels: {readme} has no {MARKERS[0]} ... {MARKERS[1]}")
+        return 2
+
+    def key(cells):
+        return " | ".join(c for i, c in enumerate(cells) if i != MISALIGNED_COL)
+    have = [key([c.strip() for c in line.strip().strip("|").split("|")])
+            for line in parts[1] if line.startswith("| ") and line not in HEADER]
+    want = [key(r) for r in table_rows(logdir)]
+    if have == want:
+        print(f"cpumodels: {readme}: the {len(want)} rows are this run's")
+        return 0
+    for line in have:
+        if line not in want:
+            print(f"README:   {line}")
+    for line in want:
+        if line not in have:
+            print(f"this run: {line}")
+    if sorted(have) == sorted(want):
+        print("the same rows in another order")
+    return 1
 
 
 def main(argv):
@@ -271,6 +319,8 @@ def main(argv):
         return cmd_compare(*argv[2:])
     if len(argv) == 4 and argv[1] == "readme":
         return cmd_readme(argv[2], argv[3])
+    if len(argv) == 4 and argv[1] == "readme-check":
+        return cmd_readme_check(argv[2], argv[3])
     print(__doc__, file=sys.stderr)
     return 2
 

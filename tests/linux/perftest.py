@@ -9,6 +9,10 @@
                                         test fails on ours that passes on the
                                         peer (same QEMU, same run)
     perftest.py slow LOG SECONDS        the tests that took longer (on LOG)
+    perftest.py readme-check NAME README COLUMN LOG
+                                        PASS/FAIL: README's table (full run)
+                                        gives each test LOG ran the result
+                                        LOG has, in COLUMN (e.g. ours@10)
 
 A log's column is named after its file: <firmware>@<qemu>.log. Results are
 perf's words: Ok, FAILED!, Skip (reason); "timeout" when the guest's time
@@ -205,6 +209,26 @@ def main():
                 print(f"FAIL: {t} [fails on both, and tests/linux/perftest-notes.txt does not say why]")
             else:
                 print(f"PASS: {t}")
+    elif cmd == "readme-check":
+        name, readme, column, run = sys.argv[2], sys.argv[3], sys.argv[4], parse(sys.argv[5])
+        text = open(readme, encoding="utf-8").read()
+        b, e = "<!-- perftest-table begin -->", "<!-- perftest-table end -->"
+        rows = [[c.strip() for c in line.strip().strip("|").split("|")]
+                for line in text[text.index(b):text.index(e)].splitlines() if line.startswith("| ")]
+        what = f"{name}: {readme}'s perf test table gives this run's results in column {column}"
+        if not rows or column not in rows[0]:
+            print(f"FAIL: {what} [no table, or no column {column}]")
+            return
+        k = rows[0].index(column)
+        cells = {r[0].split(" ", 1)[0]: r[k] for r in rows[1:] if len(r) > k}
+        bad = [f"{i}: README {cells.get(i, 'no row')}, this run {short(v[1])}"
+               for i, v in sorted(run.items(), key=lambda x: key(x[0])) if cells.get(i) != short(v[1])]
+        if not run:
+            print(f"FAIL: {what} [no result line in {sys.argv[5]}]")
+        elif bad:
+            print(f"FAIL: {what} [{'; '.join(bad)}]")
+        else:
+            print(f"PASS: {what} ({len(run)} tests and subtests)")
     elif cmd == "slow":
         lim = float(sys.argv[3])
         for i, (n, r, s) in parse(sys.argv[2]).items():

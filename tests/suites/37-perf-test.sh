@@ -18,7 +18,8 @@
 # summary, a shell test), 104 (perf stat of every event perf list names,
 # which the kernel maps to SBI PMU events). The full list, behind the table in
 # tests/linux/README.md, runs with tests/linux/perftest-run.sh (20-40 min
-# per configuration).
+# per configuration). Each run of ours also checks that the README's table
+# (of the full list) gives the selected tests the results this run has.
 set -uo pipefail
 . "$(dirname "$0")/../lib.sh"
 . tests/linux/lib.sh
@@ -52,7 +53,9 @@ for r in "${rcs[@]}"; do
     ours@*) linux_check_ended "perf-test ${c#ours@} smp4" "$log" "$rc"
             peer=$(ls "$LINUX_LOGS"/perf-test-opensbi-*@"${c#ours@}".log 2>/dev/null | head -1)
             if [ -z "$peer" ]; then fail "perf-test ${c#ours@} smp4: a peer log to compare with [none]"; continue; fi
-            python3 tests/linux/perftest.py compare "perf-test qemu${c#ours@} smp4" "$log" "$peer" ;;
+            python3 tests/linux/perftest.py compare "perf-test qemu${c#ours@} smp4" "$log" "$peer"
+            python3 tests/linux/perftest.py readme-check "perf-test qemu${c#ours@} smp4" \
+              tests/linux/README.md "$c" "$log" ;;
     *) if [ "$rc" = 0 ] && grep -aq '^TSBI-RESULT end test=perf-test rc=0' "$log"; then echo "PEER: perf-test $c smp4: ran to the end pass"
        else echo "PEER: perf-test $c smp4: ran to the end fail status $rc"; fi ;;
   esac

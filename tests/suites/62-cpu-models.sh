@@ -17,7 +17,8 @@
 # self-test, the jitter entropy source's start, loading the built-in
 # certificates, the encrypted-keys type, BPF and kprobe-trace set-up):
 # about a third of each boot's CPU time, the same on both firmwares. OpenSBI's results are PEER lines; its missing answers fail the
-# comparison (nothing to compare with), never the peer.
+# comparison (nothing to compare with), never the peer. The last check: the
+# README's table of the models is this run's.
 set -uo pipefail
 . "$(dirname "$0")/../lib.sh"
 . tests/linux/lib.sh
@@ -87,3 +88,12 @@ for qv in 7 10; do
   done
 done
 echo "linux: cpu-models: $(($(wc -w <<<"$MODELS_7 $MODELS_10"))) models, 2 boots each, in $((SECONDS - start)) s"
+# The README's table of every model (cpu-models-table) must be this run's:
+# `tests/linux/cpumodels.py readme tests/linux/README.md build/test-logs/linux`
+# after the suite rewrites it.
+out=$(python3 tests/linux/cpumodels.py readme-check tests/linux/README.md "$LINUX_LOGS"); crc=$?
+if [ "$crc" = 0 ]; then pass "cpu-models: tests/linux/README.md's table (cpu-models-table) is this run's"
+else
+  fail "cpu-models: tests/linux/README.md's table (cpu-models-table) is this run's [rows differ; cpumodels.py readme tests/linux/README.md build/test-logs/linux rewrites it]"
+  sed 's/^/  | /' <<<"$out"
+fi
