@@ -101,6 +101,9 @@ inline void fw_event(FwEvent e) {
                                          unsigned long value) {
     return All::first<&Subsystem::write_csr>(csr, mode, virt, value);
 }
+[[nodiscard]] inline bool csr_fast(TrapFrame &f, uint32_t insn, unsigned long mstatus) {
+    return All::any<&Subsystem::csr_fast>(f, insn, mstatus);
+}
 [[nodiscard]] inline CsrResult sctrclr(unsigned mode, bool virt) {
     return All::first<&Subsystem::sctrclr>(mode, virt);
 }

@@ -20,6 +20,8 @@ void hart_init();
 void hart_resume();
 fw::CsrResult read_csr(unsigned csr, unsigned mode, bool virt, unsigned long &value);
 fw::CsrResult write_csr(unsigned csr, unsigned mode, bool virt, unsigned long value);
+// siselect writes and sireg, sireg2, sireg3 reads from S-mode (an entry read).
+bool csr_fast(fw::TrapFrame &f, uint32_t insn, unsigned long mstatus);
 fw::CsrResult sctrclr(unsigned mode, bool virt);
 // An LCOFI armed for LCOFIFRZ emulation (README "Freeze").
 bool m_interrupt(unsigned long code);
@@ -37,6 +39,7 @@ inline constexpr fw::Subsystem kSubsystem = {
     .hart_resume = &subsystem::hart_resume,
     .read_csr = &subsystem::read_csr,
     .write_csr = &subsystem::write_csr,
+    .csr_fast = &subsystem::csr_fast,
     .sctrclr = &subsystem::sctrclr,
     .m_interrupt = &subsystem::m_interrupt,
     .record_trap = &subsystem::record_trap,
