@@ -117,13 +117,14 @@ void emulate_csr(TrapFrame &f, uint32_t insn) {
 constexpr uint32_t kFastRegs = 1u << 0 | 1u << 1 | 7u << 5 | 0xFFu << 10 | 0xFu << 28;
 
 namespace {
-// emulate_csr_fast() for what no subsystem took whole: the two forms CSR
+// emulate_csr_fast() for what no subsystem took whole. The two forms CSR
 // accessors use, a read (csrr: csrrs rd, csr, x0) and a write (csrw: csrrw
-// x0, csr, rs1), straight to the subsystems; the rest through csr_op. The
+// x0, csr, rs1), go straight to the subsystems; the rest through csr_op. The
 // core's own CSRs (time) take the general form, and so does a write to a
 // read-only number (bits 11:10 = 3), which csr_op refuses as illegal
 // (privileged spec, "CSR Address Mapping Conventions").
-[[gnu::noinline]] bool emulate_csr_partial(TrapFrame *f, uint32_t insn, unsigned long mstatus) {
+[[gnu::noinline]] bool emulate_csr_partial(TrapFrame *f, unsigned long mtval, unsigned long mstatus) {
+    const uint32_t insn = static_cast<uint32_t>(mtval);
     const unsigned f3 = funct3_of(insn), rd = rd_of(insn), rs1 = rs1_of(insn);
     if (!(kFastRegs >> rd & 1) || (!(f3 & 4) && !(kFastRegs >> rs1 & 1))) return false;
     const unsigned num = insn >> 20, priv = mstatus_priv(mstatus);
@@ -143,27 +144,27 @@ namespace {
     f->x[rd] = old; // x0's slot is never loaded back
     return true;
 }
-
 } // namespace
 
 extern "C" bool emulate_csr_fast(TrapFrame *f, unsigned long mtval, unsigned long mstatus) {
     // A CSR instruction (entry.S checked SYSTEM and funct3 not 0 or 4) whose
-    // registers are in the partial frame, served in full (Done): anything
+    // registers are in the partial frame, served in full: true. Anything
     // else, and anything that would trap to S-mode, goes through
     // trap_handler with the full frame as before, from scratch (a read has
     // no effect a second read would see differently). On true entry.S
     // advances mepc; the frame's mepc slot is not filled on this path.
-    // A subsystem may take the instruction whole first (CTR's entry reads).
+    // A subsystem may take its numbers whole first (CTR's entry reads).
     const uint32_t insn = static_cast<uint32_t>(mtval);
-    if ((kFastRegs >> rd_of(insn)) & (kFastRegs >> rs1_of(insn)) & 1 &&
-        subsystems::csr_fast(*f, insn, mstatus)) {
-        subsystems::fw_event(FwEvent::illegal_insn);
-        return true;
+    if (subsystems::fast_csr(insn >> 20) && (kFastRegs >> rd_of(insn)) & (kFastRegs >> rs1_of(insn)) & 1) {
+        if (subsystems::csr_fast(*f, insn, mstatus)) {
+            subsystems::fw_event(FwEvent::illegal_insn);
+            return true;
+        }
+        // The arguments again from where they live (mtval and mstatus as
+        // the trap left them), so that none is kept across the call.
+        return emulate_csr_partial(&current_frame(), csr_read(csr::mtval), csr_read(csr::mstatus));
     }
-    // The arguments again from where they live (mtval and mstatus are as the
-    // trap left them), so that none is kept across the call above.
-    return emulate_csr_partial(&current_frame(), static_cast<uint32_t>(csr_read(csr::mtval)),
-                               csr_read(csr::mstatus));
+    return emulate_csr_partial(f, mtval, mstatus);
 }
 
 void emulate_illegal_insn(TrapFrame &f, unsigned long mtval) {

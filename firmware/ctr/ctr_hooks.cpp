@@ -318,16 +318,16 @@ CsrResult ctr::subsystem::write_csr(unsigned csr, unsigned mode, bool virt, unsi
 // takes the usual way.
 bool ctr::subsystem::csr_fast(fw::TrapFrame &f, uint32_t insn, unsigned long mstatus) {
     static_assert(ctr::ind::sireg == ctr::ind::siselect + 1 && ctr::ind::sireg3 == ctr::ind::siselect + 3);
-    const unsigned long num = insn >> 20;
-    if (num - ctr::ind::siselect > 3) return false; // another CSR: nothing to count
     CTR_BENCH_SCOPE;
+    const unsigned long bits = insn; // word-sized once: no 32-bit wrap to redo below
+    const unsigned long num = bits >> 20; // siselect .. sireg3 (kSubsystem.csr_fast_first/count)
     if (fw::mstatus_priv(mstatus) != csr::PRV_S || fw::mstatus_virt(mstatus)) return false;
     Slot &s = slot();
     PerHart &p = s.p;
     if (!p.entry_fast) return false;
     // Bits 19:7 of the instruction: rd (4:0), funct3 (7:5), rs1 (12:8); entry.S
     // checked the opcode (SYSTEM).
-    const unsigned long mid = (insn >> 7) & 0x1FFF;
+    const unsigned long mid = (bits >> 7) & 0x1FFF;
     if (num != ctr::ind::siselect) {
         // csrr rd, sireg* (csrrs with rs1 = x0).
         if ((mid & 0x1FE0) != 2 << 5) return false;

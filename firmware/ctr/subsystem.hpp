@@ -3,6 +3,7 @@
 // the calls of include/subsystem.hpp it answers, defined in ctr_hooks.cpp.
 #pragma once
 #include "../include/subsystem.hpp"
+#include "ctr_spec.hpp"
 
 // Default register layouts offered to S-mode (README "Profiles"); the device
 // tree's /chosen/tsbi,ctr-profile overrides it at boot.
@@ -40,6 +41,8 @@ inline constexpr fw::Subsystem kSubsystem = {
     .read_csr = &subsystem::read_csr,
     .write_csr = &subsystem::write_csr,
     .csr_fast = &subsystem::csr_fast,
+    .csr_fast_first = ind::siselect, // siselect, sireg, sireg2, sireg3
+    .csr_fast_count = 4,
     .sctrclr = &subsystem::sctrclr,
     .m_interrupt = &subsystem::m_interrupt,
     .record_trap = &subsystem::record_trap,

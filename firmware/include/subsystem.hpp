@@ -91,6 +91,9 @@ struct Subsystem {
     // false: not taken here, the core goes on as usual (read_csr/write_csr,
     // or the full path, which also raises any exception).
     bool (*csr_fast)(TrapFrame &f, uint32_t insn, unsigned long mstatus);
+    // The CSR numbers csr_fast takes: [csr_fast_first, + csr_fast_count). The
+    // core offers it nothing else, so other CSRs pay no call for it.
+    unsigned csr_fast_first, csr_fast_count;
     // The SCTRCLR instruction (ctr::ratified::sctrclr_insn) trapped as illegal.
     CsrResult (*sctrclr)(unsigned mode, bool virt);
     // An M-level interrupt the core does not handle itself (mcause code
