@@ -14,13 +14,15 @@
 #define LOG_REGBYTES 2
 #endif
 /* Trap frame (firmware/core/trap.hpp): x0..x31 by register number (the x0
- * slot is unused), then mepc and mstatus; trap.cpp checks these against
+ * slot is unused), then mepc, mstatus and the full-path witness (zeroed by
+ * every trap that takes the full path); trap.cpp checks these against
  * TrapFrame with static_asserts. */
 #define FRAME_REG(n) ((n) * REGBYTES)
 #define FRAME_MEPC (32 * REGBYTES)
 #define FRAME_MSTATUS (33 * REGBYTES)
-/* Rounded up to the psABI's 16-byte stack alignment (136 bytes on RV32). */
-#define FRAME_SIZE ((34 * REGBYTES + 15) & ~15)
+#define FRAME_WITNESS (34 * REGBYTES)
+/* Rounded up to the psABI's 16-byte stack alignment (144 bytes on RV32). */
+#define FRAME_SIZE ((35 * REGBYTES + 15) & ~15)
 /* SBI binary encoding: error codes run from 0 down to the lowest one the
  * spec defines (sbi::kLowestError, checked in trap.cpp). */
 #define SBI_LOWEST_ERROR (-14)

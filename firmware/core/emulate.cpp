@@ -112,39 +112,59 @@ void emulate_csr(TrapFrame &f, uint32_t insn) {
 
 } // namespace
 
-// The registers the fast path's frame holds (entry.S, .Lillegal): x0, ra,
+// The registers the fast path's frame holds (entry.S, .Lnot_ecall): x0, ra,
 // t0-t2, a0-a7, t3-t6, the ones a C++ call may clobber.
 constexpr uint32_t kFastRegs = 1u << 0 | 1u << 1 | 7u << 5 | 0xFFu << 10 | 0xFu << 28;
 
-extern "C" bool emulate_csr_fast(TrapFrame *f, unsigned long mtval) {
-    // A CSR instruction whose registers are in the partial frame, served in
-    // full (Done): anything else, and anything that would trap to S-mode,
-    // goes through trap_handler with the full frame as before, from scratch
-    // (a read has no effect a second read would see differently).
-    uint32_t insn = static_cast<uint32_t>(mtval);
-    const unsigned f3 = funct3_of(insn), rd = rd_of(insn);
-    if ((insn & OPCODE_MASK) != OPCODE_SYSTEM || f3 == 0 || f3 == 4 || !(kFastRegs >> rd & 1) ||
-        (!(f3 & 4) && !(kFastRegs >> rs1_of(insn) & 1)))
-        return false;
+namespace {
+// emulate_csr_fast() for what no subsystem took whole. The two forms CSR
+// accessors use, a read (csrr: csrrs rd, csr, x0) and a write (csrw: csrrw
+// x0, csr, rs1), go straight to the subsystems; the rest through csr_op. The
+// core's own CSRs (time) take the general form, and so does a write to a
+// read-only number (bits 11:10 = 3), which csr_op refuses as illegal
+// (privileged spec, "CSR Address Mapping Conventions").
+[[gnu::noinline]] bool emulate_csr_partial(TrapFrame *f, unsigned long mtval, unsigned long mstatus) {
+    const uint32_t insn = static_cast<uint32_t>(mtval);
+    const unsigned f3 = funct3_of(insn), rd = rd_of(insn), rs1 = rs1_of(insn);
+    if (!(kFastRegs >> rd & 1) || (!(f3 & 4) && !(kFastRegs >> rs1 & 1))) return false;
+    const unsigned num = insn >> 20, priv = mstatus_priv(mstatus);
+    const bool virt = mstatus_virt(mstatus);
     unsigned long old = 0;
     fw::CsrResult r;
-    // The two forms CSR accessors use, a read (csrr: csrrs rd, csr, x0) and a
-    // write (csrw: csrrw x0, csr, rs1), straight to the subsystems; the rest
-    // through csr_op. The core's own CSRs (time) take the general form, and
-    // so does a write to a read-only number (bits 11:10 = 3), which csr_op
-    // refuses as illegal (privileged spec, "CSR Address Mapping Conventions").
-    const unsigned num = insn >> 20;
-    const bool read_only = (num >> 10) == 3;
-    if (num == csr::time || (__riscv_xlen == 32 && num == csr::timeh)) r = csr_op(*f, insn, old);
-    else if (f3 == 2 && rs1_of(insn) == 0) r = subsystems::read_csr(num, trap_priv(*f), trap_virt(*f), old);
-    else if (f3 == 1 && rd == 0 && !read_only)
-        r = subsystems::write_csr(num, trap_priv(*f), trap_virt(*f), f->reg(rs1_of(insn)));
-    else r = csr_op(*f, insn, old);
+    if (f3 == 2 && rs1 == 0 && num != csr::time && (__riscv_xlen == 64 || num != csr::timeh)) {
+        r = subsystems::read_csr(num, priv, virt, old);
+    } else if (f3 == 1 && rd == 0 && (num >> 10) != 3) {
+        r = subsystems::write_csr(num, priv, virt, f->x[rs1]);
+    } else {
+        f->mstatus = mstatus;
+        r = csr_op(*f, insn, old);
+    }
     if (r != fw::CsrResult::Done) return false;
     subsystems::fw_event(FwEvent::illegal_insn);
-    f->set_reg(rd, old);
-    f->mepc += 4;
+    f->x[rd] = old; // x0's slot is never loaded back
     return true;
+}
+} // namespace
+
+extern "C" bool emulate_csr_fast(TrapFrame *f, unsigned long mtval, unsigned long mstatus) {
+    // A CSR instruction (entry.S checked SYSTEM and funct3 not 0 or 4) whose
+    // registers are in the partial frame, served in full: true. Anything
+    // else, and anything that would trap to S-mode, goes through
+    // trap_handler with the full frame as before, from scratch (a read has
+    // no effect a second read would see differently). On true entry.S
+    // advances mepc; the frame's mepc slot is not filled on this path.
+    // A subsystem may take its numbers whole first (CTR's entry reads).
+    const uint32_t insn = static_cast<uint32_t>(mtval);
+    if (subsystems::fast_csr(insn >> 20) && (kFastRegs >> rd_of(insn)) & (kFastRegs >> rs1_of(insn)) & 1) {
+        if (subsystems::csr_fast(*f, insn, mstatus)) {
+            subsystems::fw_event(FwEvent::illegal_insn);
+            return true;
+        }
+        // The arguments again from where they live (mtval and mstatus as
+        // the trap left them), so that none is kept across the call.
+        return emulate_csr_partial(&current_frame(), csr_read(csr::mtval), csr_read(csr::mstatus));
+    }
+    return emulate_csr_partial(f, mtval, mstatus);
 }
 
 void emulate_illegal_insn(TrapFrame &f, unsigned long mtval) {

@@ -144,18 +144,16 @@ trap_entry:
      * rd/rs1 are among the saved ones). Anything else: reload them and take
      * the full path from scratch. */
     FRAME_SAVE 1, 7, 10, 11, 12, 13, 14, 15, 16, 17, 28, 29, 30, 31
-    csrr    t0, mepc
-    REG_S   t0, FRAME_MEPC(sp)
-    csrr    t0, mstatus
-    REG_S   t0, FRAME_MSTATUS(sp)
     mv      a0, sp
     csrr    a1, mtval
+    csrr    a2, mstatus
     call    emulate_csr_fast
     beqz    a0, .Lillegal_slow
-    REG_L   t0, FRAME_MEPC(sp)
+    /* Served: past the instruction (a CSR instruction is 4 bytes). mstatus
+     * is as the trap left it (emulation restores what it changes). */
+    csrr    t0, mepc
+    addi    t0, t0, 4
     csrw    mepc, t0
-    REG_L   t0, FRAME_MSTATUS(sp)
-    csrw    mstatus, t0
     addi    t0, sp, FRAME_SIZE
     csrw    mscratch, t0
     FRAME_LOAD 1, 5, 6, 7, 10, 11, 12, 13, 14, 15, 16, 17, 28, 29, 30, 31, 2
@@ -170,6 +168,7 @@ trap_entry:
     REG_S   t0, FRAME_MEPC(sp)
     csrr    t0, mstatus
     REG_S   t0, FRAME_MSTATUS(sp)
+    REG_S   zero, FRAME_WITNESS(sp)     /* fw::full_path_taken() */
     mv      a0, sp
     call    trap_handler
     /* The handler may have changed mepc/mstatus in the frame (redirects,

@@ -33,6 +33,10 @@ template <const Subsystem &...S> struct List {
     template <auto M, class... A> static inline bool any(A &&...a) {
         return (false || ... || call<S, M>(a...));
     }
+    // Whether some subsystem's csr_fast takes CSR number `num`.
+    static constexpr bool fast_csr(unsigned num) {
+        return (false || ... || (S.csr_fast != nullptr && num - S.csr_fast_first < S.csr_fast_count));
+    }
     // Regions of every subsystem, one after the other.
     static inline unsigned mmode_regions(MmioRange *out, unsigned max) {
         unsigned n = 0;
@@ -100,6 +104,10 @@ inline void fw_event(FwEvent e) {
 [[nodiscard]] inline CsrResult write_csr(unsigned csr, unsigned mode, bool virt,
                                          unsigned long value) {
     return All::first<&Subsystem::write_csr>(csr, mode, virt, value);
+}
+[[nodiscard]] constexpr bool fast_csr(unsigned num) { return All::fast_csr(num); }
+[[nodiscard]] inline bool csr_fast(TrapFrame &f, uint32_t insn, unsigned long mstatus) {
+    return All::any<&Subsystem::csr_fast>(f, insn, mstatus);
 }
 [[nodiscard]] inline CsrResult sctrclr(unsigned mode, bool virt) {
     return All::first<&Subsystem::sctrclr>(mode, virt);

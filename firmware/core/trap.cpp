@@ -17,6 +17,7 @@
 static_assert(FRAME_REG(1) == offsetof(fw::TrapFrame, x) + sizeof(long));
 static_assert(FRAME_MEPC == offsetof(fw::TrapFrame, mepc));
 static_assert(FRAME_MSTATUS == offsetof(fw::TrapFrame, mstatus));
+static_assert(FRAME_WITNESS == offsetof(fw::TrapFrame, witness));
 static_assert(FRAME_SIZE >= sizeof(fw::TrapFrame) && FRAME_SIZE % 16 == 0);
 static_assert(REGBYTES == sizeof(long));
 static_assert(SBI_LOWEST_ERROR == sbi::kLowestError);

@@ -10,13 +10,14 @@ struct TrapFrame {
     unsigned long x[32]; // by register number; x[0] is unused and reads as 0
     unsigned long mepc;
     unsigned long mstatus;
+    unsigned long witness; // full_path_mark() below
 
     unsigned long reg(unsigned n) const { return n ? x[n] : 0; }
     void set_reg(unsigned n, unsigned long v) {
         if (n) x[n] = v;
     }
 };
-static_assert(sizeof(TrapFrame) == 34 * sizeof(long));
+static_assert(sizeof(TrapFrame) == 35 * sizeof(long));
 
 // The frame of the trap being served, at the top of this hart's M-mode
 // stack (entry.S). On the SBI call fast path only ra, t0-t6, a2-a7 and sp
@@ -29,18 +30,30 @@ TrapFrame &current_frame();
 // continues at stvec. Used for traps the firmware does not handle itself.
 void redirect_to_smode(TrapFrame &f, unsigned long cause, unsigned long tval);
 
-// Trapping privilege from the frame's mstatus: 0 U, 1 S (3 M never reaches here).
-// Inline: the CSR emulation fast path asks for both on every access.
-inline unsigned trap_priv(const TrapFrame &f) {
-    return static_cast<unsigned>((f.mstatus & csr::mstatus_bits::MPP) >> csr::mstatus_bits::MPP_SHIFT);
+// Trapping privilege from mstatus as the trap left it: 0 U, 1 S (3 M never
+// reaches here), and V (RV32: MPV is in mstatush). Inline: the CSR emulation
+// fast path asks for both on every access; trap_* take the frame's copy.
+inline unsigned mstatus_priv(unsigned long mstatus) {
+    return static_cast<unsigned>((mstatus & csr::mstatus_bits::MPP) >> csr::mstatus_bits::MPP_SHIFT);
 }
-inline bool trap_virt([[maybe_unused]] const TrapFrame &f) {
+inline bool mstatus_virt([[maybe_unused]] unsigned long mstatus) {
 #if __riscv_xlen == 64
-    return (f.mstatus & csr::mstatus_bits::MPV) != 0;
+    return (mstatus & csr::mstatus_bits::MPV) != 0;
 #else
     return (csr_read(csr::mstatush) & csr::mstatush_bits::MPV) != 0;
 #endif
 }
+inline unsigned trap_priv(const TrapFrame &f) { return mstatus_priv(f.mstatus); }
+inline bool trap_virt(const TrapFrame &f) { return mstatus_virt(f.mstatus); }
+
+// Whether a trap took entry.S's full path (.Lslow, trap_handler) since
+// full_path_mark(f) on this hart's frame: that path zeroes the frame's
+// witness slot, which nothing else writes (the SBI call and CSR fast paths
+// leave it alone). For a subsystem that wants to know that no M-level trap
+// (an interrupt, an emulation, a redirect to S-mode, an SSE event) came
+// between two CSR accesses it serves.
+inline void full_path_mark(TrapFrame &f) { f.witness = 1; }
+inline bool full_path_taken(const TrapFrame &f) { return f.witness == 0; }
 
 // Emulation entry points (firmware/core/emulate.cpp).
 void emulate_illegal_insn(TrapFrame &f, unsigned long mtval);

@@ -18,6 +18,7 @@
 #include "riscv/csr.hpp"
 #include "riscv/csr_safe.hpp"
 #include "trace/service.hpp"
+#include "trap.hpp"
 
 namespace {
 
@@ -44,9 +45,15 @@ struct PerHart {
     bool lcofi_managed;   // we toggle mideleg.LCOFI for LCOFIFRZ (emulated)
     bool bp_managed;      // we toggle medeleg.BREAKPOINT for BPFRZ (emulated)
     uint8_t armed;        // bit 0: breakpoints, bit 1: LCOFI currently routed to M
+    bool entry_fast;      // emulated, CTR open to S-mode: S-mode's siselect/sireg*
+                          // accesses take the short path (csr_read_impl)
     bool feed_possible;   // the hart's encoder can feed CTR (ctr_trace.hpp)
     bool feeding;         // it does now: CTR accesses decode the trace first
     unsigned long last_cycle; // mcycle when CtrCycleCounter last restarted
+    // While feeding: S-mode has retired nothing since the trace was last
+    // collected if it next traps at chain_pc with sepc still chain_sepc and
+    // no trap took the full path (trace_current()); kNoChain: unknown.
+    unsigned long chain_pc, chain_sepc;
     ctr::Config cfg;
     ctr::native::Shadow shadow;
 };
@@ -175,12 +182,44 @@ CTR_INLINE void feed_update(PerHart &p, ctr::Hart &h) {
     p.feeding = ctr::feed::active();
 }
 
+// Collecting the trace stops and restarts the encoder and the sink and
+// decodes what came, which costs more than everything else an access does.
+// An entry is read with siselect and three sireg* accesses in a row; after
+// the first sireg* has collected the trace, the others need not when S-mode
+// has retired nothing since (README "Cost"). That is known without the trace
+// on a hart whose siselect and sireg* always trap (Config::emulate_iselect):
+// S-mode resumed at chain_pc after the last access and traps there again;
+// the instruction there cannot retire (it always traps), so S-mode ran
+// nothing unless a trap came first, and a trap into S-mode writes sepc =
+// chain_pc (checked to differ from sepc when the chain started), one into
+// M-mode takes the full path (fw::full_path_taken).
+constexpr unsigned long kNoChain = 1; // no mepc is odd
+
+CTR_INLINE bool trace_current(const PerHart &p, const fw::TrapFrame &f) {
+    return p.chain_pc == csr_read(csr::mepc) && csr_read(csr::sepc) == p.chain_sepc &&
+           !fw::full_path_taken(f);
+}
+// After an access that collected the trace and changed nothing.
+CTR_INLINE void chain_start(PerHart &p, fw::TrapFrame &f) {
+    unsigned long next = csr_read(csr::mepc) + 4, sepc = csr_read(csr::sepc);
+    p.chain_pc = sepc == next || !p.cfg.emulate_iselect ? kNoChain : next;
+    p.chain_sepc = sepc;
+    fw::full_path_mark(f);
+}
+// After an access that did not collect, made while trace_current().
+CTR_INLINE void chain_extend(PerHart &p) { p.chain_pc += 4; }
+
 CTR_INLINE CsrResult csr_read_impl(unsigned csr, unsigned mode, bool virt, unsigned long &value) {
     Slot &s = slot();
     PerHart &p = s.p;
     if (p.impl == Impl::emulated) {
         feed_sync(p, s.emu);
-        return ctr::access_csr<false>(p.cfg, s.emu, csr, access(p, csr, mode, virt), value);
+        CsrResult r = ctr::access_csr<false>(p.cfg, s.emu, csr, access(p, csr, mode, virt), value);
+        // csr_fast() leaves an entry read that must collect to this way.
+        if (p.feeding && r == CsrResult::Done && mode == csr::PRV_S && !virt)
+            chain_start(p, fw::current_frame());
+        else p.chain_pc = kNoChain;
+        return r;
     }
     if (p.impl == Impl::native) {
         HwCsr hw;
@@ -194,6 +233,7 @@ CTR_INLINE CsrResult csr_read_impl(unsigned csr, unsigned mode, bool virt, unsig
 CTR_INLINE CsrResult csr_write_impl(unsigned csr, unsigned mode, bool virt, unsigned long value) {
     Slot &s = slot();
     PerHart &p = s.p;
+    p.chain_pc = kNoChain;
     if (p.impl == Impl::emulated) {
         feed_sync(p, s.emu);
         CsrResult r = ctr::access_csr<true>(p.cfg, s.emu, csr, access(p, csr, mode, virt), value);
@@ -268,6 +308,52 @@ CsrResult ctr::subsystem::write_csr(unsigned csr, unsigned mode, bool virt, unsi
 #endif
     CTR_BENCH_SCOPE;
     return csr_write_impl(csr, mode, virt, value);
+}
+
+// The accesses Linux's CTR driver makes for every entry it reads (siselect
+// written, then sireg, sireg2, sireg3 read; ratified "Entry Registers"), from
+// S-mode with V=0 on an emulated hart: what access_csr() does for them,
+// without the core's decoding and the register dispatch. Anything else (a
+// select outside CTR's range, VS-mode, another form of the instruction)
+// takes the usual way.
+bool ctr::subsystem::csr_fast(fw::TrapFrame &f, uint32_t insn, unsigned long mstatus) {
+    static_assert(ctr::ind::sireg == ctr::ind::siselect + 1 && ctr::ind::sireg3 == ctr::ind::siselect + 3);
+    CTR_BENCH_SCOPE;
+    const unsigned long bits = insn; // word-sized once: no 32-bit wrap to redo below
+    const unsigned long num = bits >> 20; // siselect .. sireg3 (kSubsystem.csr_fast_first/count)
+    if (fw::mstatus_priv(mstatus) != csr::PRV_S || fw::mstatus_virt(mstatus)) return false;
+    Slot &s = slot();
+    PerHart &p = s.p;
+    if (!p.entry_fast) return false;
+    // Bits 19:7 of the instruction: rd (4:0), funct3 (7:5), rs1 (12:8); entry.S
+    // checked the opcode (SYSTEM).
+    const unsigned long mid = (bits >> 7) & 0x1FFF;
+    if (num != ctr::ind::siselect) {
+        // csrr rd, sireg* (csrrs with rs1 = x0).
+        if ((mid & 0x1FE0) != 2 << 5) return false;
+        const unsigned long sel = p.cfg.emulate_iselect ? s.emu.siselect : csr_read(ctr::ind::siselect);
+        if (sel - ctr::ind::ctr_first > ctr::ind::ctr_last - ctr::ind::ctr_first) return false;
+        if (p.feeding) {
+            // The trace must be collected first: the usual way does.
+            if (!trace_current(p, f)) return false;
+            chain_extend(p);
+        }
+        f.x[mid & 31] = ctr::entry_read(p.cfg, s.emu, num - ctr::ind::sireg, sel - ctr::ind::ctr_first);
+        return true;
+    }
+    // csrw siselect, rs1 (csrrw with rd = x0).
+    if ((mid & 0xFF) != 1 << 5 || !p.cfg.emulate_iselect) return false;
+    // siselect is not CTR state: nothing recorded before the write reads or
+    // changes it, so the trace is not collected here (the next access to CTR
+    // state collects it). Every CTR write restarts the cycle count, as on
+    // the usual way.
+    s.emu.siselect = f.x[mid >> 8] & ctr::ind::select_mask;
+    p.last_cycle = mcycle();
+    if (p.feeding) {
+        if (trace_current(p, f)) chain_extend(p);
+        else p.chain_pc = kNoChain;
+    }
+    return true;
 }
 
 CsrResult ctr::subsystem::sctrclr(unsigned mode, bool virt) {
@@ -396,6 +482,7 @@ void ctr::subsystem::hart_init() {
     unsigned long id = fw::current_hartid();
     PerHart &p = g_slot[id].p;
     p = PerHart{};
+    p.chain_pc = kNoChain;
     ctr::Config &c = p.cfg;
     c.views = g_views;
     c.has_h = fw::hart_has(id, fw::EXT_H);
@@ -439,6 +526,7 @@ void ctr::subsystem::hart_init() {
         return;
     }
     p.impl = Impl::emulated;
+    p.entry_fast = c.stateen_ctr;
     p.feed_possible = ctr::feed::hart_init(id);
     if (stateen && !c.emulate_iselect) mstateen0_set(csr::mstateen0_bits::CSRIND);
     ctr::reset(c, g_slot[id].emu);
@@ -455,6 +543,7 @@ void ctr::subsystem::hart_resume() {
     // S-mode state (sctrctl, entries) is S-mode's to save and restore.
     Slot &s = slot();
     PerHart &p = s.p;
+    p.chain_pc = kNoChain;
     if (p.impl == Impl::native) {
         constexpr uint64_t kBits = csr::mstateen0_bits::CTR | csr::mstateen0_bits::CSRIND;
         if (p.cfg.views & ctr::VIEW_RATIFIED) mstateen0_set(kBits);

@@ -3,6 +3,7 @@
 // the calls of include/subsystem.hpp it answers, defined in ctr_hooks.cpp.
 #pragma once
 #include "../include/subsystem.hpp"
+#include "ctr_spec.hpp"
 
 // Default register layouts offered to S-mode (README "Profiles"); the device
 // tree's /chosen/tsbi,ctr-profile overrides it at boot.
@@ -20,6 +21,8 @@ void hart_init();
 void hart_resume();
 fw::CsrResult read_csr(unsigned csr, unsigned mode, bool virt, unsigned long &value);
 fw::CsrResult write_csr(unsigned csr, unsigned mode, bool virt, unsigned long value);
+// siselect writes and sireg, sireg2, sireg3 reads from S-mode (an entry read).
+bool csr_fast(fw::TrapFrame &f, uint32_t insn, unsigned long mstatus);
 fw::CsrResult sctrclr(unsigned mode, bool virt);
 // An LCOFI armed for LCOFIFRZ emulation (README "Freeze").
 bool m_interrupt(unsigned long code);
@@ -37,6 +40,9 @@ inline constexpr fw::Subsystem kSubsystem = {
     .hart_resume = &subsystem::hart_resume,
     .read_csr = &subsystem::read_csr,
     .write_csr = &subsystem::write_csr,
+    .csr_fast = &subsystem::csr_fast,
+    .csr_fast_first = ind::siselect, // siselect, sireg, sireg2, sireg3
+    .csr_fast_count = 4,
     .sctrclr = &subsystem::sctrclr,
     .m_interrupt = &subsystem::m_interrupt,
     .record_trap = &subsystem::record_trap,

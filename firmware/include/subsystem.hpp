@@ -11,6 +11,8 @@
 
 namespace fw {
 
+struct TrapFrame; // core/trap.hpp
+
 // SBI PMU firmware event codes (ext-pmu.adoc, "Event: Firmware (Type #15)").
 enum class FwEvent : unsigned {
     misaligned_load = 0,
@@ -81,6 +83,17 @@ struct Subsystem {
     // instruction the core calls read_csr then write_csr with the new value.
     CsrResult (*read_csr)(unsigned csr, unsigned mode, bool virt, unsigned long &value);
     CsrResult (*write_csr)(unsigned csr, unsigned mode, bool virt, unsigned long value);
+    // The same instruction offered first, whole, on the trap entry's fast
+    // path (core/README.md "Trap entry"): `insn` a CSR instruction whose rd
+    // and rs1 are registers the frame holds (ra, t0-t2, a0-a7, t3-t6),
+    // `mstatus` as the trap left it. True: served in full, rd's slot of the
+    // frame written (the core advances mepc and counts the firmware event);
+    // false: not taken here, the core goes on as usual (read_csr/write_csr,
+    // or the full path, which also raises any exception).
+    bool (*csr_fast)(TrapFrame &f, uint32_t insn, unsigned long mstatus);
+    // The CSR numbers csr_fast takes: [csr_fast_first, + csr_fast_count). The
+    // core offers it nothing else, so other CSRs pay no call for it.
+    unsigned csr_fast_first, csr_fast_count;
     // The SCTRCLR instruction (ctr::ratified::sctrclr_insn) trapped as illegal.
     CsrResult (*sctrclr)(unsigned mode, bool virt);
     // An M-level interrupt the core does not handle itself (mcause code

@@ -36,6 +36,7 @@ struct State {
     // of the write pointer (bytes since the feed's sink start).
     uint64_t ctr_base, ctr_size;
     unsigned ctr_harts;
+    unsigned ctr_collector; // the hart between ctr_feed_collect and ctr_feed_release
     uint64_t ctr_total;
 };
 State st;
@@ -599,6 +600,7 @@ bool ctr_feed_collect(unsigned long hartid, CtrSpans &s) {
         lost = true;
     }
     t.ctr_pos = st.ctr_total;
+    st.ctr_collector = static_cast<unsigned>(hartid);
     uint64_t n = st.ctr_total - from, off = from & (size - 1);
     auto *buf = reinterpret_cast<const uint8_t *>(static_cast<uintptr_t>(st.ctr_base));
     s.a = buf + off;
@@ -618,10 +620,11 @@ void ctr_feed_release() {
         // many times the buffer went round (with several harts the write
         // pointer stays, and more than one lap between two collects looks
         // like one).
+        // The one feeding hart is the collector (collect returns false, and
+        // no release follows, for a hart that does not feed).
         const uint64_t size = st.ctr_size;
         st.ctr_total = (st.ctr_total + size - 1) & ~(size - 1);
-        for (auto &h : st.hart)
-            if (h.ctr) h.ctr_pos = st.ctr_total;
+        st.hart[st.ctr_collector].ctr_pos = st.ctr_total;
         sink_restart_at(st.topo.sink.base, st.ctr_base);
     }
     if (st.ctr_harts) sink_resume(st.topo.sink.base);

@@ -253,19 +253,16 @@ struct Fields {
     uint64_t get(Fld f) const { return v[unsigned(f)]; }
 };
 namespace detail {
-// DirectBranch and IndirectBranch, the messages BTM sends for almost every transfer,
-// read in one pass: TCODE, SRC and B-TYPE are fixed fields at the start, then I-CNT
-// and (IndirectBranch) U-ADDR as variable fields. False for anything else (another
-// message, TSTAMP, an error, a field of more than 64 bits): the table-driven reader
-// then decides, so the result is always the table's.
-inline bool decode_branch(const Framing &fr, const uint8_t *b, size_t n, Fields &m) {
+// One message kind: F1 and F2 the fixed fields after SRC (TCODE: none), Addr
+// the address after I-CNT (TCODE: none); constants, so that each kind
+// compiles to its own straight reader.
+template <unsigned Tcode, Fld F1, Fld F2, Fld Addr>
+inline bool read_common(const Framing &fr, const uint8_t *b, size_t n, Fields &m) {
     using namespace wire;
-    if (fr.tstamp || n < 2 || (b[0] & 3) != kMseoData) return false;
-    const unsigned tcode = b[0] >> 2;
-    const bool ib = tcode == NT_TCODE_IndirectBranch;
-    if (!ib && tcode != NT_TCODE_DirectBranch) return false;
-    constexpr unsigned kBtypeBits = kFields[unsigned(Fld::BTYPE)].bits;
-    const unsigned fixed = fr.src_bits + (ib ? kBtypeBits : 0); // bits after TCODE
+    constexpr unsigned bits1 = F1 == Fld::TCODE ? 0 : kFields[unsigned(F1)].bits;
+    constexpr unsigned bits2 = F2 == Fld::TCODE ? 0 : kFields[unsigned(F2)].bits;
+    const unsigned src_bits = fr.src_bits;
+    const unsigned fixed = src_bits + bits1 + bits2; // bits after TCODE
     // The fixed fields fill whole MDO groups of bytes 1..k, which carry no end of a
     // field except in the last one, when I-CNT starts in it.
     size_t i = 1;
@@ -279,10 +276,17 @@ inline bool decode_branch(const Framing &fr, const uint8_t *b, size_t n, Fields 
         if ((byte & 3) != kMseoData && (have <= fixed || (byte & 3) == kMseoReserved)) return false;
     }
     uint32_t p = 1u << unsigned(Fld::TCODE);
-    m.tcode = uint8_t(tcode);
-    m.v[unsigned(Fld::TCODE)] = tcode;
-    if (fr.src_bits) m.v[unsigned(Fld::SRC)] = acc & mask(fr.src_bits), p |= 1u << unsigned(Fld::SRC);
-    if (ib) m.v[unsigned(Fld::BTYPE)] = (acc >> fr.src_bits) & mask(kBtypeBits), p |= 1u << unsigned(Fld::BTYPE);
+    m.tcode = uint8_t(Tcode);
+    m.v[unsigned(Fld::TCODE)] = Tcode;
+    if (src_bits) m.v[unsigned(Fld::SRC)] = acc & mask(src_bits), p |= 1u << unsigned(Fld::SRC);
+    if constexpr (bits1 != 0) {
+        m.v[unsigned(F1)] = (acc >> src_bits) & mask(bits1), p |= 1u << unsigned(F1);
+    }
+    if constexpr (bits2 != 0) {
+        const uint64_t v2 = (acc >> (src_bits + bits1)) & mask(bits2);
+        if (F2 == Fld::CDF && v2 == 1) return false; // HIST follows I-CNT
+        m.v[unsigned(F2)] = v2, p |= 1u << unsigned(F2);
+    }
     // I-CNT: the rest of the last fixed byte (whose MSEO is I-CNT's), then bytes up to
     // an end of field or message.
     uint64_t v = acc >> fixed;
@@ -295,7 +299,7 @@ inline bool decode_branch(const Framing &fr, const uint8_t *b, size_t n, Fields 
         mseo = b[i++] & 3;
     }
     m.v[unsigned(Fld::ICNT)] = v, p |= 1u << unsigned(Fld::ICNT);
-    if (ib) {
+    if constexpr (Addr != Fld::TCODE) {
         if (mseo != kMseoEndField) return false;
         v = 0, nb = 0;
         do {
@@ -305,16 +309,39 @@ inline bool decode_branch(const Framing &fr, const uint8_t *b, size_t n, Fields 
             mseo = b[i++] & 3;
         } while (mseo == kMseoData);
         if (fr.extend_addr) v = extend_addr_field(v, nb, fr.xlen);
-        m.v[unsigned(Fld::UADDR)] = v, p |= 1u << unsigned(Fld::UADDR);
+        m.v[unsigned(Addr)] = v, p |= 1u << unsigned(Addr);
     }
     if (mseo != kMseoEndMsg || i != n) return false;
     m.present = p;
     return true;
 }
+
+// The messages BTM sends for almost every transfer, DirectBranch and
+// IndirectBranch, and at every trap out of and return into the code a
+// privilege filter selects, ProgTraceCorrelation (CDF=0) and ProgTraceSync,
+// read in one pass: TCODE, SRC and up to two fixed fields at the start (B-TYPE;
+// SYNC; EVCODE and CDF), then I-CNT and (IndirectBranch, ProgTraceSync) an
+// address as variable fields. False for anything else (another message,
+// TSTAMP, HIST, an error, a field of more than 64 bits): the table-driven
+// reader then decides, so the result is always the table's.
+inline bool decode_common(const Framing &fr, const uint8_t *b, size_t n, Fields &m) {
+    if (fr.tstamp || n < 2 || (b[0] & 3) != wire::kMseoData) return false;
+    switch (b[0] >> 2) {
+    case NT_TCODE_DirectBranch:
+        return read_common<NT_TCODE_DirectBranch, Fld::TCODE, Fld::TCODE, Fld::TCODE>(fr, b, n, m);
+    case NT_TCODE_IndirectBranch:
+        return read_common<NT_TCODE_IndirectBranch, Fld::BTYPE, Fld::TCODE, Fld::UADDR>(fr, b, n, m);
+    case NT_TCODE_ProgTraceSync:
+        return read_common<NT_TCODE_ProgTraceSync, Fld::SYNC, Fld::TCODE, Fld::FADDR>(fr, b, n, m);
+    case NT_TCODE_ProgTraceCorrelation:
+        return read_common<NT_TCODE_ProgTraceCorrelation, Fld::EVCODE, Fld::CDF, Fld::TCODE>(fr, b, n, m);
+    default: return false;
+    }
+}
 } // namespace detail
 
 inline Err decode_fields(const Framing &fr, const uint8_t *bytes, size_t n, Fields &m) {
-    if (detail::decode_branch(fr, bytes, n, m)) return Err::None;
+    if (detail::decode_common(fr, bytes, n, m)) return Err::None;
     return decode_fields(fr, bytes, n, m.tcode, m.present,
                          [&](Fld f, uint64_t val, unsigned, size_t) { m.v[unsigned(f)] = val; });
 }

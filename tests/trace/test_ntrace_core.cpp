@@ -221,16 +221,17 @@ TEST_CASE("ntrace core: lost data starts a fresh sequence and never makes a wron
     }
 }
 
-TEST_CASE("ntrace core: the branch-message reader gives the table reader's fields") {
-    // Random DirectBranch/IndirectBranch-like byte strings (mostly well formed, some
-    // not) under several framings: where the one-pass reader accepts a message, the
-    // table-driven reader must accept it too, with the same fields and values.
+TEST_CASE("ntrace core: the one-pass reader gives the table reader's fields") {
+    // Random DirectBranch/IndirectBranch/ProgTraceSync/ProgTraceCorrelation-like byte
+    // strings (mostly well formed, some not) under several framings: where the
+    // one-pass reader accepts a message, the table-driven reader must accept it too,
+    // with the same fields and values.
     uint64_t x = 0x2545F4914F6CDD1Dull;
     auto rnd = [&x] {
         x ^= x << 13, x ^= x >> 7, x ^= x << 17;
         return x;
     };
-    unsigned accepted = 0, tried = 0;
+    unsigned accepted = 0, tried = 0, accepted_by_tcode[64] = {};
     for (int round = 0; round < 200000; round++) {
         Framing fr;
         fr.src_bits = uint8_t(rnd() % 10);
@@ -238,7 +239,9 @@ TEST_CASE("ntrace core: the branch-message reader gives the table reader's field
         fr.extend_addr = rnd() % 2;
         uint8_t b[16];
         size_t n = 2 + rnd() % 13;
-        unsigned tcode = rnd() % 8 ? 3 + rnd() % 2 : rnd() % 64;
+        constexpr unsigned kCommon[] = {NT_TCODE_DirectBranch, NT_TCODE_IndirectBranch, NT_TCODE_ProgTraceSync,
+                                        NT_TCODE_ProgTraceCorrelation};
+        unsigned tcode = rnd() % 8 ? kCommon[rnd() % 4] : rnd() % 64;
         b[0] = uint8_t(tcode << 2 | (rnd() % 16 ? 0 : rnd() % 4));
         for (size_t i = 1; i < n; i++) {
             unsigned r = rnd() % 16;
@@ -248,8 +251,9 @@ TEST_CASE("ntrace core: the branch-message reader gives the table reader's field
         if (rnd() % 4) b[n - 1] |= 3;
         Fields fast, table;
         tried++;
-        if (!detail::decode_branch(fr, b, n, fast)) continue;
+        if (!detail::decode_common(fr, b, n, fast)) continue;
         accepted++;
+        accepted_by_tcode[tcode]++;
         Err e = decode_fields(fr, b, n, table.tcode, table.present,
                               [&](Fld f, uint64_t v, unsigned, size_t) { table.v[unsigned(f)] = v; });
         CAPTURE(round);
@@ -260,4 +264,9 @@ TEST_CASE("ntrace core: the branch-message reader gives the table reader's field
             if (fast.present >> f & 1) CHECK(fast.v[f] == table.v[f]);
     }
     CHECK(accepted > tried / 20);
+    for (unsigned t : {NT_TCODE_DirectBranch, NT_TCODE_IndirectBranch, NT_TCODE_ProgTraceSync,
+                       NT_TCODE_ProgTraceCorrelation}) {
+        CAPTURE(t);
+        CHECK(accepted_by_tcode[t] > 100);
+    }
 }
