@@ -22,7 +22,8 @@ using namespace fw;
 using sbi::Error;
 
 namespace fw {
-HartBlock blocks[kMaxHarts];
+static HartBlock host_blocks[kMaxHarts];
+HartBlock *blocks = host_blocks; // the firmware carves them at cold boot
 }
 
 static std::vector<char> load(const std::string &path, size_t extra = 0) {
