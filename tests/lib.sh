@@ -73,13 +73,13 @@ expect_exit() {
 # --- M-mode stack high-water marks (issue 29) --------------------------------
 # tests/payloads/run.py --stack-report FILE appends "TAG PAYLOAD smp=N hart=H
 # used=BYTES of SIZE" per hart (and checks the margin itself, case
-# <payload>/stack_margin). stack_summary FILE: the deepest use on hart 0 (the
-# boot hart: cold boot and run time) and on the other harts (run time only),
-# with the run that reached it (informational lines, not results).
+# <payload>/stack_margin). stack_summary FILE: the deepest use of the boot
+# stack (cold boot and the boot hart's own set-up) and of the harts' stacks
+# (run time), with the run that reached it (informational lines, not results).
 stack_summary() {
   [ -s "$1" ] || return 0
   echo "M-mode stack high-water marks ($(log_name "$1"), $(wc -l <"$1") harts):"
-  awk '{ split($5, u, "="); r = ($4 == "hart=0") ? "hart 0 (boot: cold boot + run time)" : "other harts (run time)";
+  awk '{ split($5, u, "="); r = ($4 == "hart=boot") ? "boot stack (cold boot)" : ($4 == "hart=0") ? "hart 0 (run time)" : "other harts (run time)";
          if (!(r in m) || u[2] + 0 > m[r]) { m[r] = u[2] + 0; w[r] = $1 " " $2 " " $4; size[r] = $7 } }
        END { for (r in m) printf "  %-36s %5d of %d bytes (%s)\n", r, m[r], size[r], w[r] }' "$1" | sort
 }

@@ -31,6 +31,10 @@
 #define MSTATUS_MDT_SHIFT 42
 #define MSTATUSH_MDT (1 << 10)
 #define SBI_ERR_NOT_SUPPORTED (-2)
+/* mie/mip.MSIP (csr::irq::MSI, checked in init.cpp). */
+#define MIP_MSIP (1 << 3)
+/* fw_dynamic_info's magic, "OSBI" (OpenSBI's boot contract; init.cpp). */
+#define FW_DYNAMIC_INFO_MAGIC 0x4942534f
 /* The SBI extension table entry.S dispatches with (sbi_ext_table,
  * firmware/sbi/ecall.cpp, which checks this layout): SBI_EXT_SLOTS slots
  * {EID, descriptor}, EID e in slot (e ^ (e >> SBI_EXT_HASH_SHIFT)) mod

@@ -3,7 +3,7 @@
 #include "hart.hpp"
 #include <libfdt.h>
 #include <string.h>
-#include "fdt_walk.hpp"
+#include "fdt_edit.hpp"
 
 namespace fw::dt {
 namespace {
@@ -48,12 +48,6 @@ uint64_t read_cells(const fdt32_t *p, int cells) {
 }
 
 bool status_okay(const char *st) { return !strcmp(st, "okay") || !strcmp(st, "ok"); }
-
-bool node_enabled(const void *fdt, int node) {
-    int len;
-    auto *st = static_cast<const char *>(fdt_getprop(fdt, node, "status", &len));
-    return !st || status_okay(st);
-}
 
 } // namespace
 
@@ -173,57 +167,50 @@ int isa_string_remove(char *isa, int len, const char *ext) {
     return n < len ? n + 1 : n;
 }
 
-// Property `name` of `node` cut to its first `n` bytes where it lies: the
+// A property's value (`data`, `len` bytes) cut to its first `n` bytes where it lies: the
 // words it no longer needs become FDT_NOP tokens (Devicetree Specification
 // 5.4.1: a NOP may stand wherever a token may), so nothing after it moves.
 // libfdt's fdt_setprop_placeholder would move the rest of the blob up, once
 // per edited property: quadratic in harts for an edit of every cpu node.
-int shrink_prop_inplace(void *fdt, int node, const char *name, int n) {
-    int len;
-    struct fdt_property *p = fdt_get_property_w(fdt, node, name, &len);
-    if (!p) return len;
-    if (n > len) return -FDT_ERR_NOSPACE;
-    auto *data = reinterpret_cast<char *>(p->data);
+void shrink_prop_inplace(char *data, int len, int n) {
     const int keep = (n + 3) & ~3, had = (len + 3) & ~3;
     for (int k = n; k < keep; k++) data[k] = 0;
     for (int k = keep; k < had; k += 4) {
         const fdt32_t nop = cpu_to_fdt32(FDT_NOP);
         memcpy(data + k, &nop, 4);
     }
-    p->len = cpu_to_fdt32(static_cast<uint32_t>(n));
-    return 0;
+    const fdt32_t l = cpu_to_fdt32(static_cast<uint32_t>(n));
+    memcpy(data - 8, &l, 4); // the property's length word (FDT_PROP, len, nameoff, value)
 }
 
 int fixup_withhold_extensions(void *fdt, const Withhold *w, unsigned count) {
     int cpus = fdt_path_offset(fdt, "/cpus");
     if (cpus < 0) return 0;
     // Edited where they are and cut short in place: nothing moves, so one
-    // walk finds every cpu node.
-    return fdtw::for_each_cpu_reverse(fdt, cpus, [&](int node) {
+    // walk reads and edits every cpu node.
+    int err = 0;
+    auto edit = [&](int, uint32_t, const fdtw::NodeProps &np) {
         // The node's extensions before any edit, read as scan_harts does.
-        int len;
+        const fdtw::Prop *list = np.find("riscv,isa-extensions"), *str = np.find("riscv,isa");
         uint64_t isa = 0;
-        if (auto *l = static_cast<const char *>(fdt_getprop(fdt, node, "riscv,isa-extensions", &len)))
-            isa = parse_isa_extensions(l, len);
-        else if (auto *st = static_cast<const char *>(fdt_getprop(fdt, node, "riscv,isa", &len)))
-            isa = parse_isa_string(st, len);
-        struct Prop {
-            const char *name;
+        if (list) isa = parse_isa_extensions(static_cast<const char *>(list->data), list->len);
+        else if (str) isa = parse_isa_string(static_cast<const char *>(str->data), str->len);
+        struct Edit {
+            const fdtw::Prop *p;
             int (*remove)(char *, int, const char *);
-        };
-        static constexpr Prop kProps[] = {{"riscv,isa-extensions", isa_list_remove},
-                                          {"riscv,isa", isa_string_remove}};
-        for (const Prop &pr : kProps) {
-            auto *p = static_cast<char *>(fdt_getprop_w(fdt, node, pr.name, &len));
-            if (!p || len <= 0) continue;
-            int n = len;
+        } const edits[] = {{list, isa_list_remove}, {str, isa_string_remove}};
+        for (const Edit &e : edits) {
+            if (!e.p || e.p->len <= 0) continue;
+            auto *data = static_cast<char *>(const_cast<void *>(e.p->data));
+            int n = e.p->len;
             for (unsigned i = 0; i < count; i++)
-                if (!((isa >> w[i].unless) & 1)) n = pr.remove(p, n, w[i].ext);
-            if (n == len) continue;
-            if (int err = shrink_prop_inplace(fdt, node, pr.name, n)) return err;
+                if (!((isa >> w[i].unless) & 1)) n = e.remove(data, n, w[i].ext);
+            if (n != e.p->len) shrink_prop_inplace(data, e.p->len, n);
         }
-        return 0;
-    });
+        if (np.overflow) err = -FDT_ERR_NOSPACE; // properties past NodeProps::kMax unread
+    };
+    if (!fdtw::for_each_cpu_props(fdt, cpus, edit)) return -FDT_ERR_BADSTRUCTURE;
+    return err;
 }
 
 int fixup_disable_harts(void *fdt, const uint64_t *off) {
@@ -231,17 +218,28 @@ int fixup_disable_harts(void *fdt, const uint64_t *off) {
     if (cpus < 0) return 0;
     int ac = fdt_address_cells(fdt, cpus);
     if (ac < 1 || ac > 2) return 0;
-    // Last node first: "disabled" is longer than "okay", and the edit moves
-    // only the nodes after it (fdtw::for_each_cpu_reverse).
-    return fdtw::for_each_cpu_reverse(fdt, cpus, [&](int node) {
-        int len;
-        auto *reg = static_cast<const fdt32_t *>(fdt_getprop(fdt, node, "reg", &len));
-        if (!reg || len < ac * 4) return 0;
-        uint64_t id = read_cells(reg, ac);
+    const int status = fdtw::string_offset(fdt, "status");
+    if (status < 0) return -FDT_ERR_NOSPACE;
+    static constexpr char kDisabled[] = "disabled";
+    // Every cpu node in one pass over the tree (fdtw::rewrite_cpus):
+    // "disabled" is longer than "okay", and a libfdt edit per node moved the
+    // rest of the tree once per hart.
+    int err = fdtw::rewrite_cpus(fdt, cpus, [&](uint32_t, const fdtw::NodeProps &np,
+                                                fdtw::Edit *e) -> unsigned {
+        const fdtw::Prop *reg = np.find("reg");
+        if (!reg || reg->len < ac * 4) return 0;
+        uint64_t id = read_cells(static_cast<const fdt32_t *>(reg->data), ac);
+        uint32_t at = np.start; // where libfdt would add it: first
+        const fdtw::Prop *st = np.find("status", &at);
+        const bool enabled = !st || (st->len > 0 && status_okay(static_cast<const char *>(st->data)));
         // Hart IDs at or above kMaxHarts are parked at reset (entry.S): off too.
-        if ((id < fw::kMaxHarts && !(off[id / 64] >> (id % 64) & 1)) || !node_enabled(fdt, node)) return 0;
-        return fdt_setprop_string(fdt, node, "status", "disabled");
+        if ((id < fw::kMaxHarts && !(off[id / 64] >> (id % 64) & 1)) || !enabled) return 0;
+        // "ok" and "okay" are shorter than "disabled": the edit only grows.
+        e[0] = {at, st ? 12 + fdtw::align4(uint32_t(st->len)) : 0, uint32_t(status), kDisabled,
+                sizeof kDisabled, 0, 0};
+        return 1;
     });
+    return err ? -FDT_ERR_NOSPACE : 0;
 }
 
 bool scan_memory(const void *fdt, Memory &m) {
@@ -307,23 +305,84 @@ int setprop_reg(void *fdt, int node, int ac, int sc, uint64_t base, uint64_t siz
     return fdt_setprop(fdt, node, "reg", reg, n * 4);
 }
 
-int fixup_reserve(void *fdt, uint64_t base, uint64_t size, const char *prefix) {
-    int ac = fdt_address_cells(fdt, 0), sc = fdt_size_cells(fdt, 0);
-    if (ac < 1 || ac > 2 || sc < 1 || sc > 2) return -FDT_ERR_BADNCELLS;
-    int parent = fdt_path_offset(fdt, "/reserved-memory");
-    if (parent < 0) {
-        parent = fdt_add_subnode(fdt, 0, "reserved-memory");
-        if (parent < 0) return parent;
-        // Reserved-memory binding: same cells as the root, identity ranges.
-        int err = fdt_setprop_u32(fdt, parent, "#address-cells", ac);
-        if (!err) err = fdt_setprop_u32(fdt, parent, "#size-cells", sc);
-        if (!err) err = fdt_setprop(fdt, parent, "ranges", nullptr, 0);
-        if (err) return err;
-    } else {
-        ac = fdt_address_cells(fdt, parent);
-        sc = fdt_size_cells(fdt, parent);
-        if (ac < 1 || ac > 2 || sc < 1 || sc > 2) return -FDT_ERR_BADNCELLS;
+namespace {
+// Builds structure-block tokens (Devicetree Specification 5.4.1) in a buffer.
+struct Tokens {
+    static constexpr unsigned kMax = 256;
+    uint8_t b[kMax];
+    uint32_t n = 0;
+    bool ok = true;
+    void word(uint32_t v) {
+        if (n + 4 > kMax) { ok = false; return; }
+        fdtw::put_be32(b + n, v);
+        n += 4;
     }
+    void bytes(const void *p, uint32_t len) { // padded to 4
+        if (n + fdtw::align4(len) > kMax) { ok = false; return; }
+        if (len) memcpy(b + n, p, len);
+        for (uint32_t k = len; k < fdtw::align4(len); k++) b[n + k] = 0;
+        n += fdtw::align4(len);
+    }
+    void begin(const char *name) {
+        word(fdtw::TOKEN_BEGIN_NODE);
+        bytes(name, static_cast<uint32_t>(strlen(name)) + 1);
+    }
+    void prop(int nameoff, const void *v, uint32_t len) {
+        if (nameoff < 0) ok = false;
+        word(fdtw::TOKEN_PROP);
+        word(len);
+        word(static_cast<uint32_t>(nameoff));
+        bytes(v, len);
+    }
+    void cells(int nameoff, const uint64_t *v, unsigned count, const int *ncells) {
+        fdt32_t c[8];
+        unsigned k = 0;
+        for (unsigned i = 0; i < count; i++) {
+            if (ncells[i] == 2) c[k++] = cpu_to_fdt32(static_cast<uint32_t>(v[i] >> 32));
+            c[k++] = cpu_to_fdt32(static_cast<uint32_t>(v[i]));
+        }
+        prop(nameoff, c, 4 * k);
+    }
+};
+} // namespace
+
+int fixup_reserve(void *fdt, uint64_t base, uint64_t size, const char *prefix) {
+    // One walk of the root and its children finds /reserved-memory and
+    // where a node goes, and the new node(s) go in with one move of what
+    // follows: libfdt's path look-up, fdt_add_subnode and each fdt_setprop
+    // walked or moved the whole tree once each, growing with the harts.
+    struct Visitor {
+        const uint8_t *base;
+        int ac = 2, sc = 1;              // the root's cells (libfdt's defaults when absent)
+        int resv = -1, rac = -1, rsc = -1; // /reserved-memory and its cells
+        uint32_t root_end = 8, resv_end = 0; // right after each one's properties
+        bool in_resv = false, exists = false;
+        const char *child;                // the name the new node gets
+        bool begin(int off, int depth, const char *name) {
+            if (depth == 1) {
+                in_resv = !strcmp(name, "reserved-memory") && resv < 0;
+                if (in_resv) resv = off, resv_end = static_cast<uint32_t>(off) + 4 + fdtw::align4(static_cast<uint32_t>(strlen(name)) + 1);
+            }
+            if (depth == 2 && !strcmp(name, child)) exists = true;
+            return depth == 0 || (depth == 1 && in_resv);
+        }
+        void prop(int, int depth, const fdtw::Prop &p) {
+            const uint32_t end = static_cast<uint32_t>(static_cast<const uint8_t *>(p.data) - base) +
+                                 fdtw::align4(static_cast<uint32_t>(p.len));
+            const bool cells = p.len == 4 && (!strcmp(p.name, "#address-cells") || !strcmp(p.name, "#size-cells"));
+            const int v = cells ? static_cast<int>(fdtw::be32(p.data)) : 0;
+            if (depth == 0) {
+                root_end = end;
+                if (cells) (p.name[1] == 'a' ? ac : sc) = v;
+            } else if (depth == 1 && in_resv) {
+                resv_end = end;
+                if (cells) (p.name[1] == 'a' ? rac : rsc) = v;
+            }
+        }
+        void end(int, int depth) {
+            if (depth == 1) in_resv = false;
+        }
+    } v{static_cast<const uint8_t *>(fdt) + fdtw::header(fdt, fdtw::HDR_OFF_STRUCT)};
     char name[48];
     {
         int k = 0;
@@ -335,20 +394,48 @@ int fixup_reserve(void *fdt, uint64_t base, uint64_t size, const char *prefix) {
         name[k] = 0;
         char hex[17];
         int n = 0;
-        uint64_t v = base;
+        uint64_t x = base;
         do {
-            unsigned d = v & 15;
+            unsigned d = x & 15;
             hex[n++] = static_cast<char>(d < 10 ? '0' + d : 'a' + d - 10);
-            v >>= 4;
-        } while (v);
+            x >>= 4;
+        } while (x);
         while (n) name[k++] = hex[--n];
         name[k] = 0;
     }
-    int node = fdt_add_subnode(fdt, parent, name);
-    if (node < 0) return node;
-    int err = setprop_reg(fdt, node, ac, sc, base, size);
-    if (!err) err = fdt_setprop(fdt, node, "no-map", nullptr, 0);
-    return err;
+    v.child = name;
+    if (!fdtw::walk(fdt, 0, v)) return -FDT_ERR_BADSTRUCTURE;
+    if (v.ac < 1 || v.ac > 2 || v.sc < 1 || v.sc > 2) return -FDT_ERR_BADNCELLS;
+    if (v.exists) return -FDT_ERR_EXISTS;
+    // Reserved-memory binding: a new /reserved-memory has the root's cells
+    // and identity ranges; an existing one keeps its own (absent: 2 and 1).
+    int ac = v.ac, sc = v.sc;
+    if (v.resv >= 0) {
+        ac = v.rac < 0 ? 2 : v.rac;
+        sc = v.rsc < 0 ? 1 : v.rsc;
+        if (ac < 1 || ac > 2 || sc < 1 || sc > 2) return -FDT_ERR_BADNCELLS;
+    }
+    const int reg = fdtw::string_offset(fdt, "reg"), nomap = fdtw::string_offset(fdt, "no-map");
+    Tokens t;
+    if (v.resv < 0) {
+        const int acn = fdtw::string_offset(fdt, "#address-cells"), scn = fdtw::string_offset(fdt, "#size-cells"),
+                  ranges = fdtw::string_offset(fdt, "ranges");
+        const fdt32_t a = cpu_to_fdt32(static_cast<uint32_t>(ac)), s = cpu_to_fdt32(static_cast<uint32_t>(sc));
+        t.begin("reserved-memory");
+        t.prop(acn, &a, 4);
+        t.prop(scn, &s, 4);
+        t.prop(ranges, nullptr, 0);
+    }
+    t.begin(name);
+    const uint64_t r[2] = {base, size};
+    const int n[2] = {ac, sc};
+    t.cells(reg, r, 2, n);
+    t.prop(nomap, nullptr, 0);
+    t.word(fdtw::TOKEN_END_NODE);
+    if (v.resv < 0) t.word(fdtw::TOKEN_END_NODE);
+    if (!t.ok) return -FDT_ERR_NOSPACE;
+    // Where libfdt's fdt_add_subnode puts a node: its parent's first child.
+    return fdtw::insert(fdt, v.resv < 0 ? v.root_end : v.resv_end, t.b, t.n) ? -FDT_ERR_NOSPACE : 0;
 }
 
 } // namespace fw::dt

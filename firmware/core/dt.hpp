@@ -75,8 +75,9 @@ bool range_in_memory(const Memory &m, uint64_t excl_start, uint64_t excl_end, ui
                      uint64_t size);
 
 // Adds /reserved-memory/<prefix>@<base> { reg = <base size>; no-map; } so
-// the next stage never uses that memory (the firmware's: "mmode_resv").
-// Returns 0 or a libfdt error.
+// the next stage never uses that memory (the firmware's: "mmode_resv"), as
+// the first child where libfdt's fdt_add_subnode would put it, with one move
+// of the rest of the tree. Returns 0 or a libfdt error.
 int fixup_reserve(void *fdt, uint64_t base, uint64_t size, const char *prefix = "mmode_resv");
 
 // Sets `node`'s reg to <base size> in `ac` address and `sc` size cells (1 or

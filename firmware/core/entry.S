@@ -46,20 +46,99 @@ _start:
 #endif
     la      t0, trap_entry
     csrw    mtvec, t0
-    csrr    t0, mhartid
+    csrr    s0, mhartid
+    mv      s1, a1
+    mv      s2, a2
     li      t1, FW_MAX_HARTS
-    bgeu    t0, t1, hart_park
-    /* sp = hart_stacks + (hartid + 1) * FW_STACK_SIZE */
-    addi    t1, t0, 1
-    slli    t1, t1, FW_STACK_SHIFT
-    la      sp, hart_stacks
-    add     sp, sp, t1
-    /* fw_entry(hartid = mhartid, fdt = a1, info = a2) */
-    mv      a0, t0
+    bgeu    s0, t1, hart_park
+    /* The boot hart: the one a fw_dynamic_info of version 2 or later names
+     * (fw_dynamic image only), else the first to take the lottery. It runs
+     * cold boot on the boot stack; the per-hart stacks do not exist yet
+     * (cold boot carves them after the image, sized by the device tree's
+     * harts: core/README.md "Firmware memory"). */
+    lla     t0, fw_image_dynamic
+    lbu     t0, 0(t0)
+    beqz    t0, .Llottery
+    beqz    s2, .Llottery
+    REG_L   t1, 0(s2)                   /* magic */
+    li      t2, FW_DYNAMIC_INFO_MAGIC
+    bne     t1, t2, .Llottery
+    REG_L   t1, REGBYTES(s2)            /* version */
+    li      t2, 2
+    bltu    t1, t2, .Llottery
+    REG_L   t1, 5 * REGBYTES(s2)        /* boot_hart */
+    li      t2, -1
+    beq     t1, t2, .Llottery
+    bne     t1, s0, .Lwait
+    j       .Lboot
+.Llottery:
+    lla     t0, fw_boot_lottery
+    li      t1, 1
+    amoswap.w.aqrl t1, t1, (t0)
+    bnez    t1, .Lwait
+.Lboot:
+    lla     sp, fw_boot_stack_top
+    mv      a0, s0
+    mv      a1, s1
+    mv      a2, s2
+    li      a3, 1
+    call    fw_entry
+    /* The other harts wait in WFI until cold boot is done, as OpenSBI does,
+     * not spinning: cold boot parses and edits the device tree, and a
+     * spinning hart costs the host (or a simulator, or a trace) that whole
+     * time. The flag is read before every WFI, so a release that came
+     * before this hart got here is seen; the waking IPI stays pending for
+     * stopped_loop's process_ipis(), which cannot lose an HSM start sent
+     * meanwhile. */
+.Lwait:
+    li      t0, MIP_MSIP
+    csrw    mie, t0
+1:  lla     t0, fw_cold_boot_done
+    REG_L   t1, 0(t0)
+    fence   r, rw
+    bnez    t1, 2f
+    wfi
+    j       1b
+    /* A hart with a stack carved for it (hart ID below fw_hart_slots):
+     * sp = fw_stacks_base + (hartid + 1) * FW_STACK_SIZE. Others park. */
+2:  lla     t0, fw_hart_slots
+    REG_L   t1, 0(t0)
+    bgeu    s0, t1, hart_park
+    lla     t0, fw_stacks_base
+    REG_L   t1, 0(t0)
+    addi    t2, s0, 1
+    slli    t2, t2, FW_STACK_SHIFT
+    add     sp, t1, t2
+    mv      a0, s0
+    mv      a1, s1
+    mv      a2, s2
+    li      a3, 0
     call    fw_entry
 hart_park:
-    wfi
-    j       hart_park
+    csrw    mie, zero
+1:  wfi
+    j       1b
+
+    /* Written before .bss is cleared (the lottery) or read by harts that
+     * never see .bss cleared (the release flag), so in .data. */
+    .section .data
+    .balign REGBYTES
+    .globl fw_cold_boot_done
+fw_cold_boot_done:
+    .zero   REGBYTES
+fw_boot_lottery:
+    .word   0
+
+    /* The boot hart's stack for cold boot and its own warm init, outside
+     * .bss (cold boot clears .bss on it) and below _fw_end; the boot hart
+     * takes its carved stack when it leaves M-mode (smode_enter). */
+    .section .stacks, "aw", @nobits
+    .balign 16
+    .globl fw_boot_stack
+fw_boot_stack:
+    .skip   FW_BOOT_STACK_SIZE
+fw_boot_stack_top:
+    .size   fw_boot_stack, FW_BOOT_STACK_SIZE
 
     .text
     /* The trap vector of SoCs whose TLB needs a fence at every M-mode entry
@@ -204,7 +283,8 @@ smode_enter:
     csrr    t0, mhartid
     addi    t0, t0, 1
     slli    t0, t0, FW_STACK_SHIFT
-    la      t1, hart_stacks
+    la      t1, fw_stacks_base
+    REG_L   t1, 0(t1)
     add     t0, t0, t1
     csrw    mscratch, t0
     li      ra, 0

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // All per-hart state of the core and the SBI extensions in one struct, one
 // HartBlock per hart (issue 29, plan step 4 in core/README.md "Harts and
-// their memory"). Today the blocks are a static array indexed by hart ID;
-// the plan carves them at boot for the harts present and finds the calling
-// hart's block from its stack pointer, which only changes block_of() and
-// this_block(). Included at the end of hart.hpp.
+// their memory"). The blocks are carved at cold boot, one per hart ID below
+// hart_slots() (core/init.cpp), and indexed by hart ID; block_of() of any
+// other ID is out of bounds, so loops over hart IDs ask hart_valid() first.
+// Included at the end of hart.hpp.
 #pragma once
 #include "hart.hpp"
 #include "sbi/hart_sbi.hpp"
@@ -23,7 +23,7 @@ struct alignas(kHartBlockSize) HartBlock {
 };
 static_assert(sizeof(HartBlock) == kHartBlockSize, "the members outgrew the block");
 
-extern HartBlock blocks[kMaxHarts];
+extern HartBlock *blocks; // hart_slots() of them; null before the carve
 
 inline HartBlock &block_of(unsigned long hartid) { return blocks[hartid]; }
 inline HartState &hart_state(unsigned long hartid) { return blocks[hartid].core; }

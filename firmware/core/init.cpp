@@ -3,6 +3,7 @@
 // fix the device tree up, set up every hart's M-mode state (delegation,
 // counters, envcfg, stateen, PMP) and hand off to the next stage. Harts other
 // than the boot hart wait in HSM STOPPED until S-mode starts them.
+#include "asm.h"
 #include "dt.hpp"
 #include "hart.hpp"
 #include "fw_region.hpp"
@@ -19,13 +20,23 @@
 
 extern "C" char _fw_start[], _fw_end[], _bss_start[], _bss_end[];
 extern "C" [[noreturn]] void smode_enter(unsigned long a0, unsigned long a1, unsigned long pc);
+// entry.S: the release of the waiting harts (.data).
+extern "C" fw::atomic<unsigned long> fw_cold_boot_done;
+// Set by the image (firmware/core/image_*.cpp): the fw_dynamic image honours
+// the info struct in a2, the fw_jump image ignores it.
+extern "C" const bool fw_image_dynamic;
 
-// Per-hart M-mode stacks (entry.S computes sp from the hart ID).
-alignas(4096) char hart_stacks[fw::kMaxHarts][fw::kStackSize] __attribute__((section(".stacks")));
+// The per-hart memory carved at cold boot (carve_harts): entry.S gives a
+// released hart below fw_hart_slots the stack at fw_stacks_base + (hartid +
+// 1) * kStackSize; other harts park.
+extern "C" {
+unsigned long fw_hart_slots;
+uintptr_t fw_stacks_base;
+}
 
 namespace fw {
 
-HartBlock blocks[kMaxHarts];
+HartBlock *blocks;
 bool strc_offered;
 unsigned long hart_valid_bits[kMaxHarts / kXlen];
 // The harts the device tree describes, read once by cold boot (dt.hpp) for
@@ -38,26 +49,20 @@ unsigned device_tree_harts(const dt::HartDesc *&descs) {
     return n_boot_descs;
 }
 
-// Set by the image: the fw_dynamic image honours the info struct in a2, the
-// fw_jump image ignores it (firmware/core/image_*.cpp).
-extern const bool kImageDynamic;
-
 namespace {
 
 // fw_dynamic_info (OpenSBI's boot contract, shared/reference/peers.md).
 struct FwDynamicInfo {
     unsigned long magic, version, next_addr, next_mode, options, boot_hart;
 };
-constexpr unsigned long FW_DYNAMIC_INFO_MAGIC = 0x4942534f;
+static_assert(FW_DYNAMIC_INFO_MAGIC == 0x4942534f && MIP_MSIP == 1 << csr::irq::MSI,
+              "entry.S's constants (asm.h)");
+static_assert(offsetof(FwDynamicInfo, boot_hart) == 5 * sizeof(long), "entry.S reads boot_hart there");
 // fw_jump default: next stage 2 MiB (RV64) / 4 MiB (RV32) above the firmware.
 constexpr unsigned long kJumpOffset = sizeof(long) == 8 ? 0x200000 : 0x400000;
 // Room for device-tree fix-ups, plus a status = "disabled" property (a
 // 12-byte property header and "disabled", padded) for each hart that may get one.
 constexpr unsigned kFdtExtra = 4096, kFdtExtraPerHart = 24;
-
-// These two are used before .bss is cleared, so they must live in .data.
-__attribute__((section(".data"))) fw::atomic<unsigned long> boot_lottery;
-__attribute__((section(".data"))) fw::atomic<unsigned long> cold_boot_done;
 
 struct BootInfo {
     unsigned long next_addr, next_mode, fdt;
@@ -65,6 +70,10 @@ struct BootInfo {
 
 dt::Memory memory;
 uintptr_t region_start, region_end; // PMP/NAPOT-sized firmware region
+// The first byte after the image and what carve_per_hart has carved after
+// it; carve_fw_memory carves from the region's top down to `carved_top`.
+uintptr_t carve_end;
+uint64_t carved_top;
 // The other regions setup_pmp() closes to S-mode (M-mode-only MMIO, the
 // trace components): no S-mode memory either.
 constexpr unsigned kMaxMOnly = 8;
@@ -427,18 +436,66 @@ void mark_present(unsigned long hartid) {
     hart_valid_bits[hartid / kXlen] |= 1ul << (hartid % kXlen);
 }
 
+// The highest address the firmware region may reach: the next stage when it
+// lies above the firmware, the end of the /memory range the firmware starts
+// in, and the device tree when a loader put it above the firmware (the
+// carve must not overwrite it).
+uint64_t room_limit() {
+    uint64_t limit = boot.next_addr > region_start ? boot.next_addr : ~0ull;
+    if (boot.fdt > region_start && boot.fdt < limit) limit = boot.fdt;
+    for (unsigned i = 0; i < memory.count; i++) {
+        const dt::MemRegion &r = memory.r[i];
+        if (region_start >= r.base && region_start - r.base < r.size && r.base + r.size < limit)
+            limit = r.base + r.size;
+    }
+    return limit;
+}
+
+// One slot of per-hart memory for every hart ID up to the highest the
+// device tree describes (and the boot hart's): the stacks first, right
+// after the image and aligned to their size, then the blocks. The stacks
+// are not cleared (run.py --stack-report paints them before the run).
+void carve_harts(unsigned long hartid, const dt::HartDesc *descs, unsigned n) {
+    unsigned long slots = hartid + 1;
+    for (unsigned i = 0; i < n; i++)
+        if (descs[i].hartid + 1 > slots) slots = descs[i].hartid + 1;
+    const uint64_t limit = room_limit();
+    const uint64_t stacks = region::align_up(carve_end, kStackSize);
+    const uint64_t end = stacks + slots * kStackSize;
+    if (region_start + region::napot_size(end - region_start) > limit)
+        fatal("no room for the harts' stacks below the next stage");
+    fw_stacks_base = static_cast<uintptr_t>(stacks);
+    carve_end = static_cast<uintptr_t>(end);
+    fw_hart_slots = slots;
+    blocks = static_cast<HartBlock *>(carve_per_hart(sizeof(HartBlock), alignof(HartBlock)));
+    if (!blocks) fatal("no room for the harts' state below the next stage");
+}
+
 void cold_boot(unsigned long hartid, unsigned long fdt, const FwDynamicInfo *di) {
     clear_bss();
     region_start = reinterpret_cast<uintptr_t>(_fw_start);
-    region_end = region_start + static_cast<uintptr_t>(region::napot_size(reinterpret_cast<uintptr_t>(_fw_end) - region_start));
+    carve_end = reinterpret_cast<uintptr_t>(_fw_end);
+    region_end = region_start + static_cast<uintptr_t>(region::napot_size(carve_end - region_start));
     auto *blob = reinterpret_cast<void *>(fdt);
     // libfdt trusts the blob past this check (firmware/build.mk, FDT_ASSUME_MASK).
     if (!fdtw::header_ok(blob)) fatal("no device tree at a1 (bad header)");
     if (!platform::cold_init(blob)) fatal("platform initialisation failed");
 
+    // Every S-mode address is checked against these ranges; the per-hart
+    // memory is carved below the next stage, inside them.
+    if (!dt::scan_memory(blob, memory) || !memory.count) fatal("no /memory in the device tree");
+    boot.fdt = fdt;
+    boot.next_mode = FW_DYNAMIC_NEXT_MODE_S;
+    boot.next_addr = region_start + kJumpOffset;
+    if (di) {
+        boot.next_addr = di->next_addr;
+        boot.next_mode = di->next_mode;
+    }
+
     dt::Beyond left{kMaxHarts, 0, {}};
     unsigned n = dt::scan_harts(blob, boot_descs, kMaxHarts, &left);
     n_boot_descs = n;
+    carve_harts(hartid, boot_descs, n);
     unsigned served = 0;
     uint64_t unserved[kMaxHarts / 64] = {};
     const dt::HartDesc *descs = boot_descs;
@@ -461,17 +518,6 @@ void cold_boot(unsigned long hartid, unsigned long fdt, const FwDynamicInfo *di)
         served++;
     }
     if (!served) fatal("no hart in the device tree can run S-mode");
-
-    // Every S-mode address is checked against these ranges.
-    if (!dt::scan_memory(blob, memory) || !memory.count) fatal("no /memory in the device tree");
-
-    boot.fdt = fdt;
-    boot.next_mode = FW_DYNAMIC_NEXT_MODE_S;
-    boot.next_addr = region_start + kJumpOffset;
-    if (di) {
-        boot.next_addr = di->next_addr;
-        boot.next_mode = di->next_mode;
-    }
 
     // Without PMP the firmware boots, as OpenSBI does, unless the device
     // tree asks otherwise; the subsystems learn how many entries are left
@@ -509,13 +555,22 @@ void cold_boot(unsigned long hartid, unsigned long fdt, const FwDynamicInfo *di)
 
 [[noreturn]] void stopped_loop(HartState &h, unsigned long hartid);
 
+// Lets the harts waiting in entry.S run their own set-up: the flag, and an
+// IPI for each served hart (a hart not waiting yet sees the flag when it
+// gets there). The waking IPI stays pending: stopped_loop consumes it.
+void release_harts(unsigned long boot_hartid) {
+    fw_cold_boot_done.store(1, fw::memory_order_release);
+    for (unsigned long h = 0; h < hart_slots(); h++)
+        if (hart_valid(h) && h != boot_hartid) platform::ipi_send(h);
+}
+
 } // namespace
 
 // The boot hart cannot run the next stage: start it on the lowest hart that
 // can, through the HSM start path (that hart waits in stopped_loop).
 void hand_off_next_stage() {
-    for (unsigned long t = 0; t < kMaxHarts; t++)
-        if (hart_state(t).present && request_start(t, boot.next_addr, boot.fdt, boot.next_mode)) return;
+    for (unsigned long t = 0; t < hart_slots(); t++)
+        if (hart_valid(t) && request_start(t, boot.next_addr, boot.fdt, boot.next_mode)) return;
     fatal("no hart can run the next stage");
 }
 
@@ -542,19 +597,26 @@ uintptr_t carve_fw_memory(unsigned long size) {
     // firmware's already: closed by the firmware's PMP entry, reserved in
     // the device tree, refused by s_mode_range_ok. The region may grow up to
     // the next stage, inside the /memory range it starts in.
-    static uint64_t lowest = 0; // lowest byte carved so far
-    uint64_t limit = boot.next_addr > region_start ? boot.next_addr : ~0ull;
-    for (unsigned i = 0; i < memory.count; i++) {
-        const dt::MemRegion &r = memory.r[i];
-        if (region_start >= r.base && region_start - r.base < r.size && r.base + r.size < limit)
-            limit = r.base + r.size;
-    }
-    region::Carve c = region::carve_top(region_start, region_end, lowest,
-                                        reinterpret_cast<uintptr_t>(_fw_end), size, limit);
+    region::Carve c = region::carve_top(region_start, region_end, carved_top, carve_end, size,
+                                        room_limit());
     if (!c.base) return 0;
     region_end = static_cast<uintptr_t>(c.end);
-    lowest = c.lowest;
+    carved_top = c.lowest;
     return static_cast<uintptr_t>(c.base);
+}
+
+void *carve_per_hart(unsigned long size, unsigned long align) {
+    // After what was carved before, below what carve_fw_memory took from
+    // the top (the region grows instead when that is in the way).
+    const uint64_t base = region::align_up(carve_end, align);
+    const uint64_t end = base + static_cast<uint64_t>(hart_slots()) * size;
+    const uint64_t region = region_start + region::napot_size(end - region_start);
+    if (region > room_limit() || (carved_top && end > carved_top)) return nullptr;
+    for (auto *p = reinterpret_cast<unsigned long *>(base); p < reinterpret_cast<unsigned long *>(end); p++)
+        *p = 0;
+    carve_end = static_cast<uintptr_t>(end);
+    if (region > region_end) region_end = static_cast<uintptr_t>(region);
+    return reinterpret_cast<void *>(static_cast<uintptr_t>(base));
 }
 
 unsigned pmp_spare_entries() {
@@ -628,35 +690,20 @@ namespace {
 
 using namespace fw;
 
-extern "C" [[noreturn]] void fw_entry(unsigned long hartid, unsigned long fdt, unsigned long info) {
-    const FwDynamicInfo *di = nullptr;
-    if (kImageDynamic && info) {
-        auto *p = reinterpret_cast<const FwDynamicInfo *>(info);
-        if (p->magic == FW_DYNAMIC_INFO_MAGIC) di = p;
-    }
-    bool is_boot;
-    if (di && di->version >= 2 && di->boot_hart != ~0ul)
-        is_boot = hartid == di->boot_hart;
-    else
-        is_boot = boot_lottery.exchange(1, fw::memory_order_acq_rel) == 0;
-
+// entry.S: the boot hart (is_boot, on the boot stack) and, once it has
+// released them, every other hart with a carved stack.
+extern "C" [[noreturn]] void fw_entry(unsigned long hartid, unsigned long fdt, unsigned long info,
+                                      unsigned long is_boot) {
     if (is_boot) {
+        const FwDynamicInfo *di = nullptr;
+        if (fw_image_dynamic && info) {
+            auto *p = reinterpret_cast<const FwDynamicInfo *>(info);
+            if (p->magic == FW_DYNAMIC_INFO_MAGIC) di = p;
+        }
         cold_boot(hartid, fdt, di);
         // The drivers' index of the tree served the boot hart alone; the
-        // harts released below look up at the same time (drivers.hpp).
+        // harts released later look up at the same time (drivers.hpp).
         drivers::fdt_index_close();
-        cold_boot_done.store(1, fw::memory_order_release);
-        // Wake the harts waiting below (a hart not yet there sees the flag).
-        for (unsigned long h = 0; h < kMaxHarts; h++)
-            if (hart_state(h).present && h != hartid) platform::ipi_send(h);
-    } else {
-        // Wait in WFI, as OpenSBI does, not spinning: cold boot parses and
-        // edits the device tree, and a spinning hart costs the host (or a
-        // simulator, or a trace) that whole time.
-        csr_write(csr::mie, 1ul << csr::irq::MSI);
-        // The waking IPI stays pending: stopped_loop consumes it with
-        // process_ipis(), which cannot lose an HSM start sent meanwhile.
-        while (!cold_boot_done.load(fw::memory_order_acquire)) asm volatile("wfi");
     }
 
     HartState &h = hart_state(hartid);
@@ -664,7 +711,10 @@ extern "C" [[noreturn]] void fw_entry(unsigned long hartid, unsigned long fdt, u
         // The boot hart may be one of those (QEMU's fw_dynamic_info names hart
         // 0, the E51 on sifive_u): the next stage then starts on the lowest
         // hart that can run it, as an HSM start would.
-        if (is_boot) hand_off_next_stage();
+        if (is_boot) {
+            release_harts(hartid);
+            hand_off_next_stage();
+        }
         csr_write(csr::mie, 0);
         for (;;) asm volatile("wfi");
     }
@@ -680,6 +730,10 @@ extern "C" [[noreturn]] void fw_entry(unsigned long hartid, unsigned long fdt, u
     if (is_boot) {
         subsystems::smode_enter();
         h.hsm_state.store(HSM_STARTED, fw::memory_order_release);
+        // The other harts set themselves up while the next stage starts:
+        // their HSM state is STOPPED since cold boot, and a start that finds
+        // one still on its way waits for it (stopped_loop).
+        release_harts(hartid);
         enter_next_stage(hartid, boot.next_addr, boot.fdt, boot.next_mode);
     }
     stopped_loop(h, hartid);

@@ -26,14 +26,17 @@ static_assert(MSTATUSH_MDT == csr::mstatush_bits::MDT);
 static_assert(1ull << MSTATUS_MDT_SHIFT == csr::mstatus_bits::MDT);
 #endif
 
-extern char hart_stacks[fw::kMaxHarts][fw::kStackSize];
+extern "C" uintptr_t fw_stacks_base;
 
 namespace fw {
 
 using namespace csr;
 
 MdtClearScope::MdtClearScope() : was_set_(false) {
-    if (!hart_has(current_hartid(), EXT_SMDBLTRP)) return;
+    // Before the carve (cold boot's first probes) no hart has a block: the
+    // extensions are not known yet, as with a zeroed block.
+    const unsigned long id = current_hartid();
+    if (id >= hart_slots() || !hart_has(id, EXT_SMDBLTRP)) return;
 #if __riscv_xlen == 64
     was_set_ = csr_read(csr::mstatus) & mstatus_bits::MDT;
     if (was_set_) csr_clear(csr::mstatus, mstatus_bits::MDT);
@@ -55,7 +58,7 @@ MdtClearScope::~MdtClearScope() {
 TrapFrame &current_frame() {
     // entry.S puts the frame at the top of the hart's stack (FRAME_SIZE: the
     // frame rounded to the stack alignment).
-    return *reinterpret_cast<TrapFrame *>(hart_stacks[current_hartid()] + sizeof hart_stacks[0] -
+    return *reinterpret_cast<TrapFrame *>(fw_stacks_base + (current_hartid() + 1) * kStackSize -
                                           FRAME_SIZE);
 }
 

@@ -59,14 +59,15 @@ struct PerHart {
 };
 
 // One slot per hart: the firmware's view and the emulated state together,
-// so the CSR path computes one address.
+// so the CSR path computes one address. One per hart ID below
+// fw::hart_slots(), carved by cold_init.
 struct Slot {
     PerHart p;
     ctr::Hart emu;
 };
-Slot g_slot[fw::kMaxHarts];
+Slot *g_slot;
 CTR_INLINE Slot &slot() {
-    Slot *s = &g_slot[fw::current_hartid()];
+    Slot *s = g_slot + fw::current_hartid();
     // Opaque to the optimiser: under -Os it would recompute the address
     // (hartid * sizeof(Slot)) at every use instead of keeping it.
     asm("" : "+r"(s));
@@ -406,6 +407,8 @@ bool ctr::subsystem::m_interrupt(unsigned long code) {
 }
 
 void ctr::subsystem::cold_init(const void *fdt, unsigned long) {
+    g_slot = static_cast<Slot *>(fw::carve_per_hart(sizeof(Slot), alignof(Slot)));
+    if (!g_slot) fw::fatal("ctr: no room for the harts' CTR state below the next stage");
     // Profile: /chosen/tsbi,ctr-profile = "ratified" | "draft" | "both" | "none".
     int chosen = fdt_path_offset(fdt, "/chosen");
     int len = 0;

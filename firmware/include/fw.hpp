@@ -11,6 +11,13 @@ namespace fw {
 constexpr unsigned kMaxHarts = FW_MAX_HARTS;
 constexpr unsigned long kStackSize = FW_STACK_SIZE; // per hart, M-mode
 
+// Per-hart memory is carved at cold boot for the harts the device tree
+// describes (core/README.md "Firmware memory"): one slot per hart ID below
+// hart_slots(), the highest such ID + 1 (0 before the carve). Only harts
+// below it run the firmware; the others stay parked.
+extern "C" unsigned long fw_hart_slots;
+inline unsigned long hart_slots() { return fw_hart_slots; }
+
 #ifdef __riscv
 inline unsigned long current_hartid() {
     unsigned long v;
@@ -51,6 +58,13 @@ unsigned pmp_spare_entries();
 // memory S-mode must not touch; the region grows when needed. 0 if there is
 // no room.
 uintptr_t carve_fw_memory(unsigned long size);
+
+// Boot hart, cold_init only: hart_slots() x `size` bytes, zeroed, in the
+// firmware's own region right after the image and the core's per-hart
+// state, each hart's `size` bytes at (result + hartid * size); `align` a
+// power of two (the array's start). Null when they do not fit below the
+// next stage: the caller cannot offer what needs them.
+void *carve_per_hart(unsigned long size, unsigned long align);
 
 // Firmware's own memory [start, end), protected by PMP from S/U-mode where
 // the hart has PMP (core/README.md).

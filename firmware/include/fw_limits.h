@@ -5,6 +5,9 @@
 #pragma once
 /* Harts are indexed by hart ID; IDs at or above this are parked at boot. */
 #define FW_MAX_HARTS 64
-/* Per-hart M-mode stack: entry.S computes sp = hart_stacks + (id+1) << shift. */
+/* Per-hart M-mode stack, carved at cold boot after the image (core/init.cpp):
+ * entry.S computes sp = fw_stacks_base + (id+1) << shift. */
 #define FW_STACK_SHIFT 12
 #define FW_STACK_SIZE (1 << FW_STACK_SHIFT)
+/* The boot hart's stack for cold boot (entry.S, in .stacks below _fw_end). */
+#define FW_BOOT_STACK_SIZE 4096

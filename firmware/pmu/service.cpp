@@ -11,7 +11,7 @@
 namespace pmu {
 
 Config g_config;
-HartState g_harts[kMaxHarts];
+HartState *g_harts;
 
 namespace {
 bool g_thead_requested; // use_thead_c9xx_overflow() was called
@@ -304,6 +304,8 @@ void probe_counters(Config &g) {
 
 void cold_init(const void *fdt) {
     Config &g = g_config;
+    g_harts = static_cast<HartState *>(fw::carve_per_hart(sizeof(HartState), alignof(HartState)));
+    if (!g_harts) fw::fatal("pmu: no room for the harts' counter state below the next stage");
     probe_counters(g);
     parse_pmu_node(fdt, g.map);
     g.fw_base = g.hw ? highest32(g.hw) + 1 : 0;

@@ -79,7 +79,9 @@ static_assert(sizeof(HartState) == 1024);
 constexpr uintptr_t kNoShmem = ~static_cast<uintptr_t>(0);
 
 extern Config g_config;
-extern HartState g_harts[kMaxHarts];
+// One per hart ID below fw::hart_slots(), carved by cold_init
+// (fw::carve_per_hart): memory for the harts the device tree describes.
+extern HartState *g_harts;
 
 // --- life cycle ------------------------------------------------------------
 // A vendor quirk chosen at run time (platform/generic/vendor.cpp), before

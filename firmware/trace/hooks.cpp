@@ -23,7 +23,8 @@ namespace trace {
 
 bool hart_is_stopped(unsigned long hartid) {
     // Anything but STARTED: the hart enters S-mode through trace_hart_start.
-    return fw::hart_state(hartid).hsm_state.load(fw::memory_order_acquire) != fw::HSM_STARTED;
+    return hartid < fw::hart_slots() &&
+           fw::hart_state(hartid).hsm_state.load(fw::memory_order_acquire) != fw::HSM_STARTED;
 }
 
 bool s_mode_range_ok(uint64_t addr, uint64_t size) {
@@ -149,7 +150,7 @@ void trace::subsystem::cold_init(const void *fdt, unsigned long next_addr) {
     boot.size = size;
     boot.config = mode | cfg::PRIV_S;
     for (unsigned h = 0; h < fw::kMaxHarts; h++)
-        if (fw::hart_state(h).present) boot_harts |= 1ull << h;
+        if (fw::hart_valid(h)) boot_harts |= 1ull << h;
 }
 
 void trace::subsystem::fdt_fixup(void *fdt) {

@@ -15,7 +15,7 @@ void decide(const void *fdt, bool boot_trace) {
     bool off = p && len > 0 && strcmp(p, "off") == 0;
     unsigned n = 0;
     for (unsigned h = 0; h < fw::kMaxHarts; h++)
-        if (fw::hart_state(h).present && fw::hart_has(h, fw::EXT_SMSTRCN)) n++;
+        if (fw::hart_valid(h) && fw::hart_has(h, fw::EXT_SMSTRCN)) n++;
     fw::strc_offered = !off && !boot_trace;
     if (!n) return;
     if (fw::strc_offered)

@@ -4,6 +4,7 @@
 // OpenSBI platform/generic overrides' for the same parts.
 #include "vendor.hpp"
 #include "drivers/drivers.hpp"
+#include "fdt_edit.hpp"
 #include "fw.hpp"
 #include "pmu/service.hpp"
 #include <libfdt.h>
@@ -88,27 +89,27 @@ constexpr unsigned kCount = sizeof kQuirks / sizeof kQuirks[0];
 static_assert(kCount <= 32, "one bit per quirk in `chosen`");
 unsigned chosen; // bit i: kQuirks[i] applies
 
-bool is_cpu(const void *fdt, int node) {
-    const char *t = static_cast<const char *>(fdt_getprop(fdt, node, "device_type", nullptr));
-    return t && !strcmp(t, "cpu");
-}
-
 // A CPU node (a child of /cpus with device_type "cpu") lists one of the
-// row's strings. One pass over /cpus for all of them: the drivers' index
-// leaves /cpus out (it grows with the harts), and libfdt's search by
-// compatible walks the whole tree once per string.
+// row's strings. One walk of /cpus reads every node's properties once
+// (fdtw::for_each_cpu_props): the drivers' index leaves /cpus out (it grows
+// with the harts), libfdt's search by compatible walks the whole tree once
+// per string, and libfdt's per-node look-ups cost thousands of instructions
+// a hart.
 bool cpu_matches(const void *fdt, const Quirk &q) {
     int cpus = drivers::fdt_find_path(fdt, "/cpus");
     if (cpus < 0) return false;
-    int n;
-    fdt_for_each_subnode(n, fdt, cpus) {
-        if (!is_cpu(fdt, n)) continue;
+    bool found = false;
+    auto check = [&](int node, uint32_t, const fdtw::NodeProps &np) {
+        const fdtw::Prop *compat = np.find("compatible");
         for (const char *c : q.compat) {
-            if (!c) break;
-            if (!fdt_node_check_compatible(fdt, n, c)) return true;
+            if (!c || found) break;
+            // A node with more properties than NodeProps keeps: libfdt.
+            found = compat ? fdtw::stringlist_has(*compat, c)
+                           : np.overflow && !fdt_node_check_compatible(fdt, node, c);
         }
-    }
-    return false;
+    };
+    fdtw::for_each_cpu_props(fdt, cpus, check);
+    return found;
 }
 
 bool matches(const void *fdt, const Quirk &q) {

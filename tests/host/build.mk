@@ -8,6 +8,10 @@ $(HOSTTEST_BUILD)/edge.dtb: tests/host/data/edge.dts
 $(HOSTTEST_BUILD)/qemu-virt.dtb:
 	@mkdir -p $(dir $@)
 	qemu-system-riscv64 -M virt,dumpdtb=$@ -smp 4 -m 256M -nographic >/dev/null
+# The same with 64 harts (one-pass fix-ups of many cpu nodes).
+$(HOSTTEST_BUILD)/qemu-virt-64.dtb:
+	@mkdir -p $(dir $@)
+	qemu-system-riscv64 -M virt,dumpdtb=$@ -smp 64 -m 256M -nographic >/dev/null
 # QEMU 7.2's spike (4 harts) and sifive_u (5 harts: the E51 and 4 U54s).
 $(HOSTTEST_BUILD)/qemu-spike.dtb:
 	@mkdir -p $(dir $@)
@@ -30,7 +34,8 @@ $(HOSTTEST_BUILD)/test_drivers: tests/host/test_drivers.cpp $(HOSTTEST_DRIVERS) 
 		$(HOSTTEST_DRIVERS) -lfdt -lpthread
 $(HOSTTEST_BUILD)/test_core: tests/host/test_core.cpp firmware/core/dt.cpp firmware/core/dt.hpp \
 		firmware/sbi/hartmask.hpp firmware/core/insn_decode.hpp firmware/core/hart_enables.hpp firmware/core/fw_region.hpp firmware/core/hartmap.hpp \
-		firmware/include/riscv/csr.hpp firmware/include/riscv/csr_safe.hpp hw_models/trace/strc_regs.h $(HOSTTEST_BUILD)/edge.dtb $(HOSTTEST_BUILD)/qemu-virt.dtb
+		firmware/include/riscv/csr.hpp firmware/include/riscv/csr_safe.hpp hw_models/trace/strc_regs.h $(HOSTTEST_BUILD)/edge.dtb $(HOSTTEST_BUILD)/qemu-virt.dtb \
+		firmware/include/fdt_walk.hpp firmware/include/fdt_edit.hpp $(HOSTTEST_BUILD)/qemu-virt-64.dtb
 	$(HOSTCXX) $(HOSTCXXFLAGS) -Ifirmware -Ifirmware/include -Ifirmware/core \
 		-DTEST_DATA_DIR='"$(abspath $(HOSTTEST_BUILD))"' -o $@ tests/host/test_core.cpp \
 		firmware/core/dt.cpp -lfdt

@@ -22,7 +22,8 @@ using namespace fw;
 using sbi::Error;
 
 namespace fw {
-HartBlock blocks[kMaxHarts];
+static HartBlock host_blocks[kMaxHarts];
+HartBlock *blocks = host_blocks; // the firmware carves them at cold boot
 }
 
 static std::vector<char> load(const std::string &path, size_t extra = 0) {
@@ -746,4 +747,147 @@ TEST_CASE("PMP read-back: compared on the bits an entry holds") {
     CHECK(pmpcfg_compared(0, 5, 4) == 0xffffffffull);
     CHECK(pmpcfg_compared(1, 5, 4) == 0xffff);
     CHECK(pmpcfg_compared(1, 7, 4) == 0xffffffffull);
+}
+
+#include "fdt_edit.hpp"
+
+// Every node and property of a tree, in order, values in hex: equal for two
+// trees that differ only in where libfdt and fdtw put their bytes.
+static std::string dump_tree(const void *fdt, int node = 0, int depth = 0) {
+    std::string out = std::string(depth, ' ') + fdt_get_name(fdt, node, nullptr) + " {\n";
+    int p;
+    fdt_for_each_property_offset(p, fdt, node) {
+        int len;
+        const char *name;
+        auto *v = static_cast<const uint8_t *>(fdt_getprop_by_offset(fdt, p, &name, &len));
+        out += std::string(depth + 1, ' ') + name + " =";
+        for (int i = 0; i < len; i++) {
+            char h[4];
+            snprintf(h, sizeof h, " %02x", v[i]);
+            out += h;
+        }
+        out += "\n";
+    }
+    int c;
+    fdt_for_each_subnode(c, fdt, node) out += dump_tree(fdt, c, depth + 1);
+    return out + std::string(depth, ' ') + "}\n";
+}
+
+// fixup_disable_harts in one pass (fdtw::rewrite_cpus) against libfdt's
+// fdt_setprop_string on each node, on QEMU virt's trees of 4 and 64 harts:
+// harts 1 and 3 off (odd ones at 64), a node with status "okay" and one with
+// "ok" replaced, the rest get a new property.
+static void check_disable_like_libfdt(const char *dtb, unsigned harts) {
+    auto a = load(data(dtb), 8192);
+    REQUIRE(dt::open_for_fixup(a.data(), 8192) == 0);
+    int cpu3 = fdt_path_offset(a.data(), "/cpus/cpu@3");
+    REQUIRE(cpu3 >= 0);
+    REQUIRE(fdt_setprop_string(a.data(), cpu3, "status", "okay") == 0);
+    int cpu1 = fdt_path_offset(a.data(), "/cpus/cpu@1");
+    REQUIRE(fdt_setprop_string(a.data(), cpu1, "status", "ok") == 0);
+    auto b = a;
+    uint64_t off[kMaxHarts / 64] = {};
+    for (unsigned h = 1; h < harts; h += 2) off[h / 64] |= 1ull << (h % 64);
+    REQUIRE(dt::fixup_disable_harts(a.data(), off) == 0);
+    CHECK(fdt_check_full(a.data(), fdt_totalsize(a.data())) == 0);
+    for (unsigned h = 1; h < harts; h += 2) {
+        char path[32];
+        snprintf(path, sizeof path, "/cpus/cpu@%u", h);
+        int n = fdt_path_offset(b.data(), path);
+        REQUIRE(n >= 0);
+        REQUIRE(fdt_setprop_string(b.data(), n, "status", "disabled") == 0);
+    }
+    CHECK(dump_tree(a.data()) == dump_tree(b.data()));
+    dt::HartDesc h[kMaxHarts];
+    CHECK(dt::scan_harts(a.data(), h, kMaxHarts) == (harts + 1) / 2);
+}
+
+TEST_CASE("DT fix-up: harts disabled in one pass, as libfdt's edits one by one") {
+    check_disable_like_libfdt("qemu-virt.dtb", 4);
+    check_disable_like_libfdt("qemu-virt-64.dtb", 64);
+}
+
+TEST_CASE("DT fix-up: one pass without room for its growth leaves the tree as it was") {
+    auto a = load(data("qemu-virt-64.dtb"), 4096);
+    REQUIRE(dt::open_for_fixup(a.data(), 64) == 0);
+    const std::string before = dump_tree(a.data());
+    uint64_t off[kMaxHarts / 64] = {~1ull}; // 63 harts off: 63 x 24 bytes
+    CHECK(dt::fixup_disable_harts(a.data(), off) == -FDT_ERR_NOSPACE);
+    CHECK(fdt_check_full(a.data(), fdt_totalsize(a.data())) == 0);
+    CHECK(dump_tree(a.data()) == before);
+}
+
+TEST_CASE("fdtw::rewrite_cpus: kept values, dropped bytes, insertions and replacements in one node") {
+    auto a = load(data("qemu-virt.dtb"), 4096);
+    REQUIRE(dt::open_for_fixup(a.data(), 4096) == 0);
+    auto b = a;
+    void *fdt = a.data();
+    const int isa = fdtw::string_offset(fdt, "riscv,isa"), added = fdtw::string_offset(fdt, "tsbi,test");
+    REQUIRE(isa >= 0);
+    REQUIRE(added >= 0);
+    CHECK(fdtw::string_offset(fdt, "riscv,isa") == isa); // found, not added twice
+    static const char kTail[] = "_x", kValue[] = "v";
+    const int cpus = fdt_path_offset(fdt, "/cpus");
+    REQUIRE(fdtw::rewrite_cpus(fdt, cpus, [&](uint32_t, const fdtw::NodeProps &np, fdtw::Edit *e) {
+        uint32_t at = 0;
+        const fdtw::Prop *p = np.find("riscv,isa", &at);
+        REQUIRE(p);
+        e[0] = {np.start, 0, uint32_t(added), kValue, sizeof kValue, 0, 0}; // first, as libfdt adds one
+        e[1] = {at, 12 + fdtw::align4(uint32_t(p->len)), uint32_t(isa), kTail, sizeof kTail, 1, 1};
+        return 2u;
+    }) == 0);
+    CHECK(fdt_check_full(fdt, fdt_totalsize(fdt)) == 0);
+    int cpu;
+    fdt_for_each_subnode(cpu, b.data(), fdt_path_offset(b.data(), "/cpus")) {
+        int len;
+        auto *dt = static_cast<const char *>(fdt_getprop(b.data(), cpu, "device_type", &len));
+        if (!dt || strcmp(dt, "cpu")) continue;
+        std::string s = static_cast<const char *>(fdt_getprop(b.data(), cpu, "riscv,isa", &len));
+        REQUIRE(fdt_setprop_string(b.data(), cpu, "riscv,isa", (s + "_x").c_str()) == 0);
+        REQUIRE(fdt_setprop_string(b.data(), cpu, "tsbi,test", "v") == 0);
+    }
+    CHECK(dump_tree(fdt) == dump_tree(b.data()));
+}
+
+// fixup_reserve (one walk, one insertion) against libfdt's fdt_add_subnode
+// and fdt_setprop (a new property goes first there, so the reference is
+// built last property first): a tree without /reserved-memory (64 harts)
+// and one with it (edge.dts, cells of its own).
+static void check_reserve_like_libfdt(const char *dtb) {
+    auto a = load(data(dtb), 4096);
+    REQUIRE(dt::open_for_fixup(a.data(), 4096) == 0);
+    auto b = a;
+    REQUIRE(dt::fixup_reserve(a.data(), 0x80000000, 0x40000) == 0);
+    CHECK(fdt_check_full(a.data(), fdt_totalsize(a.data())) == 0);
+    void *f = b.data();
+    int parent = fdt_path_offset(f, "/reserved-memory");
+    int ac = fdt_address_cells(f, 0), sc = fdt_size_cells(f, 0);
+    if (parent < 0) {
+        parent = fdt_add_subnode(f, 0, "reserved-memory");
+        REQUIRE(parent >= 0);
+        REQUIRE(fdt_setprop(f, parent, "ranges", nullptr, 0) == 0);
+        REQUIRE(fdt_setprop_u32(f, parent, "#size-cells", sc) == 0);
+        REQUIRE(fdt_setprop_u32(f, parent, "#address-cells", ac) == 0);
+    } else {
+        ac = fdt_address_cells(f, parent);
+        sc = fdt_size_cells(f, parent);
+    }
+    int node = fdt_add_subnode(f, parent, "mmode_resv@80000000");
+    REQUIRE(node >= 0);
+    REQUIRE(fdt_setprop(f, node, "no-map", nullptr, 0) == 0);
+    fdt32_t reg[4];
+    int n = 0;
+    if (ac == 2) reg[n++] = cpu_to_fdt32(0);
+    reg[n++] = cpu_to_fdt32(0x80000000);
+    if (sc == 2) reg[n++] = cpu_to_fdt32(0);
+    reg[n++] = cpu_to_fdt32(0x40000);
+    REQUIRE(fdt_setprop(f, node, "reg", reg, 4 * n) == 0);
+    CHECK(dump_tree(a.data()) == dump_tree(f));
+    // The same name twice: refused, as fdt_add_subnode refuses it.
+    CHECK(dt::fixup_reserve(a.data(), 0x80000000, 0x40000) == -FDT_ERR_EXISTS);
+}
+
+TEST_CASE("DT fix-up: the firmware's reservation in one insertion, as libfdt's edits") {
+    check_reserve_like_libfdt("qemu-virt-64.dtb");
+    check_reserve_like_libfdt("edge.dtb");
 }

@@ -34,3 +34,24 @@ expect_eq "harts/smp66/only_served_harts_offered" "$log" 63 "$(val "$log" second
 expect_no_line "harts/smp66/no_start_failed" "$log" "^BOOTCOST done" "start_failed"
 expect_eq "harts/smp66/left_out_disabled_in_tree" "$log" 2 "$(val "$log" disabled_cpus)" "cpu nodes with status \"disabled\""
 expect_eq "harts/smp64/none_disabled_in_tree" "$out/smp64.log" 0 "$(val "$out/smp64.log" disabled_cpus)" "cpu nodes with status \"disabled\""
+
+# Memory by the harts present: the firmware's region (the mmode_resv node the
+# probe reads from the tree it was handed) is the image plus what cold boot
+# carves for the tree's harts (firmware/core/README.md "Firmware memory"):
+# at most 256 KiB with 1 and 8 harts, and at 64 harts room for 64 stacks
+# after the image (_fw_end).
+region_le() { # NAME LOG MAX
+  local r; r=$(val "$2" reserved)
+  if [ -n "$r" ] && [ "$r" -le "$3" ]; then pass "$1"
+  else fail_log "$1" "$2" "expected a reserved firmware region of at most $3 bytes, got '${r:-none}'"; fi
+}
+for n in 1 8; do
+  log=$out/smp$n.log; boot "$n" "$log"
+  expect_line "harts/smp$n/probe_done" "$log" "^BOOTCOST done"
+  region_le "harts/smp$n/region_at_most_256KiB" "$log" 262144
+done
+fw_end=$((0x$(riscv64-linux-gnu-nm build/fw/tsbi_dynamic.elf | awk '$3 == "_fw_end" {print $1}') - 0x80000000))
+r64=$(val "$out/smp64.log" reserved)
+if [ -n "$r64" ] && [ "$r64" -ge $((fw_end + 64 * 4096)) ]; then pass "harts/smp64/region_holds_64_stacks"
+else fail_log "harts/smp64/region_holds_64_stacks" "$out/smp64.log" \
+  "expected a reserved region of at least $((fw_end + 64 * 4096)) bytes (image to _fw_end, 64 x 4 KiB stacks), got '${r64:-none}'"; fi

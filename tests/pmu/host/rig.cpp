@@ -7,6 +7,8 @@
 
 #include <cstdarg>
 #include <cstdio>
+#include <cstdlib>
+#include <vector>
 
 namespace fw {
 // /memory is the model's RAM; the firmware owns its first kFwSize bytes.
@@ -20,6 +22,18 @@ bool s_mode_range_ok(unsigned long lo, unsigned long hi, unsigned long size) {
     if (last < lo) return false;
     if (!m.in_ram(lo, size ? size : 1)) return false;
     return lo >= m.fw_end;
+}
+// The rig's harts: kMaxHarts slots, fresh and zeroed at each cold_init, as
+// the firmware carves them at cold boot.
+void *carve_per_hart(unsigned long size, unsigned long align) {
+    static std::vector<unsigned char> pool;
+    pool.assign(size * kMaxHarts + align, 0);
+    const uintptr_t p = reinterpret_cast<uintptr_t>(pool.data());
+    return reinterpret_cast<void *>((p + align - 1) & ~(static_cast<uintptr_t>(align) - 1));
+}
+[[noreturn]] void fatal(const char *why) {
+    std::fprintf(stderr, "fatal: %s\n", why);
+    std::abort();
 }
 uintptr_t fw_region_start() { return rig::Machine::active->ram_base; }
 uintptr_t fw_region_end() { return rig::Machine::active->fw_end; }
@@ -68,7 +82,6 @@ Rig::Rig(PmuHartConfig cfg, std::vector<Prop> props, unsigned harts, bool with_n
     Machine::active = &m;
     // Firmware state starts zeroed, as .bss does.
     std::memset(static_cast<void *>(&pmu::g_config), 0, sizeof pmu::g_config);
-    std::memset(static_cast<void *>(pmu::g_harts), 0, sizeof pmu::g_harts);
     // The run-time quirk platform/generic/vendor.cpp chooses for T-Head
     // C9xx cores, asked for when the model hart is one.
     pmu::use_thead_c9xx_overflow(cfg.thead_c9xx);

@@ -101,7 +101,9 @@ TEST_CASE("harts: non-retentive suspend restores selectors, values and run state
     CHECK_EQ(r.fw_read(fb).value, 3u);
 }
 
-TEST_CASE("harts: a hart ID above the model's harts is never indexed out of bounds") {
-    CHECK_EQ(sizeof(pmu::g_harts) / sizeof(pmu::g_harts[0]), static_cast<size_t>(pmu::kMaxHarts));
+TEST_CASE("harts: cold_init carves one state per hart slot, zeroed") {
+    Rig r({}, qemu72_pmu(), 2);
+    REQUIRE(pmu::g_harts != nullptr);
+    CHECK_EQ(reinterpret_cast<uintptr_t>(pmu::g_harts) % alignof(pmu::HartState), 0u);
     CHECK_EQ(pmu::kMaxHarts, 64u); // fw::kMaxHarts: the core parks harts at or above it
 }
