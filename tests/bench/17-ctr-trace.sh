@@ -14,7 +14,8 @@ Q10=$(scripts/qemu10.sh path 2>build/test-logs/ctr-trace-bench-qemu10.log) || {
   cat build/test-logs/ctr-trace-bench-qemu10.log; fail "bench/ctr-trace: project QEMU 10"; exit 1; }
 out=build/test-logs/bench-ctr-trace; mkdir -p "$out"
 if tests/payloads/run.py --qemu "$Q10" --fw build/ctr/bench/tsbi_dynamic.bin --icount --smp 1 \
-     --tag bench-ctr-trace --pass-through BENCH --timeout 120 build/ctr/pl/ctr_trace_bench.elf \
+     --tag bench-ctr-trace --pass-through BENCH --timeout 120 --chosen tsbi,trace-owner=m-mode \
+     build/ctr/pl/ctr_trace_bench.elf \
      > "$out/q10-encoder.txt"; then
   pass "bench/ctr-trace/ran"
 else
