@@ -325,10 +325,9 @@ bool InstDecoder::after_call(uint64_t addr) {
 // The walk explained the packet: the free sites keep the versions it took.
 void InstDecoder::walk_done() {
     walking_ = false;
-    for (const Choice &c : choices_) {
-        if (tp_->belief[c.site] != c.version) tp_->switches++;
-        tp_->belief[c.site] = c.version;
-    }
+    // A site seen in a version: its group (a static key's other sites) is in it too.
+    // E-Trace needs that for sites whose versions differ only in straight-line code.
+    for (const Choice &c : choices_) tp_->believe(c.site, c.version);
     choices_.clear();
     flush();
 }
