@@ -916,6 +916,13 @@ int linux_decode(const Args &a) {
                                                                                              : nullptr;
         if (!kernel::riscv_patches(img_bytes, fin, virt, syms, img.opts, tp, ps, err))
             return fprintf(stderr, "tsbi-trace: %s\n", err.c_str()), kBadData;
+        // E-Trace cannot tell a static key's versions apart where they differ only in
+        // straight-line code (no instruction counts): such a site is taken in the
+        // version it has at the end (keys are mostly set once, early in the boot)
+        // until the trace shows otherwise at a site of the same key. The N-Trace
+        // decoder sees every difference (I-CNT) and starts from the Image.
+        if (ntrace::te_get(h.control, NT_TE(trTeControl, Format)) == TCI_FORMAT_ETRACE)
+            for (uint32_t i : ps.final_toggled) tp.belief[i] = 1;
         img.set_volatile(tp.volatile_halfwords());
         printf("rewritten code: %zu ftrace sites (each applied at 0x%llx), %zu alternatives of %zu features (each "
                "applied at 0x%llx), %zu alternatives and %zu static keys followed in the trace, %zu entries skipped\n",

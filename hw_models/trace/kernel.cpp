@@ -211,6 +211,7 @@ bool riscv_patches(const std::vector<uint8_t> &img, const uint8_t *fin, uint64_t
             const uint64_t key = e + 8 + uint64_t(k & ~3ll);
             const auto g = key_group.emplace(key, uint32_t(key_group.size())).first->second;
             tp.join(uint32_t(r), g);
+            if (final_known(code, 4)) sum.final_toggled.push_back(uint32_t(r));
         } else {
             sum.skipped++;
         }
