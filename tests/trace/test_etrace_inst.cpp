@@ -334,3 +334,23 @@ TEST_CASE("etrace decode: a scheduled site switches when its trigger retires") {
     CHECK(tp.version(0) == 1);
     CHECK(tp.backtracks == 0);
 }
+
+TEST_CASE("textpatch groups: a static key's sites take the version seen at one of them") {
+    trace::TextPatches tp;
+    tp.size = 64;
+    rv::Options o;
+    std::vector<uint8_t> nop, j;
+    put32(nop, 0x00000013);
+    put32(j, jal(0, 8));
+    REQUIRE(tp.add(0, nop.data(), j.data(), 4, false, o));
+    REQUIRE(tp.add(16, j.data(), nop.data(), 4, false, o)); // the same key, the other polarity
+    REQUIRE(tp.add(32, nop.data(), j.data(), 4, false, o)); // another key
+    tp.join(0, 0), tp.join(1, 0), tp.join(2, 1);
+    tp.believe(0, 1);
+    CHECK(tp.belief[0] == 1);
+    CHECK(tp.belief[1] == 1); // toggled with it
+    CHECK(tp.belief[2] == 0);
+    CHECK(tp.switches == 1);
+    tp.believe(1, 0);
+    CHECK(tp.belief[0] == 0);
+}
