@@ -5,9 +5,16 @@
 // /chosen options (README "N-Trace"):
 //   tsbi,trace = "htm" | "btm"      trace S-mode on every hart from hand-off
 //   tsbi,trace-size = <MiB>         boot-time buffer size (default 64)
-//   tsbi,trace-owner = "s-mode"     components belong to S-mode: reset, the
-//                                   funnels passing through, not
-//                                   PMP-protected, no SBI trace service
+//   tsbi,trace-format = "etrace"    boot-time trace in E-Trace (default
+//                                   "ntrace")
+//   tsbi,trace-owner = "s-mode"     (the default) components belong to
+//                                   S-mode: reset, the funnels passing
+//                                   through, not PMP-protected, no SBI
+//                                   trace service
+//   tsbi,trace-owner = "m-mode"     the firmware keeps them (PMP-closed,
+//                                   disabled in the tree handed on): the
+//                                   SBI trace service and CTR's feed;
+//                                   implied by tsbi,trace
 //   tsbi,trace-allow-mmode          platform opt-in: encoders without a
 //                                   privilege filter may trace (M-mode too)
 #include "core/dt.hpp"
@@ -98,15 +105,27 @@ void trace::subsystem::cold_init(const void *fdt, unsigned long next_addr) {
     using namespace trace;
     static Topology topo; // large: not on the boot stack
     int chosen = fdt_path_offset(fdt, "/chosen");
+    // S-mode owns the components unless /chosen asks the firmware to keep
+    // them (README "Ownership and security"): a kernel with its own trace
+    // driver (Linux's rvtrace) then traces as on OpenSBI, which leaves them
+    // open. The firmware's features need M-mode: tsbi,trace-owner =
+    // "m-mode", or a boot-time trace (tsbi,trace), which implies it.
+    const bool boot_req = chosen >= 0 && fdt_getprop(fdt, chosen, "tsbi,trace", nullptr);
+    const bool owner_set = chosen >= 0 && fdt_getprop(fdt, chosen, "tsbi,trace-owner", nullptr);
+    const bool want_m = owner_set ? str_prop(fdt, chosen, "tsbi,trace-owner", "m-mode") : boot_req;
     // Self-hosted trace needs no component in the device tree: the CSRs
     // reach the hart's own encoder.
-    strc::decide(fdt, chosen >= 0 && fdt_getprop(fdt, chosen, "tsbi,trace", nullptr));
+    strc::decide(fdt, boot_req && want_m);
     if (!scan_topology(fdt, topo, component_type)) return;
-    bool smode = chosen >= 0 && str_prop(fdt, chosen, "tsbi,trace-owner", "s-mode");
+    if (owner_set && !want_m && !str_prop(fdt, chosen, "tsbi,trace-owner", "s-mode"))
+        fw::printf("tsbi: trace: tsbi,trace-owner must be \"m-mode\" or \"s-mode\": S-mode owns them\n");
+    if (boot_req && !want_m)
+        fw::printf("tsbi: trace: tsbi,trace needs tsbi,trace-owner = \"m-mode\": no boot-time trace\n");
+    bool smode = !want_m;
     bool allow_m = chosen >= 0 && fdt_getprop(fdt, chosen, "tsbi,trace-allow-mmode", nullptr);
     // The SBI trace service and CTR's feed rely on S-mode not reaching the
     // components: without the PMP entries to close them, the components are
-    // S-mode's, as with tsbi,trace-owner (core/README.md "Without PMP").
+    // S-mode's after all (core/README.md "Without PMP").
     // One RAM sink per hart (no funnel): the service, boot-time trace and
     // CTR's feed run on one sink that every traced hart reaches, so the
     // components are S-mode's (README "One RAM sink per hart").
@@ -123,7 +142,9 @@ void trace::subsystem::cold_init(const void *fdt, unsigned long next_addr) {
     bool ok = init(topo, smode, allow_m);
     fw::printf("tsbi: trace: %u encoder(s), %u funnel(s), RAM sink at 0x%lx%s\n", topo.encoders,
                topo.funnels, static_cast<unsigned long>(topo.sink.base),
-               smode ? ", handed to S-mode" : ok ? "" : ", not usable");
+               !smode ? (ok ? ", kept by the firmware" : ", not usable")
+               : want_m ? ", handed to S-mode"
+                        : ", handed to S-mode (the default; tsbi,trace-owner = \"m-mode\" keeps them)");
     if (smode)
         fw::printf("tsbi: trace: M-mode kept out of the trace of %u of them\n", smode_encoders_without_mmode());
     if (!ok) return;
@@ -146,9 +167,15 @@ void trace::subsystem::cold_init(const void *fdt, unsigned long next_addr) {
                    static_cast<unsigned long>(size >> 20));
         return;
     }
+    // tsbi,trace-format = "etrace": E-Trace 2.0 instead of N-Trace (the
+    // header's trTeControl.Format tells a decoder which).
+    const bool etrace = str_prop(fdt, chosen, "tsbi,trace-format", "etrace");
+    if (!etrace && fdt_getprop(fdt, chosen, "tsbi,trace-format", nullptr) &&
+        !str_prop(fdt, chosen, "tsbi,trace-format", "ntrace"))
+        fw::printf("tsbi: trace: tsbi,trace-format must be \"ntrace\" or \"etrace\": N-Trace\n");
     // S-mode only: the kernel (U-mode and M-mode are filtered out).
     boot.size = size;
-    boot.config = mode | cfg::PRIV_S;
+    boot.config = mode | cfg::PRIV_S | (etrace ? cfg::ETRACE : 0);
     for (unsigned h = 0; h < fw::kMaxHarts; h++)
         if (fw::hart_valid(h)) boot_harts |= 1ull << h;
 }
@@ -178,8 +205,9 @@ void trace::subsystem::fdt_fixup(void *fdt) {
         fw::printf("tsbi: trace: boot-time trace not started (%d)\n", err ? err : static_cast<int>(e));
         return;
     }
-    fw::printf("tsbi: trace: %s of S-mode into 0x%lx-0x%lx\n",
+    fw::printf("tsbi: trace: %s%s of S-mode into 0x%lx-0x%lx\n",
                (boot.config & cfg::MODE_MASK) == TCI_INSTMODE_HTM ? "HTM" : "BTM",
+               (boot.config & cfg::ETRACE) ? " E-Trace" : "",
                static_cast<unsigned long>(boot.buffer),
                static_cast<unsigned long>(boot.buffer + boot.size));
 }

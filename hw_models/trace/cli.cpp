@@ -100,7 +100,8 @@ const char kUsageText[] =
     "               [--ram-base 0x80000000] [--load 0x80200000] [--virt 0xffffffff80000000]\n"
     "               [--no-patches]\n"
     "      finds the TSBITRCE buffer (2 MiB aligned) in RAM.bin, decodes every traced hart\n"
-    "      (boot hart first) against the raw Image seen at its load and link addresses,\n"
+    "      (boot hart first; N-Trace or E-Trace, as the header's trTeControl.Format says)\n"
+    "      against the raw Image seen at its load and link addresses,\n"
     "      following the code the kernel rewrites (needs --syms: kernel.hpp), prints per\n"
     "      hart instructions, bytes, bits/instruction and the top N functions; -o writes\n"
     "      PREFIX.<hart> instruction-run files\n"
@@ -966,6 +967,13 @@ int linux_decode(const Args &a) {
                                                                                              : nullptr;
         if (!kernel::riscv_patches(img_bytes, fin, virt, syms, img.opts, tp, ps, err))
             return fprintf(stderr, "tsbi-trace: %s\n", err.c_str()), kBadData;
+        // E-Trace cannot tell a static key's versions apart where they differ only in
+        // straight-line code (no instruction counts): such a site is taken in the
+        // version it has at the end (keys are mostly set once, early in the boot)
+        // until the trace shows otherwise at a site of the same key. The N-Trace
+        // decoder sees every difference (I-CNT) and starts from the Image.
+        if (ntrace::te_get(h.control, NT_TE(trTeControl, Format)) == TCI_FORMAT_ETRACE)
+            for (uint32_t i : ps.final_toggled) tp.belief[i] = 1;
         img.set_volatile(tp.volatile_halfwords());
         printf("rewritten code: %zu ftrace sites (each applied at 0x%llx), %zu alternatives of %zu features (each "
                "applied at 0x%llx), %zu alternatives and %zu static keys followed in the trace, %zu entries skipped\n",
@@ -985,7 +993,16 @@ int linux_decode(const Args &a) {
     dc.max_steps = (uint64_t(bytes.size()) + 1) << 24;
     if (!a.has("--no-patches")) dc.patches = &tp;
 
-    // Message bytes per trace source.
+    // E-Trace (trTeFormat 0, tsbi,trace-format = "etrace"): packets in the RISC-V
+    // encapsulation, the SrcID in whole bytes after each header byte.
+    const bool etr = ntrace::te_get(h.control, NT_TE(trTeControl, Format)) == TCI_FORMAT_ETRACE;
+    etrace::InstParams ep;
+    ep.src_bytes = (h.src_bits + 7) / 8;
+    if (etr && mid)
+        return fprintf(stderr, "tsbi-trace: the E-Trace buffer wrapped: its first packet is cut (use a larger "
+                               "tsbi,trace-size)\n"),
+               kBadData;
+    // Message (packet) bytes per trace source.
     struct Count : ntrace::Callbacks {
         std::vector<uint64_t> bytes = std::vector<uint64_t>(4096);
         uint64_t errors = 0;
@@ -994,8 +1011,17 @@ int linux_decode(const Args &a) {
         }
         void on_error(uint64_t, ntrace::Err) override { errors++; }
     } cnt;
-    ntrace::parse(dc.fr, bytes, cnt, mid);
-    printf("%zu trace bytes%s\n", bytes.size(), mid ? " (wrapped: decoding from the first synchronisation)" : "");
+    if (etr) {
+        size_t off = 0, at = 0;
+        unsigned id;
+        std::span<const uint8_t> pl;
+        while (at = off, etrace::next_inst_packet(ep, bytes, off, id, pl, err)) cnt.bytes[id & 0xFFF] += off - at;
+        if (!err.empty()) fprintf(stderr, "# error at offset %zu: %s\n", off, err.c_str()), cnt.errors++;
+    } else {
+        ntrace::parse(dc.fr, bytes, cnt, mid);
+    }
+    printf("%zu trace bytes, %s%s\n", bytes.size(), etr ? "E-Trace" : "N-Trace",
+           mid ? " (wrapped: decoding from the first synchronisation)" : "");
 
     int rc = h.flags & 2 ? kBadData : kOk;
     std::string table = "hart  instructions        bytes  bits/insn  errors\n", tops;
@@ -1009,17 +1035,43 @@ int linux_decode(const Args &a) {
             setvbuf(f, nullptr, _IOFBF, 1 << 20);
             sink.w = std::make_unique<runs::Writer>(f);
         }
-        dc.src = int(hart);
-        ntrace::Decoder d(dc, img, sink);
-        d.run(bytes, mid);
+        uint64_t errors;
+        if (etr) {
+            etrace::InstDecoder d(
+                ep, img, etrace::InstDecoder::Bulk([&](const uint64_t *pcs, size_t k) { sink.insns(pcs, k); }),
+                a.has("--no-patches") ? nullptr : &tp);
+            d.max_steps = dc.max_steps;
+            size_t off = 0, at = 0;
+            unsigned id;
+            std::span<const uint8_t> pl;
+            std::string perr;
+            uint64_t bad = 0;
+            while (at = off, etrace::next_inst_packet(ep, bytes, off, id, pl, perr)) {
+                if (id != hart) continue;
+                etrace::InstPacket k;
+                if (!etrace::parse_inst(ep, pl, k, perr)) {
+                    if (bad++ < 10) fprintf(stderr, "# hart error at offset %zu: %s\n", at, perr.c_str());
+                    perr.clear();
+                    continue;
+                }
+                d.packet(k, at);
+            }
+            d.finish();
+            errors = d.errors() + bad + !perr.empty();
+        } else {
+            dc.src = int(hart);
+            ntrace::Decoder d(dc, img, sink);
+            d.run(bytes, mid);
+            errors = d.errors();
+        }
         sink.w.reset();
         if (f && fclose(f)) return kIo;
-        if (d.errors() || !sink.n) rc = kBadData;
+        if (errors || !sink.n) rc = kBadData;
         const uint64_t b = cnt.bytes[hart];
         char line[160];
         snprintf(line, sizeof line, "%4u  %12llu  %11llu  %9.3f  %6llu\n", hart, (unsigned long long)sink.n,
                  (unsigned long long)b, sink.n ? 8.0 * double(b) / double(sink.n) : 0.0,
-                 (unsigned long long)d.errors());
+                 (unsigned long long)errors);
         table += line;
         if (sp && top) {
             std::vector<size_t> idx;

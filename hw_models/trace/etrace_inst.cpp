@@ -123,19 +123,46 @@ std::string format_inst(const InstPacket &k) {
     return b;
 }
 
-bool InstDecoder::is_branch(uint64_t pc) const {
+const rv::Insn *InstDecoder::insn(uint64_t pc, bool peek) {
+    if (pc - seg_base_ < seg_len_ && !(pc & 1)) {
+        const rv::Insn &c = seg_cache_[(pc - seg_base_) >> 1];
+        if (c.size) return &c; // never rewritten code (Image::set_volatile)
+    }
+    if (tp_) {
+        uint32_t site;
+        unsigned hw;
+        if (tp_->find(pc, site, hw)) {
+            const trace::PatchSite &s = tp_->site(site);
+            uint8_t v = tp_->version(site);
+            if (!s.scheduled && walking_) {
+                bool found = false;
+                for (const Choice &c : choices_)
+                    if (c.site == site) v = c.version, found = true;
+                // The first pass through a free site: the version believed, and
+                // where to come back to take the other one.
+                if (!found && !peek && choices_.size() < kMaxChoices)
+                    choices_.push_back({site, v, false, pc, out_.size(), bh_, tp_->cursor});
+            }
+            const rv::Insn &in = s.insn[v][hw];
+            return in.size ? &in : nullptr;
+        }
+    }
     const rv::Insn *i = img_.at(pc);
-    return i && i->kind == rv::Kind::Branch;
+    if (i) {
+        const trace::Image::Seg *seg = img_.segment_of(pc);
+        seg_base_ = seg->base, seg_len_ = seg->bytes.size(), seg_cache_ = seg->cache.data();
+    }
+    return i;
 }
 
 InstDecoder::Step InstDecoder::successor(uint64_t pc, uint64_t &next, bool consume) {
-    const rv::Insn *i = img_.at(pc);
+    const rv::Insn *i = insn(pc, false);
     if (!i || !i->size) return Step::Bad;
     switch (i->kind) {
     case rv::Kind::Branch:
-        if (bits_.empty()) return Step::NeedBit;
-        next = bits_.front() ? pc + int64_t(i->offset) : pc + i->size;
-        if (consume) bits_.pop_front();
+        if (!bits_left()) return Step::NeedBit;
+        next = bits_[bh_] ? pc + int64_t(i->offset) : pc + i->size;
+        if (consume) bh_++;
         return Step::Next;
     case rv::Kind::DirectJump: next = pc + int64_t(i->offset); return Step::Next;
     case rv::Kind::Indirect:
@@ -146,11 +173,34 @@ InstDecoder::Step InstDecoder::successor(uint64_t pc, uint64_t &next, bool consu
     }
 }
 
+void InstDecoder::flush() {
+    if (bh_ == bits_.size()) bits_.clear(), bh_ = 0;
+    else if (bh_ > (1u << 20)) bits_.erase(bits_.begin(), bits_.begin() + long(bh_)), bh_ = 0;
+    if (out_.empty()) return;
+    if (bulk_) bulk_(out_.data(), out_.size());
+    else
+        for (uint64_t pc : out_) retired_(pc);
+    out_.clear();
+}
+
 void InstDecoder::error(uint64_t off, const std::string &what) {
-    errors_++;
-    fprintf(stderr, "# error at offset %llu: %s\n", (unsigned long long)off, what.c_str());
+    if (++errors_ <= 100) fprintf(stderr, "# error at offset %llu: %s\n", (unsigned long long)off, what.c_str());
+    else if (errors_ == 101) fprintf(stderr, "# (further errors not shown)\n");
     known_ = false, tentative_ = false;
-    bits_.clear();
+    bits_.clear(), bh_ = 0;
+}
+
+// The walk could not explain the trace: back to the last free site passed whose other
+// version was not tried yet, that version taken (the sites passed after it forgotten).
+bool InstDecoder::retry(uint64_t &pc) {
+    while (!choices_.empty() && choices_.back().retried) choices_.pop_back();
+    if (choices_.empty() || ++retries_ > kMaxRetries) return false;
+    Choice &c = choices_.back();
+    c.version ^= 1, c.retried = true;
+    out_.resize(c.out), bh_ = c.bh, tp_->cursor = c.cursor;
+    pc = last_ = c.pc; // retired already: the walk goes on from it
+    tp_->backtracks++;
+    return true;
 }
 
 // Stopped at a reported address reached by falling through (no updiscon): if the next
@@ -161,7 +211,7 @@ void InstDecoder::settle_tentative(bool next_is_address) {
     if (!tentative_) return;
     tentative_ = false;
     if (!next_is_address) return;
-    std::deque<bool> saved = bits_;
+    const size_t saved = bh_;
     uint64_t pc = last_, next = 0;
     std::vector<uint64_t> path;
     for (uint64_t n = 0; n < max_steps; n++) {
@@ -174,7 +224,7 @@ void InstDecoder::settle_tentative(bool next_is_address) {
         if (s != Step::Next) break;
         path.push_back(next), pc = next;
     }
-    bits_ = saved; // no such path: the stop was right
+    bh_ = saved; // no such path: the stop was right
 }
 
 void InstDecoder::packet(const InstPacket &k, uint64_t off) {
@@ -185,22 +235,22 @@ void InstDecoder::packet(const InstPacket &k, uint64_t off) {
     if (k.format == 3) {
         switch (k.subformat) {
         case 3:
-            if (k.qual_status != 0) known_ = false, bits_.clear();
-            return;
-        case 2: return;
+            if (k.qual_status != 0) known_ = false, bits_.clear(), bh_ = 0;
+            return flush();
+        case 2: return flush();
         case 1:
             if (!k.thaddr) { // EPC of an exception that never retired: a sync follows
-                known_ = false, bits_.clear(), ref_ = k.address;
-                return;
+                known_ = false, bits_.clear(), bh_ = 0, ref_ = k.address;
+                return flush();
             }
             [[fallthrough]];
         case 0:
-            bits_.clear();
+            bits_.clear(), bh_ = 0;
             ref_ = k.address;
             emit(k.address);
             known_ = true;
             if (is_branch(k.address)) bits_.push_back(k.branch == 0);
-            return;
+            return flush();
         }
     }
     for (unsigned i = 0; i < (k.branches ? k.branches : 31u); i++)
@@ -208,29 +258,87 @@ void InstDecoder::packet(const InstPacket &k, uint64_t off) {
     if (!k.has_address) return;
     const uint64_t target = ref_ + k.address;
     ref_ = target;
-    if (!known_) return; // before the first sync
+    if (!known_) return flush(); // before the first sync
     const bool flip = k.updiscon_flip;
-    uint64_t pc = last_, next = 0;
+    uint64_t pc = last_, next = 0, prev = ~0ull;
+    choices_.clear(), retries_ = 0, walking_ = true;
+    const char *why = "walk too long";
     for (uint64_t n = 0; n < max_steps; n++) {
         Step s = successor(pc, next, true);
         if (s == Step::Uninferable) {
+            const rv::Insn jump = *insn(pc, true);
             emit(target);
             const size_t own = is_branch(target) ? 1 : 0;
-            if (bits_.size() != own) error(off, "branch bits left at the reported address after an updiscon");
-            return;
+            uint64_t t;
+            if (bits_left() != own) {
+                why = "branch bits left at the reported address after an updiscon";
+            } else if (seq_target(prev, pc, jump, t) && t != target) {
+                why = "the jump's target differs from the reported address";
+            } else if (!choices_.empty() && jump.pops() && !jump.pushes() && !after_call(target)) {
+                // Choosing between versions of rewritten code: a return goes to just
+                // after a call. Not an error otherwise (code may return anywhere).
+                if (retry(pc)) {
+                    prev = ~0ull;
+                    continue;
+                }
+                return walk_done();
+            } else {
+                return walk_done();
+            }
+        } else if (s == Step::NeedBit) {
+            why = "branch map used up before the reported address";
+        } else if (s == Step::Bad) {
+            why = "no instruction at the walk's address";
+        } else {
+            emit(next);
+            prev = pc, pc = next;
+            if (next == target && !flip && bits_left() == (is_branch(target) ? 1u : 0u)) {
+                tentative_ = true, tentative_addr_ = target;
+                return walk_done();
+            }
+            continue;
         }
-        if (s == Step::NeedBit) return error(off, "branch map used up before the reported address");
-        if (s == Step::Bad) return error(off, "no instruction at the walk's address");
-        emit(next);
-        pc = next;
-        if (next == target && !flip && bits_.size() == (is_branch(target) ? 1u : 0u)) {
-            tentative_ = true, tentative_addr_ = target;
-            return;
-        }
+        if (!tp_ || !retry(pc)) break;
+        prev = ~0ull;
     }
-    error(off, "walk too long");
+    walking_ = false, choices_.clear();
+    error(off, why);
+    flush();
 }
 
-void InstDecoder::finish() { settle_tentative(false); }
+// jalr right after the auipc or lui that loaded its register (at the preceding
+// address): its target is known (as the N-Trace decoder's sequential-jump inference).
+bool InstDecoder::seq_target(uint64_t prev, uint64_t pc, const rv::Insn &jump, uint64_t &target) {
+    if (prev == ~0ull || !jump.jump_reg()) return false;
+    const rv::Insn *ld = insn(prev, true);
+    if (!ld || ld->loads_constant() != jump.jump_reg() || prev + ld->size != pc) return false;
+    uint64_t v = uint64_t(int64_t(ld->offset));
+    if (ld->reg & rv::kRegAuipc) v += prev;
+    target = (v + uint64_t(int64_t(jump.offset))) & ~1ull;
+    return true;
+}
+
+// Whether the instruction before addr is a call (jal/jalr/c.jalr linking ra).
+bool InstDecoder::after_call(uint64_t addr) {
+    const rv::Insn *c = insn(addr - 4, true);
+    if (c && c->size == 4 && c->pushes()) return true;
+    c = insn(addr - 2, true);
+    return c && c->size == 2 && c->pushes();
+}
+
+// The walk explained the packet: the free sites keep the versions it took.
+void InstDecoder::walk_done() {
+    walking_ = false;
+    // A site seen in a version: its group (a static key's other sites) is in it too.
+    // E-Trace needs that for sites whose versions differ only in straight-line code.
+    for (const Choice &c : choices_) tp_->believe(c.site, c.version);
+    choices_.clear();
+    flush();
+}
+
+void InstDecoder::finish() {
+    settle_tentative(false);
+    flush();
+}
 
 } // namespace etrace

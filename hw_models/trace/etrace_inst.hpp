@@ -13,13 +13,15 @@
 // privilege_width_p 3, ecause_width_p 6, notime_p, nocontext_p, no return stack or call
 // counter, no format 0; support packet E=1, N=6, M=2.
 #pragma once
+#include <array>
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "image.hpp"
+#include "textpatch.hpp"
 
 namespace etrace {
 
@@ -47,33 +49,80 @@ bool parse_inst(const InstParams &p, std::span<const uint8_t> payload, InstPacke
 std::string format_inst(const InstPacket &k);
 
 // Flow decoder: packets in, retired instruction addresses out.
+//
+// Code the program rewrites while it runs (textpatch.hpp; a Linux boot): with a
+// TextPatches object the walk reads each site in its current version, applies a
+// trigger's sites when the trigger retires, and for free sites takes the version seen
+// live last; when the walk from one address packet to the next cannot be explained
+// (branch outcomes left or missing at the reported address, no instruction), it goes
+// back to the last free site it passed and takes the other version (depth first, at
+// most kMaxChoices sites and kMaxRetries retries per walk), as the N-Trace decoder
+// does per message (ntrace_core.hpp "Rewritten code").
 class InstDecoder {
   public:
-    InstDecoder(const InstParams &p, const trace::Image &img, std::function<void(uint64_t)> retired)
-        : p_(p), img_(img), retired_(std::move(retired)) {}
+    using Bulk = std::function<void(const uint64_t *, size_t)>;
+    InstDecoder(const InstParams &p, const trace::Image &img, std::function<void(uint64_t)> retired,
+                trace::TextPatches *patches = nullptr)
+        : p_(p), img_(img), retired_(std::move(retired)), tp_(patches) {}
+    InstDecoder(const InstParams &p, const trace::Image &img, Bulk retired, trace::TextPatches *patches)
+        : p_(p), img_(img), bulk_(std::move(retired)), tp_(patches) {}
     void packet(const InstPacket &k, uint64_t offset);
     void finish();
     uint64_t errors() const { return errors_; }
     uint64_t max_steps = 100000000;
+    static constexpr unsigned kMaxChoices = 16, kMaxRetries = 256;
 
   private:
     enum class Step { Next, Uninferable, NeedBit, Bad };
     Step successor(uint64_t pc, uint64_t &next, bool consume);
-    bool is_branch(uint64_t pc) const;
-    void emit(uint64_t pc) { retired_(pc), last_ = pc; }
+    const rv::Insn *insn(uint64_t pc, bool peek);
+    bool is_branch(uint64_t pc) {
+        const rv::Insn *i = insn(pc, true);
+        return i && i->kind == rv::Kind::Branch;
+    }
+    void emit(uint64_t pc) {
+        out_.push_back(pc), last_ = pc;
+        if (tp_) tp_->retire(pc);
+    }
+    void flush();
     void error(uint64_t off, const std::string &what);
     void settle_tentative(bool next_is_address);
+    size_t bits_left() const { return bits_.size() - bh_; }
+    bool retry(uint64_t &pc);
+    void walk_done();
+    bool seq_target(uint64_t prev, uint64_t pc, const rv::Insn &jump, uint64_t &target);
+    bool after_call(uint64_t addr);
 
     InstParams p_;
     const trace::Image &img_;
     std::function<void(uint64_t)> retired_;
+    Bulk bulk_;
+    trace::TextPatches *tp_ = nullptr;
+    std::vector<uint64_t> out_; // retired, not yet handed on (a walk may be undone)
     bool known_ = false;      // last_ is the last retired instruction
     uint64_t last_ = 0;
     uint64_t ref_ = 0;        // reference for differential addresses
-    std::deque<bool> bits_;   // branch outcomes not yet used (true = taken)
+    std::vector<uint8_t> bits_; // branch outcomes (1 = taken), used from bh_ on
+    size_t bh_ = 0;
     bool tentative_ = false;  // stopped at a reported address reached without an updiscon
     uint64_t tentative_addr_ = 0;
     uint64_t errors_ = 0;
+    // The image's classified code, the segment looked up last.
+    uint64_t seg_base_ = 0, seg_len_ = 0;
+    const rv::Insn *seg_cache_ = nullptr;
+    // Free sites passed by the current walk: the version taken and what to restore
+    // to take the other one.
+    struct Choice {
+        uint32_t site;
+        uint8_t version;
+        bool retried;
+        uint64_t pc;
+        size_t out, bh;
+        std::array<size_t, trace::TextPatches::kMaxTriggers> cursor;
+    };
+    std::vector<Choice> choices_;
+    bool walking_ = false;
+    unsigned retries_ = 0;
 };
 
 // Splits an encapsulated stream; `src` the source ID read (0 without), `flow` the header's

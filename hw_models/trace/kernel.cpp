@@ -183,7 +183,9 @@ bool riscv_patches(const std::vector<uint8_t> &img, const uint8_t *fin, uint64_t
     const unsigned alt_trigger = tp.add_trigger(sum.alt_trigger, 1);
     // The final text says what changed, except in the init text (freed and poisoned).
     auto final_known = [&](uint64_t a, unsigned len) { return fin && (a + len <= init0 || a >= init1); };
-    // Static keys: struct jump_entry { s32 code, target; long key; }, relative offsets.
+    // Static keys: struct jump_entry { s32 code, target; long key; }, relative offsets;
+    // the key's low 2 bits are flags. A key's sites toggle together.
+    std::unordered_map<uint64_t, uint32_t> key_group;
     for (uint64_t e = j0; e + 16 <= j1; e += 16) {
         const int32_t c = int32_t(rd32(img, e - virt)), t = int32_t(rd32(img, e + 4 - virt));
         const uint64_t code = e + int64_t(c), target = e + 4 + int64_t(t);
@@ -201,10 +203,18 @@ bool riscv_patches(const std::vector<uint8_t> &img, const uint8_t *fin, uint64_t
             continue;
         }
         if (final_known(code, 4) && !memcmp(fin + (code - virt), &now, 4)) continue; // same at the end
-        if (add(code, reinterpret_cast<const uint8_t *>(&now), reinterpret_cast<const uint8_t *>(&other), 4, false) >= 0)
+        const long r = add(code, reinterpret_cast<const uint8_t *>(&now), reinterpret_cast<const uint8_t *>(&other), 4, false);
+        if (r >= 0) {
             sum.jump++;
-        else
+            int64_t k;
+            memcpy(&k, img.data() + (e + 8 - virt), 8);
+            const uint64_t key = e + 8 + uint64_t(k & ~3ll);
+            const auto g = key_group.emplace(key, uint32_t(key_group.size())).first->second;
+            tp.join(uint32_t(r), g);
+            if (final_known(code, 4)) sum.final_toggled.push_back(uint32_t(r));
+        } else {
             sum.skipped++;
+        }
     }
     // Alternatives: struct alt_entry { s32 old_offset, alt_offset; u16 vendor_id, alt_len;
     // u32 patch_id; }. Vendor errata (vendor_id != 0) need that vendor's harts.

@@ -41,6 +41,10 @@ struct Symbols {
 struct PatchSummary {
     size_t ftrace = 0, jump = 0, alternative = 0, alternative_free = 0, skipped = 0, features = 0;
     uint64_t ftrace_trigger = 0, alt_trigger = 0;
+    // Static keys (free sites) outside the init text whose final text is the toggled
+    // version: a decoder that cannot tell every site's versions apart (E-Trace has no
+    // instruction counts) may start from that version.
+    std::vector<uint32_t> final_toggled;
 };
 
 // Adds the patch sites of the riscv64 Image `img` (linked at virt) to tp; tp.size and

@@ -102,6 +102,26 @@ class TextPatches {
         return s.scheduled ? uint8_t(s.pos < cursor[s.trigger]) : belief[i];
     }
     std::vector<uint8_t> belief;                 // free sites: the version seen live last
+    // Free sites that always change together (the sites of one Linux static key):
+    // group[site] indexes groups, kNoGroup for none. A decoder that sees one of them in
+    // a version may take it for all (E-Trace, which cannot tell every site's versions
+    // apart).
+    static constexpr uint32_t kNoGroup = ~0u;
+    std::vector<uint32_t> group;
+    std::vector<std::vector<uint32_t>> groups;
+    void join(uint32_t site, uint32_t g) {
+        if (group.size() < sites_.size()) group.resize(sites_.size(), kNoGroup);
+        if (groups.size() <= g) groups.resize(g + 1);
+        group[site] = g;
+        groups[g].push_back(site);
+    }
+    // Takes version v for site and the sites of its group.
+    void believe(uint32_t site, uint8_t v) {
+        if (belief[site] != v) switches++;
+        if (site < group.size() && group[site] != kNoGroup)
+            for (uint32_t m : groups[group[site]]) belief[m] = v;
+        belief[site] = v;
+    }
     std::array<size_t, kMaxTriggers> cursor{};   // per trigger: sites applied so far
     uint64_t switches = 0;       // free sites whose version changed (statistics)
     uint64_t backtracks = 0;     // decoder retries (statistics)

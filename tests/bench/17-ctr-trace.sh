@@ -18,7 +18,7 @@ out=build/test-logs/bench-ctr-trace; mkdir -p "$out"
 # run NAME FIRMWARE CPU-EXTRAS
 run() {
   if tests/payloads/run.py --qemu "$Q10" ${3:+--cpu "$3"} --fw "$2" --icount --smp 1 --tag "bench-ctr-trace-$1" \
-       --pass-through BENCH --timeout 120 build/ctr/pl/ctr_trace_bench.elf > "$out/$1.txt"; then
+       --pass-through BENCH --timeout 120 --chosen tsbi,trace-owner=m-mode build/ctr/pl/ctr_trace_bench.elf > "$out/$1.txt"; then
     pass "bench/ctr-trace/$1/ran"
   else
     grep '^FAIL' "$out/$1.txt"; fail "bench/ctr-trace/$1/ran"

@@ -425,6 +425,32 @@ def run_attempt(args, fw, qemu, payload, rep, log, skip):
         bootargs.append("stacks=1")  # the payload prints TSBI-STACKS and waits
     if bootargs:
         cmd += ["-append", " ".join(bootargs)]
+    if args.chosen:
+        # QEMU's own device tree for this machine (its -M options included),
+        # with the /chosen string properties added.
+        if workdir is None:
+            workdir = tempfile.mkdtemp(prefix="tsbi-run-")
+        dtb = os.path.join(workdir, "chosen.dtb")
+        margs = [a for i, a in enumerate(args.qemu_arg)
+                 if a in ("-M", "-machine") or (i and args.qemu_arg[i - 1] in ("-M", "-machine"))]
+        cpuargs = ["-cpu", cpu] if "-cpu" in cmd else []
+        dump = [qemu, "-M", "%s,dumpdtb=%s" % (args.machine, dtb), "-m", args.mem, "-nographic",
+                "-bios", "none", "-smp", str(args.smp)] + cpuargs + margs
+        name = "dtb"
+        r = subprocess.run(dump, stdin=subprocess.DEVNULL, capture_output=True, text=True)
+        if "-dtb" in args.qemu_arg:
+            r = subprocess.CompletedProcess(["--chosen"], 1, "", "--chosen with --qemu-arg=-dtb")
+        for prop in args.chosen if r.returncode == 0 else []:
+            name, _, value = prop.partition("=")
+            r = subprocess.run(["fdtput", "-t", "s", dtb, "/chosen", name, value], capture_output=True, text=True)
+            if r.returncode:
+                break
+        if r.returncode:
+            rep.result(False, "%s/chosen" % name, "cannot make the device tree: %s %s" %
+                       (" ".join(r.args), (r.stderr or r.stdout).strip()[-200:]), origin="runner")
+            shutil.rmtree(workdir, ignore_errors=True)
+            return None
+        cmd += ["-dtb", dtb]
     cmd += args.qemu_arg
     log.write("$ %s\n" % " ".join(cmd))
     proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -676,6 +702,9 @@ def main():
                          "mvendorid and co., e.g. rva23s64): the checks that need them fail, "
                          "list them with --known")
     ap.add_argument("--qemu-arg", action="append", default=[], help="extra QEMU argument (repeatable)")
+    ap.add_argument("--chosen", action="append", default=[], metavar="NAME=VALUE",
+                    help="boot with QEMU's own device tree plus this /chosen string property (repeatable; "
+                         "not with --qemu-arg=-dtb)")
     ap.add_argument("--icount", action="store_true", help="add -icount shift=0")
     ap.add_argument("--timeout", type=float, default=float(os.environ.get("TSBI_PAYLOAD_TIMEOUT", 20)))
     ap.add_argument("--tag", help="prefix of every case name (default <fw>-smp<N>)")

@@ -38,7 +38,8 @@ STACKS=build/test-logs/stacks-26-ctr-trace.txt; rm -f "$STACKS"
 
 # run TAG CPU-EXTRAS EXPECT-MODE SMP ELF...: one hart with the ratified
 # profile (tests/ctr/mkdtb.sh), or SMP harts with QEMU's device tree (the
-# default profile, which includes the ratified layout).
+# default profile, which includes the ratified layout); either way with
+# /chosen/tsbi,trace-owner = "m-mode", which the feed needs.
 run() {
   local tag=$1 cpu=$2 mode=$3 smp=$4; shift 4
   local dtb=$D/$tag.dtb log=$D/$tag.log dtbargs=()
@@ -47,6 +48,8 @@ run() {
       fail_log "$tag: device tree" "$log" "tests/ctr/mkdtb.sh failed"; return 1
     fi
     dtbargs=(--qemu-arg=-dtb --qemu-arg="$dtb")
+  else
+    dtbargs=(--chosen tsbi,trace-owner=m-mode)
   fi
   : >"$log"
   python3 tests/payloads/run.py --qemu "$Q10" ${cpu:+--cpu "$cpu"} --smp "$smp" "${dtbargs[@]}" \

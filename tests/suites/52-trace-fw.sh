@@ -6,11 +6,13 @@
 # files; each hart's stream is decoded here and must equal the S-mode
 # instructions the insnlog plugin saw that hart execute, with no address of
 # the firmware in it: N-Trace (HTM, BTM) and E-Trace (trTeFormat 0) runs. On 1, 4 and 18 harts (18: leaf funnels), and without
-# Sstc. The device tree handed on offers no component M-mode keeps. Also:
-# QEMU 7.2 (no trace components: the extension is absent) and the
-# components handed to S-mode with /chosen/tsbi,trace-owner (offered, the
+# Sstc; these runs set /chosen/tsbi,trace-owner = "m-mode" (the firmware
+# keeps the components) and the device tree handed on offers none of them.
+# Also: QEMU 7.2 (no trace components: the extension is absent) and the
+# default, the components handed to S-mode (every one offered, the
 # funnels passing through, traced by the payload as a driver without a
-# funnel driver would).
+# funnel driver would), with tsbi,trace-allow-mmode, and with a RAM sink
+# per hart.
 set -uo pipefail
 . "$(dirname "$0")/../lib.sh"
 
@@ -47,18 +49,21 @@ check_handed() {
   check "$tag/handed_dt/trace_components_$want ($n nodes${bad:+; not:$bad})" test "$n" -gt 0 -a -z "$bad"
 }
 
-# Handed to S-mode: no SBI trace service, registers open to S-mode, every
-# component offered, the funnels passing through: the payload programs its
-# encoder and the sink only (as Linux's rvtrace) and must get its trace.
+# The default (no /chosen property), handed to S-mode: no SBI trace
+# service, registers open to S-mode, every component offered, the funnels
+# passing through: the payload programs its encoder and the sink only (as
+# Linux's rvtrace) and must get its trace. CTR's feed is the firmware's:
+# not there either.
 d=$W/qemu10-owner-smode; mkdir -p "$d"
-"$q" -M virt,dumpdtb="$d/owner.dtb" -smp 2 -m 256M -nographic -bios none </dev/null >/dev/null 2>&1 &&
-  fdtput -t s "$d/owner.dtb" /chosen tsbi,trace-owner s-mode ||
-  fail "trace-fw: cannot make the tsbi,trace-owner device tree"
 (cd "$d" && "$RUN" --qemu "$q" --smp 2 --tag qemu10-owner-smode --log "$d/console.log" --pass-through TRACE- \
-   --qemu-arg=-dtb --qemu-arg="$d/owner.dtb" "${SEMI[@]}" trace) > "$d/run.out" 2>&1
+   "${SEMI[@]}" trace) > "$d/run.out" 2>&1
 rc=$?
 grep -E '^(PASS|FAIL): ' "$d/run.out"
-[ $rc -le 1 ] || fail "trace-fw: runner failed with tsbi,trace-owner ($rc)"
+[ $rc -le 1 ] || fail "trace-fw: runner failed with the default ownership ($rc)"
+check "qemu10-owner-smode/default_owner_is_smode ($(grep -m1 'tsbi: trace: .*encoder(s)' "$d/console.log"))" \
+  grep -q 'tsbi: trace: 2 encoder(s), 1 funnel(s), RAM sink at .*, handed to S-mode (the default' "$d/console.log"
+check "qemu10-owner-smode/no_ctr_feed ($(grep -m1 'tsbi: ctr: hart 0' "$d/console.log"))" \
+  grep -q 'tsbi: ctr: hart 0: emulated.*, registers only, no recording' "$d/console.log"
 check_handed qemu10-owner-smode "$d/handed.dtb" okay
 # The payload programs no filter and makes SBI calls: the firmware keeps
 # M-mode out of its trace all the same (firmware/trace/README.md "What S-mode
@@ -87,12 +92,12 @@ check "qemu10-owner-smode/no_firmware_address ($fwpcs)" [ "$fwpcs" = 0 ]
 
 # The platform lets traces include M-mode (tsbi,trace-allow-mmode): then
 # S-mode sees the firmware's instructions, as on hardware without such a
-# control (the count is what the README's description rests on).
+# control (the count is what the README's description rests on). The
+# owner is named here ("s-mode", the default's value).
 d=$W/qemu10-owner-smode-allow-mmode; mkdir -p "$d"
-cp "$W/qemu10-owner-smode/owner.dtb" "$d/owner.dtb" && fdtput "$d/owner.dtb" /chosen tsbi,trace-allow-mmode ||
-  fail "trace-fw: cannot make the tsbi,trace-allow-mmode device tree"
 (cd "$d" && "$RUN" --qemu "$q" --smp 2 --tag qemu10-owner-smode-allow-mmode --log "$d/console.log" \
-   --pass-through TRACE- --qemu-arg=-dtb --qemu-arg="$d/owner.dtb" "${SEMI[@]}" trace) > "$d/run.out" 2>&1
+   --chosen tsbi,trace-owner=s-mode --chosen tsbi,trace-allow-mmode= \
+   --pass-through TRACE- "${SEMI[@]}" trace) > "$d/run.out" 2>&1
 rc=$?
 grep -E '^(PASS|FAIL): ' "$d/run.out"
 [ $rc -le 1 ] || fail "trace-fw: runner failed with tsbi,trace-allow-mmode ($rc)"
@@ -102,11 +107,12 @@ check "qemu10-owner-smode-allow-mmode/firmware_in_smode_trace ($fwpcs M-mode ins
 
 # No funnel, a RAM sink per hart (virt,trace-funnels=off, the upstream
 # E-Trace model's layout): the service cannot serve the harts from one sink,
-# so the firmware hands the components to S-mode (offered, NoMmode set); the
-# payload traces its hart into that hart's sink in E-Trace, as a driver for
-# that model would.
+# so even with tsbi,trace-owner = "m-mode" the firmware hands the components
+# to S-mode (offered, NoMmode set); the payload traces its hart into that
+# hart's sink in E-Trace, as a driver for that model would.
 d=$W/qemu10-hart-sinks; mkdir -p "$d"
 (cd "$d" && "$RUN" --qemu "$q" --smp 2 --tag qemu10-hart-sinks --log "$d/console.log" --pass-through TRACE- \
+   --chosen tsbi,trace-owner=m-mode \
    --qemu-arg=-M --qemu-arg=virt,trace-funnels=off "${SEMI[@]}" trace) > "$d/run.out" 2>&1
 rc=$?
 grep -E '^(PASS|FAIL): ' "$d/run.out"
@@ -161,7 +167,10 @@ print(n)' "$out" $(riscv64-linux-gnu-nm build/fw/tsbi_dynamic.elf | awk '$3=="_f
 }
 
 # SMP[:CPU]: without Sstc the timer interrupts go through the firmware's
-# M-mode handler, which must not show in the trace either.
+# M-mode handler, which must not show in the trace either. The firmware
+# keeps the components (tsbi,trace-owner = "m-mode"): PMP closes them, the
+# device tree handed on has them disabled, the payload traces through the
+# SBI trace extension.
 for run in 1 4 18 1:sstc=false; do
   smp=${run%%:*}; cpu=; tag=qemu10-smp$smp
   if [ "$run" != "$smp" ]; then cpu=${run#*:}; tag=$tag-${cpu%%=*}-off; fi
@@ -170,12 +179,14 @@ for run in 1 4 18 1:sstc=false; do
   # S-mode loads and stores too (mem=S).
   mem=; [ "$run" = 1 ] || [ "$run" = 4 ] && mem=,mem=S
   (cd "$d" && "$RUN" --qemu "$q" --smp "$smp" ${cpu:+--cpu "$cpu"} --timeout 600 --tag "$tag" --pass-through TRACE- \
-     --log "$d/console.log" "${SEMI[@]}" --qemu-arg=-plugin \
+     --chosen tsbi,trace-owner=m-mode --log "$d/console.log" "${SEMI[@]}" --qemu-arg=-plugin \
      --qemu-arg="$PLUGIN,out=$d/rec,priv=on$mem" trace) > "$d/run.out" 2>&1
   rc=$?
   grep -E '^(PASS|FAIL): ' "$d/run.out"
   [ $rc -le 1 ] || { fail "$tag: runner failed ($rc)"; continue; }
   check_handed "$tag" "$d/handed.dtb" disabled
+  check "$tag/kept_by_the_firmware ($(grep -m1 'tsbi: trace: .*encoder(s)' "$d/console.log"))" \
+    grep -q 'tsbi: trace: .*encoder(s), .*, kept by the firmware' "$d/console.log"
   sb=$(sed -n 's/^TRACE-SRC-BITS: //p' "$d/run.out" | head -1)
   boot=$(sed -n 's/^TSBI-START .* hart=\([0-9]*\).*/\1/p' "$d/console.log" | head -1)
   [ -n "$sb" ] && [ -n "$boot" ] || { fail "$tag: no TRACE-SRC-BITS/TSBI-START line"; continue; }

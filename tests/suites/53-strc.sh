@@ -36,13 +36,15 @@ BEGIN=0x$(riscv64-linux-gnu-nm "$ELF" | awk '$3 == "strc_on" {print $1}')
 END=0x$(riscv64-linux-gnu-nm "$ELF" | awk '$3 == "strc_off" {print $1}')
 read -r FW0 FW1 < <(riscv64-linux-gnu-nm "$FW_ELF" | awk '$3=="_fw_start"{s=$1} $3=="_fw_end"{e=$1} END{print s, e}')
 
-# run_strc TAG SMP [RUN.PY OPTIONS...]: the payload with the insnlog plugin
+# run_strc TAG SMP [RUN.PY OPTIONS...]: the payload with the insnlog plugin;
+# the firmware keeps the trace components (tsbi,trace-owner = "m-mode") so
+# that its SBI trace service is there to share the encoder with (coexist/*)
 run_strc() {
   local tag=$1 smp=$2 d=$W/$1 rc
   shift 2
   mkdir -p "$d"
   (cd "$d" && "$RUN" --qemu "$q" --timeout 300 --smp "$smp" --cpu smstrcn=true --tag "$tag" --pass-through STRC- \
-     --log "$d/console.log" "${SEMI[@]}" --qemu-arg=-plugin --qemu-arg="$PLUGIN,out=$d/rec,priv=on" \
+     --chosen tsbi,trace-owner=m-mode --log "$d/console.log" "${SEMI[@]}" --qemu-arg=-plugin --qemu-arg="$PLUGIN,out=$d/rec,priv=on" \
      "$@" strc) > "$d/run.out" 2>&1
   rc=$?
   grep -E '^(PASS|FAIL|N/A): ' "$d/run.out"

@@ -245,3 +245,112 @@ TEST_CASE("etrace packets: parse_inst reads the layouts of etrace_pkts.def") {
     CHECK(k.branch_map == 0x7ffffffe);
     CHECK_FALSE(k.has_address);
 }
+
+// ---- code the program rewrites (textpatch.hpp) ---------------------------------------
+// A subroutine whose first instruction the program rewrites between two calls:
+// "nop; beq x0,x0,+8; addi; ret" and, patched, "j ret; ...". E-Trace carries no
+// instruction count, so only the branch map tells the versions apart: the pristine
+// version spends a branch outcome, the patched one does not.
+namespace {
+constexpr uint64_t kSub = 0x1000, kMain = 0x2000;
+uint32_t jal(unsigned rd, int32_t off) {
+    const uint32_t v = uint32_t(off);
+    return 0x6F | rd << 7 | (v >> 20 & 1) << 31 | (v >> 1 & 0x3FF) << 21 | (v >> 11 & 1) << 20 | (v >> 12 & 0xFF) << 12;
+}
+trace::Image patch_image(trace::TextPatches &tp, bool scheduled) {
+    std::vector<uint8_t> sub, main;
+    for (uint32_t w : {0x00000013u, 0x00000463u, 0x00150513u, 0x00008067u}) put32(sub, w);
+    for (uint32_t w : {jal(1, int32_t(kSub - kMain)), jal(1, int32_t(kSub - kMain - 4)), 0x13u, 0x13u}) put32(main, w);
+    trace::Image img;
+    img.add(kSub, sub);
+    img.add(kMain, main);
+    tp.aliases = {kSub};
+    tp.size = 16;
+    std::vector<uint8_t> a, b;
+    put32(a, 0x00000013);
+    put32(b, jal(0, 12));
+    REQUIRE(tp.add(0, a.data(), b.data(), 4, scheduled, img.opts));
+    // The first call's return, main + 4, stands for the patcher's write.
+    if (scheduled) tp.schedule(0, tp.add_trigger(kMain + 4, 1));
+    img.set_volatile(tp.volatile_halfwords());
+    return img;
+}
+// The execution: the first call in the pristine version, the second patched.
+const std::vector<uint64_t> kPatchedRun = {kMain, kSub, kSub + 4, kSub + 12, kMain + 4,
+                                           kSub, kSub + 12, kMain + 8, kMain + 12};
+std::vector<uint8_t> patched_trace() {
+    std::vector<uint8_t> s;
+    sync(s, kMain);
+    addr_packet(s, 4, false, 1, 0); // the first return, the beq taken on the way
+    addr_packet(s, 4);              // the second return, no branch
+    addr_packet(s, 4);              // the last instruction, then the end
+    support_end(s, 1);
+    return s;
+}
+std::vector<uint64_t> decode_patched(trace::Image &img, trace::TextPatches *tp, uint64_t &errors) {
+    std::vector<uint64_t> out;
+    InstParams p;
+    InstDecoder d(p, img, InstDecoder::Bulk([&](const uint64_t *a, size_t n) { out.insert(out.end(), a, a + n); }), tp);
+    const auto s = patched_trace();
+    size_t off = 0;
+    unsigned src;
+    std::span<const uint8_t> pl;
+    std::string err;
+    while (next_inst_packet(p, s, off, src, pl, err)) {
+        InstPacket k;
+        REQUIRE(parse_inst(p, pl, k, err));
+        d.packet(k, off);
+    }
+    d.finish();
+    errors = d.errors();
+    return out;
+}
+} // namespace
+
+TEST_CASE("etrace decode: a free site takes the version the branch map shows") {
+    trace::TextPatches tp;
+    trace::Image img = patch_image(tp, false);
+    uint64_t errors = 0;
+    {
+        // Against the pristine image alone the second call needs a branch outcome
+        // the trace does not have.
+        decode_patched(img, nullptr, errors);
+        CHECK(errors > 0);
+    }
+    CHECK(decode_patched(img, &tp, errors) == kPatchedRun);
+    CHECK(errors == 0);
+    CHECK(tp.belief[0] == 1); // the patched version was seen last
+    CHECK(tp.switches == 1);
+    CHECK(tp.backtracks == 1);
+}
+
+TEST_CASE("etrace decode: a scheduled site switches when its trigger retires") {
+    trace::TextPatches tp;
+    trace::Image img = patch_image(tp, true);
+    CHECK(tp.version(0) == 0);
+    uint64_t errors = 1;
+    CHECK(decode_patched(img, &tp, errors) == kPatchedRun);
+    CHECK(errors == 0);
+    CHECK(tp.version(0) == 1);
+    CHECK(tp.backtracks == 0);
+}
+
+TEST_CASE("textpatch groups: a static key's sites take the version seen at one of them") {
+    trace::TextPatches tp;
+    tp.size = 64;
+    rv::Options o;
+    std::vector<uint8_t> nop, j;
+    put32(nop, 0x00000013);
+    put32(j, jal(0, 8));
+    REQUIRE(tp.add(0, nop.data(), j.data(), 4, false, o));
+    REQUIRE(tp.add(16, j.data(), nop.data(), 4, false, o)); // the same key, the other polarity
+    REQUIRE(tp.add(32, nop.data(), j.data(), 4, false, o)); // another key
+    tp.join(0, 0), tp.join(1, 0), tp.join(2, 1);
+    tp.believe(0, 1);
+    CHECK(tp.belief[0] == 1);
+    CHECK(tp.belief[1] == 1); // toggled with it
+    CHECK(tp.belief[2] == 0);
+    CHECK(tp.switches == 1);
+    tp.believe(1, 0);
+    CHECK(tp.belief[0] == 0);
+}

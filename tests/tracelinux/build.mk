@@ -5,9 +5,13 @@
 #                               every hart, print the per-hart table
 #   make trace-linux VERIFY=1   also record the run's S-mode instructions (insnlog
 #                               runs=S) and require every decoded hart to equal them
+#   make trace-linux FORMAT=etrace
+#                               the boot-time trace in E-Trace (/chosen
+#                               tsbi,trace-format = "etrace"); FORMAT=ntrace is
+#                               the default
 # The project QEMU is built (or reused) by run.sh under /tmp/tsbi-qemu10.lock.
 .PHONY: trace-linux trace-linux-deps
 trace-linux-deps: firmware trace linux-initrd-boot $(if $(filter 1,$(VERIFY)),qemu-plugin)
 
 trace-linux: trace-linux-deps
-	tests/tracelinux/run.sh $(if $(filter 1,$(VERIFY)),--verify)
+	TRACE_FORMAT=$(or $(FORMAT),ntrace) tests/tracelinux/run.sh $(if $(filter 1,$(VERIFY)),--verify)

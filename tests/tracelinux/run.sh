@@ -8,6 +8,7 @@
 #                       stream must equal them; the last line reports how many
 #                       instructions were compared.
 # Environment: QEMU (default: the project QEMU), TRACE_MODE (htm|btm, default htm),
+# TRACE_FORMAT (ntrace|etrace, default ntrace: /chosen tsbi,trace-format),
 # TRACE_MEM (guest RAM, default 2G), TRACE_SIZE (buffer MiB, default 512),
 # SMP (default 2), OUT (default build/trace-linux), TRACE_TIMEOUT (s, default 900),
 # TRACE_NOTRACE=1 (the same boot without /chosen tsbi,trace: the bench's baseline).
@@ -22,6 +23,8 @@ cd "$(dirname "$0")/../.."
 verify=0
 [ "${1:-}" = --verify ] && verify=1
 mode=${TRACE_MODE:-htm} mem=${TRACE_MEM:-2G} size=${TRACE_SIZE:-512} smp=${SMP:-2}
+format=${TRACE_FORMAT:-ntrace}
+case $format in ntrace|etrace) ;; *) echo "trace-linux: TRACE_FORMAT must be ntrace or etrace" >&2; exit 2;; esac
 out=${OUT:-build/trace-linux}
 q=${QEMU:-$(flock /tmp/tsbi-qemu10.lock scripts/qemu10.sh path)}
 fw=build/fw/tsbi_dynamic.bin initrd=build/linux/initrd-boot.cpio.gz
@@ -42,6 +45,7 @@ cpu=rv64
 if [ "${TRACE_NOTRACE:-0}" != 1 ]; then
   fdtput -t s "$out/virt.dtb" /chosen tsbi,trace "$mode"
   fdtput -t i "$out/virt.dtb" /chosen tsbi,trace-size "$size"
+  fdtput -t s "$out/virt.dtb" /chosen tsbi,trace-format "$format"
 fi
 
 # Guest RAM in a file: after QEMU exits, physical address A is at offset A - 0x80000000.
