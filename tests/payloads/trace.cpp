@@ -12,7 +12,8 @@
 //   handed.dtb      the device tree the firmware handed on (trace
 //                   components M-mode keeps are disabled in it)
 // On a machine without trace components the extension is absent: probe 0
-// and NOT_SUPPORTED. With /chosen tsbi,trace-owner = "s-mode" the payload
+// and NOT_SUPPORTED. When S-mode owns the components (the default; the SBI
+// trace service needs /chosen tsbi,trace-owner = "m-mode") the payload
 // drives an encoder and the sink itself, as a driver that knows no funnel:
 //   trace-owner.bin its hart's HTM trace, from the SRAM
 #include "payload.hpp"
@@ -500,7 +501,7 @@ void payload_main() {
         for (long f = GET_CAPS; f <= READ_SRAM + 1; f++)
             expect_err(call(f), ERR_NOT_SUPPORTED, "absent/fid%ld", f);
         if (dt_has_trace()) {
-            // tsbi,trace-owner = "s-mode": the registers are S-mode's own.
+            // S-mode owns the components (the default): the registers are S-mode's own.
             unsigned long impl = 0;
             auto rd = [](void *p) { *static_cast<unsigned long *>(p) = *reinterpret_cast<volatile uint32_t *>(kEncoder0 + 4); };
             expect_eq(catch_exception(rd, &impl), ~0ul, "owner_smode/encoder_readable");
