@@ -95,6 +95,10 @@ unsigned scan_harts(const void *fdt, HartDesc *out, unsigned max, Beyond *beyond
         int reg_len, isa_len, ext_len;
         const char *isa, *ext;
         bool is_cpu, enabled, smode;
+        const char *last_src = nullptr; // the ISA string parsed last, its length and kind, its bits
+        int src_len = -1;
+        bool src_ext = false;
+        uint64_t last_bits = 0;
         bool begin(int, int depth, const char *) {
             if (depth == 1) {
                 reg = nullptr, isa = ext = nullptr;
@@ -126,7 +130,14 @@ unsigned scan_harts(const void *fdt, HartDesc *out, unsigned max, Beyond *beyond
             }
             if (n >= max) return;
             out[n].hartid = static_cast<unsigned long>(id);
-            out[n].isa = ext ? parse_isa_extensions(ext, ext_len) : isa ? parse_isa_string(isa, isa_len) : 0;
+            // Harts of one kind list the same string: parsed once.
+            const char *src = ext ? ext : isa;
+            const int len = ext ? ext_len : isa_len;
+            if (!src || src_len != len || src_ext != (ext != nullptr) || memcmp(src, last_src, len)) {
+                last_bits = ext ? parse_isa_extensions(ext, ext_len) : isa ? parse_isa_string(isa, isa_len) : 0;
+                last_src = src, src_len = len, src_ext = ext != nullptr;
+            }
+            out[n].isa = last_bits;
             out[n].smode = smode;
             n++;
         }
@@ -187,25 +198,59 @@ int fixup_withhold_extensions(void *fdt, const Withhold *w, unsigned count) {
     int cpus = fdt_path_offset(fdt, "/cpus");
     if (cpus < 0) return 0;
     // Edited where they are and cut short in place: nothing moves, so one
-    // walk reads and edits every cpu node.
+    // walk reads and edits every cpu node. Harts of one kind list the same
+    // strings: a node whose property is the one the previous node had
+    // before its edit (kept in `was`) gets the previous node's result.
+    constexpr int kMemo = 512;
+    struct Memo {
+        char was[kMemo];
+        int was_len = -1;
+        uint64_t isa = 0;
+        bool own = false;             // isa was parsed from this property
+        const char *result = nullptr; // the previous node's edited value
+        int result_len = 0;
+    };
+    static Memo memo[2];
+    for (Memo &m : memo) m.was_len = -1;
     int err = 0;
     auto edit = [&](int, uint32_t, const fdtw::NodeProps &np) {
-        // The node's extensions before any edit, read as scan_harts does.
         const fdtw::Prop *list = np.find("riscv,isa-extensions"), *str = np.find("riscv,isa");
+        // The node's extensions before any edit, read as scan_harts does.
+        const fdtw::Prop *src = list ? list : str;
+        Memo &sm = memo[list ? 0 : 1];
         uint64_t isa = 0;
-        if (list) isa = parse_isa_extensions(static_cast<const char *>(list->data), list->len);
+        if (src && sm.own && sm.was_len == src->len && !memcmp(sm.was, src->data, src->len)) isa = sm.isa;
+        else if (list) isa = parse_isa_extensions(static_cast<const char *>(list->data), list->len);
         else if (str) isa = parse_isa_string(static_cast<const char *>(str->data), str->len);
         struct Edit {
             const fdtw::Prop *p;
             int (*remove)(char *, int, const char *);
         } const edits[] = {{list, isa_list_remove}, {str, isa_string_remove}};
-        for (const Edit &e : edits) {
-            if (!e.p || e.p->len <= 0) continue;
+        for (unsigned k = 0; k < 2; k++) {
+            const Edit &e = edits[k];
+            Memo &m = memo[k];
+            if (!e.p || e.p->len <= 0) {
+                m.was_len = -1;
+                continue;
+            }
             auto *data = static_cast<char *>(const_cast<void *>(e.p->data));
-            int n = e.p->len;
-            for (unsigned i = 0; i < count; i++)
-                if (!((isa >> w[i].unless) & 1)) n = e.remove(data, n, w[i].ext);
-            if (n != e.p->len) shrink_prop_inplace(data, e.p->len, n);
+            const int len = e.p->len;
+            int n = len;
+            if (m.was_len == len && m.isa == isa && !memcmp(m.was, data, len)) {
+                n = m.result_len;
+                memcpy(data, m.result, n);
+            } else {
+                const bool keep = len <= kMemo;
+                if (keep) memcpy(m.was, data, len);
+                for (unsigned i = 0; i < count; i++)
+                    if (!((isa >> w[i].unless) & 1)) n = e.remove(data, n, w[i].ext);
+                m.was_len = keep ? len : -1;
+                m.isa = isa;
+                m.own = k == 0 || !list;
+            }
+            m.result = data;
+            m.result_len = n;
+            if (n != len) shrink_prop_inplace(data, len, n);
         }
         if (np.overflow) err = -FDT_ERR_NOSPACE; // properties past NodeProps::kMax unread
     };

@@ -891,3 +891,32 @@ TEST_CASE("DT fix-up: the firmware's reservation in one insertion, as libfdt's e
     check_reserve_like_libfdt("qemu-virt-64.dtb");
     check_reserve_like_libfdt("edge.dtb");
 }
+
+TEST_CASE("DT fix-up: withheld extensions on 64 alike cpu nodes, one of them different") {
+    auto blob = load(data("qemu-virt-64.dtb"), 16384);
+    REQUIRE(dt::open_for_fixup(blob.data(), 16384) == 0);
+    void *fdt = blob.data();
+    // Every node lists Ssccfg without Smcdeleg (withheld there), except
+    // cpu@40, which has both (kept): the nodes after it are alike again.
+    std::string isa;
+    for (unsigned h = 0; h < 64; h++) {
+        char path[32];
+        snprintf(path, sizeof path, "/cpus/cpu@%u", h);
+        int cpu = fdt_path_offset(fdt, path);
+        REQUIRE(cpu >= 0);
+        int len;
+        if (isa.empty()) isa = static_cast<const char *>(fdt_getprop(fdt, cpu, "riscv,isa", &len));
+        const std::string mine = isa + (h == 40 ? "_smcdeleg_ssccfg_zkr" : "_ssccfg_zkr");
+        REQUIRE(fdt_setprop_string(fdt, cpu, "riscv,isa", mine.c_str()) == 0);
+    }
+    REQUIRE(dt::fixup_withhold_extensions(fdt, enables::kWithheld, 1) == 0);
+    CHECK(fdt_check_full(fdt, fdt_totalsize(fdt)) == 0);
+    for (unsigned h = 0; h < 64; h++) {
+        char path[32];
+        snprintf(path, sizeof path, "/cpus/cpu@%u", h);
+        int len;
+        const std::string got = static_cast<const char *>(fdt_getprop(fdt, fdt_path_offset(fdt, path), "riscv,isa", &len));
+        CHECK_MESSAGE(got == isa + (h == 40 ? "_smcdeleg_ssccfg_zkr" : "_zkr"), path);
+        CHECK(len == (int)got.size() + 1);
+    }
+}
