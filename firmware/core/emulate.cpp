@@ -134,7 +134,7 @@ namespace {
     if (f3 == 2 && rs1 == 0 && num != csr::time && (__riscv_xlen == 64 || num != csr::timeh)) {
         r = subsystems::read_csr(num, priv, virt, old);
     } else if (f3 == 1 && rd == 0 && (num >> 10) != 3) {
-        r = subsystems::write_csr(num, priv, virt, f->x[rs1]);
+        r = subsystems::write_csr(num, priv, virt, f->reg(rs1)); // x0's slot holds no 0
     } else {
         f->mstatus = mstatus;
         r = csr_op(*f, insn, old);

@@ -45,8 +45,8 @@ struct PerHart {
     bool lcofi_managed;   // we toggle mideleg.LCOFI for LCOFIFRZ (emulated)
     bool bp_managed;      // we toggle medeleg.BREAKPOINT for BPFRZ (emulated)
     uint8_t armed;        // bit 0: breakpoints, bit 1: LCOFI currently routed to M
-    bool entry_fast;      // emulated, CTR open to S-mode: S-mode's siselect/sireg*
-                          // accesses take the short path (csr_read_impl)
+    bool entry_fast;      // emulated, CTR open to S-mode: S-mode's siselect and
+                          // sireg* accesses may take the short path (csr_fast)
     bool feed_possible;   // the hart's encoder can feed CTR (ctr_trace.hpp)
     bool feeding;         // it does now: CTR accesses decode the trace first
     unsigned long last_cycle; // mcycle when CtrCycleCounter last restarted
@@ -348,7 +348,7 @@ bool ctr::subsystem::csr_fast(fw::TrapFrame &f, uint32_t insn, unsigned long mst
     // changes it, so the trace is not collected here (the next access to CTR
     // state collects it). Every CTR write restarts the cycle count, as on
     // the usual way.
-    s.emu.siselect = f.x[mid >> 8] & ctr::ind::select_mask;
+    s.emu.siselect = f.reg(mid >> 8) & ctr::ind::select_mask; // x0's slot holds no 0
     p.last_cycle = mcycle();
     if (p.feeding) {
         if (trace_current(p, f)) chain_extend(p);

@@ -70,6 +70,17 @@ void entries_and_depth(const char *p) {
     // siselect keeps 12 bits; a select outside CTR's range is illegal.
     siselect::write(0x1234);
     expect_eq(siselect::read().value, 0x234, "%s/siselect_warl", p);
+    // Written from x0 it is 0, whatever an emulated read into x0 just before
+    // left where the firmware's trap frame keeps x0 (entry 0's ctrsource,
+    // all ones).
+    {
+        unsigned long got;
+        asm volatile("csrw 0x150, %1\n\tcsrr x0, 0x151\n\tcsrw 0x150, x0\n\tcsrr %0, 0x150"
+                     : "=&r"(got)
+                     : "r"(0x200ul)
+                     : "memory");
+        expect_eq(got, 0, "%s/siselect_written_from_x0", p);
+    }
     siselect::write(0x1FF);
     expect_eq(sireg::read().cause, kIllegal, "%s/sireg_non_ctr_select_illegal", p);
     // Entries at or beyond the depth read 0 and ignore writes.
@@ -105,6 +116,15 @@ void ratified_suite() {
     expect_eq(sctrctl::probe(static_cast<unsigned long>(rc::M | rc::MTE | rc::CUSTOM)), 0,
               "%s/sctrctl_m_mte_custom_ro0", p);
     expect_eq(sctrctl::read().value, 0, "%s/sctrctl_restored", p);
+    {
+        // Written from x0 it is 0 (as siselect in entries_and_depth).
+        unsigned long got, u = rc::U;
+        asm volatile("csrw 0x14E, %1\n\tcsrr x0, 0x14E\n\tcsrw 0x14E, x0\n\tcsrr %0, 0x14E"
+                     : "=&r"(got)
+                     : "r"(u)
+                     : "memory");
+        expect_eq(got, 0, "%s/sctrctl_written_from_x0", p);
+    }
     expect_eq(mctrctl::read().cause, kIllegal, "%s/mctrctl_illegal_from_s", p);
     // sctrdepth: WARL; 16 and 32 are supported by both implementations.
     sctrdepth::write(~0ul);
