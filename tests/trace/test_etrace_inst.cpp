@@ -55,10 +55,8 @@ void support_end(std::vector<uint8_t> &s, unsigned qual) {
     p.put(3, 2), p.put(3, 2), p.put(0, 1), p.put(0, 1), p.put(qual, 2), p.put(0, 10);
     packet(s, p);
 }
-std::vector<uint64_t> decode(const trace::Image &img, const std::vector<uint8_t> &s, uint64_t *errors = nullptr) {
-    std::vector<uint64_t> out;
-    InstParams p;
-    InstDecoder d(p, img, [&](uint64_t pc) { out.push_back(pc); });
+// Feeds every instruction packet of stream s to d, then finishes it.
+void feed(const InstParams &p, const std::vector<uint8_t> &s, InstDecoder &d) {
     size_t off = 0;
     unsigned src;
     std::span<const uint8_t> pl;
@@ -69,6 +67,12 @@ std::vector<uint64_t> decode(const trace::Image &img, const std::vector<uint8_t>
         d.packet(k, off);
     }
     d.finish();
+}
+std::vector<uint64_t> decode(const trace::Image &img, const std::vector<uint8_t> &s, uint64_t *errors = nullptr) {
+    std::vector<uint64_t> out;
+    InstParams p;
+    InstDecoder d(p, img, [&](uint64_t pc) { out.push_back(pc); });
+    feed(p, s, d);
     if (errors) *errors = d.errors();
     return out;
 }
@@ -292,16 +296,7 @@ std::vector<uint64_t> decode_patched(trace::Image &img, trace::TextPatches *tp, 
     InstParams p;
     InstDecoder d(p, img, InstDecoder::Bulk([&](const uint64_t *a, size_t n) { out.insert(out.end(), a, a + n); }), tp);
     const auto s = patched_trace();
-    size_t off = 0;
-    unsigned src;
-    std::span<const uint8_t> pl;
-    std::string err;
-    while (next_inst_packet(p, s, off, src, pl, err)) {
-        InstPacket k;
-        REQUIRE(parse_inst(p, pl, k, err));
-        d.packet(k, off);
-    }
-    d.finish();
+    feed(p, s, d);
     errors = d.errors();
     return out;
 }
