@@ -579,7 +579,9 @@ template <class Env, FlowFeatures F = kFlowBtm> class Flow {
             s_.last_valid = false;
             switch (m.get(Fld::RCODE)) {
             case NT_RCODE_ICNT_FULL:
-                if (icnt_ok(m.get(Fld::RDATA))) s_.budget += int64_t(m.get(Fld::RDATA));
+                // A corrupt stream can pile I-CNT-full messages past int64_t.
+                if (icnt_ok(m.get(Fld::RDATA)) && !add_budget(s_.budget, m.get(Fld::RDATA)))
+                    error("I-CNT total beyond 2^63 half-words");
                 return;
             case NT_RCODE_HIST_FULL:
             case NT_RCODE_HIST_REPEAT:
@@ -714,6 +716,13 @@ template <class Env, FlowFeatures F = kFlowBtm> class Flow {
         s_.last_valid = false;
         if constexpr (F.htm) s_.hist.pos = -1, s_.hist.rep = 0;
         if constexpr (F.seq_jump) s_.prev.pc = kNoPc;
+    }
+    // b += n, false when the sum leaves int64_t (a corrupt stream's I-CNTs).
+    static bool add_budget(int64_t &b, uint64_t n) {
+        int64_t r;
+        if (n > uint64_t(INT64_MAX) || __builtin_add_overflow(b, int64_t(n), &r)) return false;
+        b = r;
+        return true;
     }
     bool icnt_ok(uint64_t icnt) {
         if (icnt <= kMaxIcnt) return true;
@@ -894,7 +903,9 @@ template <class Env, FlowFeatures F = kFlowBtm> class Flow {
         if (!icnt_ok(icnt)) return false;
         hp = F.htm && hp; // without HTM on_msg took no HIST
         if (hp && hist == 0) return error("HIST without stop bit"), false;
-        Pos p{s_.pc, kNoPc, 0, s_.budget + int64_t(icnt)};
+        int64_t budget = s_.budget;
+        if (!add_budget(budget, icnt)) return error("I-CNT total beyond 2^63 half-words"), false;
+        Pos p{s_.pc, kNoPc, 0, budget};
         if constexpr (F.seq_jump) p.prev = s_.prev.pc;
         // Only a HIST walk (walk_hist) goes ahead of the I-CNT.
         if (F.htm && p.budget < 0)
