@@ -215,7 +215,17 @@ else
     case $f in *.d) continue;; esac
     n=$(basename "$f")
     mkdir -p "$W/corpus-$n"
+    # Inputs that once crashed a target (tests/trace/fuzz_seeds/<target>/) are
+    # replayed first, each its own check, so a fixed bug stays fixed whatever
+    # the random smoke run below happens to reach.
+    seeds=tests/trace/fuzz_seeds/$n
+    for s in "$seeds"/*; do
+      [ -f "$s" ] || continue
+      check "fuzz regression: $n $(basename "$s")" bash -c \
+        "$f -rss_limit_mb=1024 -timeout=5 $s >$W/$n.seed.log 2>&1 || { tail -30 $W/$n.seed.log; false; }"
+    done
+    [ -d "$seeds" ] || seeds=
     check "fuzz smoke: $n (3 s, ASan+UBSan)" bash -c \
-      "$f -max_total_time=3 -rss_limit_mb=1024 -timeout=5 $W/corpus-$n >$W/$n.log 2>&1 || { tail -30 $W/$n.log; false; }"
+      "$f -max_total_time=3 -rss_limit_mb=1024 -timeout=5 $W/corpus-$n $seeds >$W/$n.log 2>&1 || { tail -30 $W/$n.log; false; }"
   done
 fi
