@@ -10,6 +10,7 @@
 #include "ctr_csr.hpp"
 #include "ctr_dt.hpp"
 #include "ctr_emul.hpp"
+#include "ctr_follow.hpp"
 #include "ctr_native.hpp"
 #include "ctr_trace.hpp"
 #include "dt.hpp"
@@ -17,6 +18,7 @@
 #include "hart.hpp"
 #include "riscv/csr.hpp"
 #include "riscv/csr_safe.hpp"
+#include "sbi/services.hpp"
 #include "trace/service.hpp"
 #include "trap.hpp"
 
@@ -207,8 +209,6 @@ CTR_INLINE void chain_start(PerHart &p, fw::TrapFrame &f) {
     p.chain_sepc = sepc;
     fw::full_path_mark(f);
 }
-// After an access that did not collect, made while trace_current().
-CTR_INLINE void chain_extend(PerHart &p) { p.chain_pc += 4; }
 
 CTR_INLINE CsrResult csr_read_impl(unsigned csr, unsigned mode, bool virt, unsigned long &value) {
     Slot &s = slot();
@@ -311,47 +311,114 @@ CsrResult ctr::subsystem::write_csr(unsigned csr, unsigned mode, bool virt, unsi
     return csr_write_impl(csr, mode, virt, value);
 }
 
+namespace {
+
+CTR_INLINE bool in_ctr_range(unsigned long sel) {
+    return sel - ctr::ind::ctr_first <= ctr::ind::ctr_last - ctr::ind::ctr_first;
+}
+
+// The 4-byte instruction at addr as S-mode reads it (ms: MPRV, MPP=S, MXR);
+// false when it cannot be read.
+bool read_insn(unsigned long addr, unsigned long ms, uint32_t &w) {
+    if (!(addr & 2)) {
+        fw::UnprivResult r = fw::unpriv_lw(addr, ms);
+        w = static_cast<uint32_t>(r.value);
+        return !r.trapped;
+    }
+    fw::UnprivResult lo = fw::unpriv_lhu(addr, ms);
+    if (lo.trapped) return false;
+    fw::UnprivResult hi = fw::unpriv_lhu(addr + 2, ms);
+    w = static_cast<uint32_t>(lo.value | hi.value << 16);
+    return !hi.trapped;
+}
+
+// The entry accesses right after the trapping one at pc that its trap may
+// serve too (README "Entry accesses in one trap"), decoded into run[];
+// returns how many. None while S-mode has a DBTR trigger installed (one on
+// those instructions would not fire, one counting them would miss them) or
+// while an interrupt would be taken before the next instruction (its
+// handler would run before them).
+unsigned following(const PerHart &p, unsigned long pc, unsigned long mstatus, ctr::follow::Access *run) {
+    using namespace ctr::follow;
+    namespace mb = csr::mstatus_bits;
+    if (interrupt_due(csr_read(csr::mip), csr_read(csr::mie), csr_read(csr::mideleg), csr_read(csr::sip),
+                      csr_read(csr::sie), mstatus & mb::SIE) ||
+        sbi::dbtr_triggers_in_use())
+        return 0;
+    // Code read as S-mode fetches it: MPP=S and MPV=0 as the trap left them.
+    const unsigned long ms = mstatus | mb::MPRV | mb::MXR;
+    unsigned n = 0;
+    for (unsigned long a = pc + 4; n < kMaxFollowing && same_page(pc, a); a += 4) {
+        uint32_t w;
+        if (!read_insn(a, ms, w)) break;
+        Access acc = decode(w, fw::kFastFrameRegs);
+        // A siselect write traps only where the hart lacks siselect.
+        if (acc.kind == Kind::none || (acc.kind == Kind::select_write && !p.cfg.emulate_iselect)) break;
+        run[n++] = acc;
+    }
+    return n;
+}
+
+} // namespace
+
 // The accesses Linux's CTR driver makes for every entry it reads (siselect
 // written, then sireg, sireg2, sireg3 read; ratified "Entry Registers"), from
 // S-mode with V=0 on an emulated hart: what access_csr() does for them,
-// without the core's decoding and the register dispatch. Anything else (a
-// select outside CTR's range, VS-mode, another form of the instruction)
-// takes the usual way.
+// without the core's decoding and the register dispatch, and for the ones
+// that follow the trapping one right after it in the same trap (README
+// "Entry accesses in one trap"). Anything else (a select outside CTR's
+// range, VS-mode, another form of the instruction) takes the usual way.
 bool ctr::subsystem::csr_fast(fw::TrapFrame &f, uint32_t insn, unsigned long mstatus) {
+    using follow::Access;
+    using follow::Kind;
     static_assert(ctr::ind::sireg == ctr::ind::siselect + 1 && ctr::ind::sireg3 == ctr::ind::siselect + 3);
     CTR_BENCH_SCOPE;
-    const unsigned long bits = insn; // word-sized once: no 32-bit wrap to redo below
-    const unsigned long num = bits >> 20; // siselect .. sireg3 (kSubsystem.csr_fast_first/count)
     if (fw::mstatus_priv(mstatus) != csr::PRV_S || fw::mstatus_virt(mstatus)) return false;
     Slot &s = slot();
     PerHart &p = s.p;
     if (!p.entry_fast) return false;
-    // Bits 19:7 of the instruction: rd (4:0), funct3 (7:5), rs1 (12:8); entry.S
-    // checked the opcode (SYSTEM).
-    const unsigned long mid = (bits >> 7) & 0x1FFF;
-    if (num != ctr::ind::siselect) {
-        // csrr rd, sireg* (csrrs with rs1 = x0).
-        if ((mid & 0x1FE0) != 2 << 5) return false;
+    // The trapping instruction: a CSR instruction on siselect .. sireg3
+    // (kSubsystem.csr_fast_first/count) whose registers the frame holds.
+    const Access first = follow::decode(insn, fw::kFastFrameRegs);
+    if (first.kind == Kind::none) return false;
+    if (first.kind == Kind::entry_read) {
         const unsigned long sel = p.cfg.emulate_iselect ? s.emu.siselect : csr_read(ctr::ind::siselect);
-        if (sel - ctr::ind::ctr_first > ctr::ind::ctr_last - ctr::ind::ctr_first) return false;
-        if (p.feeding) {
-            // The trace must be collected first: the usual way does.
-            if (!trace_current(p, f)) return false;
-            chain_extend(p);
-        }
-        f.x[mid & 31] = ctr::entry_read(p.cfg, s.emu, num - ctr::ind::sireg, sel - ctr::ind::ctr_first);
-        return true;
+        if (!in_ctr_range(sel)) return false;
+    } else if (!p.cfg.emulate_iselect) {
+        return false;
     }
-    // csrw siselect, rs1 (csrrw with rd = x0).
-    if ((mid & 0xFF) != 1 << 5 || !p.cfg.emulate_iselect) return false;
-    // siselect is not CTR state: nothing recorded before the write reads or
-    // changes it, so the trace is not collected here (the next access to CTR
-    // state collects it). Every CTR write restarts the cycle count, as on
-    // the usual way.
-    s.emu.siselect = f.reg(mid >> 8) & ctr::ind::select_mask; // x0's slot holds no 0
-    p.last_cycle = mcycle();
+    const unsigned long pc = csr_read(csr::mepc);
+    Access run[follow::kMaxFollowing + 1];
+    run[0] = first;
+    const unsigned n = 1 + following(p, pc, mstatus, run + 1);
+    bool reads = false;
+    for (unsigned i = 0; i < n; i++) reads |= run[i].kind == Kind::entry_read;
+    // A siselect write is not CTR state: nothing recorded before it reads or
+    // changes it, so writes alone do not collect the trace (the next access
+    // to CTR state does). Entry reads see every transfer before them: the
+    // trace is collected first unless S-mode ran nothing since the last
+    // collect (README "When records are made").
+    const bool current = p.feeding && trace_current(p, f);
+    if (reads && p.feeding && !current) feed_sync(p, s.emu);
+    unsigned long sel = p.cfg.emulate_iselect ? s.emu.siselect : csr_read(ctr::ind::siselect);
+    unsigned served = 0;
+    for (; served < n; served++) {
+        const Access &a = run[served];
+        if (a.kind == Kind::select_write) {
+            // Every CTR write restarts the cycle count, as on the usual way.
+            sel = f.reg(a.reg) & ctr::ind::select_mask; // x0's slot holds no 0
+            s.emu.siselect = sel;
+            p.last_cycle = mcycle();
+        } else {
+            if (!in_ctr_range(sel)) break; // the trapping read was checked above
+            f.x[a.reg] = ctr::entry_read(p.cfg, s.emu, a.slot, sel - ctr::ind::ctr_first);
+        }
+    }
+    // The core adds 4 for the trapping instruction.
+    if (served > 1) csr_write(csr::mepc, pc + 4 * (served - 1));
     if (p.feeding) {
-        if (trace_current(p, f)) chain_extend(p);
+        if (reads) chain_start(p, f);
+        else if (current) p.chain_pc += 4 * served;
         else p.chain_pc = kNoChain;
     }
     return true;
