@@ -380,10 +380,10 @@ run_trap_safe_stub:
     .section .unpriv_a, "ax"
 UNPRIV unpriv_lbu_a, lbu, 0
 UNPRIV unpriv_lhu_a, lhu, 0
-UNPRIV unpriv_lw_a, lw, 0
+UNPRIV unpriv_lx_a, REG_L, 0
 UNPRIV unpriv_sb_a, sb, 1
     .section .unpriv_b, "ax"
 UNPRIV unpriv_lbu_b, lbu, 0
 UNPRIV unpriv_lhu_b, lhu, 0
-UNPRIV unpriv_lw_b, lw, 0
+UNPRIV unpriv_lx_b, REG_L, 0
 UNPRIV unpriv_sb_b, sb, 1

@@ -91,8 +91,8 @@ UnprivResult unpriv_lbu_a(unsigned long addr, unsigned long mstatus);
 UnprivResult unpriv_lbu_b(unsigned long addr, unsigned long mstatus);
 UnprivResult unpriv_lhu_a(unsigned long addr, unsigned long mstatus);
 UnprivResult unpriv_lhu_b(unsigned long addr, unsigned long mstatus);
-UnprivResult unpriv_lw_a(unsigned long addr, unsigned long mstatus);
-UnprivResult unpriv_lw_b(unsigned long addr, unsigned long mstatus);
+UnprivResult unpriv_lx_a(unsigned long addr, unsigned long mstatus);
+UnprivResult unpriv_lx_b(unsigned long addr, unsigned long mstatus);
 UnprivResult unpriv_sb_a(unsigned long addr, unsigned long mstatus, unsigned long v);
 UnprivResult unpriv_sb_b(unsigned long addr, unsigned long mstatus, unsigned long v);
 }
@@ -126,11 +126,9 @@ inline UnprivResult unpriv_lbu(unsigned long addr, unsigned long mstatus) {
 inline UnprivResult unpriv_lhu(unsigned long addr, unsigned long mstatus) {
     return unpriv_call(unpriv_copy(unpriv_lhu_a, unpriv_lhu_b, addr, 2), addr, mstatus);
 }
-// A 32-bit word (addr 4-aligned), zero-extended.
-inline UnprivResult unpriv_lw(unsigned long addr, unsigned long mstatus) {
-    UnprivResult r = unpriv_call(unpriv_copy(unpriv_lw_a, unpriv_lw_b, addr, 4), addr, mstatus);
-    r.value = static_cast<uint32_t>(r.value);
-    return r;
+// An XLEN-bit word (addr aligned to it).
+inline UnprivResult unpriv_lx(unsigned long addr, unsigned long mstatus) {
+    return unpriv_call(unpriv_copy(unpriv_lx_a, unpriv_lx_b, addr, sizeof(long)), addr, mstatus);
 }
 inline UnprivResult unpriv_sb(unsigned long addr, unsigned long mstatus, unsigned long v) {
     return unpriv_call(unpriv_copy(unpriv_sb_a, unpriv_sb_b, addr, 1), addr, mstatus, v);

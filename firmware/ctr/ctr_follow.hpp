@@ -11,38 +11,40 @@
 
 namespace ctr::follow {
 
-// Instructions served after the trapping one, at most.
-constexpr unsigned kMaxFollowing = 6;
+// Instructions served after the trapping one, at most: the rest of one
+// entry (select, then its three registers).
+constexpr unsigned kMaxFollowing = 3;
 
-// Base instruction fields (unprivileged spec, "Zicsr": CSRRW is funct3 1,
-// CSRRS funct3 2, both with opcode SYSTEM).
-constexpr uint32_t kOpcodeMask = 0x7F, kOpSystem = 0x73;
-constexpr unsigned kRdShift = 7, kFunct3Shift = 12, kRs1Shift = 15, kCsrShift = 20;
-constexpr uint32_t kRegMask = 0x1F, kFunct3Mask = 7;
-constexpr uint32_t kCsrrw = 1, kCsrrs = 2;
+#define CTR_FOLLOW_INLINE [[gnu::always_inline]] constexpr inline
 
-enum class Kind : uint8_t { none, select_write, entry_read };
-struct Access {
-    Kind kind;
-    uint8_t reg;  // rs1 of a select write, rd of an entry read
-    uint8_t slot; // entry read: 0 sireg (ctrsource), 1 sireg2 (ctrtarget), 2 sireg3 (ctrdata)
-};
+// The two instruction forms (unprivileged spec, "Zicsr": CSRRW funct3 1,
+// CSRRS funct3 2, opcode SYSTEM), as masks over the 32-bit word.
+constexpr unsigned kRdShift = 7, kRs1Shift = 15, kCsrShift = 20;
+constexpr uint32_t kRegMask = 0x1F;
+// csrw siselect, rs1 = csrrw x0, siselect, rs1: all but rs1 fixed.
+constexpr uint32_t kSelectWriteMask = 0xFFF07FFF;
+constexpr uint32_t kSelectWrite = uint32_t(ind::siselect) << kCsrShift | 1u << 12 | 0x73;
+// csrr rd, csr = csrrs rd, csr, x0: rs1, funct3 and opcode fixed.
+constexpr uint32_t kReadMask = 0x000FF07F, kRead = 2u << 12 | 0x73;
 
-// What the 32-bit instruction word w is: `csrw siselect, rs1` (csrrw x0,
-// siselect, rs1) or `csrr rd, sireg/sireg2/sireg3` (csrrs rd, sireg*, x0),
-// with its register among frame_regs (bit n: xn is in the trap frame);
-// anything else (another form, another CSR, a register the frame does not
-// hold) is Kind::none.
-constexpr Access decode(uint32_t w, uint32_t frame_regs) {
-    if ((w & kOpcodeMask) != kOpSystem) return {Kind::none, 0, 0};
-    const uint32_t rd = (w >> kRdShift) & kRegMask, rs1 = (w >> kRs1Shift) & kRegMask,
-                   f3 = (w >> kFunct3Shift) & kFunct3Mask, num = w >> kCsrShift;
-    if (num == ind::siselect && f3 == kCsrrw && rd == 0 && ((frame_regs >> rs1) & 1))
-        return {Kind::select_write, static_cast<uint8_t>(rs1), 0};
-    if (num - ind::sireg <= ind::sireg3 - ind::sireg && f3 == kCsrrs && rs1 == 0 && ((frame_regs >> rd) & 1))
-        return {Kind::entry_read, static_cast<uint8_t>(rd), static_cast<uint8_t>(num - ind::sireg)};
-    return {Kind::none, 0, 0};
+CTR_FOLLOW_INLINE unsigned rd_of(uint32_t w) { return (w >> kRdShift) & kRegMask; }
+CTR_FOLLOW_INLINE unsigned rs1_of(uint32_t w) { return (w >> kRs1Shift) & kRegMask; }
+
+// `csrw siselect, rs1` with rs1 among frame_regs (bit n: xn is in the trap
+// frame).
+CTR_FOLLOW_INLINE bool is_select_write(uint32_t w, uint32_t frame_regs) {
+    return (w & kSelectWriteMask) == kSelectWrite && ((frame_regs >> rs1_of(w)) & 1);
 }
+// `csrr rd, sireg/sireg2/sireg3` with rd among frame_regs.
+CTR_FOLLOW_INLINE bool is_entry_read(uint32_t w, uint32_t frame_regs) {
+    return (w & kReadMask) == kRead && (w >> kCsrShift) - ind::sireg <= ind::sireg3 - ind::sireg &&
+           ((frame_regs >> rd_of(w)) & 1);
+}
+// Of an instruction one of the two accepted: the entry register it reads,
+// 0 sireg (ctrsource), 1 sireg2 (ctrtarget), 2 sireg3 (ctrdata).
+CTR_FOLLOW_INLINE unsigned entry_reg(uint32_t w) { return (w >> kCsrShift) - ind::sireg; }
+// Of an instruction one of the two accepted: whether it is the write.
+CTR_FOLLOW_INLINE bool is_write(uint32_t w) { return !(w & (2u << 12)); }
 
 // Whether the 4-byte instruction at addr (> pc + 3) lies in the page of the
 // last byte of the trapping 4-byte instruction at pc. The hart fetched that
@@ -50,7 +52,7 @@ constexpr Access decode(uint32_t w, uint32_t frame_regs) {
 // there is what S-mode would run next. A 2-byte-aligned pc may put the
 // trapping instruction across two pages; the later one counts.
 constexpr unsigned kPageShift = 12;
-constexpr bool same_page(unsigned long pc, unsigned long addr) {
+CTR_FOLLOW_INLINE bool same_page(unsigned long pc, unsigned long addr) {
     return ((pc + 3) >> kPageShift) == ((addr + 3) >> kPageShift);
 }
 
@@ -62,7 +64,7 @@ constexpr bool same_page(unsigned long pc, unsigned long addr) {
 // mip/mie: with Smaia an S-level interrupt may be pending in sip (mvip)
 // without a bit in mip. Delegated bits of mip count only with SIE=1, which
 // takes in the VS-level ones that HS-mode would not take (conservative).
-constexpr bool interrupt_due(unsigned long mip, unsigned long mie, unsigned long mideleg,
+CTR_FOLLOW_INLINE bool interrupt_due(unsigned long mip, unsigned long mie, unsigned long mideleg,
                              unsigned long sip, unsigned long sie, bool s_ie) {
     return (mip & mie & ~mideleg) != 0 || (s_ie && ((sip & sie) != 0 || (mip & mie & mideleg) != 0));
 }

@@ -317,44 +317,55 @@ CTR_INLINE bool in_ctr_range(unsigned long sel) {
     return sel - ctr::ind::ctr_first <= ctr::ind::ctr_last - ctr::ind::ctr_first;
 }
 
-// The 4-byte instruction at addr as S-mode reads it (ms: MPRV, MPP=S, MXR);
-// false when it cannot be read.
-bool read_insn(unsigned long addr, unsigned long ms, uint32_t &w) {
-    if (!(addr & 2)) {
-        fw::UnprivResult r = fw::unpriv_lw(addr, ms);
-        w = static_cast<uint32_t>(r.value);
-        return !r.trapped;
+// S-mode's code from pc + 4 on (the kMaxFollowing instructions after the
+// one at pc, within its page), read as S-mode reads it (ms: MPRV, MPP=S,
+// MXR), an aligned XLEN-bit word at a time as needed.
+class CodeReader {
+  public:
+    CTR_INLINE CodeReader(unsigned long pc, unsigned long ms) : base_((pc + 4) & ~(kWord - 1)), ms_(ms) {}
+    // The 4-byte instruction at a (pc + 4, + 8, ...); false when it cannot be read.
+    CTR_INLINE bool insn(unsigned long a, uint32_t &w) {
+        const unsigned long off = a - base_, k = off / kWord, shift = (off % kWord) * 8;
+        while (n_ <= (off + 3) / kWord) {
+            fw::UnprivResult r = fw::unpriv_lx(base_ + n_ * kWord, ms_);
+            if (r.trapped) return false;
+            words_[n_++] = r.value;
+        }
+        unsigned long v = words_[k] >> shift;
+        if (shift + 32 > kWord * 8) v |= words_[k + 1] << (kWord * 8 - shift);
+        w = static_cast<uint32_t>(v);
+        return true;
     }
-    fw::UnprivResult lo = fw::unpriv_lhu(addr, ms);
-    if (lo.trapped) return false;
-    fw::UnprivResult hi = fw::unpriv_lhu(addr + 2, ms);
-    w = static_cast<uint32_t>(lo.value | hi.value << 16);
-    return !hi.trapped;
-}
+
+  private:
+    static constexpr unsigned long kWord = sizeof(long);
+    unsigned long base_, ms_, words_[(ctr::follow::kMaxFollowing * 4 + 2) / sizeof(long) + 2];
+    unsigned long n_ = 0;
+};
 
 // The entry accesses right after the trapping one at pc that its trap may
-// serve too (README "Entry accesses in one trap"), decoded into run[];
+// serve too (README "Entry accesses in one trap"), their words into run[];
 // returns how many. None while S-mode has a DBTR trigger installed (one on
 // those instructions would not fire, one counting them would miss them) or
 // while an interrupt would be taken before the next instruction (its
 // handler would run before them).
-unsigned following(const PerHart &p, unsigned long pc, unsigned long mstatus, ctr::follow::Access *run) {
+CTR_INLINE unsigned following(const PerHart &p, unsigned long pc, unsigned long mstatus, uint32_t *run) {
     using namespace ctr::follow;
     namespace mb = csr::mstatus_bits;
     if (interrupt_due(csr_read(csr::mip), csr_read(csr::mie), csr_read(csr::mideleg), csr_read(csr::sip),
                       csr_read(csr::sie), mstatus & mb::SIE) ||
         sbi::dbtr_triggers_in_use())
         return 0;
-    // Code read as S-mode fetches it: MPP=S and MPV=0 as the trap left them.
-    const unsigned long ms = mstatus | mb::MPRV | mb::MXR;
+    // MPP=S and MPV=0 as the trap left them.
+    CodeReader code(pc, mstatus | mb::MPRV | mb::MXR);
+    constexpr uint32_t regs = fw::kFastFrameRegs;
+    // A siselect write traps only where the hart lacks siselect.
+    const bool writes = p.cfg.emulate_iselect;
     unsigned n = 0;
     for (unsigned long a = pc + 4; n < kMaxFollowing && same_page(pc, a); a += 4) {
         uint32_t w;
-        if (!read_insn(a, ms, w)) break;
-        Access acc = decode(w, fw::kFastFrameRegs);
-        // A siselect write traps only where the hart lacks siselect.
-        if (acc.kind == Kind::none || (acc.kind == Kind::select_write && !p.cfg.emulate_iselect)) break;
-        run[n++] = acc;
+        if (!code.insn(a, w) || !(is_entry_read(w, regs) || (writes && is_select_write(w, regs)))) break;
+        run[n++] = w;
     }
     return n;
 }
@@ -365,34 +376,28 @@ unsigned following(const PerHart &p, unsigned long pc, unsigned long mstatus, ct
 // written, then sireg, sireg2, sireg3 read; ratified "Entry Registers"), from
 // S-mode with V=0 on an emulated hart: what access_csr() does for them,
 // without the core's decoding and the register dispatch, and for the ones
-// that follow the trapping one right after it in the same trap (README
-// "Entry accesses in one trap"). Anything else (a select outside CTR's
-// range, VS-mode, another form of the instruction) takes the usual way.
+// right after the trapping one, in the same trap (README "Entry accesses in
+// one trap"). Anything else (a select outside CTR's range, VS-mode, another
+// form of the instruction) takes the usual way.
 bool ctr::subsystem::csr_fast(fw::TrapFrame &f, uint32_t insn, unsigned long mstatus) {
-    using follow::Access;
-    using follow::Kind;
+    using namespace follow;
     static_assert(ctr::ind::sireg == ctr::ind::siselect + 1 && ctr::ind::sireg3 == ctr::ind::siselect + 3);
     CTR_BENCH_SCOPE;
     if (fw::mstatus_priv(mstatus) != csr::PRV_S || fw::mstatus_virt(mstatus)) return false;
     Slot &s = slot();
     PerHart &p = s.p;
     if (!p.entry_fast) return false;
-    // The trapping instruction: a CSR instruction on siselect .. sireg3
-    // (kSubsystem.csr_fast_first/count) whose registers the frame holds.
-    const Access first = follow::decode(insn, fw::kFastFrameRegs);
-    if (first.kind == Kind::none) return false;
-    if (first.kind == Kind::entry_read) {
-        const unsigned long sel = p.cfg.emulate_iselect ? s.emu.siselect : csr_read(ctr::ind::siselect);
-        if (!in_ctr_range(sel)) return false;
-    } else if (!p.cfg.emulate_iselect) {
-        return false;
-    }
+    // The trapping instruction: one on siselect .. sireg3 (csr_fast_first/
+    // count) whose registers the frame holds (the core checked both).
+    constexpr uint32_t regs = fw::kFastFrameRegs;
+    unsigned long sel = p.cfg.emulate_iselect ? s.emu.siselect : csr_read(ctr::ind::siselect);
+    bool reads = is_entry_read(insn, regs);
+    if (reads ? !in_ctr_range(sel) : !(p.cfg.emulate_iselect && is_select_write(insn, regs))) return false;
     const unsigned long pc = csr_read(csr::mepc);
-    Access run[follow::kMaxFollowing + 1];
-    run[0] = first;
+    uint32_t run[kMaxFollowing + 1];
+    run[0] = insn;
     const unsigned n = 1 + following(p, pc, mstatus, run + 1);
-    bool reads = false;
-    for (unsigned i = 0; i < n; i++) reads |= run[i].kind == Kind::entry_read;
+    for (unsigned i = 1; i < n; i++) reads |= !is_write(run[i]);
     // A siselect write is not CTR state: nothing recorded before it reads or
     // changes it, so writes alone do not collect the trace (the next access
     // to CTR state does). Entry reads see every transfer before them: the
@@ -400,18 +405,17 @@ bool ctr::subsystem::csr_fast(fw::TrapFrame &f, uint32_t insn, unsigned long mst
     // collect (README "When records are made").
     const bool current = p.feeding && trace_current(p, f);
     if (reads && p.feeding && !current) feed_sync(p, s.emu);
-    unsigned long sel = p.cfg.emulate_iselect ? s.emu.siselect : csr_read(ctr::ind::siselect);
     unsigned served = 0;
     for (; served < n; served++) {
-        const Access &a = run[served];
-        if (a.kind == Kind::select_write) {
+        const uint32_t w = run[served];
+        if (is_write(w)) {
             // Every CTR write restarts the cycle count, as on the usual way.
-            sel = f.reg(a.reg) & ctr::ind::select_mask; // x0's slot holds no 0
+            sel = f.reg(rs1_of(w)) & ctr::ind::select_mask; // x0's slot holds no 0
             s.emu.siselect = sel;
             p.last_cycle = mcycle();
         } else {
-            if (!in_ctr_range(sel)) break; // the trapping read was checked above
-            f.x[a.reg] = ctr::entry_read(p.cfg, s.emu, a.slot, sel - ctr::ind::ctr_first);
+            if (!in_ctr_range(sel)) break; // never the trapping read (checked above)
+            f.x[rd_of(w)] = ctr::entry_read(p.cfg, s.emu, entry_reg(w), sel - ctr::ind::ctr_first);
         }
     }
     // The core adds 4 for the trapping instruction.
