@@ -317,55 +317,48 @@ CTR_INLINE bool in_ctr_range(unsigned long sel) {
     return sel - ctr::ind::ctr_first <= ctr::ind::ctr_last - ctr::ind::ctr_first;
 }
 
-// S-mode's code from pc + 4 on (the kMaxFollowing instructions after the
-// one at pc, within its page), read as S-mode reads it (ms: MPRV, MPP=S,
-// MXR), an aligned XLEN-bit word at a time as needed.
-class CodeReader {
-  public:
-    CTR_INLINE CodeReader(unsigned long pc, unsigned long ms) : base_((pc + 4) & ~(kWord - 1)), ms_(ms) {}
-    // The 4-byte instruction at a (pc + 4, + 8, ...); false when it cannot be read.
-    CTR_INLINE bool insn(unsigned long a, uint32_t &w) {
-        const unsigned long off = a - base_, k = off / kWord, shift = (off % kWord) * 8;
-        while (n_ <= (off + 3) / kWord) {
-            fw::UnprivResult r = fw::unpriv_lx(base_ + n_ * kWord, ms_);
-            if (r.trapped) return false;
-            words_[n_++] = r.value;
-        }
-        unsigned long v = words_[k] >> shift;
-        if (shift + 32 > kWord * 8) v |= words_[k + 1] << (kWord * 8 - shift);
-        w = static_cast<uint32_t>(v);
-        return true;
-    }
-
-  private:
-    static constexpr unsigned long kWord = sizeof(long);
-    unsigned long base_, ms_, words_[(ctr::follow::kMaxFollowing * 4 + 2) / sizeof(long) + 2];
-    unsigned long n_ = 0;
-};
-
 // The entry accesses right after the trapping one at pc that its trap may
 // serve too (README "Entry accesses in one trap"), their words into run[];
-// returns how many. None while S-mode has a DBTR trigger installed (one on
-// those instructions would not fire, one counting them would miss them) or
-// while an interrupt would be taken before the next instruction (its
-// handler would run before them).
-CTR_INLINE unsigned following(const PerHart &p, unsigned long pc, unsigned long mstatus, uint32_t *run) {
+// returns how many, and sets `reads` if one is an entry read. None while
+// S-mode has a DBTR trigger installed (one on those instructions would not
+// fire, one counting them would miss them), while an interrupt would be
+// taken before the next instruction (its handler would run before them), or
+// when the next kMaxFollowing instructions are not all in pc's page.
+CTR_INLINE unsigned following(const PerHart &p, unsigned long pc, unsigned long mstatus, uint32_t *run,
+                              bool &reads) {
     using namespace ctr::follow;
     namespace mb = csr::mstatus_bits;
-    if (interrupt_due(csr_read(csr::mip), csr_read(csr::mie), csr_read(csr::mideleg), csr_read(csr::sip),
+    constexpr unsigned long kWord = sizeof(long), kSpan = 4 * kMaxFollowing;
+    if (!same_page(pc, pc + kSpan) ||
+        interrupt_due(csr_read(csr::mip), csr_read(csr::mie), csr_read(csr::mideleg), csr_read(csr::sip),
                       csr_read(csr::sie), mstatus & mb::SIE) ||
         sbi::dbtr_triggers_in_use())
         return 0;
-    // MPP=S and MPV=0 as the trap left them.
-    CodeReader code(pc, mstatus | mb::MPRV | mb::MXR);
+    // [pc + 4, pc + 4 + kSpan) read as S-mode reads it (MPRV with MPP=S and
+    // MPV=0 as the trap left them, MXR), in aligned XLEN-bit words: an
+    // aligned word lies in one page and one PMP region (the firmware's
+    // entries are NAPOT, at least 8 bytes, aligned).
+    const unsigned long ms = mstatus | mb::MPRV | mb::MXR, base = (pc + 4) & ~(kWord - 1);
+    union {
+        unsigned long w[(kSpan + 2) / kWord + 2];
+        uint16_t h[((kSpan + 2) / kWord + 2) * kWord / 2];
+    } code;
+    unsigned words = 0;
+    for (unsigned long a = base; a < pc + 4 + kSpan; a += kWord) {
+        fw::UnprivResult r = fw::unpriv_lx(a, ms);
+        if (r.trapped) break;
+        code.w[words++] = r.value;
+    }
     constexpr uint32_t regs = fw::kFastFrameRegs;
     // A siselect write traps only where the hart lacks siselect.
     const bool writes = p.cfg.emulate_iselect;
+    const uint16_t *h = code.h + (pc + 4 - base) / 2;
     unsigned n = 0;
-    for (unsigned long a = pc + 4; n < kMaxFollowing && same_page(pc, a); a += 4) {
-        uint32_t w;
-        if (!code.insn(a, w) || !(is_entry_read(w, regs) || (writes && is_select_write(w, regs)))) break;
-        run[n++] = w;
+    for (; n < kMaxFollowing && (pc + 4 - base + 4 * n + 4) <= words * kWord; n++, h += 2) {
+        const uint32_t w = h[0] | static_cast<uint32_t>(h[1]) << 16;
+        if (is_entry_read(w, regs)) reads = true;
+        else if (!(writes && is_select_write(w, regs))) break;
+        run[n] = w;
     }
     return n;
 }
@@ -396,8 +389,7 @@ bool ctr::subsystem::csr_fast(fw::TrapFrame &f, uint32_t insn, unsigned long mst
     const unsigned long pc = csr_read(csr::mepc);
     uint32_t run[kMaxFollowing + 1];
     run[0] = insn;
-    const unsigned n = 1 + following(p, pc, mstatus, run + 1);
-    for (unsigned i = 1; i < n; i++) reads |= !is_write(run[i]);
+    const unsigned n = 1 + following(p, pc, mstatus, run + 1, reads);
     // A siselect write is not CTR state: nothing recorded before it reads or
     // changes it, so writes alone do not collect the trace (the next access
     // to CTR state does). Entry reads see every transfer before them: the

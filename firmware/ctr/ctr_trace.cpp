@@ -35,10 +35,14 @@ constexpr rv::Options kOptions{__riscv_xlen, false, false};
 
 // Classified instructions of the current decode, shared by all harts: a
 // decode runs under the trace service's lock (trace::ctr_feed_collect ..
-// ctr_feed_release). A line is valid for the generation it was filled in.
+// ctr_feed_release). A line is valid for the generation it was filled in;
+// in a later decode its classification is used again only for the same
+// instruction bits (read again: the code may have changed), classification
+// being a function of the bits alone.
 struct ICacheLine {
     uint64_t pc;
     uint32_t gen;
+    uint32_t bits;
     rv::Insn in;
 };
 constexpr unsigned kICacheLines = 64;
@@ -66,6 +70,13 @@ struct Env {
     uint32_t gen; // this decode's icache generation
     bool stop;    // code could not be read: the rest of this data is skipped
     TransferRun run;
+    // The last aligned XLEN-bit word of code read (word_base 1: none): code
+    // is read a word at a time, one unprivileged load for up to four
+    // half-words. An aligned word lies in one page and in one PMP region
+    // (the firmware's entries are NAPOT, at least 8 bytes and aligned), so
+    // it reads whenever its half-word does; a word that faults anyway is
+    // read a half-word at a time, as S-mode would fetch it.
+    unsigned long word_base = 1, word = 0;
 
     bool insn(uint64_t pc, rv::Insn &in) { return read(pc, in) || (stop = true, false); }
 
@@ -85,6 +96,22 @@ struct Env {
 
   private:
     static constexpr uint64_t kPage = 4096;
+    static constexpr unsigned long kWord = sizeof(long);
+    CTR_INLINE bool half(unsigned long a, uint32_t &h) {
+        const unsigned long base = a & ~(kWord - 1);
+        if (base != word_base) {
+            fw::UnprivResult r = fw::unpriv_lx(base, mstatus);
+            if (r.trapped) {
+                r = fw::unpriv_lhu(a, mstatus);
+                h = static_cast<uint32_t>(r.value);
+                return !r.trapped;
+            }
+            word_base = base;
+            word = r.value;
+        }
+        h = static_cast<uint32_t>(word >> ((a & (kWord - 1)) * 8)) & 0xFFFF;
+        return true;
+    }
 
     // The instruction at pc; false if S-mode cannot read it.
     CTR_INLINE bool read(uint64_t pc, rv::Insn &in) {
@@ -96,16 +123,18 @@ struct Env {
             in = line.in;
             return true;
         }
-        fw::UnprivResult lo = fw::unpriv_lhu(static_cast<unsigned long>(pc), mstatus);
-        if (lo.trapped) return false;
-        uint32_t bits = static_cast<uint32_t>(lo.value);
+        uint32_t bits, hi;
+        if (!half(static_cast<unsigned long>(pc), bits)) return false;
         if ((bits & 3) == 3) {
-            fw::UnprivResult hi = fw::unpriv_lhu(static_cast<unsigned long>(pc + 2), mstatus);
-            if (hi.trapped) return false;
-            bits |= static_cast<uint32_t>(hi.value) << 16;
+            if (!half(static_cast<unsigned long>(pc + 2), hi)) return false;
+            bits |= hi << 16;
         }
-        in = rv::classify(bits, kOptions);
-        line = {pc, gen, in};
+        // Zeroed lines hold no instruction (bits 0 is not one: size 0).
+        if (line.bits != bits || line.in.size == 0) line.in = rv::classify(bits, kOptions);
+        line.pc = pc;
+        line.gen = gen;
+        line.bits = bits;
+        in = line.in;
         return true;
     }
 
