@@ -93,6 +93,8 @@ UnprivResult unpriv_lhu_a(unsigned long addr, unsigned long mstatus);
 UnprivResult unpriv_lhu_b(unsigned long addr, unsigned long mstatus);
 UnprivResult unpriv_lx_a(unsigned long addr, unsigned long mstatus);
 UnprivResult unpriv_lx_b(unsigned long addr, unsigned long mstatus);
+UnprivResult unpriv_lx2_a(unsigned long addr, unsigned long mstatus, unsigned long *second);
+UnprivResult unpriv_lx2_b(unsigned long addr, unsigned long mstatus, unsigned long *second);
 UnprivResult unpriv_sb_a(unsigned long addr, unsigned long mstatus, unsigned long v);
 UnprivResult unpriv_sb_b(unsigned long addr, unsigned long mstatus, unsigned long v);
 }
@@ -129,6 +131,11 @@ inline UnprivResult unpriv_lhu(unsigned long addr, unsigned long mstatus) {
 // An XLEN-bit word (addr aligned to it).
 inline UnprivResult unpriv_lx(unsigned long addr, unsigned long mstatus) {
     return unpriv_call(unpriv_copy(unpriv_lx_a, unpriv_lx_b, addr, sizeof(long)), addr, mstatus);
+}
+// Two XLEN-bit words (addr aligned to one, both in one page): the first in
+// value, the second in *second.
+inline UnprivResult unpriv_lx2(unsigned long addr, unsigned long mstatus, unsigned long *second) {
+    return unpriv_call(unpriv_copy(unpriv_lx2_a, unpriv_lx2_b, addr, 2 * sizeof(long)), addr, mstatus, second);
 }
 inline UnprivResult unpriv_sb(unsigned long addr, unsigned long mstatus, unsigned long v) {
     return unpriv_call(unpriv_copy(unpriv_sb_a, unpriv_sb_b, addr, 1), addr, mstatus, v);

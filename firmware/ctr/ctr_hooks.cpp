@@ -343,11 +343,19 @@ CTR_INLINE unsigned following(const PerHart &p, unsigned long pc, unsigned long 
         unsigned long w[(kSpan + 2) / kWord + 2];
         uint16_t h[((kSpan + 2) / kWord + 2) * kWord / 2];
     } code;
+    // The span needs two words at least (it is longer than one): the first
+    // two in one access, then one at a time, none beyond the span.
+    static_assert(kSpan > kWord);
     unsigned words = 0;
-    for (unsigned long a = base; a < pc + 4 + kSpan; a += kWord) {
-        fw::UnprivResult r = fw::unpriv_lx(a, ms);
-        if (r.trapped) break;
-        code.w[words++] = r.value;
+    fw::UnprivResult r = fw::unpriv_lx2(base, ms, &code.w[1]);
+    if (!r.trapped) {
+        code.w[0] = r.value;
+        words = 2;
+        for (unsigned long a = base + 2 * kWord; a < pc + 4 + kSpan; a += kWord) {
+            r = fw::unpriv_lx(a, ms);
+            if (r.trapped) break;
+            code.w[words++] = r.value;
+        }
     }
     constexpr uint32_t regs = fw::kFastFrameRegs;
     // A siselect write traps only where the hart lacks siselect.
