@@ -70,13 +70,14 @@ struct Env {
     uint32_t gen; // this decode's icache generation
     bool stop;    // code could not be read: the rest of this data is skipped
     TransferRun run;
-    // The last aligned XLEN-bit word of code read (word_base 1: none): code
-    // is read a word at a time, one unprivileged load for up to four
-    // half-words. An aligned word lies in one page and in one PMP region
-    // (the firmware's entries are NAPOT, at least 8 bytes and aligned), so
-    // it reads whenever its half-word does; a word that faults anyway is
-    // read a half-word at a time, as S-mode would fetch it.
-    unsigned long word_base = 1, word = 0;
+    // The last two aligned XLEN-bit words of code read (word_base 1: none):
+    // code is read two words at a time, one unprivileged access for up to 8
+    // half-words (4 on RV32). Two aligned words lie in one page and in one
+    // PMP region (the firmware's entries are NAPOT, at least 8 bytes,
+    // aligned, and deny all or allow all), so they read whenever the
+    // half-word S-mode executed does; words that fault anyway are read a
+    // half-word at a time, as S-mode would fetch them.
+    unsigned long word_base = 1, word[2] = {0, 0};
 
     bool insn(uint64_t pc, rv::Insn &in) { return read(pc, in) || (stop = true, false); }
 
@@ -98,18 +99,19 @@ struct Env {
     static constexpr uint64_t kPage = 4096;
     static constexpr unsigned long kWord = sizeof(long);
     CTR_INLINE bool half(unsigned long a, uint32_t &h) {
-        const unsigned long base = a & ~(kWord - 1);
+        const unsigned long base = a & ~(2 * kWord - 1);
         if (base != word_base) {
-            fw::UnprivResult r = fw::unpriv_lx(base, mstatus);
+            fw::UnprivResult r = fw::unpriv_lx2(base, mstatus, &word[1]);
             if (r.trapped) {
+                word_base = 1;
                 r = fw::unpriv_lhu(a, mstatus);
                 h = static_cast<uint32_t>(r.value);
                 return !r.trapped;
             }
             word_base = base;
-            word = r.value;
+            word[0] = r.value;
         }
-        h = static_cast<uint32_t>(word >> ((a & (kWord - 1)) * 8)) & 0xFFFF;
+        h = static_cast<uint32_t>(word[(a / kWord) & 1] >> ((a & (kWord - 1)) * 8)) & 0xFFFF;
         return true;
     }
 
