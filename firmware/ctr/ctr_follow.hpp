@@ -26,6 +26,10 @@ constexpr uint32_t kSelectWriteMask = 0xFFF07FFF;
 constexpr uint32_t kSelectWrite = uint32_t(ind::siselect) << kCsrShift | 1u << 12 | 0x73;
 // csrr rd, csr = csrrs rd, csr, x0: rs1, funct3 and opcode fixed.
 constexpr uint32_t kReadMask = 0x000FF07F, kRead = 2u << 12 | 0x73;
+// Of an instruction known to be a CSR instruction on siselect .. sireg3:
+// the read form (rs1 = x0, CSRRS) and the write form (rd = x0, CSRRW).
+constexpr uint32_t kReadFormMask = 0x000FF000, kReadForm = 2u << 12;
+constexpr uint32_t kWriteFormMask = 0x00007F80, kWriteForm = 1u << 12;
 
 CTR_FOLLOW_INLINE unsigned rd_of(uint32_t w) { return (w >> kRdShift) & kRegMask; }
 CTR_FOLLOW_INLINE unsigned rs1_of(uint32_t w) { return (w >> kRs1Shift) & kRegMask; }

@@ -388,12 +388,14 @@ bool ctr::subsystem::csr_fast(fw::TrapFrame &f, uint32_t insn, unsigned long mst
     Slot &s = slot();
     PerHart &p = s.p;
     if (!p.entry_fast) return false;
-    // The trapping instruction: one on siselect .. sireg3 (csr_fast_first/
-    // count) whose registers the frame holds (the core checked both).
-    constexpr uint32_t regs = fw::kFastFrameRegs;
+    // The trapping instruction: a CSR instruction on siselect .. sireg3
+    // (csr_fast_first/count) whose registers the frame holds (the core
+    // checked both); taken here: `csrr` of sireg* and `csrw siselect`.
     unsigned long sel = p.cfg.emulate_iselect ? s.emu.siselect : csr_read(ctr::ind::siselect);
-    bool reads = is_entry_read(insn, regs);
-    if (reads ? !in_ctr_range(sel) : !(p.cfg.emulate_iselect && is_select_write(insn, regs))) return false;
+    bool reads = (insn >> kCsrShift) != ctr::ind::siselect;
+    if (reads ? (insn & kReadFormMask) != kReadForm || !in_ctr_range(sel)
+              : (insn & kWriteFormMask) != kWriteForm || !p.cfg.emulate_iselect)
+        return false;
     const unsigned long pc = csr_read(csr::mepc);
     uint32_t run[kMaxFollowing + 1];
     run[0] = insn;

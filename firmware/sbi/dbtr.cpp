@@ -298,13 +298,5 @@ void dbtr_hart_reset() {
     h.shmem_on = false;
 }
 
-bool dbtr_triggers_in_use() {
-    // Not probed yet: nothing was installed (count is 0).
-    const HartTriggers &h = fw::this_block().dbtr;
-    for (unsigned idx = 0; idx < h.count; idx++)
-        if (h.state[idx] & TS_MAPPED) return true;
-    return false;
-}
-
 extern const Extension sbi_ext_dbtr = {probe, handle};
 } // namespace sbi
