@@ -408,6 +408,8 @@ bool ctr::subsystem::csr_fast(fw::TrapFrame &f, uint32_t insn, unsigned long mst
     const bool current = p.feeding && trace_current(p, f);
     if (reads && p.feeding && !current) feed_sync(p, s.emu);
     unsigned served = 0;
+    unsigned long slot = ctr::kNoSlot; // of the selected entry, once a read needs it
+    bool slot_known = false;
     for (; served < n; served++) {
         const uint32_t w = run[served];
         if (is_write(w)) {
@@ -415,9 +417,11 @@ bool ctr::subsystem::csr_fast(fw::TrapFrame &f, uint32_t insn, unsigned long mst
             sel = f.reg(rs1_of(w)) & ctr::ind::select_mask; // x0's slot holds no 0
             s.emu.siselect = sel;
             p.last_cycle = mcycle();
+            slot_known = false;
         } else {
             if (!in_ctr_range(sel)) break; // never the trapping read (checked above)
-            f.x[rd_of(w)] = ctr::entry_read(p.cfg, s.emu, entry_reg(w), sel - ctr::ind::ctr_first);
+            if (!slot_known) slot = ctr::entry_slot(s.emu, sel - ctr::ind::ctr_first), slot_known = true;
+            f.x[rd_of(w)] = ctr::entry_at(s.emu, entry_reg(w), slot);
         }
     }
     // The core adds 4 for the trapping instruction.
