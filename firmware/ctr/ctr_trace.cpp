@@ -90,7 +90,13 @@ struct Env {
         const uint64_t page_end = (pc | (kPage - 1)) + 1;
         uint64_t p = pc;
         rv::Insn in;
-        while (p < page_end && read(p, in) && ntrace::is_plain(in.kind) && p + in.size <= page_end) p += in.size;
+        uint32_t bits;
+        // A run ends before a SYSTEM instruction too (a CSR access, ecall,
+        // ebreak, ...): where S-mode trapped into M-mode the stretch of trace
+        // ends, so the code after it is read only if a later message needs it.
+        while (p < page_end && read(p, in, bits) && ntrace::is_plain(in.kind) && (bits & kOpcodeMask) != kOpSystem &&
+               p + in.size <= page_end)
+            p += in.size;
         line = {pc, gen, (p - pc) / 2};
         return line.hw;
     }
@@ -115,17 +121,23 @@ struct Env {
         return true;
     }
 
-    // The instruction at pc; false if S-mode cannot read it.
+    static constexpr uint32_t kOpcodeMask = 0x7F, kOpSystem = 0x73;
     CTR_INLINE bool read(uint64_t pc, rv::Insn &in) {
+        uint32_t bits;
+        return read(pc, in, bits);
+    }
+    // The instruction at pc and its bits; false if S-mode cannot read it.
+    CTR_INLINE bool read(uint64_t pc, rv::Insn &in, uint32_t &bits) {
         // Loops and calls walk the same code again: classified instructions
         // are kept for the rest of this decode (code and satp do not change
         // while the hart is in M-mode).
         ICacheLine &line = g_icache[(pc >> 1) & (kICacheLines - 1)];
         if (line.pc == pc && line.gen == gen) {
             in = line.in;
+            bits = line.bits;
             return true;
         }
-        uint32_t bits, hi;
+        uint32_t hi;
         if (!half(static_cast<unsigned long>(pc), bits)) return false;
         if ((bits & 3) == 3) {
             if (!half(static_cast<unsigned long>(pc + 2), hi)) return false;
