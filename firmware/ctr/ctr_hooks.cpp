@@ -329,9 +329,11 @@ CTR_INLINE unsigned following(const PerHart &p, unsigned long pc, unsigned long 
     using namespace ctr::follow;
     namespace mb = csr::mstatus_bits;
     constexpr unsigned long kWord = sizeof(long), kSpan = 4 * kMaxFollowing;
-    if (!same_page(pc, pc + kSpan) ||
-        interrupt_due(csr_read(csr::mip), csr_read(csr::mie), csr_read(csr::mideleg), csr_read(csr::sip),
-                      csr_read(csr::sie), mstatus & mb::SIE) ||
+    if (!same_page(pc, pc + kSpan)) return 0;
+    // interrupt_due(), with sip/sie read only where they can matter.
+    const unsigned long mip = csr_read(csr::mip), mie = csr_read(csr::mie), mideleg = csr_read(csr::mideleg);
+    const bool s_ie = mstatus & mb::SIE;
+    if (interrupt_due(mip, mie, mideleg, s_ie ? csr_read(csr::sip) : 0, s_ie ? csr_read(csr::sie) : 0, s_ie) ||
         sbi::dbtr_triggers_in_use())
         return 0;
     // [pc + 4, pc + 4 + kSpan) read as S-mode reads it (MPRV with MPP=S and
@@ -399,7 +401,10 @@ bool ctr::subsystem::csr_fast(fw::TrapFrame &f, uint32_t insn, unsigned long mst
     const unsigned long pc = csr_read(csr::mepc);
     uint32_t run[kMaxFollowing + 1];
     run[0] = insn;
-    const unsigned n = 1 + following(p, pc, mstatus, run + 1, reads);
+    // Where siselect traps, a row starts with its write: a trapping read is
+    // a lone one (or the rest of a row that could not be served whole) and
+    // takes no look-ahead. With Sscsrind the row's first read traps.
+    const unsigned n = reads && p.cfg.emulate_iselect ? 1 : 1 + following(p, pc, mstatus, run + 1, reads);
     // A siselect write is not CTR state: nothing recorded before it reads or
     // changes it, so writes alone do not collect the trace (the next access
     // to CTR state does). Entry reads see every transfer before them: the
