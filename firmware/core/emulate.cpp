@@ -112,9 +112,7 @@ void emulate_csr(TrapFrame &f, uint32_t insn) {
 
 } // namespace
 
-// The registers the fast path's frame holds (entry.S, .Lnot_ecall): x0, ra,
-// t0-t2, a0-a7, t3-t6, the ones a C++ call may clobber.
-constexpr uint32_t kFastRegs = 1u << 0 | 1u << 1 | 7u << 5 | 0xFFu << 10 | 0xFu << 28;
+constexpr uint32_t kFastRegs = kFastFrameRegs; // trap.hpp
 
 namespace {
 // emulate_csr_fast() for what no subsystem took whole. The two forms CSR

@@ -377,11 +377,39 @@ run_trap_safe_stub:
     .error "unprivileged accessor longer than its 64-byte slot"
     .endif
 .endm
+/* Two XLEN-bit words at a0 and a0 + REGBYTES in one go: the first in a0,
+ * the second stored at a2 (M-mode memory, written once MPRV is off again). */
+.macro UNPRIV_LX2 name
+    .balign 64
+    .globl \name
+\name:
+    csrr    t0, mepc
+    csrr    t4, mstatus
+    la      t1, expected_trap
+    csrrw   t2, mtvec, t1
+    li      a5, 0
+    csrw    mstatus, a1
+    REG_L   t3, REGBYTES(a0)
+    REG_L   a0, 0(a0)
+    csrw    mstatus, t4
+    csrw    mtvec, t2
+    csrw    mepc, t0
+    REG_S   t3, 0(a2)
+    mv      a1, a5
+    ret
+    .if (. - \name) > 64
+    .error "unprivileged accessor longer than its 64-byte slot"
+    .endif
+.endm
     .section .unpriv_a, "ax"
 UNPRIV unpriv_lbu_a, lbu, 0
 UNPRIV unpriv_lhu_a, lhu, 0
+UNPRIV unpriv_lx_a, REG_L, 0
+UNPRIV_LX2 unpriv_lx2_a
 UNPRIV unpriv_sb_a, sb, 1
     .section .unpriv_b, "ax"
 UNPRIV unpriv_lbu_b, lbu, 0
 UNPRIV unpriv_lhu_b, lhu, 0
+UNPRIV unpriv_lx_b, REG_L, 0
+UNPRIV_LX2 unpriv_lx2_b
 UNPRIV unpriv_sb_b, sb, 1

@@ -19,6 +19,10 @@ struct TrapFrame {
 };
 static_assert(sizeof(TrapFrame) == 35 * sizeof(long));
 
+// The registers the CSR fast path's frame holds (entry.S, .Lnot_ecall): x0,
+// ra, t0-t2, a0-a7, t3-t6, the ones a C++ call may clobber. Bit n: xn.
+constexpr uint32_t kFastFrameRegs = 1u << 0 | 1u << 1 | 7u << 5 | 0xFFu << 10 | 0xFu << 28;
+
 // The frame of the trap being served, at the top of this hart's M-mode
 // stack (entry.S). On the SBI call fast path only ra, t0-t6, a2-a7 and sp
 // are in it: a0/a1 come from the handler's return value and mepc is
@@ -87,6 +91,10 @@ UnprivResult unpriv_lbu_a(unsigned long addr, unsigned long mstatus);
 UnprivResult unpriv_lbu_b(unsigned long addr, unsigned long mstatus);
 UnprivResult unpriv_lhu_a(unsigned long addr, unsigned long mstatus);
 UnprivResult unpriv_lhu_b(unsigned long addr, unsigned long mstatus);
+UnprivResult unpriv_lx_a(unsigned long addr, unsigned long mstatus);
+UnprivResult unpriv_lx_b(unsigned long addr, unsigned long mstatus);
+UnprivResult unpriv_lx2_a(unsigned long addr, unsigned long mstatus, unsigned long *second);
+UnprivResult unpriv_lx2_b(unsigned long addr, unsigned long mstatus, unsigned long *second);
 UnprivResult unpriv_sb_a(unsigned long addr, unsigned long mstatus, unsigned long v);
 UnprivResult unpriv_sb_b(unsigned long addr, unsigned long mstatus, unsigned long v);
 }
@@ -119,6 +127,15 @@ inline UnprivResult unpriv_lbu(unsigned long addr, unsigned long mstatus) {
 }
 inline UnprivResult unpriv_lhu(unsigned long addr, unsigned long mstatus) {
     return unpriv_call(unpriv_copy(unpriv_lhu_a, unpriv_lhu_b, addr, 2), addr, mstatus);
+}
+// An XLEN-bit word (addr aligned to it).
+inline UnprivResult unpriv_lx(unsigned long addr, unsigned long mstatus) {
+    return unpriv_call(unpriv_copy(unpriv_lx_a, unpriv_lx_b, addr, sizeof(long)), addr, mstatus);
+}
+// Two XLEN-bit words (addr aligned to one, both in one page): the first in
+// value, the second in *second.
+inline UnprivResult unpriv_lx2(unsigned long addr, unsigned long mstatus, unsigned long *second) {
+    return unpriv_call(unpriv_copy(unpriv_lx2_a, unpriv_lx2_b, addr, 2 * sizeof(long)), addr, mstatus, second);
 }
 inline UnprivResult unpriv_sb(unsigned long addr, unsigned long mstatus, unsigned long v) {
     return unpriv_call(unpriv_copy(unpriv_sb_a, unpriv_sb_b, addr, 1), addr, mstatus, v);

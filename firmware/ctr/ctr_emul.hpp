@@ -142,13 +142,23 @@ CTR_INLINE unsigned depth_entries(const Hart &h) { return ratified::depth::entri
 // 2 = ctrdata. Logical X is physical (WRPTR - X - 1) mod depth (ratified
 // "sctrstatus" note). Indices at or beyond the depth read 0 and ignore
 // writes ("sctrdepth").
-CTR_INLINE unsigned long entry_read(const Config &, const Hart &h, unsigned long reg, unsigned long index) {
+// entry_read() in two steps, for several reads of one entry: the physical
+// slot of logical entry `index` (kNoSlot at or beyond the depth), then a
+// register of that slot.
+constexpr unsigned long kNoSlot = ~0ul;
+CTR_INLINE unsigned long entry_slot(const Hart &h, unsigned long index) {
     // Word-sized arithmetic: no 32-bit wrap to redo on RV64 (an emulated
     // entry read is on the CSR fast path).
     unsigned long n = depth_entries(h);
-    if (index >= n) return 0;
-    unsigned long p = ((h.status & ratified::status::WRPTR) - index - 1) & (n - 1);
+    if (index >= n) return kNoSlot;
+    return ((h.status & ratified::status::WRPTR) - index - 1) & (n - 1);
+}
+CTR_INLINE unsigned long entry_at(const Hart &h, unsigned long reg, unsigned long p) {
+    if (p == kNoSlot) return 0;
     return reg == 0 ? h.src[p] : reg == 1 ? h.tgt[p] : h.data[p];
+}
+CTR_INLINE unsigned long entry_read(const Config &, const Hart &h, unsigned long reg, unsigned long index) {
+    return entry_at(h, reg, entry_slot(h, index));
 }
 CTR_INLINE void entry_write(const Config &c, Hart &h, unsigned reg, unsigned index, unsigned long v) {
     unsigned n = depth_entries(h);

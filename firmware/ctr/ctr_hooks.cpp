@@ -10,6 +10,7 @@
 #include "ctr_csr.hpp"
 #include "ctr_dt.hpp"
 #include "ctr_emul.hpp"
+#include "ctr_follow.hpp"
 #include "ctr_native.hpp"
 #include "ctr_trace.hpp"
 #include "dt.hpp"
@@ -17,6 +18,7 @@
 #include "hart.hpp"
 #include "riscv/csr.hpp"
 #include "riscv/csr_safe.hpp"
+#include "sbi/services.hpp"
 #include "trace/service.hpp"
 #include "trap.hpp"
 
@@ -207,8 +209,6 @@ CTR_INLINE void chain_start(PerHart &p, fw::TrapFrame &f) {
     p.chain_sepc = sepc;
     fw::full_path_mark(f);
 }
-// After an access that did not collect, made while trace_current().
-CTR_INLINE void chain_extend(PerHart &p) { p.chain_pc += 4; }
 
 CTR_INLINE CsrResult csr_read_impl(unsigned csr, unsigned mode, bool virt, unsigned long &value) {
     Slot &s = slot();
@@ -311,47 +311,129 @@ CsrResult ctr::subsystem::write_csr(unsigned csr, unsigned mode, bool virt, unsi
     return csr_write_impl(csr, mode, virt, value);
 }
 
+namespace {
+
+CTR_INLINE bool in_ctr_range(unsigned long sel) {
+    return sel - ctr::ind::ctr_first <= ctr::ind::ctr_last - ctr::ind::ctr_first;
+}
+
+// The entry accesses right after the trapping one at pc that its trap may
+// serve too (README "Entry accesses in one trap"), their words into run[];
+// returns how many, and sets `reads` if one is an entry read. None while
+// S-mode has a DBTR trigger installed (one on those instructions would not
+// fire, one counting them would miss them), while an interrupt would be
+// taken before the next instruction (its handler would run before them), or
+// when the next kMaxFollowing instructions are not all in pc's page.
+CTR_INLINE unsigned following(const PerHart &p, unsigned long pc, unsigned long mstatus, uint32_t *run,
+                              bool &reads) {
+    using namespace ctr::follow;
+    namespace mb = csr::mstatus_bits;
+    constexpr unsigned long kWord = sizeof(long), kSpan = 4 * kMaxFollowing;
+    if (!same_page(pc, pc + kSpan)) return 0;
+    // interrupt_due(), with sip/sie read only where they can matter.
+    const unsigned long mip = csr_read(csr::mip), mie = csr_read(csr::mie), mideleg = csr_read(csr::mideleg);
+    const bool s_ie = mstatus & mb::SIE;
+    if (interrupt_due(mip, mie, mideleg, s_ie ? csr_read(csr::sip) : 0, s_ie ? csr_read(csr::sie) : 0, s_ie) ||
+        sbi::dbtr_triggers_in_use())
+        return 0;
+    // [pc + 4, pc + 4 + kSpan) read as S-mode reads it (MPRV with MPP=S and
+    // MPV=0 as the trap left them, MXR), in aligned XLEN-bit words: an
+    // aligned word lies in one page and one PMP region (the firmware's
+    // entries are NAPOT, at least 8 bytes, aligned).
+    const unsigned long ms = mstatus | mb::MPRV | mb::MXR, base = (pc + 4) & ~(kWord - 1);
+    union {
+        unsigned long w[(kSpan + 2) / kWord + 2];
+        uint16_t h[((kSpan + 2) / kWord + 2) * kWord / 2];
+    } code;
+    // The span needs two words at least (it is longer than one): the first
+    // two in one access, then one at a time, none beyond the span.
+    static_assert(kSpan > kWord);
+    unsigned words = 0;
+    fw::UnprivResult r = fw::unpriv_lx2(base, ms, &code.w[1]);
+    if (!r.trapped) {
+        code.w[0] = r.value;
+        words = 2;
+        for (unsigned long a = base + 2 * kWord; a < pc + 4 + kSpan; a += kWord) {
+            r = fw::unpriv_lx(a, ms);
+            if (r.trapped) break;
+            code.w[words++] = r.value;
+        }
+    }
+    constexpr uint32_t regs = fw::kFastFrameRegs;
+    // A siselect write traps only where the hart lacks siselect.
+    const bool writes = p.cfg.emulate_iselect;
+    const uint16_t *h = code.h + (pc + 4 - base) / 2;
+    unsigned n = 0;
+    for (; n < kMaxFollowing && (pc + 4 - base + 4 * n + 4) <= words * kWord; n++, h += 2) {
+        const uint32_t w = h[0] | static_cast<uint32_t>(h[1]) << 16;
+        if (is_entry_read(w, regs)) reads = true;
+        else if (!(writes && is_select_write(w, regs))) break;
+        run[n] = w;
+    }
+    return n;
+}
+
+} // namespace
+
 // The accesses Linux's CTR driver makes for every entry it reads (siselect
 // written, then sireg, sireg2, sireg3 read; ratified "Entry Registers"), from
 // S-mode with V=0 on an emulated hart: what access_csr() does for them,
-// without the core's decoding and the register dispatch. Anything else (a
-// select outside CTR's range, VS-mode, another form of the instruction)
-// takes the usual way.
+// without the core's decoding and the register dispatch, and for the ones
+// right after the trapping one, in the same trap (README "Entry accesses in
+// one trap"). Anything else (a select outside CTR's range, VS-mode, another
+// form of the instruction) takes the usual way.
 bool ctr::subsystem::csr_fast(fw::TrapFrame &f, uint32_t insn, unsigned long mstatus) {
+    using namespace follow;
     static_assert(ctr::ind::sireg == ctr::ind::siselect + 1 && ctr::ind::sireg3 == ctr::ind::siselect + 3);
     CTR_BENCH_SCOPE;
-    const unsigned long bits = insn; // word-sized once: no 32-bit wrap to redo below
-    const unsigned long num = bits >> 20; // siselect .. sireg3 (kSubsystem.csr_fast_first/count)
     if (fw::mstatus_priv(mstatus) != csr::PRV_S || fw::mstatus_virt(mstatus)) return false;
     Slot &s = slot();
     PerHart &p = s.p;
     if (!p.entry_fast) return false;
-    // Bits 19:7 of the instruction: rd (4:0), funct3 (7:5), rs1 (12:8); entry.S
-    // checked the opcode (SYSTEM).
-    const unsigned long mid = (bits >> 7) & 0x1FFF;
-    if (num != ctr::ind::siselect) {
-        // csrr rd, sireg* (csrrs with rs1 = x0).
-        if ((mid & 0x1FE0) != 2 << 5) return false;
-        const unsigned long sel = p.cfg.emulate_iselect ? s.emu.siselect : csr_read(ctr::ind::siselect);
-        if (sel - ctr::ind::ctr_first > ctr::ind::ctr_last - ctr::ind::ctr_first) return false;
-        if (p.feeding) {
-            // The trace must be collected first: the usual way does.
-            if (!trace_current(p, f)) return false;
-            chain_extend(p);
+    // The trapping instruction: a CSR instruction on siselect .. sireg3
+    // (csr_fast_first/count) whose registers the frame holds (the core
+    // checked both); taken here: `csrr` of sireg* and `csrw siselect`.
+    unsigned long sel = p.cfg.emulate_iselect ? s.emu.siselect : csr_read(ctr::ind::siselect);
+    bool reads = (insn >> kCsrShift) != ctr::ind::siselect;
+    if (reads ? (insn & kReadFormMask) != kReadForm || !in_ctr_range(sel)
+              : (insn & kWriteFormMask) != kWriteForm || !p.cfg.emulate_iselect)
+        return false;
+    const unsigned long pc = csr_read(csr::mepc);
+    uint32_t run[kMaxFollowing + 1];
+    run[0] = insn;
+    // Where siselect traps, a row starts with its write: a trapping read is
+    // a lone one (or the rest of a row that could not be served whole) and
+    // takes no look-ahead. With Sscsrind the row's first read traps.
+    const unsigned n = reads && p.cfg.emulate_iselect ? 1 : 1 + following(p, pc, mstatus, run + 1, reads);
+    // A siselect write is not CTR state: nothing recorded before it reads or
+    // changes it, so writes alone do not collect the trace (the next access
+    // to CTR state does). Entry reads see every transfer before them: the
+    // trace is collected first unless S-mode ran nothing since the last
+    // collect (README "When records are made").
+    const bool current = p.feeding && trace_current(p, f);
+    if (reads && p.feeding && !current) feed_sync(p, s.emu);
+    unsigned served = 0;
+    unsigned long slot = ctr::kNoSlot; // of the selected entry, once a read needs it
+    bool slot_known = false;
+    for (; served < n; served++) {
+        const uint32_t w = run[served];
+        if (is_write(w)) {
+            // Every CTR write restarts the cycle count, as on the usual way.
+            sel = f.reg(rs1_of(w)) & ctr::ind::select_mask; // x0's slot holds no 0
+            s.emu.siselect = sel;
+            p.last_cycle = mcycle();
+            slot_known = false;
+        } else {
+            if (!in_ctr_range(sel)) break; // never the trapping read (checked above)
+            if (!slot_known) slot = ctr::entry_slot(s.emu, sel - ctr::ind::ctr_first), slot_known = true;
+            f.x[rd_of(w)] = ctr::entry_at(s.emu, entry_reg(w), slot);
         }
-        f.x[mid & 31] = ctr::entry_read(p.cfg, s.emu, num - ctr::ind::sireg, sel - ctr::ind::ctr_first);
-        return true;
     }
-    // csrw siselect, rs1 (csrrw with rd = x0).
-    if ((mid & 0xFF) != 1 << 5 || !p.cfg.emulate_iselect) return false;
-    // siselect is not CTR state: nothing recorded before the write reads or
-    // changes it, so the trace is not collected here (the next access to CTR
-    // state collects it). Every CTR write restarts the cycle count, as on
-    // the usual way.
-    s.emu.siselect = f.reg(mid >> 8) & ctr::ind::select_mask; // x0's slot holds no 0
-    p.last_cycle = mcycle();
+    // The core adds 4 for the trapping instruction.
+    if (served > 1) csr_write(csr::mepc, pc + 4 * (served - 1));
     if (p.feeding) {
-        if (trace_current(p, f)) chain_extend(p);
+        if (reads) chain_start(p, f);
+        else if (current) p.chain_pc += 4 * served;
         else p.chain_pc = kNoChain;
     }
     return true;

@@ -35,10 +35,14 @@ constexpr rv::Options kOptions{__riscv_xlen, false, false};
 
 // Classified instructions of the current decode, shared by all harts: a
 // decode runs under the trace service's lock (trace::ctr_feed_collect ..
-// ctr_feed_release). A line is valid for the generation it was filled in.
+// ctr_feed_release). A line is valid for the generation it was filled in;
+// in a later decode its classification is used again only for the same
+// instruction bits (read again: the code may have changed), classification
+// being a function of the bits alone.
 struct ICacheLine {
     uint64_t pc;
     uint32_t gen;
+    uint32_t bits;
     rv::Insn in;
 };
 constexpr unsigned kICacheLines = 64;
@@ -66,6 +70,14 @@ struct Env {
     uint32_t gen; // this decode's icache generation
     bool stop;    // code could not be read: the rest of this data is skipped
     TransferRun run;
+    // The last two aligned XLEN-bit words of code read (word_base 1: none):
+    // code is read two words at a time, one unprivileged access for up to 8
+    // half-words (4 on RV32). Two aligned words lie in one page and in one
+    // PMP region (the firmware's entries are NAPOT, at least 8 bytes,
+    // aligned, and deny all or allow all), so they read whenever the
+    // half-word S-mode executed does; words that fault anyway are read a
+    // half-word at a time, as S-mode would fetch them.
+    unsigned long word_base = 1, word[2] = {0, 0};
 
     bool insn(uint64_t pc, rv::Insn &in) { return read(pc, in) || (stop = true, false); }
 
@@ -78,34 +90,65 @@ struct Env {
         const uint64_t page_end = (pc | (kPage - 1)) + 1;
         uint64_t p = pc;
         rv::Insn in;
-        while (p < page_end && read(p, in) && ntrace::is_plain(in.kind) && p + in.size <= page_end) p += in.size;
+        uint32_t bits;
+        // A run ends before a SYSTEM instruction too (a CSR access, ecall,
+        // ebreak, ...): where S-mode trapped into M-mode the stretch of trace
+        // ends, so the code after it is read only if a later message needs it.
+        while (p < page_end && read(p, in, bits) && ntrace::is_plain(in.kind) && (bits & kOpcodeMask) != kOpSystem &&
+               p + in.size <= page_end)
+            p += in.size;
         line = {pc, gen, (p - pc) / 2};
         return line.hw;
     }
 
   private:
     static constexpr uint64_t kPage = 4096;
+    static constexpr unsigned long kWord = sizeof(long);
+    CTR_INLINE bool half(unsigned long a, uint32_t &h) {
+        const unsigned long base = a & ~(2 * kWord - 1);
+        if (base != word_base) {
+            fw::UnprivResult r = fw::unpriv_lx2(base, mstatus, &word[1]);
+            if (r.trapped) {
+                word_base = 1;
+                r = fw::unpriv_lhu(a, mstatus);
+                h = static_cast<uint32_t>(r.value);
+                return !r.trapped;
+            }
+            word_base = base;
+            word[0] = r.value;
+        }
+        h = static_cast<uint32_t>(word[(a / kWord) & 1] >> ((a & (kWord - 1)) * 8)) & 0xFFFF;
+        return true;
+    }
 
-    // The instruction at pc; false if S-mode cannot read it.
+    static constexpr uint32_t kOpcodeMask = 0x7F, kOpSystem = 0x73;
     CTR_INLINE bool read(uint64_t pc, rv::Insn &in) {
+        uint32_t bits;
+        return read(pc, in, bits);
+    }
+    // The instruction at pc and its bits; false if S-mode cannot read it.
+    CTR_INLINE bool read(uint64_t pc, rv::Insn &in, uint32_t &bits) {
         // Loops and calls walk the same code again: classified instructions
         // are kept for the rest of this decode (code and satp do not change
         // while the hart is in M-mode).
         ICacheLine &line = g_icache[(pc >> 1) & (kICacheLines - 1)];
         if (line.pc == pc && line.gen == gen) {
             in = line.in;
+            bits = line.bits;
             return true;
         }
-        fw::UnprivResult lo = fw::unpriv_lhu(static_cast<unsigned long>(pc), mstatus);
-        if (lo.trapped) return false;
-        uint32_t bits = static_cast<uint32_t>(lo.value);
+        uint32_t hi;
+        if (!half(static_cast<unsigned long>(pc), bits)) return false;
         if ((bits & 3) == 3) {
-            fw::UnprivResult hi = fw::unpriv_lhu(static_cast<unsigned long>(pc + 2), mstatus);
-            if (hi.trapped) return false;
-            bits |= static_cast<uint32_t>(hi.value) << 16;
+            if (!half(static_cast<unsigned long>(pc + 2), hi)) return false;
+            bits |= hi << 16;
         }
-        in = rv::classify(bits, kOptions);
-        line = {pc, gen, in};
+        // Zeroed lines hold no instruction (bits 0 is not one: size 0).
+        if (line.bits != bits || line.in.size == 0) line.in = rv::classify(bits, kOptions);
+        line.pc = pc;
+        line.gen = gen;
+        line.bits = bits;
+        in = line.in;
         return true;
     }
 

@@ -87,9 +87,13 @@ struct Subsystem {
     // path (core/README.md "Trap entry"): `insn` a CSR instruction whose rd
     // and rs1 are registers the frame holds (ra, t0-t2, a0-a7, t3-t6),
     // `mstatus` as the trap left it. True: served in full, rd's slot of the
-    // frame written (the core advances mepc and counts the firmware event);
-    // false: not taken here, the core goes on as usual (read_csr/write_csr,
-    // or the full path, which also raises any exception).
+    // frame written (the core advances mepc by 4 and counts the firmware
+    // event once); a subsystem that also served instructions right after
+    // it, in the same trap, has moved mepc past all but the trapping one
+    // itself (CTR's entry rows, firmware/ctr/README.md "Entry accesses in
+    // one trap"). False: not taken here, the core goes on as usual
+    // (read_csr/write_csr, or the full path, which also raises any
+    // exception).
     bool (*csr_fast)(TrapFrame &f, uint32_t insn, unsigned long mstatus);
     // The CSR numbers csr_fast takes: [csr_fast_first, + csr_fast_count). The
     // core offers it nothing else, so other CSRs pay no call for it.

@@ -32,6 +32,18 @@ bool fwft_double_trap_enabled();
 // DBTR: this hart's triggers uninstalled and its shared memory disabled (a
 // hart that starts begins without S-mode triggers).
 void dbtr_hart_reset();
+// DBTR: whether S-mode has a trigger installed on this hart (enabled or
+// not). Firmware that serves several S-mode instructions in one trap (CTR's
+// entry rows, firmware/ctr README "Entry accesses in one trap") must not
+// while one is: a trigger on a later instruction, or one counting them,
+// would not fire. DBTR's own reader of its state (sbi/dbtr.cpp), inline for
+// CTR's trap path; before DBTR's first probe the count is 0.
+inline bool dbtr_triggers_in_use() {
+    const HartTriggers &h = fw::this_block().dbtr;
+    for (unsigned idx = 0; idx < h.count; idx++)
+        if (h.state[idx] & dbtr::TS_MAPPED) return true;
+    return false;
+}
 // An address S-mode can start executing at: memory S-mode may access (a DT
 // memory range outside the firmware) aligned to IALIGN (2 bytes with the C
 // extension, else 4). HSM start/resume and SUSP resume addresses.

@@ -13,7 +13,7 @@
 build firmware FW_XLEN=32
 build payloads traps-payload pmu-payloads PL_XLEN=32
 build PL_XLEN=32 build/ctr/pl-rv32/ctr_csr_ratified.elf build/ctr/pl-rv32/ctr_csr_draft.elf \
-  build/ctr/pl-rv32/ctr_csr_both.elf
+  build/ctr/pl-rv32/ctr_csr_both.elf build/ctr/pl-rv32/ctr_follow.elf
 build firmware payloads
 ALL="base time ipi rfence hsm dbcn legacy srst fwft susp dbtr sse reboot"
 KNOWN=tests/payloads/known-differences/opensbi-1.6-rv32.txt
@@ -56,8 +56,9 @@ for prof in ratified draft both; do
     fail_log "rv32-ctr-$prof: device tree" "$log" "tests/ctr/mkdtb.sh failed"; continue
   fi
   : >"$log"
+  # ctr_follow: entry accesses in a row, served in one trap (32-bit words).
   run --fw ours --qemu-arg=-dtb --qemu-arg="$dtb" --tag rv32-ctr-$prof --log "$log" --stack-report "$STACKS" \
-    build/ctr/pl-rv32/ctr_csr_$prof.elf
+    build/ctr/pl-rv32/ctr_csr_$prof.elf $([ "$prof" = ratified ] && echo build/ctr/pl-rv32/ctr_follow.elf)
   expect_line "rv32-ctr-$prof/ctr_mode_emulated" "$log" "tsbi: ctr: hart 0: emulated"
 done
 # The project QEMU 10's riscv32-softmmu (built with the riscv64 one).

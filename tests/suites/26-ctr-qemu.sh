@@ -62,10 +62,17 @@ done
 # Recording: with real CTR (branches, calls, returns, filters, RASEMU, traps,
 # freeze), and what both kinds of hart show alike (traps the firmware
 # redirects, BPFRZ, the Linux driver's sequence, the device tree, HSM suspend).
+# ctr_follow.elf: entry accesses in a row, which an emulated hart serves in
+# one trap (firmware/ctr README "Entry accesses in one trap"), give what
+# each gives alone; on the Sscsrind hart (q10ind) the row's first sireg read
+# is the one that traps.
 run q10ctr "$Q10" "$CTR_CPU" ratified native build/ctr/pl/ctr_rec_native.elf build/ctr/pl/ctr_rec.elf \
-  build/ctr/pl/ctr_susp.elf
-SRC=$NOREC run q72 "$Q72" "" ratified emulated build/ctr/pl/ctr_rec.elf build/ctr/pl/ctr_susp.elf
-SRC=$FEED run q10 "$Q10" "" ratified emulated build/ctr/pl/ctr_rec.elf build/ctr/pl/ctr_susp.elf
+  build/ctr/pl/ctr_susp.elf build/ctr/pl/ctr_follow.elf
+SRC=$NOREC run q72 "$Q72" "" ratified emulated build/ctr/pl/ctr_rec.elf build/ctr/pl/ctr_susp.elf \
+  build/ctr/pl/ctr_follow.elf
+SRC=$FEED run q10 "$Q10" "" ratified emulated build/ctr/pl/ctr_rec.elf build/ctr/pl/ctr_susp.elf \
+  build/ctr/pl/ctr_follow.elf
+SRC=$FEED run q10ind "$Q10" "$IND_CPU" ratified emulated build/ctr/pl/ctr_follow.elf
 # No recording source, and /chosen/tsbi,ctr-registers-only: the registers are
 # advertised all the same (the CSR payload, which needs no records).
 SRC=$NOREC DTB_EXTRA="-t s /chosen tsbi,ctr-registers-only yes" \

@@ -164,14 +164,15 @@ inline unsigned long rdinstret() {
 
 // Reads the 16 entries the way Linux does (select, then the three
 // registers).
+inline void read_entry(unsigned long i) {
+    unsigned long v = 0x200 + i, a, b, c;
+    asm volatile("csrw 0x150, %3\n\tcsrr %0, 0x151\n\tcsrr %1, 0x152\n\tcsrr %2, 0x153"
+                 : "=&r"(a), "=&r"(b), "=&r"(c)
+                 : "r"(v)
+                 : "memory");
+}
 inline void read_16_entries() {
-    for (unsigned i = 0; i < 16; i++) {
-        unsigned long v = 0x200 + i, a, b, c;
-        asm volatile("csrw 0x150, %3\n\tcsrr %0, 0x151\n\tcsrr %1, 0x152\n\tcsrr %2, 0x153"
-                     : "=&r"(a), "=&r"(b), "=&r"(c)
-                     : "r"(v)
-                     : "memory");
-    }
+    for (unsigned i = 0; i < 16; i++) read_entry(i);
 }
 
 struct LoopLabels {
