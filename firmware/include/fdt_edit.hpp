@@ -103,7 +103,7 @@ struct NodeProps {
     // The property `s`, or null; its FDT_PROP offset in `at`.
     const Prop *find(const char *s, uint32_t *at = nullptr) const {
         for (unsigned i = 0; i < n; i++)
-            if (!strcmp(prop[i].name, s)) {
+            if (name_is(prop[i], s)) {
                 if (at) *at = off[i];
                 return &prop[i];
             }
@@ -130,7 +130,7 @@ template <class F> bool for_each_cpu_props(const void *fdt, int cpus, F &f) {
             if (depth != 1) return;
             const uint32_t data = static_cast<uint32_t>(static_cast<const uint8_t *>(p.data) - base);
             props_end = data + align4(static_cast<uint32_t>(p.len));
-            if (p.len == 4 && !memcmp(p.data, "cpu", 4) && !strcmp(p.name, "device_type")) cpu = true;
+            if (is_cpu_type(p)) cpu = true;
             if (np.n < NodeProps::kMax) {
                 np.off[np.n] = data - 12;
                 np.prop[np.n++] = p;
