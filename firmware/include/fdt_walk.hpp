@@ -105,9 +105,11 @@ template <class V> bool walk(const void *fdt, int node, V &v) {
 }
 
 // Whether a stringlist property (e.g. compatible) holds `s`.
-inline bool stringlist_has(const Prop &p, const char *s) {
+// __builtin_strlen: `s` is a constant at every call, and -ffreestanding
+// would otherwise measure it once per property.
+[[gnu::always_inline]] inline bool stringlist_has(const Prop &p, const char *s) {
     const char *d = static_cast<const char *>(p.data);
-    const int n = static_cast<int>(strlen(s)) + 1;
+    const int n = static_cast<int>(__builtin_strlen(s)) + 1;
     for (int i = 0; i < p.len;) {
         int l = static_cast<int>(strnlen(d + i, p.len - i)) + 1;
         if (l == n && !memcmp(d + i, s, n)) return true;

@@ -24,7 +24,7 @@ unsigned pmu_nodes(const void *fdt, int (&out)[kMaxNodes]) {
         unsigned n = 0;
         bool begin(int, int, const char *) { return n < kMaxNodes; }
         void prop(int node, int, const fdtw::Prop &p) {
-            if (n < kMaxNodes && !strcmp(p.name, "compatible") && fdtw::stringlist_has(p, kCompatible))
+            if (n < kMaxNodes && fdtw::name_is(p, "compatible") && fdtw::stringlist_has(p, kCompatible))
                 out[n++] = node;
         }
         void end(int, int) {}

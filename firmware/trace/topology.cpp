@@ -91,7 +91,7 @@ unsigned scan_topology(const void *fdt, Topology &t, ComponentType type_of) {
         bool found = false;
         bool begin(int, int, const char *) { return !found; }
         void prop(int, int, const fdtw::Prop &p) {
-            if (!found && !strcmp(p.name, "compatible") && fdtw::stringlist_has(p, kCompatible)) found = true;
+            if (!found && fdtw::name_is(p, "compatible") && fdtw::stringlist_has(p, kCompatible)) found = true;
         }
         void end(int, int) {}
     } any;
