@@ -75,9 +75,18 @@ void *memset(void *d, int c, size_t n) {
     return d;
 }
 
+// Words first where both share their alignment (cold boot compares each
+// cpu node's ISA string with the previous node's, issue 29), then bytes
+// from the first word that differs.
 int memcmp(const void *a, const void *b, size_t n) {
     auto *ap = static_cast<const unsigned char *>(a);
     auto *bp = static_cast<const unsigned char *>(b);
+    if (same_phase<Word32>(ap, bp)) {
+        for (; n && (reinterpret_cast<uintptr_t>(ap) & 3); n--, ap++, bp++)
+            if (*ap != *bp) return *ap - *bp;
+        for (; n >= 4 && *reinterpret_cast<const Word32 *>(ap) == *reinterpret_cast<const Word32 *>(bp);
+             n -= 4, ap += 4, bp += 4) {}
+    }
     for (; n; n--, ap++, bp++)
         if (*ap != *bp) return *ap - *bp;
     return 0;

@@ -49,6 +49,29 @@ struct Prop {
     int len;
 };
 
+// The offset right after the FDT_END_NODE that closes the node whose
+// properties start at `off` (its name read), reading the tokens alone; 0 at
+// a token it does not know or past `size`. What every walk does with the
+// subtrees it skips (the children of cpu nodes, /cpus for a walk of the
+// devices), so its cost per hart is a few instructions a token.
+inline uint32_t skip_subtree(const uint8_t *base, uint32_t off, uint32_t size) {
+    for (int depth = 1; off + 4 <= size;) {
+        const uint32_t tok = be32(base + off);
+        off += 4;
+        if (tok == TOKEN_PROP) {
+            off += 8 + ((be32(base + off) + 3) & ~3u);
+        } else if (tok == TOKEN_BEGIN_NODE) {
+            off += (static_cast<uint32_t>(strlen(reinterpret_cast<const char *>(base + off))) + 4) & ~3u;
+            depth++;
+        } else if (tok == TOKEN_END_NODE) {
+            if (--depth == 0) return off;
+        } else if (tok != TOKEN_NOP) {
+            return 0;
+        }
+    }
+    return 0;
+}
+
 // Walks the subtree at `node` (0: the whole tree), calling
 //   v.begin(offset, depth, name)  for each node (depth 0: `node` itself),
 //                                 returning false to skip its subtree,
@@ -62,29 +85,29 @@ template <class V> bool walk(const void *fdt, int node, V &v) {
     constexpr int kMaxDepth = 32;
     int open[kMaxDepth]; // offsets of the nodes open at each depth
     uint32_t off = static_cast<uint32_t>(node);
-    int depth = -1, skipping = -1; // skipping: depth of the node whose subtree is skipped
+    int depth = -1;
     while (off + 4 <= size) {
         const uint32_t tok = be32(base + off);
         const uint32_t at = off;
         off += 4;
-        // Properties first, the commonest token; a skipped subtree's
-        // properties cost their length word alone.
-        if (tok == TOKEN_PROP) {
+        if (tok == TOKEN_PROP) { // the commonest token first
             const uint32_t len = be32(base + off);
             if (depth < 0) return false;
-            if (skipping < 0)
-                v.prop(open[depth], depth, Prop{strings + be32(base + off + 4), base + off + 8, static_cast<int>(len)});
+            v.prop(open[depth], depth, Prop{strings + be32(base + off + 4), base + off + 8, static_cast<int>(len)});
             off += 8 + ((len + 3) & ~3u);
         } else if (tok == TOKEN_BEGIN_NODE) {
             const char *name = reinterpret_cast<const char *>(base + off);
             off += (static_cast<uint32_t>(strlen(name)) + 4) & ~3u;
             if (++depth >= kMaxDepth) return false;
             open[depth] = static_cast<int>(at);
-            if (skipping < 0 && !v.begin(static_cast<int>(at), depth, name)) skipping = depth;
+            if (!v.begin(static_cast<int>(at), depth, name)) {
+                // Skipped, its end() not called: the tokens alone.
+                if (!(off = skip_subtree(base, off, size))) return false;
+                if (--depth < 0) return true;
+            }
         } else if (tok == TOKEN_END_NODE) {
             if (depth < 0) return false;
-            if (skipping < 0) v.end(open[depth], depth);
-            else if (depth == skipping) skipping = -1;
+            v.end(open[depth], depth);
             if (--depth < 0) return true; // `node` closed
         } else if (tok != TOKEN_NOP) {
             return tok == TOKEN_END;
