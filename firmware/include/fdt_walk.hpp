@@ -122,6 +122,14 @@ template <class V> bool walk(const void *fdt, int node, V &v) {
     return p.name[0] == s[0] && !strcmp(p.name, s);
 }
 
+// The root's /cpus node (walked at depth 1 from the root): it holds the
+// cpu nodes, their interrupt controllers and cpu-map (Devicetree
+// Specification 3.7, 3.8), and grows with the harts; walks that look for
+// devices skip it (issue 29, boot cost).
+[[gnu::always_inline]] inline bool is_cpus(int depth, const char *name) {
+    return depth == 1 && name[0] == 'c' && !strcmp(name, "cpus");
+}
+
 // device_type = "cpu" (Devicetree Specification 3.8 "/cpus/cpu*").
 [[gnu::always_inline]] inline bool is_cpu_type(const Prop &p) {
     return p.len == 4 && be32(p.data) == 0x63707500u && name_is(p, "device_type"); // "cpu\0"

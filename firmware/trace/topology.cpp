@@ -86,10 +86,12 @@ unsigned scan_topology(const void *fdt, Topology &t, ComponentType type_of) {
     t = Topology{};
     // Most trees have no trace component: one walk that reads each property
     // once (include/fdt_walk.hpp) says so, where the scan below asks libfdt
-    // for every node's compatible, at a cost that grows with the harts.
+    // for every node's compatible, at a cost that grows with the harts. It
+    // skips /cpus: components are MMIO blocks (4 KiB of reg), and /cpus has
+    // #size-cells = 0 and holds cpu nodes.
     struct Any {
         bool found = false;
-        bool begin(int, int, const char *) { return !found; }
+        bool begin(int, int depth, const char *name) { return !found && !fdtw::is_cpus(depth, name); }
         void prop(int, int, const fdtw::Prop &p) {
             if (!found && fdtw::name_is(p, "compatible") && fdtw::stringlist_has(p, kCompatible)) found = true;
         }
