@@ -209,6 +209,8 @@ void IntcMap::init(const void *fdt) {
         }
         void end(int, int depth) {
             if (depth != 2 || !is_intc || !phandle || !has_reg || hartid > 0xffffffffu || m.count_ == kMax) return;
+            if (!m.count_ || phandle < m.lo_) m.lo_ = phandle;
+            if (!m.count_ || phandle > m.hi_) m.hi_ = phandle;
             m.e_[m.count_++] = {phandle, static_cast<uint32_t>(hartid)};
         }
     } v{*this};
@@ -220,6 +222,9 @@ long IntcMap::hartid(uint32_t phandle) {
     // contexts together (QEMU's CLINT: <&intc0 3 &intc0 7 &intc1 3 ...>), as
     // the vendors' trees do: the entry found last or the one after it is
     // almost always the one asked for, so the search starts at the last.
+    // A phandle outside the range held (a hart the map has no room for:
+    // QEMU numbers the harts' controllers in order) is no hart's at once.
+    if (phandle < lo_ || phandle > hi_) return -1;
     for (unsigned k = 0; k < count_; k++) {
         unsigned i = next_ + k < count_ ? next_ + k : next_ + k - count_;
         if (e_[i].phandle == phandle) {

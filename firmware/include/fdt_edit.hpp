@@ -121,7 +121,7 @@ template <class F> bool for_each_cpu_props(const void *fdt, int cpus, F &f) {
         bool begin(int off, int depth, const char *name) {
             if (depth == 1) {
                 node = off, cpu = false, np.n = 0, np.overflow = false;
-                props_end = static_cast<uint32_t>(off) + 4 + align4(static_cast<uint32_t>(strlen(name)) + 1);
+                props_end = static_cast<uint32_t>(after_name(reinterpret_cast<const uint8_t *>(name)) - base);
                 np.start = props_end;
             }
             return depth <= 1;

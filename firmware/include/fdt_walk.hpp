@@ -35,9 +35,14 @@ inline uint32_t header(const void *fdt, unsigned word) {
 }
 
 // The header says it is a tree whose blocks lie inside it (version 17, the
-// one with size_dt_struct, which every producer writes).
+// one with size_dt_struct, which every producer writes), at an 8-byte
+// aligned address with its structure block 4-aligned (Devicetree
+// Specification v0.4, 5.1 and 5.4.2; libfdt refuses a misaligned blob too,
+// FDT_ERR_ALIGNMENT): the walks below read its tokens as aligned words.
 inline bool header_ok(const void *fdt) {
-    if (header(fdt, HDR_MAGIC) != FDT_MAGIC_VALUE || header(fdt, HDR_VERSION) < 17) return false;
+    if ((reinterpret_cast<uintptr_t>(fdt) & 7) || header(fdt, HDR_MAGIC) != FDT_MAGIC_VALUE ||
+        header(fdt, HDR_VERSION) < 17 || (header(fdt, HDR_OFF_STRUCT) & 3))
+        return false;
     const uint64_t total = header(fdt, HDR_TOTALSIZE);
     return uint64_t(header(fdt, HDR_OFF_STRUCT)) + header(fdt, HDR_SIZE_STRUCT) <= total &&
            uint64_t(header(fdt, HDR_OFF_STRINGS)) + header(fdt, HDR_SIZE_STRINGS) <= total;
@@ -49,23 +54,53 @@ struct Prop {
     int len;
 };
 
+// A token as a native 32-bit load of its big-endian word reads it, so a
+// token is told from another without swapping its bytes.
+constexpr uint32_t raw_token(uint32_t t) {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    return t >> 24 | (t >> 8 & 0xff00u) | (t << 8 & 0xff0000u) | t << 24;
+#else
+    return t;
+#endif
+}
+typedef uint32_t __attribute__((may_alias)) Word32;
+
+// The structure block's word at `p`, as loaded (a token's offset is a
+// multiple of 4, and header_ok checked the block's alignment).
+[[gnu::always_inline]] inline uint32_t raw_word(const uint8_t *p) {
+    return *static_cast<const Word32 *>(__builtin_assume_aligned(p, 4));
+}
+
+// The token after a node's name at `p`: the name and its NUL are padded to a
+// word (5.4.1), so the first word holding a zero byte is its last. A word at
+// a time, where strlen would measure every name of every walk.
+[[gnu::always_inline]] inline const uint8_t *after_name(const uint8_t *p) {
+    uint32_t w;
+    do {
+        w = raw_word(p);
+        p += 4;
+    } while (!((w - 0x01010101u) & ~w & 0x80808080u));
+    return p;
+}
+
 // The offset right after the FDT_END_NODE that closes the node whose
 // properties start at `off` (its name read), reading the tokens alone; 0 at
 // a token it does not know or past `size`. What every walk does with the
 // subtrees it skips (the children of cpu nodes, /cpus for a walk of the
 // devices), so its cost per hart is a few instructions a token.
 inline uint32_t skip_subtree(const uint8_t *base, uint32_t off, uint32_t size) {
-    for (int depth = 1; off + 4 <= size;) {
-        const uint32_t tok = be32(base + off);
-        off += 4;
-        if (tok == TOKEN_PROP) {
-            off += 8 + ((be32(base + off) + 3) & ~3u);
-        } else if (tok == TOKEN_BEGIN_NODE) {
-            off += (static_cast<uint32_t>(strlen(reinterpret_cast<const char *>(base + off))) + 4) & ~3u;
+    const uint8_t *p = base + off, *const end = base + size;
+    for (int depth = 1; p + 4 <= end;) {
+        const uint32_t tok = raw_word(p);
+        p += 4;
+        if (tok == raw_token(TOKEN_PROP)) {
+            p += 8 + ((be32(p) + 3) & ~3u);
+        } else if (tok == raw_token(TOKEN_BEGIN_NODE)) {
+            p = after_name(p);
             depth++;
-        } else if (tok == TOKEN_END_NODE) {
-            if (--depth == 0) return off;
-        } else if (tok != TOKEN_NOP) {
+        } else if (tok == raw_token(TOKEN_END_NODE)) {
+            if (--depth == 0) return static_cast<uint32_t>(p - base);
+        } else if (tok != raw_token(TOKEN_NOP)) {
             return 0;
         }
     }
@@ -87,17 +122,17 @@ template <class V> bool walk(const void *fdt, int node, V &v) {
     uint32_t off = static_cast<uint32_t>(node);
     int depth = -1;
     while (off + 4 <= size) {
-        const uint32_t tok = be32(base + off);
+        const uint32_t tok = raw_word(base + off);
         const uint32_t at = off;
         off += 4;
-        if (tok == TOKEN_PROP) { // the commonest token first
+        if (tok == raw_token(TOKEN_PROP)) { // the commonest token first
             const uint32_t len = be32(base + off);
             if (depth < 0) return false;
             v.prop(open[depth], depth, Prop{strings + be32(base + off + 4), base + off + 8, static_cast<int>(len)});
             off += 8 + ((len + 3) & ~3u);
-        } else if (tok == TOKEN_BEGIN_NODE) {
+        } else if (tok == raw_token(TOKEN_BEGIN_NODE)) {
             const char *name = reinterpret_cast<const char *>(base + off);
-            off += (static_cast<uint32_t>(strlen(name)) + 4) & ~3u;
+            off = static_cast<uint32_t>(after_name(base + off) - base);
             if (++depth >= kMaxDepth) return false;
             open[depth] = static_cast<int>(at);
             if (!v.begin(static_cast<int>(at), depth, name)) {
@@ -105,12 +140,12 @@ template <class V> bool walk(const void *fdt, int node, V &v) {
                 if (!(off = skip_subtree(base, off, size))) return false;
                 if (--depth < 0) return true;
             }
-        } else if (tok == TOKEN_END_NODE) {
+        } else if (tok == raw_token(TOKEN_END_NODE)) {
             if (depth < 0) return false;
             v.end(open[depth], depth);
             if (--depth < 0) return true; // `node` closed
-        } else if (tok != TOKEN_NOP) {
-            return tok == TOKEN_END;
+        } else if (tok != raw_token(TOKEN_NOP)) {
+            return tok == raw_token(TOKEN_END);
         }
     }
     return false;
