@@ -31,9 +31,19 @@ struct Index {
     IndexEntry e[kIndexMax];
 } g_index;
 
+// OF graph port containers (the graph binding's "ports"; "in-ports" and
+// "out-ports" of trace components, as CoreSight's) hold endpoints, never a
+// device, and on the project QEMU 10 grow with the harts (an encoder's
+// out-ports, port@0 and endpoint per hart): left out of the index, which
+// then holds QEMU virt's 64-hart tree (look-ups inside them are libfdt's).
+bool graph_ports(const char *name) {
+    return !strcmp(name, "ports") || !strcmp(name, "in-ports") || !strcmp(name, "out-ports");
+}
+
 struct IndexBuilder {
     int parents[kIndexDepth];
     bool begin(int node, int depth, const char *name) {
+        if (depth && graph_ports(name)) return false;
         if (depth >= kIndexDepth || g_index.count == kIndexMax) {
             g_index.complete = false;
             return false;

@@ -170,6 +170,35 @@ template <class V> bool walk(const void *fdt, int node, V &v) {
     return p.len == 4 && be32(p.data) == 0x63707500u && name_is(p, "device_type"); // "cpu\0"
 }
 
+// As fdt_path_offset(fdt, "/<name>") for a child of the root (a name
+// without a unit address matches one that has one; the first in the tree),
+// or -1 (-FDT_ERR_NOTFOUND): one walk of the root's children that crosses
+// their subtrees a token at a time, where libfdt's look-up reads every
+// earlier node byte by byte (/cpus, and the trace components of the project
+// QEMU 10, grow with the harts).
+inline int root_child(const void *fdt, const char *name) {
+    const auto *base = static_cast<const uint8_t *>(fdt) + header(fdt, HDR_OFF_STRUCT);
+    const uint32_t size = header(fdt, HDR_SIZE_STRUCT);
+    const size_t n = strlen(name);
+    if (size < 4 || raw_word(base) != raw_token(TOKEN_BEGIN_NODE)) return -1;
+    uint32_t off = static_cast<uint32_t>(after_name(base + 4) - base); // the root's name
+    while (off + 4 <= size) {
+        const uint32_t tok = raw_word(base + off), at = off;
+        off += 4;
+        if (tok == raw_token(TOKEN_PROP)) {
+            off += 8 + ((be32(base + off) + 3) & ~3u);
+        } else if (tok == raw_token(TOKEN_BEGIN_NODE)) {
+            const char *s = reinterpret_cast<const char *>(base + off);
+            if (!strncmp(s, name, n) && (s[n] == 0 || s[n] == '@')) return static_cast<int>(at);
+            off = static_cast<uint32_t>(after_name(base + off) - base);
+            if (!(off = skip_subtree(base, off, size))) return -1;
+        } else if (tok != raw_token(TOKEN_NOP)) {
+            return -1; // the root's FDT_END_NODE, or a token not known
+        }
+    }
+    return -1;
+}
+
 // Whether a stringlist property (e.g. compatible) holds `s`.
 // __builtin_strlen: `s` is a constant at every call, and -ffreestanding
 // would otherwise measure it once per property.

@@ -131,8 +131,12 @@ unsigned scan_topology(const void *fdt, Topology &t, ComponentType type_of) {
     unsigned ninputs = 0;
     for (unsigned i = 0; i < n; i++) {
         int ports = fdt_subnode_offset(fdt, nodes[i].offset, "in-ports");
+        // An encoder has none. (libfdt's fdt_first_subnode(fdt, -1) is the
+        // root, whose "subnodes" loop walked the whole tree twice per
+        // encoder: a cold boot quadratic in harts on the project QEMU 10.)
+        if (ports < 0) continue;
         int port;
-        fdt_for_each_subnode(port, fdt, ports < 0 ? -1 : ports) {
+        fdt_for_each_subnode(port, fdt, ports) {
             uint32_t reg = 0;
             get_u32(fdt, port, "reg", reg); // a single port may omit reg: input 0
             int ep = fdt_subnode_offset(fdt, port, "endpoint");
