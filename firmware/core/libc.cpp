@@ -101,9 +101,9 @@ void *memchr(const void *s, int c, size_t n) {
 
 // A machine word at a time once aligned (device-tree walks measure every
 // node name: cold boot's cost per hart, issue 29): a word holds a zero byte
-// iff (w - 0x01..01) & ~w & 0x80..80 is non-zero. An aligned word never
-// crosses a page or a PMP grain, so reading past the terminator within it
-// is harmless.
+// iff (w - 0x01..01) & ~w & 0x80..80 is non-zero. The bytes read past the
+// terminator lie in its aligned word: the same page, and memory (the image,
+// the device tree in RAM) that comes in whole aligned words.
 size_t strlen(const char *s) {
     const char *p = s;
     for (; reinterpret_cast<uintptr_t>(p) & (sizeof(Word) - 1); p++)
