@@ -109,16 +109,16 @@ unsigned scan_harts(const void *fdt, HartDesc *out, unsigned max, Beyond *beyond
         }
         void prop(int, int depth, const fdtw::Prop &p) {
             if (depth == 0) {
-                if (p.len == 4 && !strcmp(p.name, "#address-cells")) ac = int(fdtw::be32(p.data));
+                if (p.len == 4 && fdtw::name_is(p, "#address-cells")) ac = int(fdtw::be32(p.data));
                 return;
             }
             const char *v = static_cast<const char *>(p.data);
-            if (!strcmp(p.name, "device_type")) is_cpu = p.len > 0 && !strcmp(v, "cpu");
-            else if (!strcmp(p.name, "reg")) reg = static_cast<const fdt32_t *>(p.data), reg_len = p.len;
-            else if (!strcmp(p.name, "status")) enabled = p.len > 0 && status_okay(v);
-            else if (!strcmp(p.name, "riscv,isa")) isa = v, isa_len = p.len;
-            else if (!strcmp(p.name, "riscv,isa-extensions")) ext = v, ext_len = p.len;
-            else if (!strcmp(p.name, "mmu-type")) smode = true;
+            if (fdtw::name_is(p, "device_type")) is_cpu = p.len > 0 && !strcmp(v, "cpu");
+            else if (fdtw::name_is(p, "reg")) reg = static_cast<const fdt32_t *>(p.data), reg_len = p.len;
+            else if (fdtw::name_is(p, "status")) enabled = p.len > 0 && status_okay(v);
+            else if (fdtw::name_is(p, "riscv,isa")) isa = v, isa_len = p.len;
+            else if (fdtw::name_is(p, "riscv,isa-extensions")) ext = v, ext_len = p.len;
+            else if (fdtw::name_is(p, "mmu-type")) smode = true;
         }
         void end(int, int depth) {
             if (depth != 1 || !is_cpu || !enabled || !reg || ac < 1 || ac > 2 || reg_len < ac * 4) return;
@@ -301,12 +301,12 @@ bool scan_memory(const void *fdt, Memory &m) {
             return depth <= 1;
         }
         void prop(int, int depth, const fdtw::Prop &p) {
-            if (depth == 0 && p.len == 4 && !strcmp(p.name, "#address-cells")) ac = int(fdtw::be32(p.data));
-            else if (depth == 0 && p.len == 4 && !strcmp(p.name, "#size-cells")) sc = int(fdtw::be32(p.data));
+            if (depth == 0 && p.len == 4 && fdtw::name_is(p, "#address-cells")) ac = int(fdtw::be32(p.data));
+            else if (depth == 0 && p.len == 4 && fdtw::name_is(p, "#size-cells")) sc = int(fdtw::be32(p.data));
             else if (depth != 1) return;
-            else if (!strcmp(p.name, "device_type")) is_memory = p.len > 0 && !strcmp(static_cast<const char *>(p.data), "memory");
-            else if (!strcmp(p.name, "status")) enabled = p.len > 0 && status_okay(static_cast<const char *>(p.data));
-            else if (!strcmp(p.name, "reg")) reg = static_cast<const fdt32_t *>(p.data), reg_len = p.len;
+            else if (fdtw::name_is(p, "device_type")) is_memory = p.len > 0 && !strcmp(static_cast<const char *>(p.data), "memory");
+            else if (fdtw::name_is(p, "status")) enabled = p.len > 0 && status_okay(static_cast<const char *>(p.data));
+            else if (fdtw::name_is(p, "reg")) reg = static_cast<const fdt32_t *>(p.data), reg_len = p.len;
         }
         void end(int, int depth) {
             if (depth != 1 || !is_memory || !enabled || !reg || ac < 1 || ac > 2 || sc < 1 || sc > 2) return;
@@ -414,7 +414,7 @@ int fixup_reserve(void *fdt, uint64_t base, uint64_t size, const char *prefix) {
         void prop(int, int depth, const fdtw::Prop &p) {
             const uint32_t end = static_cast<uint32_t>(static_cast<const uint8_t *>(p.data) - base) +
                                  fdtw::align4(static_cast<uint32_t>(p.len));
-            const bool cells = p.len == 4 && (!strcmp(p.name, "#address-cells") || !strcmp(p.name, "#size-cells"));
+            const bool cells = p.len == 4 && (fdtw::name_is(p, "#address-cells") || fdtw::name_is(p, "#size-cells"));
             const int v = cells ? static_cast<int>(fdtw::be32(p.data)) : 0;
             if (depth == 0) {
                 root_end = end;

@@ -6,6 +6,7 @@
 #include "subsystem.hpp" // ctr/subsystem.hpp: the entries defined here
 
 #include <libfdt.h>
+#include "fdt_walk.hpp"
 
 #include "ctr_csr.hpp"
 #include "ctr_dt.hpp"
@@ -492,7 +493,7 @@ void ctr::subsystem::cold_init(const void *fdt, unsigned long) {
     g_slot = static_cast<Slot *>(fw::carve_per_hart(sizeof(Slot), alignof(Slot)));
     if (!g_slot) fw::fatal("ctr: no room for the harts' CTR state below the next stage");
     // Profile: /chosen/tsbi,ctr-profile = "ratified" | "draft" | "both" | "none".
-    int chosen = fdt_path_offset(fdt, "/chosen");
+    int chosen = fdtw::root_child(fdt, "chosen");
     int len = 0;
     const char *prof = chosen >= 0
                            ? static_cast<const char *>(fdt_getprop(fdt, chosen, "tsbi,ctr-profile", &len))
@@ -552,7 +553,7 @@ void ctr::subsystem::fdt_fixup(void *fdt) {
     // layout, and only where something records S-mode's transfers, unless
     // /chosen/tsbi,ctr-registers-only asks for the register interface alone
     // (a hart without a source would offer branch records that stay empty).
-    int chosen = fdt_path_offset(fdt, "/chosen");
+    int chosen = fdtw::root_child(fdt, "chosen");
     const bool registers_only = chosen >= 0 && fdt_getprop(fdt, chosen, "tsbi,ctr-registers-only", nullptr);
     const bool ratified = g_views & ctr::VIEW_RATIFIED;
     int err = ctr::dt::annotate(fdt, source_of, ratified, registers_only);

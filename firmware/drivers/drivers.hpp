@@ -106,6 +106,7 @@ private:
     };
     Entry e_[kMax];
     unsigned count_ = 0, next_ = 0;
+    uint32_t lo_ = 0, hi_ = 0; // the lowest and highest phandle held
 };
 // The device index: one walk of the device tree at cold boot records every
 // node outside /cpus (the devices; /cpus grows with the harts) with its

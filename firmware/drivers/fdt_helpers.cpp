@@ -31,9 +31,19 @@ struct Index {
     IndexEntry e[kIndexMax];
 } g_index;
 
+// OF graph port containers (the graph binding's "ports"; "in-ports" and
+// "out-ports" of trace components, as CoreSight's) hold endpoints, never a
+// device, and on the project QEMU 10 grow with the harts (an encoder's
+// out-ports, port@0 and endpoint per hart): left out of the index, which
+// then holds QEMU virt's 64-hart tree (look-ups inside them are libfdt's).
+bool graph_ports(const char *name) {
+    return !strcmp(name, "ports") || !strcmp(name, "in-ports") || !strcmp(name, "out-ports");
+}
+
 struct IndexBuilder {
     int parents[kIndexDepth];
     bool begin(int node, int depth, const char *name) {
+        if (depth && graph_ports(name)) return false;
         if (depth >= kIndexDepth || g_index.count == kIndexMax) {
             g_index.complete = false;
             return false;
@@ -47,8 +57,8 @@ struct IndexBuilder {
     void prop(int node, int, const fdtw::Prop &p) {
         IndexEntry &e = g_index.e[g_index.count - 1];
         if (e.node != node) return; // a property after a skipped child: not ours
-        if (!strcmp(p.name, "compatible")) e.compat = static_cast<const char *>(p.data), e.compat_len = p.len;
-        else if ((!strcmp(p.name, "phandle") || (!e.phandle && !strcmp(p.name, "linux,phandle"))) && p.len == 4)
+        if (fdtw::name_is(p, "compatible")) e.compat = static_cast<const char *>(p.data), e.compat_len = p.len;
+        else if ((fdtw::name_is(p, "phandle") || (!e.phandle && fdtw::name_is(p, "linux,phandle"))) && p.len == 4)
             e.phandle = fdtw::be32(p.data);
     }
     void end(int, int) {}
@@ -197,18 +207,20 @@ void IntcMap::init(const void *fdt) {
             return depth <= 2;
         }
         void prop(int, int depth, const fdtw::Prop &p) {
-            if (depth == 0 && p.len == 4 && !strcmp(p.name, "#address-cells")) ac = int(fdtw::be32(p.data));
-            else if (depth == 1 && !strcmp(p.name, "reg") && ac >= 1 && ac <= 2 && p.len >= ac * 4) {
+            if (depth == 0 && p.len == 4 && fdtw::name_is(p, "#address-cells")) ac = int(fdtw::be32(p.data));
+            else if (depth == 1 && fdtw::name_is(p, "reg") && ac >= 1 && ac <= 2 && p.len >= ac * 4) {
                 hartid = read_cells(static_cast<const fdt32_t *>(p.data), ac);
                 has_reg = true;
-            } else if (depth == 2 && !strcmp(p.name, "interrupt-controller")) {
+            } else if (depth == 2 && fdtw::name_is(p, "interrupt-controller")) {
                 is_intc = true;
-            } else if (depth == 2 && p.len == 4 && (!strcmp(p.name, "phandle") || (!phandle && !strcmp(p.name, "linux,phandle")))) {
+            } else if (depth == 2 && p.len == 4 && (fdtw::name_is(p, "phandle") || (!phandle && fdtw::name_is(p, "linux,phandle")))) {
                 phandle = fdtw::be32(p.data);
             }
         }
         void end(int, int depth) {
             if (depth != 2 || !is_intc || !phandle || !has_reg || hartid > 0xffffffffu || m.count_ == kMax) return;
+            if (!m.count_ || phandle < m.lo_) m.lo_ = phandle;
+            if (!m.count_ || phandle > m.hi_) m.hi_ = phandle;
             m.e_[m.count_++] = {phandle, static_cast<uint32_t>(hartid)};
         }
     } v{*this};
@@ -216,12 +228,17 @@ void IntcMap::init(const void *fdt) {
 }
 
 long IntcMap::hartid(uint32_t phandle) {
-    // interrupts-extended lists the harts in /cpus order, as QEMU and the
-    // vendors' trees do: the next entry is almost always the one asked for.
+    // interrupts-extended lists the harts in /cpus order, each hart's
+    // contexts together (QEMU's CLINT: <&intc0 3 &intc0 7 &intc1 3 ...>), as
+    // the vendors' trees do: the entry found last or the one after it is
+    // almost always the one asked for, so the search starts at the last.
+    // A phandle outside the range held (a hart the map has no room for:
+    // QEMU numbers the harts' controllers in order) is no hart's at once.
+    if (phandle < lo_ || phandle > hi_) return -1;
     for (unsigned k = 0; k < count_; k++) {
-        unsigned i = (next_ + k) % count_;
+        unsigned i = next_ + k < count_ ? next_ + k : next_ + k - count_;
         if (e_[i].phandle == phandle) {
-            next_ = i + 1 == count_ ? 0 : i + 1;
+            next_ = i;
             return static_cast<long>(e_[i].hartid);
         }
     }

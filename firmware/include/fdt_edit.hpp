@@ -103,7 +103,7 @@ struct NodeProps {
     // The property `s`, or null; its FDT_PROP offset in `at`.
     const Prop *find(const char *s, uint32_t *at = nullptr) const {
         for (unsigned i = 0; i < n; i++)
-            if (!strcmp(prop[i].name, s)) {
+            if (name_is(prop[i], s)) {
                 if (at) *at = off[i];
                 return &prop[i];
             }
@@ -121,7 +121,7 @@ template <class F> bool for_each_cpu_props(const void *fdt, int cpus, F &f) {
         bool begin(int off, int depth, const char *name) {
             if (depth == 1) {
                 node = off, cpu = false, np.n = 0, np.overflow = false;
-                props_end = static_cast<uint32_t>(off) + 4 + align4(static_cast<uint32_t>(strlen(name)) + 1);
+                props_end = static_cast<uint32_t>(after_name(reinterpret_cast<const uint8_t *>(name)) - base);
                 np.start = props_end;
             }
             return depth <= 1;
@@ -130,7 +130,7 @@ template <class F> bool for_each_cpu_props(const void *fdt, int cpus, F &f) {
             if (depth != 1) return;
             const uint32_t data = static_cast<uint32_t>(static_cast<const uint8_t *>(p.data) - base);
             props_end = data + align4(static_cast<uint32_t>(p.len));
-            if (p.len == 4 && !memcmp(p.data, "cpu", 4) && !strcmp(p.name, "device_type")) cpu = true;
+            if (is_cpu_type(p)) cpu = true;
             if (np.n < NodeProps::kMax) {
                 np.off[np.n] = data - 12;
                 np.prop[np.n++] = p;

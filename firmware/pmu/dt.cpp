@@ -16,15 +16,17 @@ constexpr const char *kRawToCounters = "riscv,raw-event-to-mhpmcounters";
 
 // The "riscv,pmu" nodes (the first kMaxNodes), in one walk of the tree
 // (include/fdt_walk.hpp): libfdt's fdt_node_offset_by_compatible reads
-// every node's properties by name, a cost that grows with the harts.
+// every node's properties by name, a cost that grows with the harts. /cpus
+// is skipped: it holds cpu nodes, and OpenSBI's binding
+// (docs/pmu_support.md) puts the node at /pmu.
 constexpr unsigned kMaxNodes = 4;
 unsigned pmu_nodes(const void *fdt, int (&out)[kMaxNodes]) {
     struct Visitor {
         int (&out)[kMaxNodes];
         unsigned n = 0;
-        bool begin(int, int, const char *) { return n < kMaxNodes; }
+        bool begin(int, int depth, const char *name) { return n < kMaxNodes && !fdtw::is_cpus(depth, name); }
         void prop(int node, int, const fdtw::Prop &p) {
-            if (n < kMaxNodes && !strcmp(p.name, "compatible") && fdtw::stringlist_has(p, kCompatible))
+            if (n < kMaxNodes && fdtw::name_is(p, "compatible") && fdtw::stringlist_has(p, kCompatible))
                 out[n++] = node;
         }
         void end(int, int) {}

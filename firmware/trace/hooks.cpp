@@ -25,6 +25,7 @@
 #include "subsystem.hpp" // trace/subsystem.hpp: the entries defined here
 #include "tci.hpp"
 #include <libfdt.h>
+#include "fdt_walk.hpp"
 
 namespace trace {
 
@@ -79,7 +80,7 @@ bool place_buffer(const void *fdt, unsigned long next_addr, uint64_t size, uint6
     uint64_t fw0 = fw::fw_region_start(), fw1 = fw::fw_region_end();
     if (overlaps(base, size, fw0, fw1 - fw0) || overlaps(base, size, next_addr, 64ull << 20))
         return false;
-    int chosen = fdt_path_offset(fdt, "/chosen");
+    int chosen = fdtw::root_child(fdt, "chosen");
     int l0, l1;
     auto *s = static_cast<const fdt32_t *>(fdt_getprop(fdt, chosen, "linux,initrd-start", &l0));
     auto *e = static_cast<const fdt32_t *>(fdt_getprop(fdt, chosen, "linux,initrd-end", &l1));
@@ -104,7 +105,7 @@ unsigned component_entries(const Topology &t) {
 void trace::subsystem::cold_init(const void *fdt, unsigned long next_addr) {
     using namespace trace;
     static Topology topo; // large: not on the boot stack
-    int chosen = fdt_path_offset(fdt, "/chosen");
+    int chosen = fdtw::root_child(fdt, "chosen");
     // S-mode owns the components unless /chosen asks the firmware to keep
     // them (README "Ownership and security"): a kernel with its own trace
     // driver (Linux's rvtrace) then traces as on OpenSBI, which leaves them

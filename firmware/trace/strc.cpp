@@ -4,11 +4,12 @@
 #include "core/hart.hpp"
 #include "riscv/csr.hpp"
 #include <libfdt.h>
+#include "fdt_walk.hpp"
 
 namespace trace::strc {
 
 void decide(const void *fdt, bool boot_trace) {
-    int chosen = fdt_path_offset(fdt, "/chosen");
+    int chosen = fdtw::root_child(fdt, "chosen");
     int len;
     auto *p = chosen >= 0 ? static_cast<const char *>(fdt_getprop(fdt, chosen, "tsbi,strc", &len))
                           : nullptr;

@@ -86,12 +86,14 @@ unsigned scan_topology(const void *fdt, Topology &t, ComponentType type_of) {
     t = Topology{};
     // Most trees have no trace component: one walk that reads each property
     // once (include/fdt_walk.hpp) says so, where the scan below asks libfdt
-    // for every node's compatible, at a cost that grows with the harts.
+    // for every node's compatible, at a cost that grows with the harts. It
+    // skips /cpus: components are MMIO blocks (4 KiB of reg), and /cpus has
+    // #size-cells = 0 and holds cpu nodes.
     struct Any {
         bool found = false;
-        bool begin(int, int, const char *) { return !found; }
+        bool begin(int, int depth, const char *name) { return !found && !fdtw::is_cpus(depth, name); }
         void prop(int, int, const fdtw::Prop &p) {
-            if (!found && !strcmp(p.name, "compatible") && fdtw::stringlist_has(p, kCompatible)) found = true;
+            if (!found && fdtw::name_is(p, "compatible") && fdtw::stringlist_has(p, kCompatible)) found = true;
         }
         void end(int, int) {}
     } any;
@@ -129,8 +131,12 @@ unsigned scan_topology(const void *fdt, Topology &t, ComponentType type_of) {
     unsigned ninputs = 0;
     for (unsigned i = 0; i < n; i++) {
         int ports = fdt_subnode_offset(fdt, nodes[i].offset, "in-ports");
+        // An encoder has none. (libfdt's fdt_first_subnode(fdt, -1) is the
+        // root, whose "subnodes" loop walked the whole tree twice per
+        // encoder: a cold boot quadratic in harts on the project QEMU 10.)
+        if (ports < 0) continue;
         int port;
-        fdt_for_each_subnode(port, fdt, ports < 0 ? -1 : ports) {
+        fdt_for_each_subnode(port, fdt, ports) {
             uint32_t reg = 0;
             get_u32(fdt, port, "reg", reg); // a single port may omit reg: input 0
             int ep = fdt_subnode_offset(fdt, port, "endpoint");

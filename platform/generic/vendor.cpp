@@ -91,25 +91,33 @@ unsigned chosen; // bit i: kQuirks[i] applies
 
 // A CPU node (a child of /cpus with device_type "cpu") lists one of the
 // row's strings. One walk of /cpus reads every node's properties once
-// (fdtw::for_each_cpu_props): the drivers' index leaves /cpus out (it grows
+// (fdtw::walk; its compatible and device_type alone): the drivers' index leaves /cpus out (it grows
 // with the harts), libfdt's search by compatible walks the whole tree once
 // per string, and libfdt's per-node look-ups cost thousands of instructions
 // a hart.
 bool cpu_matches(const void *fdt, const Quirk &q) {
     int cpus = drivers::fdt_find_path(fdt, "/cpus");
     if (cpus < 0) return false;
-    bool found = false;
-    auto check = [&](int node, uint32_t, const fdtw::NodeProps &np) {
-        const fdtw::Prop *compat = np.find("compatible");
-        for (const char *c : q.compat) {
-            if (!c || found) break;
-            // A node with more properties than NodeProps keeps: libfdt.
-            found = compat ? fdtw::stringlist_has(*compat, c)
-                           : np.overflow && !fdt_node_check_compatible(fdt, node, c);
+    struct Visitor {
+        const Quirk &q;
+        bool found = false, cpu, match;
+        bool begin(int, int depth, const char *) {
+            if (depth == 1) cpu = match = false;
+            return depth <= 1 && !found;
         }
-    };
-    fdtw::for_each_cpu_props(fdt, cpus, check);
-    return found;
+        void prop(int, int depth, const fdtw::Prop &p) {
+            if (depth != 1) return;
+            if (fdtw::is_cpu_type(p)) cpu = true;
+            else if (fdtw::name_is(p, "compatible"))
+                for (const char *c : q.compat)
+                    if (c && fdtw::stringlist_has(p, c)) match = true;
+        }
+        void end(int, int depth) {
+            if (depth == 1 && cpu && match) found = true;
+        }
+    } v{q};
+    fdtw::walk(fdt, cpus, v);
+    return v.found;
 }
 
 bool matches(const void *fdt, const Quirk &q) {

@@ -35,7 +35,8 @@ $(HOSTTEST_BUILD)/test_drivers: tests/host/test_drivers.cpp $(HOSTTEST_DRIVERS) 
 $(HOSTTEST_BUILD)/test_core: tests/host/test_core.cpp firmware/core/dt.cpp firmware/core/dt.hpp \
 		firmware/sbi/hartmask.hpp firmware/core/insn_decode.hpp firmware/core/hart_enables.hpp firmware/core/fw_region.hpp firmware/core/hartmap.hpp \
 		firmware/include/riscv/csr.hpp firmware/include/riscv/csr_safe.hpp hw_models/trace/strc_regs.h $(HOSTTEST_BUILD)/edge.dtb $(HOSTTEST_BUILD)/qemu-virt.dtb \
-		firmware/include/fdt_walk.hpp firmware/include/fdt_edit.hpp $(HOSTTEST_BUILD)/qemu-virt-64.dtb
+		firmware/include/fdt_walk.hpp firmware/include/fdt_edit.hpp $(HOSTTEST_BUILD)/qemu-virt-64.dtb \
+		$(HOSTTEST_BUILD)/qemu-spike.dtb $(HOSTTEST_BUILD)/qemu-sifive_u.dtb
 	$(HOSTCXX) $(HOSTCXXFLAGS) -Ifirmware -Ifirmware/include -Ifirmware/core \
 		-DTEST_DATA_DIR='"$(abspath $(HOSTTEST_BUILD))"' -o $@ tests/host/test_core.cpp \
 		firmware/core/dt.cpp -lfdt

@@ -773,6 +773,67 @@ static std::string dump_tree(const void *fdt, int node = 0, int depth = 0) {
     return out + std::string(depth, ' ') + "}\n";
 }
 
+// fdtw::walk (aligned token reads, skipped subtrees crossed by
+// skip_subtree) and fdtw::root_child against libfdt's own walk and path
+// look-up, on QEMU virt's trees of 4 and 64 harts and the sifive_u and spike
+// trees.
+static void check_walk_like_libfdt(const char *dtb) {
+    auto a = load(data(dtb));
+    const void *fdt = a.data();
+    REQUIRE(fdtw::header_ok(fdt));
+    struct Seen {
+        int off, depth;
+        std::string name;
+        bool operator==(const Seen &) const = default;
+    };
+    // Every node; then the same walk skipping /cpus (the devices' walks).
+    for (bool skip_cpus : {false, true}) {
+        std::vector<Seen> ours, libfdts;
+        struct Visitor {
+            std::vector<Seen> &seen;
+            bool skip;
+            bool begin(int off, int depth, const char *name) {
+                seen.push_back({off, depth, name});
+                return !(skip && fdtw::is_cpus(depth, name));
+            }
+            void prop(int, int, const fdtw::Prop &) {}
+            void end(int, int) {}
+        } v{ours, skip_cpus};
+        CHECK(fdtw::walk(fdt, 0, v));
+        int cpus = fdt_path_offset(fdt, "/cpus");
+        int depth = 0;
+        for (int n = 0; n >= 0 && depth >= 0; n = fdt_next_node(fdt, n, &depth)) {
+            if (skip_cpus && cpus >= 0 && depth >= 2 && n > cpus) {
+                int p = fdt_parent_offset(fdt, n);
+                while (p > cpus) p = fdt_parent_offset(fdt, p);
+                if (p == cpus) continue;
+            }
+            libfdts.push_back({n, depth, fdt_get_name(fdt, n, nullptr)});
+        }
+        CHECK(ours == libfdts);
+    }
+    // Every child of the root, by its full name and without its unit address.
+    int c;
+    fdt_for_each_subnode(c, fdt, 0) {
+        std::string name = fdt_get_name(fdt, c, nullptr);
+        for (std::string n : {name, name.substr(0, name.find('@'))}) {
+            CAPTURE(n);
+            CHECK(fdtw::root_child(fdt, n.c_str()) == fdt_path_offset(fdt, ("/" + n).c_str()));
+        }
+    }
+    CHECK(fdtw::root_child(fdt, "no-such-node") == -FDT_ERR_NOTFOUND);
+    // A blob 4 bytes off its 8-byte alignment: refused, as libfdt refuses it.
+    std::vector<char> b(a.size() + 12);
+    char *odd = b.data() + (8 - reinterpret_cast<uintptr_t>(b.data()) % 8) % 8 + 4;
+    memcpy(odd, a.data(), a.size());
+    CHECK_FALSE(fdtw::header_ok(odd));
+}
+
+TEST_CASE("fdtw::walk and fdtw::root_child: every node and path as libfdt finds them") {
+    for (const char *dtb : {"qemu-virt.dtb", "qemu-virt-64.dtb", "qemu-sifive_u.dtb", "qemu-spike.dtb"})
+        check_walk_like_libfdt(dtb);
+}
+
 // fixup_disable_harts in one pass (fdtw::rewrite_cpus) against libfdt's
 // fdt_setprop_string on each node, on QEMU virt's trees of 4 and 64 harts:
 // harts 1 and 3 off (odd ones at 64), a node with status "okay" and one with
