@@ -1712,14 +1712,87 @@ static bool et_report_last(RVTraceEncoderState *s, bool before_format3)
     return false;
 }
 
-/* The instruction at @pc, read as the hart fetches it; its length in *len. */
-static bool et_fetch(RVTraceEncoderState *s, uint64_t pc, uint32_t *insn,
-                     unsigned *len)
+#define ET_CPAGES ARRAY_SIZE(((RVTraceETraceState *)0)->cpage)
+
+static void et_cpage_flush(RVTraceEncoderState *s)
+{
+    unsigned i;
+
+    for (i = 0; i < ET_CPAGES; i++) {
+        s->et.cpage[i].vpage = ~0ull;
+    }
+}
+
+/*
+ * The code page @vpage under the translation the walk set up (et_advance):
+ * false when it does not translate; *@host the host address of the RAM
+ * behind it, or NULL when it is not RAM (then read with
+ * cpu_memory_rw_debug). Cached, since a translation per instruction read
+ * (cpu_memory_rw_debug) was what made the E-Trace walk slow.
+ */
+static bool et_code_page(RVTraceEncoderState *s, CPURISCVState *env,
+                         uint64_t vpage, uint8_t **host)
 {
     CPUState *cs = CPU(s->cpu);
+    typeof(s->et.cpage[0]) *e = &s->et.cpage[vpage % ET_CPAGES];
+    MemoryRegion *mr;
+    hwaddr pa, xlat, plen = TARGET_PAGE_SIZE;
+
+    if (e->vpage == vpage && e->satp == env->satp && e->priv == env->priv &&
+        e->virt == env->virt_enabled && e->vsatp == env->vsatp &&
+        e->hgatp == env->hgatp) {
+        *host = e->host;
+        return true;
+    }
+    pa = cpu_get_phys_page_debug(cs, vpage << TARGET_PAGE_BITS);
+    if (pa == -1) {
+        return false;
+    }
+    e->vpage = vpage;
+    e->satp = env->satp;
+    e->vsatp = env->vsatp;
+    e->hgatp = env->hgatp;
+    e->priv = env->priv;
+    e->virt = env->virt_enabled;
+    e->host = NULL;
+    WITH_RCU_READ_LOCK_GUARD() {
+        mr = address_space_translate(cs->as, pa, &xlat, &plen, false,
+                                     MEMTXATTRS_UNSPECIFIED);
+        /*
+         * Guest RAM (and ROM) stays mapped for the machine's life, so the
+         * pointer outlives the RCU section (virt has no RAM hot-unplug).
+         */
+        if (memory_region_is_ram(mr) && plen >= TARGET_PAGE_SIZE) {
+            e->host = (uint8_t *)memory_region_get_ram_ptr(mr) + xlat;
+        }
+    }
+    *host = e->host;
+    return true;
+}
+
+/* Two bytes of code at @pc (halfword aligned, so within one page). */
+static bool et_fetch16(RVTraceEncoderState *s, CPURISCVState *env,
+                       uint64_t pc, uint8_t *b)
+{
+    uint8_t *host;
+
+    if (!et_code_page(s, env, pc >> TARGET_PAGE_BITS, &host)) {
+        return false;
+    }
+    if (host) {
+        memcpy(b, host + (pc & ~TARGET_PAGE_MASK), 2);
+        return true;
+    }
+    return !cpu_memory_rw_debug(CPU(s->cpu), pc, b, 2, false);
+}
+
+/* The instruction at @pc, read as the hart fetched it; its length in *len. */
+static bool et_fetch(RVTraceEncoderState *s, CPURISCVState *env, uint64_t pc,
+                     uint32_t *insn, unsigned *len)
+{
     uint8_t b[4];
 
-    if (cpu_memory_rw_debug(cs, pc, b, 2, false)) {
+    if (!et_fetch16(s, env, pc, b)) {
         return false;
     }
     if ((b[0] & 3) != 3) {
@@ -1727,7 +1800,7 @@ static bool et_fetch(RVTraceEncoderState *s, uint64_t pc, uint32_t *insn,
         *len = 2;
         return true;
     }
-    if (cpu_memory_rw_debug(cs, pc + 2, b + 2, 2, false)) {
+    if (!et_fetch16(s, env, pc + 2, b + 2)) {
         return false;
     }
     *insn = ldl_le_p(b);
@@ -1831,7 +1904,7 @@ static bool et_walk(RVTraceEncoderState *s, CPURISCVState *env,
         uint64_t target = 0, next;
         bool taken = false;
 
-        if (!et_fetch(s, pc, &insn, &len) || len / 2 > halfwords) {
+        if (!et_fetch(s, env, pc, &insn, &len) || len / 2 > halfwords) {
             s->et.fail_pc = pc;
             s->et.fail_why = ET_FAIL_FETCH;
             return false;
@@ -1871,12 +1944,18 @@ static bool et_walk(RVTraceEncoderState *s, CPURISCVState *env,
 /*
  * The privilege the walked code ran at: the hart's at the end of the
  * previous report (privilege changes only at traps and trap returns, which
- * are reports; both are reported after the change).
+ * are reports; both are reported after the change). Likewise the
+ * translation: taken here, when the run starts, so that a run which writes
+ * satp (Linux's relocate_enable_mmu turns the MMU on and traps to the
+ * virtual address at the next fetch) is read the way it was fetched.
  */
 static void et_note_priv(RVTraceEncoderState *s, CPURISCVState *env)
 {
     s->et.code_priv = env->priv;
     s->et.code_virt = env->virt_enabled;
+    s->et.code_satp = env->satp;
+    s->et.code_vsatp = env->vsatp;
+    s->et.code_hgatp = env->hgatp;
 }
 
 /* Start of traced code at @pc: the next retired instruction is a sync. */
@@ -1904,15 +1983,29 @@ static bool et_advance(RVTraceEncoderState *s, CPURISCVState *env,
     uint64_t halfwords = (env->trace_icnt_k + end) >> 1;
     uint64_t from = s->et.pc;
     uint32_t hist = env->trace_hist;
-    target_ulong priv = env->priv;
+    target_ulong priv = env->priv, satp = env->satp, vsatp = env->vsatp;
+    target_ulong hgatp = env->hgatp;
+    uint64_t mstatus = env->mstatus;
     bool virt = env->virt_enabled, ok;
 
-    /* Read the code with the translation it was fetched with. */
+    /*
+     * Read the code with the translation it was fetched with: the run's
+     * privilege and page tables, as an instruction fetch (MPRV does not
+     * apply, execute-only pages are readable).
+     */
     env->priv = s->et.code_priv;
     env->virt_enabled = s->et.code_virt;
+    env->satp = s->et.code_satp;
+    env->vsatp = s->et.code_vsatp;
+    env->hgatp = s->et.code_hgatp;
+    env->mstatus = (mstatus & ~MSTATUS_MPRV) | MSTATUS_MXR;
     ok = et_walk(s, env, halfwords, hist, has_next, next, end);
     env->priv = priv;
     env->virt_enabled = virt;
+    env->satp = satp;
+    env->vsatp = vsatp;
+    env->hgatp = hgatp;
+    env->mstatus = mstatus;
 
     env->trace_hist = 1;
     if (!ok) {
@@ -2295,6 +2388,7 @@ static void enc_start(RVTraceEncoderState *s, CPURISCVState *env,
     if (s->etrace) {
         s->et.lost = false;
         s->et.dloss = false;
+        et_cpage_flush(s);
         et_data_config(s, false);
         et_support(s, true, ET_QUAL_NO_CHANGE);
         et_restart(s, env, env->pc);
@@ -3003,6 +3097,8 @@ void riscv_strc_tlb_flush(CPURISCVState *env)
     if (s->amb) {
         rvtrace_amb_tlb_flush(s->amb);
     }
+    /* The E-Trace walk's code pages too (page tables may have changed). */
+    et_cpage_flush(s);
 }
 
 static const MemoryRegionOps enc_ops = {
