@@ -1498,15 +1498,17 @@ typedef struct EtPkt {
 
 static void et_put(EtPkt *p, unsigned n, uint64_t v)
 {
-    unsigned i;
+    /* A byte at a time: the address fields are 63 and 64 bits wide. */
+    while (n) {
+        unsigned bit = p->nbits & 7, take = MIN(8 - bit, n);
 
-    for (i = 0; i < n; i++, p->nbits++) {
-        if (!(p->nbits & 7)) {
+        if (!bit) {
             p->b[p->nbits >> 3] = 0;
         }
-        if ((v >> i) & 1) {
-            p->b[p->nbits >> 3] |= 1u << (p->nbits & 7);
-        }
+        p->b[p->nbits >> 3] |= (uint8_t)((v & ((1u << take) - 1)) << bit);
+        v >>= take;
+        n -= take;
+        p->nbits += take;
     }
 }
 
@@ -1895,16 +1897,43 @@ static bool et_walk(RVTraceEncoderState *s, CPURISCVState *env,
                     uint64_t halfwords, uint32_t hist, bool has_next,
                     uint64_t last_next, uint64_t end)
 {
+    RVTraceETraceState *e = &s->et;
     int nbits = 31 - clz32(hist);
-    uint64_t pc = s->et.pc;
+    uint64_t pc = s->et.pc, page = ~0ull;
+    uint8_t *host = NULL;
 
     while (halfwords) {
         uint32_t insn;
         unsigned len, kind;
-        uint64_t target = 0, next;
+        uint64_t target = 0, next, off = pc & ~TARGET_PAGE_MASK;
         bool taken = false;
 
-        if (!et_fetch(s, env, pc, &insn, &len) || len / 2 > halfwords) {
+        /*
+         * The page the last instruction came from is read directly (the
+         * common case); the cache of code pages otherwise.
+         */
+        if ((pc >> TARGET_PAGE_BITS) != page || !host ||
+            off > TARGET_PAGE_SIZE - 4) {
+            page = pc >> TARGET_PAGE_BITS;
+            if (!et_code_page(s, env, page, &host)) {
+                host = NULL;
+            }
+            if (!host || off > TARGET_PAGE_SIZE - 4) {
+                host = NULL;
+                if (!et_fetch(s, env, pc, &insn, &len)) {
+                    len = 0;
+                }
+                goto fetched;
+            }
+        }
+        insn = lduw_le_p(host + off);
+        len = 2;
+        if ((insn & 3) == 3) {
+            insn = ldl_le_p(host + off);
+            len = 4;
+        }
+    fetched:
+        if (!len || len / 2 > halfwords) {
             s->et.fail_pc = pc;
             s->et.fail_why = ET_FAIL_FETCH;
             return false;
@@ -1932,7 +1961,15 @@ static bool et_walk(RVTraceEncoderState *s, CPURISCVState *env,
             s->et.fail_why = ET_FAIL_UNINFERABLE;
             return false;
         }
-        et_retire(s, pc, kind == ET_BRANCH, taken, kind == ET_UNINFERABLE);
+        if (kind != ET_BRANCH && kind != ET_UNINFERABLE && !e->pend_valid &&
+            !e->need_sync && !e->prev_updiscon) {
+            /* What et_retire does for it: nothing to report. */
+            e->last_retired = pc;
+            e->unreported = true;
+        } else {
+            et_retire(s, pc, kind == ET_BRANCH, taken,
+                      kind == ET_UNINFERABLE);
+        }
         pc = next;
     }
     s->et.fail_pc = pc;
