@@ -1316,6 +1316,7 @@ void riscv_trace_cf(CPURISCVState *env, target_ulong pc, target_ulong next,
     }
     enc_batch_run(s);
     if (s->tracing) {
+        s->et.cf_len = succ - pc;
         enc_cf(s, env, succ, next, itype);
     }
     enc_batch_arm(s);
@@ -1886,6 +1887,84 @@ static unsigned et_classify(CPURISCVState *env, uint64_t pc, uint32_t i,
 }
 
 /*
+ * A report at a control transfer (@has_next) without reading every
+ * instruction: between the run's first instruction and the reporting one,
+ * instructions produce no packet but the full branch maps, which depend on
+ * the branch outcomes alone (they are in @hist). So the first instruction
+ * is retired as et_walk would, the pending packet flushed as the second
+ * one's retirement does, the remaining outcomes added to the branch map,
+ * and the reporting instruction (read for its kind) made the last retired.
+ * False when it does not apply (a run of one instruction, code that cannot
+ * be read or that does not start as the report says): et_walk then does
+ * the work. Unlike et_walk, it does not check that the code between
+ * matches the report.
+ */
+static bool et_walk_cf_fast(RVTraceEncoderState *s, CPURISCVState *env,
+                            uint64_t halfwords, uint32_t hist,
+                            uint64_t succ, uint64_t last_next)
+{
+    RVTraceETraceState *e = &s->et;
+    int nbits = 31 - clz32(hist);
+    uint64_t pc = e->pc, last, target;
+    uint32_t insn;
+    unsigned len, kind, last_kind, cf_len = e->cf_len;
+    bool taken = false;
+
+    e->cf_len = 0;
+    if (cf_len != 2 && cf_len != 4) {
+        return false;
+    }
+    last = succ - cf_len;
+    if (!et_fetch(s, env, pc, &insn, &len) || len / 2 >= halfwords) {
+        return false;
+    }
+    kind = et_classify(env, pc, insn, len, &target);
+    if (kind == ET_UNINFERABLE || (kind == ET_BRANCH && nbits <= 0)) {
+        return false;
+    }
+    if (!et_fetch(s, env, last, &insn, &len) || len != cf_len) {
+        return false;
+    }
+    last_kind = et_classify(env, last, insn, len, &target);
+    if (kind == ET_BRANCH) {
+        taken = (hist >> --nbits) & 1;
+    }
+    et_retire(s, pc, kind == ET_BRANCH, taken, false);
+    /* The second instruction's retirement sends what the first held. */
+    if (!e->need_sync) {
+        et_flush_pending(s, false);
+    }
+    while (nbits > 0 && !e->need_sync) {
+        e->map |= (uint32_t)!((hist >> --nbits) & 1) << e->nmap;
+        if (++e->nmap == ET_MAP_MAX) {
+            EtPkt p = { .nbits = 0 };
+
+            et_put(&p, 2, 1);
+            et_put(&p, 5, 0);
+            et_put(&p, ET_MAP_MAX, e->map);
+            et_emit(s, &p);
+            e->nmap = 0;
+            e->map = 0;
+        }
+    }
+    e->pc = last_next;
+    if (e->need_sync) {
+        /*
+         * A packet was dropped (et_emit): the rest of the run is lost and
+         * the next instruction is a sync after trace_lost (et_walk would
+         * sync at the instruction after the drop, whose address this does
+         * not know).
+         */
+        e->prev_updiscon = false;
+        return true;
+    }
+    e->last_retired = last;
+    e->unreported = true;
+    e->prev_updiscon = last_kind == ET_UNINFERABLE;
+    return true;
+}
+
+/*
  * Retire the @halfwords of instructions from et.pc, conditional branches
  * following the bits of @hist (HTM order: stop bit, oldest first). With
  * @last_next, the last one is the reported transfer and its successor is
@@ -2036,7 +2115,8 @@ static bool et_advance(RVTraceEncoderState *s, CPURISCVState *env,
     env->vsatp = s->et.code_vsatp;
     env->hgatp = s->et.code_hgatp;
     env->mstatus = (mstatus & ~MSTATUS_MPRV) | MSTATUS_MXR;
-    ok = et_walk(s, env, halfwords, hist, has_next, next, end);
+    ok = (has_next && et_walk_cf_fast(s, env, halfwords, hist, end, next)) ||
+         et_walk(s, env, halfwords, hist, has_next, next, end);
     env->priv = priv;
     env->virt_enabled = virt;
     env->satp = satp;

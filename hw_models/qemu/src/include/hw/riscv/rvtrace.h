@@ -217,6 +217,7 @@ typedef struct RVTraceETraceState {
     uint64_t desync;         /* walks that failed (resynchronised) */
     uint64_t fail_pc;        /* the last failed walk: where, and why */
     unsigned fail_why;       /* (ET_FAIL_* in rvtrace-encoder.c) */
+    unsigned cf_len;         /* the reporting transfer's length (bytes) */
     /*
      * Data trace (dataTracePayload.adoc): on (denable) and doptions as the
      * last support packet said, a dropped data packet not yet reported
