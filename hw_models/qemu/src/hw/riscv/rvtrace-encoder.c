@@ -1822,8 +1822,9 @@ enum {
 };
 
 /* RV32/RV64 GC: the kind of control transfer and a direct one's target. */
-static unsigned et_classify(CPURISCVState *env, uint64_t pc, uint32_t i,
-                            unsigned len, uint64_t *target)
+static inline __attribute__((always_inline)) unsigned
+et_classify(CPURISCVState *env, uint64_t pc, uint32_t i,
+            unsigned len, uint64_t *target)
 {
     if (len == 4) {
         switch (i & 0x7f) {
