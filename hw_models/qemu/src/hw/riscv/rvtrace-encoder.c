@@ -1430,8 +1430,9 @@ void riscv_trace_idle(CPURISCVState *env)
  * trace_hist, a report at every uninferable transfer, trap and full HIST);
  * at each report the encoder walks the instructions it covers (from
  * et.pc, I-CNT halfwords, branches by their HIST bit, direct jumps by
- * their target, read with the hart's translation) and runs the E-Trace
- * algorithm on each retired instruction:
+ * their target, read with the translation they ran under) and runs the
+ * E-Trace algorithm on each retired instruction (a report at a control
+ * transfer takes a shortcut that gives the same packets: et_walk_cf_fast):
  *  - the first traced instruction and a trap handler's first instruction
  *    get format 3 subformat 0 / 1 (thaddr 1), with its own branch outcome;
  *  - the instruction after an uninferable discontinuity gets format 1
