@@ -90,4 +90,4 @@ r=$(python3 tests/qemu/compare_data.py "$out/decoded.data" - "$out/rec.mem.0" --
   echo "trace-linux-data: MISMATCH: $r"; exit 1; }
 echo "trace-linux-data: $r"
 case $r in *"(accesses 0.."*) ;; *) echo "trace-linux-data: the decoded accesses do not start at the first recorded one"; exit 1;; esac
-rm -f "$out"/rec.* "$out"/trace.bin
+rm -f "$out"/rec.* "$out"/trace.bin "$out"/decoded.data
