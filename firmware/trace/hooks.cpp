@@ -7,6 +7,7 @@
 //   tsbi,trace-size = <MiB>         boot-time buffer size (default 64)
 //   tsbi,trace-format = "etrace"    boot-time trace in E-Trace (default
 //                                   "ntrace")
+//   tsbi,trace-data                 with "etrace": E-Trace data trace too
 //   tsbi,trace-owner = "s-mode"     (the default) components belong to
 //                                   S-mode: reset, the funnels passing
 //                                   through, not PMP-protected, no SBI
@@ -176,7 +177,9 @@ void trace::subsystem::cold_init(const void *fdt, unsigned long next_addr) {
         fw::printf("tsbi: trace: tsbi,trace-format must be \"ntrace\" or \"etrace\": N-Trace\n");
     // S-mode only: the kernel (U-mode and M-mode are filtered out).
     boot.size = size;
-    boot.config = mode | cfg::PRIV_S | (etrace ? cfg::ETRACE : 0);
+    // tsbi,trace-data (with E-Trace): every load and store as well.
+    const bool data = etrace && fdt_getprop(fdt, chosen, "tsbi,trace-data", nullptr);
+    boot.config = mode | cfg::PRIV_S | (etrace ? cfg::ETRACE : 0) | (data ? cfg::DATA : 0);
     for (unsigned h = 0; h < fw::kMaxHarts; h++)
         if (fw::hart_valid(h)) boot_harts |= 1ull << h;
 }
@@ -206,9 +209,10 @@ void trace::subsystem::fdt_fixup(void *fdt) {
         fw::printf("tsbi: trace: boot-time trace not started (%d)\n", err ? err : static_cast<int>(e));
         return;
     }
-    fw::printf("tsbi: trace: %s%s of S-mode into 0x%lx-0x%lx\n",
+    fw::printf("tsbi: trace: %s%s%s of S-mode into 0x%lx-0x%lx\n",
                (boot.config & cfg::MODE_MASK) == TCI_INSTMODE_HTM ? "HTM" : "BTM",
                (boot.config & cfg::ETRACE) ? " E-Trace" : "",
+               (boot.config & cfg::DATA) ? " with data trace" : "",
                static_cast<unsigned long>(boot.buffer),
                static_cast<unsigned long>(boot.buffer + boot.size));
 }

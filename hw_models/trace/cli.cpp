@@ -1041,6 +1041,16 @@ int linux_decode(const Args &a) {
                 ep, img, etrace::InstDecoder::Bulk([&](const uint64_t *pcs, size_t k) { sink.insns(pcs, k); }),
                 a.has("--no-patches") ? nullptr : &tp);
             d.max_steps = dc.max_steps;
+            if (sp) {
+                // An indirect call into the kernel's text goes to a symbol's address
+                // (a function's entry); elsewhere (modules, BPF) anything goes.
+                const uint64_t text_end = virt + img_bytes.size();
+                d.call_target_ok = [&syms, virt, text_end](uint64_t a) {
+                    if (a < virt || a >= text_end) return true;
+                    const long i = syms.lookup(a);
+                    return i >= 0 && syms.syms[size_t(i)].addr == a;
+                };
+            }
             size_t off = 0, at = 0;
             unsigned id;
             std::span<const uint8_t> pl;

@@ -274,9 +274,12 @@ void InstDecoder::packet(const InstPacket &k, uint64_t off) {
                 why = "branch bits left at the reported address after an updiscon";
             } else if (seq_target(prev, pc, jump, t) && t != target) {
                 why = "the jump's target differs from the reported address";
-            } else if (!choices_.empty() && jump.pops() && !jump.pushes() && !after_call(target)) {
+            } else if (!choices_.empty() &&
+                       ((jump.pops() && !jump.pushes() && !after_call(target)) ||
+                        (jump.pushes() && !jump.pops() && call_target_ok && !call_target_ok(target)))) {
                 // Choosing between versions of rewritten code: a return goes to just
-                // after a call. Not an error otherwise (code may return anywhere).
+                // after a call, a call to a function's entry. Not an error otherwise
+                // (code may return anywhere).
                 if (retry(pc)) {
                     prev = ~0ull;
                     continue;

@@ -71,6 +71,12 @@ class InstDecoder {
     uint64_t errors() const { return errors_; }
     uint64_t max_steps = 100000000;
     static constexpr unsigned kMaxChoices = 16, kMaxRetries = 256;
+    // Optional: false for an address an indirect call (jalr linking ra) cannot go to,
+    // e.g. one inside the kernel's text that is no function's entry. Choosing between
+    // versions of rewritten code, a walk whose call lands there backtracks: what tells
+    // a static key's nop from its jump when both versions are straight-line code up
+    // to the next uninferable jump (the jump's side calls, the nop's side returns).
+    std::function<bool(uint64_t)> call_target_ok;
 
   private:
     enum class Step { Next, Uninferable, NeedBit, Bad };

@@ -349,3 +349,50 @@ TEST_CASE("textpatch groups: a static key's sites take the version seen at one o
     tp.believe(1, 0);
     CHECK(tp.belief[0] == 0);
 }
+
+// A static key's site whose two versions are both straight-line up to the next
+// uninferable jump (Linux's LSM hook slots: a nop falls through to the function's
+// return, the jump goes to a block that calls the hook through a pointer): the branch
+// map cannot tell them apart, only where the jump lands can. hook: 0x1000 site (nop |
+// j +8), 0x1004 ret, 0x1008 jalr ra, 0(a5), 0x100c ret; main: 0x2000 call hook,
+// 0x2004 nop. Executed with the site's nop; the decoder starts believing the jump.
+TEST_CASE("etrace decode: a call that lands on no function's entry takes the site's other version") {
+    constexpr uint64_t kHook = 0x1000, kMain2 = 0x2000;
+    auto run = [&](bool check, uint64_t &errors, uint64_t &backtracks) {
+        trace::TextPatches tp;
+        std::vector<uint8_t> hook, mainc;
+        for (uint32_t w : {0x00000013u, 0x00008067u, 0x000780e7u, 0x00008067u}) put32(hook, w);
+        for (uint32_t w : {jal(1, int32_t(kHook - kMain2)), 0x13u}) put32(mainc, w);
+        trace::Image img;
+        img.add(kHook, hook);
+        img.add(kMain2, mainc);
+        tp.aliases = {kHook};
+        tp.size = 16;
+        std::vector<uint8_t> a, b;
+        put32(a, 0x00000013);
+        put32(b, jal(0, 8));
+        REQUIRE(tp.add(0, a.data(), b.data(), 4, false, img.opts));
+        img.set_volatile(tp.volatile_halfwords());
+        tp.believe(0, 1);
+        std::vector<uint64_t> out;
+        InstParams p;
+        InstDecoder d(p, img, InstDecoder::Bulk([&](const uint64_t *x, size_t n) { out.insert(out.end(), x, x + n); }),
+                      &tp);
+        if (check) d.call_target_ok = [&](uint64_t t) { return t == kHook || t == kMain2; };
+        std::vector<uint8_t> s;
+        sync(s, kMain2);
+        addr_packet(s, 4); // the return's target, main + 4
+        support_end(s, 3);
+        feed(p, s, d);
+        errors = d.errors(), backtracks = tp.backtracks;
+        return out;
+    };
+    uint64_t errors = 1, backtracks = 0;
+    const std::vector<uint64_t> executed = {kMain2, kHook, kHook + 4, kMain2 + 4};
+    // Without the check the jump's side explains the trace just as well: wrong, silently.
+    CHECK(run(false, errors, backtracks) == std::vector<uint64_t>{kMain2, kHook, kHook + 8, kMain2 + 4});
+    CHECK(errors == 0);
+    CHECK(run(true, errors, backtracks) == executed);
+    CHECK(errors == 0);
+    CHECK(backtracks == 1);
+}

@@ -10,8 +10,14 @@
 #                               tsbi,trace-format = "etrace"); FORMAT=ntrace is
 #                               the default
 # The project QEMU is built (or reused) by run.sh under /tmp/tsbi-qemu10.lock.
-.PHONY: trace-linux trace-linux-deps
+#   make trace-linux-data       E-Trace data trace of a Linux boot (1 hart, the first
+#                               TRACE_SECONDS, default 20) against insnlog mem=S
+#                               (tests/tracelinux/data.sh)
+.PHONY: trace-linux trace-linux-deps trace-linux-data
 trace-linux-deps: firmware trace linux-initrd-boot $(if $(filter 1,$(VERIFY)),qemu-plugin)
 
 trace-linux: trace-linux-deps
 	TRACE_FORMAT=$(or $(FORMAT),ntrace) tests/tracelinux/run.sh $(if $(filter 1,$(VERIFY)),--verify)
+
+trace-linux-data: firmware trace linux-initrd-boot qemu-plugin
+	tests/tracelinux/data.sh

@@ -11,8 +11,9 @@ echo "TSBI-RESULT stat.cycles=$(grep ';cycles' /tmp/stat.txt | cut -d';' -f1) st
 # Sampling through KVM's SBI PMU: an overflow of a guest counter reaches the
 # guest as its counter-overflow interrupt (LCOFI, 13), which KVM injects
 # through AIA's hvien/hvip, so Linux 6.12 gives the guest Sscofpmf only on a
-# host with Ssaia. The host (36-kvm) reads the ISA, perf record's status and
-# the samples (tests/linux/README.md, "KVM", says why there are none).
+# host with Ssaia (and QEMU patch 0009: tests/linux/README.md, "KVM"). The
+# host (36-kvm) reads the ISA, perf record's status and the samples, which
+# it requires (1 to 4 in the runs so far, with a period of 10^6 or 10^7).
 echo "TSBI-RESULT guest.isa=$(grep -m1 '^isa' /proc/cpuinfo | sed 's/.*: *//')"
 perf record -e cycles -c 10000000 -o /tmp/rec.data -- sh /tsbi/workload.sh spin 2000 2>&1
 echo "TSBI-RESULT record.status=$?"

@@ -1316,6 +1316,7 @@ void riscv_trace_cf(CPURISCVState *env, target_ulong pc, target_ulong next,
     }
     enc_batch_run(s);
     if (s->tracing) {
+        s->et.cf_len = succ - pc;
         enc_cf(s, env, succ, next, itype);
     }
     enc_batch_arm(s);
@@ -1429,8 +1430,9 @@ void riscv_trace_idle(CPURISCVState *env)
  * trace_hist, a report at every uninferable transfer, trap and full HIST);
  * at each report the encoder walks the instructions it covers (from
  * et.pc, I-CNT halfwords, branches by their HIST bit, direct jumps by
- * their target, read with the hart's translation) and runs the E-Trace
- * algorithm on each retired instruction:
+ * their target, read with the translation they ran under) and runs the
+ * E-Trace algorithm on each retired instruction (a report at a control
+ * transfer takes a shortcut that gives the same packets: et_walk_cf_fast):
  *  - the first traced instruction and a trap handler's first instruction
  *    get format 3 subformat 0 / 1 (thaddr 1), with its own branch outcome;
  *  - the instruction after an uninferable discontinuity gets format 1
@@ -1498,15 +1500,17 @@ typedef struct EtPkt {
 
 static void et_put(EtPkt *p, unsigned n, uint64_t v)
 {
-    unsigned i;
+    /* A byte at a time: the address fields are 63 and 64 bits wide. */
+    while (n) {
+        unsigned bit = p->nbits & 7, take = MIN(8 - bit, n);
 
-    for (i = 0; i < n; i++, p->nbits++) {
-        if (!(p->nbits & 7)) {
+        if (!bit) {
             p->b[p->nbits >> 3] = 0;
         }
-        if ((v >> i) & 1) {
-            p->b[p->nbits >> 3] |= 1u << (p->nbits & 7);
-        }
+        p->b[p->nbits >> 3] |= (uint8_t)((v & ((1u << take) - 1)) << bit);
+        v >>= take;
+        n -= take;
+        p->nbits += take;
     }
 }
 
@@ -1712,14 +1716,87 @@ static bool et_report_last(RVTraceEncoderState *s, bool before_format3)
     return false;
 }
 
-/* The instruction at @pc, read as the hart fetches it; its length in *len. */
-static bool et_fetch(RVTraceEncoderState *s, uint64_t pc, uint32_t *insn,
-                     unsigned *len)
+#define ET_CPAGES ARRAY_SIZE(((RVTraceETraceState *)0)->cpage)
+
+static void et_cpage_flush(RVTraceEncoderState *s)
+{
+    unsigned i;
+
+    for (i = 0; i < ET_CPAGES; i++) {
+        s->et.cpage[i].vpage = ~0ull;
+    }
+}
+
+/*
+ * The code page @vpage under the translation the walk set up (et_advance):
+ * false when it does not translate; *@host the host address of the RAM
+ * behind it, or NULL when it is not RAM (then read with
+ * cpu_memory_rw_debug). Cached, since a translation per instruction read
+ * (cpu_memory_rw_debug) was what made the E-Trace walk slow.
+ */
+static bool et_code_page(RVTraceEncoderState *s, CPURISCVState *env,
+                         uint64_t vpage, uint8_t **host)
 {
     CPUState *cs = CPU(s->cpu);
+    typeof(s->et.cpage[0]) *e = &s->et.cpage[vpage % ET_CPAGES];
+    MemoryRegion *mr;
+    hwaddr pa, xlat, plen = TARGET_PAGE_SIZE;
+
+    if (e->vpage == vpage && e->satp == env->satp && e->priv == env->priv &&
+        e->virt == env->virt_enabled && e->vsatp == env->vsatp &&
+        e->hgatp == env->hgatp) {
+        *host = e->host;
+        return true;
+    }
+    pa = cpu_get_phys_page_debug(cs, vpage << TARGET_PAGE_BITS);
+    if (pa == -1) {
+        return false;
+    }
+    e->vpage = vpage;
+    e->satp = env->satp;
+    e->vsatp = env->vsatp;
+    e->hgatp = env->hgatp;
+    e->priv = env->priv;
+    e->virt = env->virt_enabled;
+    e->host = NULL;
+    WITH_RCU_READ_LOCK_GUARD() {
+        mr = address_space_translate(cs->as, pa, &xlat, &plen, false,
+                                     MEMTXATTRS_UNSPECIFIED);
+        /*
+         * Guest RAM (and ROM) stays mapped for the machine's life, so the
+         * pointer outlives the RCU section (virt has no RAM hot-unplug).
+         */
+        if (memory_region_is_ram(mr) && plen >= TARGET_PAGE_SIZE) {
+            e->host = (uint8_t *)memory_region_get_ram_ptr(mr) + xlat;
+        }
+    }
+    *host = e->host;
+    return true;
+}
+
+/* Two bytes of code at @pc (halfword aligned, so within one page). */
+static bool et_fetch16(RVTraceEncoderState *s, CPURISCVState *env,
+                       uint64_t pc, uint8_t *b)
+{
+    uint8_t *host;
+
+    if (!et_code_page(s, env, pc >> TARGET_PAGE_BITS, &host)) {
+        return false;
+    }
+    if (host) {
+        memcpy(b, host + (pc & ~TARGET_PAGE_MASK), 2);
+        return true;
+    }
+    return !cpu_memory_rw_debug(CPU(s->cpu), pc, b, 2, false);
+}
+
+/* The instruction at @pc, read as the hart fetched it; its length in *len. */
+static bool et_fetch(RVTraceEncoderState *s, CPURISCVState *env, uint64_t pc,
+                     uint32_t *insn, unsigned *len)
+{
     uint8_t b[4];
 
-    if (cpu_memory_rw_debug(cs, pc, b, 2, false)) {
+    if (!et_fetch16(s, env, pc, b)) {
         return false;
     }
     if ((b[0] & 3) != 3) {
@@ -1727,7 +1804,7 @@ static bool et_fetch(RVTraceEncoderState *s, uint64_t pc, uint32_t *insn,
         *len = 2;
         return true;
     }
-    if (cpu_memory_rw_debug(cs, pc + 2, b + 2, 2, false)) {
+    if (!et_fetch16(s, env, pc + 2, b + 2)) {
         return false;
     }
     *insn = ldl_le_p(b);
@@ -1746,8 +1823,9 @@ enum {
 };
 
 /* RV32/RV64 GC: the kind of control transfer and a direct one's target. */
-static unsigned et_classify(CPURISCVState *env, uint64_t pc, uint32_t i,
-                            unsigned len, uint64_t *target)
+static inline __attribute__((always_inline)) unsigned
+et_classify(CPURISCVState *env, uint64_t pc, uint32_t i,
+            unsigned len, uint64_t *target)
 {
     if (len == 4) {
         switch (i & 0x7f) {
@@ -1811,6 +1889,84 @@ static unsigned et_classify(CPURISCVState *env, uint64_t pc, uint32_t i,
 }
 
 /*
+ * A report at a control transfer (@has_next) without reading every
+ * instruction: between the run's first instruction and the reporting one,
+ * instructions produce no packet but the full branch maps, which depend on
+ * the branch outcomes alone (they are in @hist). So the first instruction
+ * is retired as et_walk would, the pending packet flushed as the second
+ * one's retirement does, the remaining outcomes added to the branch map,
+ * and the reporting instruction (read for its kind) made the last retired.
+ * False when it does not apply (a run of one instruction, code that cannot
+ * be read or that does not start as the report says): et_walk then does
+ * the work. Unlike et_walk, it does not check that the code between
+ * matches the report.
+ */
+static bool et_walk_cf_fast(RVTraceEncoderState *s, CPURISCVState *env,
+                            uint64_t halfwords, uint32_t hist,
+                            uint64_t succ, uint64_t last_next)
+{
+    RVTraceETraceState *e = &s->et;
+    int nbits = 31 - clz32(hist);
+    uint64_t pc = e->pc, last, target;
+    uint32_t insn;
+    unsigned len, kind, last_kind, cf_len = e->cf_len;
+    bool taken = false;
+
+    e->cf_len = 0;
+    if (cf_len != 2 && cf_len != 4) {
+        return false;
+    }
+    last = succ - cf_len;
+    if (!et_fetch(s, env, pc, &insn, &len) || len / 2 >= halfwords) {
+        return false;
+    }
+    kind = et_classify(env, pc, insn, len, &target);
+    if (kind == ET_UNINFERABLE || (kind == ET_BRANCH && nbits <= 0)) {
+        return false;
+    }
+    if (!et_fetch(s, env, last, &insn, &len) || len != cf_len) {
+        return false;
+    }
+    last_kind = et_classify(env, last, insn, len, &target);
+    if (kind == ET_BRANCH) {
+        taken = (hist >> --nbits) & 1;
+    }
+    et_retire(s, pc, kind == ET_BRANCH, taken, false);
+    /* The second instruction's retirement sends what the first held. */
+    if (!e->need_sync) {
+        et_flush_pending(s, false);
+    }
+    while (nbits > 0 && !e->need_sync) {
+        e->map |= (uint32_t)!((hist >> --nbits) & 1) << e->nmap;
+        if (++e->nmap == ET_MAP_MAX) {
+            EtPkt p = { .nbits = 0 };
+
+            et_put(&p, 2, 1);
+            et_put(&p, 5, 0);
+            et_put(&p, ET_MAP_MAX, e->map);
+            et_emit(s, &p);
+            e->nmap = 0;
+            e->map = 0;
+        }
+    }
+    e->pc = last_next;
+    if (e->need_sync) {
+        /*
+         * A packet was dropped (et_emit): the rest of the run is lost and
+         * the next instruction is a sync after trace_lost (et_walk would
+         * sync at the instruction after the drop, whose address this does
+         * not know).
+         */
+        e->prev_updiscon = false;
+        return true;
+    }
+    e->last_retired = last;
+    e->unreported = true;
+    e->prev_updiscon = last_kind == ET_UNINFERABLE;
+    return true;
+}
+
+/*
  * Retire the @halfwords of instructions from et.pc, conditional branches
  * following the bits of @hist (HTM order: stop bit, oldest first). With
  * @last_next, the last one is the reported transfer and its successor is
@@ -1822,16 +1978,43 @@ static bool et_walk(RVTraceEncoderState *s, CPURISCVState *env,
                     uint64_t halfwords, uint32_t hist, bool has_next,
                     uint64_t last_next, uint64_t end)
 {
+    RVTraceETraceState *e = &s->et;
     int nbits = 31 - clz32(hist);
-    uint64_t pc = s->et.pc;
+    uint64_t pc = s->et.pc, page = ~0ull;
+    uint8_t *host = NULL;
 
     while (halfwords) {
         uint32_t insn;
         unsigned len, kind;
-        uint64_t target = 0, next;
+        uint64_t target = 0, next, off = pc & ~TARGET_PAGE_MASK;
         bool taken = false;
 
-        if (!et_fetch(s, pc, &insn, &len) || len / 2 > halfwords) {
+        /*
+         * The page the last instruction came from is read directly (the
+         * common case); the cache of code pages otherwise.
+         */
+        if ((pc >> TARGET_PAGE_BITS) != page || !host ||
+            off > TARGET_PAGE_SIZE - 4) {
+            page = pc >> TARGET_PAGE_BITS;
+            if (!et_code_page(s, env, page, &host)) {
+                host = NULL;
+            }
+            if (!host || off > TARGET_PAGE_SIZE - 4) {
+                host = NULL;
+                if (!et_fetch(s, env, pc, &insn, &len)) {
+                    len = 0;
+                }
+                goto fetched;
+            }
+        }
+        insn = lduw_le_p(host + off);
+        len = 2;
+        if ((insn & 3) == 3) {
+            insn = ldl_le_p(host + off);
+            len = 4;
+        }
+    fetched:
+        if (!len || len / 2 > halfwords) {
             s->et.fail_pc = pc;
             s->et.fail_why = ET_FAIL_FETCH;
             return false;
@@ -1859,7 +2042,15 @@ static bool et_walk(RVTraceEncoderState *s, CPURISCVState *env,
             s->et.fail_why = ET_FAIL_UNINFERABLE;
             return false;
         }
-        et_retire(s, pc, kind == ET_BRANCH, taken, kind == ET_UNINFERABLE);
+        if (kind != ET_BRANCH && kind != ET_UNINFERABLE && !e->pend_valid &&
+            !e->need_sync && !e->prev_updiscon) {
+            /* What et_retire does for it: nothing to report. */
+            e->last_retired = pc;
+            e->unreported = true;
+        } else {
+            et_retire(s, pc, kind == ET_BRANCH, taken,
+                      kind == ET_UNINFERABLE);
+        }
         pc = next;
     }
     s->et.fail_pc = pc;
@@ -1871,12 +2062,18 @@ static bool et_walk(RVTraceEncoderState *s, CPURISCVState *env,
 /*
  * The privilege the walked code ran at: the hart's at the end of the
  * previous report (privilege changes only at traps and trap returns, which
- * are reports; both are reported after the change).
+ * are reports; both are reported after the change). Likewise the
+ * translation: taken here, when the run starts, so that a run which writes
+ * satp (Linux's relocate_enable_mmu turns the MMU on and traps to the
+ * virtual address at the next fetch) is read the way it was fetched.
  */
 static void et_note_priv(RVTraceEncoderState *s, CPURISCVState *env)
 {
     s->et.code_priv = env->priv;
     s->et.code_virt = env->virt_enabled;
+    s->et.code_satp = env->satp;
+    s->et.code_vsatp = env->vsatp;
+    s->et.code_hgatp = env->hgatp;
 }
 
 /* Start of traced code at @pc: the next retired instruction is a sync. */
@@ -1904,15 +2101,30 @@ static bool et_advance(RVTraceEncoderState *s, CPURISCVState *env,
     uint64_t halfwords = (env->trace_icnt_k + end) >> 1;
     uint64_t from = s->et.pc;
     uint32_t hist = env->trace_hist;
-    target_ulong priv = env->priv;
+    target_ulong priv = env->priv, satp = env->satp, vsatp = env->vsatp;
+    target_ulong hgatp = env->hgatp;
+    uint64_t mstatus = env->mstatus;
     bool virt = env->virt_enabled, ok;
 
-    /* Read the code with the translation it was fetched with. */
+    /*
+     * Read the code with the translation it was fetched with: the run's
+     * privilege and page tables, as an instruction fetch (MPRV does not
+     * apply, execute-only pages are readable).
+     */
     env->priv = s->et.code_priv;
     env->virt_enabled = s->et.code_virt;
-    ok = et_walk(s, env, halfwords, hist, has_next, next, end);
+    env->satp = s->et.code_satp;
+    env->vsatp = s->et.code_vsatp;
+    env->hgatp = s->et.code_hgatp;
+    env->mstatus = (mstatus & ~MSTATUS_MPRV) | MSTATUS_MXR;
+    ok = (has_next && et_walk_cf_fast(s, env, halfwords, hist, end, next)) ||
+         et_walk(s, env, halfwords, hist, has_next, next, end);
     env->priv = priv;
     env->virt_enabled = virt;
+    env->satp = satp;
+    env->vsatp = vsatp;
+    env->hgatp = hgatp;
+    env->mstatus = mstatus;
 
     env->trace_hist = 1;
     if (!ok) {
@@ -2295,6 +2507,7 @@ static void enc_start(RVTraceEncoderState *s, CPURISCVState *env,
     if (s->etrace) {
         s->et.lost = false;
         s->et.dloss = false;
+        et_cpage_flush(s);
         et_data_config(s, false);
         et_support(s, true, ET_QUAL_NO_CHANGE);
         et_restart(s, env, env->pc);
@@ -3003,6 +3216,8 @@ void riscv_strc_tlb_flush(CPURISCVState *env)
     if (s->amb) {
         rvtrace_amb_tlb_flush(s->amb);
     }
+    /* The E-Trace walk's code pages too (page tables may have changed). */
+    et_cpage_flush(s);
 }
 
 static const MemoryRegionOps enc_ops = {

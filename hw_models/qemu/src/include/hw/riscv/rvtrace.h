@@ -191,6 +191,25 @@ typedef struct RVTraceETraceState {
     uint8_t sync_priv;       /* priv of the instruction the sync reports */
     uint8_t code_priv;       /* priv (and V) the code since the last report */
     bool code_virt;          /* ran at: the walk reads it with that */
+    /*
+     * ... and the translation it was fetched through, taken when the run
+     * starts (a satp write inside the run, as in Linux's
+     * relocate_enable_mmu, must not change how its start is read).
+     */
+    uint64_t code_satp, code_vsatp, code_hgatp;
+    /*
+     * Code pages the walk reads (direct mapped by virtual page): the host
+     * address of the RAM behind a virtual page under the translation in
+     * the key; NULL host: not RAM (read with cpu_memory_rw_debug). Dropped
+     * by SFENCE.VMA on this hart and when tracing starts.
+     */
+    struct {
+        uint64_t vpage;      /* virtual address >> TARGET_PAGE_BITS; ~0: none */
+        uint64_t satp, vsatp, hgatp;
+        uint8_t priv;
+        bool virt;
+        uint8_t *host;
+    } cpage[16];
     bool trap_interrupt;
     uint64_t trap_cause, trap_tval;
     uint64_t pend_addr;
@@ -198,6 +217,7 @@ typedef struct RVTraceETraceState {
     uint64_t desync;         /* walks that failed (resynchronised) */
     uint64_t fail_pc;        /* the last failed walk: where, and why */
     unsigned fail_why;       /* (ET_FAIL_* in rvtrace-encoder.c) */
+    unsigned cf_len;         /* the reporting transfer's length (bytes) */
     /*
      * Data trace (dataTracePayload.adoc): on (denable) and doptions as the
      * last support packet said, a dropped data packet not yet reported
