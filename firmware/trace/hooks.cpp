@@ -30,7 +30,7 @@ namespace trace {
 
 bool hart_is_stopped(unsigned long hartid) {
     // Anything but STARTED: the hart enters S-mode through trace_hart_start.
-    return hartid < fw::hart_slots() &&
+    return fw::hart_index(hartid) != fw::kNoHart &&
            fw::hart_state(hartid).hsm_state.load(fw::memory_order_acquire) != fw::HSM_STARTED;
 }
 
@@ -176,7 +176,7 @@ void trace::subsystem::cold_init(const void *fdt, unsigned long next_addr) {
     // S-mode only: the kernel (U-mode and M-mode are filtered out).
     boot.size = size;
     boot.config = mode | cfg::PRIV_S | (etrace ? cfg::ETRACE : 0);
-    for (unsigned h = 0; h < fw::kMaxHarts; h++)
+    for (unsigned h = 0; h < kMaxHarts; h++)
         if (fw::hart_valid(h)) boot_harts |= 1ull << h;
 }
 
