@@ -4,7 +4,7 @@
 #include <stdint.h>
 #include <stddef.h>
 #include "fw_limits.h"
-#include "core/hartmap.hpp"
+#include "../core/hartmap.hpp"
 
 namespace fw {
 
