@@ -23,8 +23,7 @@ _start:
     .option pop
     mv      tp, a0
     SET_STACK(zero)
-    /* Clear .bss (stacks included; we run on one of them, which is still
-     * empty). */
+    /* Clear .bss (the stacks are not in it: link.ld). */
     la      t0, __bss_start
     la      t1, __bss_end
 1:  bgeu    t0, t1, 2f

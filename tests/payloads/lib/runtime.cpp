@@ -12,7 +12,9 @@ volatile unsigned long pl_extra_entry_hartid __attribute__((section(".data"))) =
 volatile unsigned long pl_bad_entry_a0;
 volatile unsigned long pl_bad_resume_a0, pl_bad_resume_a1;
 // Slot 0: the boot hart; slot i + 1: the hart of index i (payload_asm.h).
-alignas(16) uint8_t pl_stacks[PL_MAX_HARTS + 1][PL_STACK_SIZE];
+// Outside .bss (link.ld): crt0 clears .bss, and 8 MiB of stacks need no
+// clearing.
+alignas(16) uint8_t pl_stacks[PL_MAX_HARTS + 1][PL_STACK_SIZE] __attribute__((section(".pl_stacks")));
 uint16_t pl_hart_slot[PL_MAX_HARTID]; // by hart ID: index + 1, 0 for none (fdt.cpp)
 alignas(RCTX_SIZE) unsigned long pl_resume_ctx[PL_MAX_HARTS][RCTX_SIZE / SZREG];
 long pl_suspend_nonret(unsigned long type, void *ctx, unsigned long resume_addr, long eid, long fid);
