@@ -35,6 +35,8 @@
 #define MIP_MSIP (1 << 3)
 /* fw_dynamic_info's magic, "OSBI" (OpenSBI's boot contract; init.cpp). */
 #define FW_DYNAMIC_INFO_MAGIC 0x4942534f
+/* fw::hartmap::kNoIndex: no hart at this ID in the hart-ID table. */
+#define HARTMAP_NO_INDEX 0xffff
 /* The SBI extension table entry.S dispatches with (sbi_ext_table,
  * firmware/sbi/ecall.cpp, which checks this layout): SBI_EXT_SLOTS slots
  * {EID, descriptor}, EID e in slot (e ^ (e >> SBI_EXT_HASH_SHIFT)) mod

@@ -123,7 +123,7 @@ unsigned scan_harts(const void *fdt, HartDesc *out, unsigned max, Beyond *beyond
         void end(int, int depth) {
             if (depth != 1 || !is_cpu || !enabled || !reg || ac < 1 || ac > 2 || reg_len < ac * 4) return;
             const uint64_t id = read_cells(reg, ac);
-            if (beyond && id >= beyond->limit) {
+            if (beyond && (id >= beyond->limit || n >= max)) {
                 if (beyond->count < Beyond::kNamed) beyond->ids[beyond->count] = static_cast<unsigned long>(id);
                 beyond->count++;
                 return;
@@ -258,7 +258,7 @@ int fixup_withhold_extensions(void *fdt, const Withhold *w, unsigned count) {
     return err;
 }
 
-int fixup_disable_harts(void *fdt, const uint64_t *off) {
+int fixup_disable_harts(void *fdt, bool (*served)(uint64_t hartid)) {
     int cpus = fdt_path_offset(fdt, "/cpus");
     if (cpus < 0) return 0;
     int ac = fdt_address_cells(fdt, cpus);
@@ -277,8 +277,7 @@ int fixup_disable_harts(void *fdt, const uint64_t *off) {
         uint32_t at = np.start; // where libfdt would add it: first
         const fdtw::Prop *st = np.find("status", &at);
         const bool enabled = !st || (st->len > 0 && status_okay(static_cast<const char *>(st->data)));
-        // Hart IDs at or above kMaxHarts are parked at reset (entry.S): off too.
-        if ((id < fw::kMaxHarts && !(off[id / 64] >> (id % 64) & 1)) || !enabled) return 0;
+        if (!enabled || served(id)) return 0;
         // "ok" and "okay" are shorter than "disabled": the edit only grows.
         e[0] = {at, st ? 12 + fdtw::align4(uint32_t(st->len)) : 0, uint32_t(status), kDisabled,
                 sizeof kDisabled, 0, 0};

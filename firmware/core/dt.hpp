@@ -23,10 +23,10 @@ struct HartDesc {
     bool smode;
 };
 
-// Marks the /cpus node of every hart in `off` (bit per hart ID, kMaxHarts
-// bits), and of every hart whose ID is kMaxHarts or above (parked at reset),
-// status = "disabled", so the next stage does not try to use it.
-int fixup_disable_harts(void *fdt, const uint64_t *off);
+// Marks the /cpus node of every enabled hart that `served` refuses (no
+// S-mode, or left out by the firmware: parked) status = "disabled", so the
+// next stage does not try to use it.
+int fixup_disable_harts(void *fdt, bool (*served)(uint64_t hartid));
 
 // Removes extension `ext` from a `riscv,isa-extensions` string list of
 // `len` bytes, in place; returns the new length.
@@ -54,8 +54,8 @@ uint64_t parse_isa_string(const char *s, int len);
 // ... and from a `riscv,isa-extensions` string list.
 uint64_t parse_isa_extensions(const char *list, int len);
 
-// Enabled CPU nodes whose hart ID is `limit` or above (scan_harts leaves
-// them out of its list): their count and the first kNamed IDs.
+// Enabled CPU nodes scan_harts leaves out of its list, their hart ID at
+// or above `limit` or past its `max`: their count and the first kNamed IDs.
 struct Beyond {
     static constexpr unsigned kNamed = 16;
     unsigned long limit;
@@ -64,7 +64,7 @@ struct Beyond {
 };
 // Enabled CPU nodes (status absent or "okay"), at most `max`, in one pass
 // over each node's properties. Returns the count. With `beyond`, the harts
-// with IDs at or above beyond->limit go there instead.
+// with IDs at or above beyond->limit, and those past `max`, go there instead.
 unsigned scan_harts(const void *fdt, HartDesc *out, unsigned max, Beyond *beyond = nullptr);
 // /memory nodes (device_type = "memory"), at most kMaxMemRegions ranges.
 bool scan_memory(const void *fdt, Memory &m);

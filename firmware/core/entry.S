@@ -22,6 +22,25 @@
     .endr
 .endm
 
+/* STACK_TOP sp_out, id, t: the top of the carved stack of the hart with ID
+ * \id, a hart with an index (core/hartmap.hpp): fw_hart_map's table, or
+ * index = ID when it has none; then fw_stacks_base + (index + 1) <<
+ * FW_STACK_SHIFT. */
+.macro STACK_TOP out, id, t
+    lla     \t, fw_hart_map
+    REG_L   \t, REGBYTES(\t)           /* table */
+    mv      \out, \id
+    beqz    \t, 9f
+    slli    \out, \id, 1
+    add     \t, \t, \out
+    lhu     \out, 0(\t)
+9:  addi    \out, \out, 1
+    slli    \out, \out, FW_STACK_SHIFT
+    lla     \t, fw_stacks_base
+    REG_L   \t, 0(\t)
+    add     \out, \out, \t
+.endm
+
     .option norvc
     .section .text.entry, "ax"
     .globl _start
@@ -49,7 +68,7 @@ _start:
     csrr    s0, mhartid
     mv      s1, a1
     mv      s2, a2
-    li      t1, FW_MAX_HARTS
+    li      t1, FW_HARTID_LIMIT
     bgeu    s0, t1, hart_park
     /* The boot hart: the one a fw_dynamic_info of version 2 or later names
      * (fw_dynamic image only), else the first to take the lottery. It runs
@@ -99,16 +118,19 @@ _start:
     bnez    t1, 2f
     wfi
     j       1b
-    /* A hart with a stack carved for it (hart ID below fw_hart_slots):
-     * sp = fw_stacks_base + (hartid + 1) * FW_STACK_SIZE. Others park. */
-2:  lla     t0, fw_hart_slots
-    REG_L   t1, 0(t0)
+    /* A hart with a stack carved for it (an index in fw_hart_map: its ID
+     * below id_limit, and no hole in the table). Others park. */
+2:  lla     t0, fw_hart_map
+    REG_L   t1, 0(t0)                   /* id_limit */
     bgeu    s0, t1, hart_park
-    lla     t0, fw_stacks_base
-    REG_L   t1, 0(t0)
-    addi    t2, s0, 1
-    slli    t2, t2, FW_STACK_SHIFT
-    add     sp, t1, t2
+    REG_L   t1, REGBYTES(t0)            /* table */
+    beqz    t1, 3f
+    slli    t2, s0, 1
+    add     t1, t1, t2
+    lhu     t1, 0(t1)
+    li      t2, HARTMAP_NO_INDEX
+    beq     t1, t2, hart_park
+3:  STACK_TOP sp, s0, t0
     mv      a0, s0
     mv      a1, s1
     mv      a2, s2
@@ -280,12 +302,8 @@ trap_return:
     .globl smode_enter
 smode_enter:
     csrw    mepc, a2
-    csrr    t0, mhartid
-    addi    t0, t0, 1
-    slli    t0, t0, FW_STACK_SHIFT
-    la      t1, fw_stacks_base
-    REG_L   t1, 0(t1)
-    add     t0, t0, t1
+    csrr    t1, mhartid
+    STACK_TOP t0, t1, t2
     csrw    mscratch, t0
     li      ra, 0
     li      sp, 0

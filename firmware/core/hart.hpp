@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // Per-hart state of the firmware core: HSM state, pending IPIs and the
 // outgoing remote-fence request, in each hart's HartBlock (hart_block.hpp:
-// block_of(hartid).core, this_hart()).
+// block_of(hartid).core, block_at(index).core, this_hart()).
 #pragma once
 #include "fw.hpp"
 #include "atomic.hpp"
@@ -45,6 +45,7 @@ struct FenceRequest {
 
 struct alignas(64) HartState {
     fw::atomic<unsigned> hsm_state;
+    unsigned long hartid;          // of this index (fw::hart_index)
     bool present;                  // enabled in the DT and served by us
     uint64_t isa;                  // ISA extension bits (fw::Ext)
     unsigned long next_addr, next_arg1, next_mode; // for HSM start / resume
@@ -52,7 +53,7 @@ struct alignas(64) HartState {
     unsigned long asid_max, vmid_max; // largest ASID / VMID the hart implements
     fw::atomic<unsigned> start_ready;    // next_* written for a pending HSM start
     fw::atomic<unsigned long> ipi_pending;
-    fw::atomic<unsigned long> fence_from[kMaxHarts / kXlen]; // senders with a request for us
+    fw::atomic<unsigned long> fence_from[kHartWords]; // senders (bit = index) with a request for us
     FenceRequest fence_req;                // our outgoing request
     fw::atomic<unsigned> fence_waiting;   // targets still to process fence_req
 };
@@ -94,17 +95,18 @@ enum Ext : unsigned {
 };
 static_assert(EXT_COUNT <= 64, "HartState::isa holds one bit per extension");
 
-// For a bitmap of target harts (XLEN-wide words, as sbi::HartBitmap): the
-// calling hart is served in place, the others through IPIs, and a call for
-// the calling hart alone skips the latter. is_target: whether hart `id` is
-// in it; others_than: `others` = the targets but `id`, and whether any.
-inline bool is_target(const unsigned long *targets, unsigned long id) {
-    return (targets[id / kXlen] >> (id % kXlen)) & 1;
+// For a bitmap of target harts (bit = hart index, XLEN-wide words, as
+// sbi::HartBitmap; hart_words() of them hold harts): the calling hart is
+// served in place, the others through IPIs, and a call for the calling hart
+// alone skips the latter. is_target: whether index `self` is in it;
+// others_than: `others` = the targets but `self`, and whether any.
+inline bool is_target(const unsigned long *targets, unsigned self) {
+    return (targets[self / kXlen] >> (self % kXlen)) & 1;
 }
-inline bool others_than(const unsigned long *targets, unsigned long id, unsigned long *others) {
+inline bool others_than(const unsigned long *targets, unsigned self, unsigned long *others) {
     unsigned long any = 0;
-    for (unsigned w = 0; w < kMaxHarts / kXlen; w++) {
-        others[w] = targets[w] & ~(w == id / kXlen ? 1ul << (id % kXlen) : 0);
+    for (unsigned w = 0, n = hart_words(); w < n; w++) {
+        others[w] = targets[w] & ~(w == self / kXlen ? 1ul << (self % kXlen) : 0);
         any |= others[w];
     }
     return any != 0;
@@ -114,8 +116,10 @@ inline bool others_than(const unsigned long *targets, unsigned long id, unsigned
 // timer forwarding). Called from the trap handler and from wait loops.
 void process_ipis();
 void process_timer();
-// Sends IPI reason `why` to `hartid` (sets the bit, raises MSIP).
+// Sends IPI reason `why` to `hartid`, or to the hart of index `index`
+// (sets the bit, raises MSIP).
 void send_ipi(unsigned long hartid, unsigned long why);
+void send_ipi_at(unsigned index, unsigned long why);
 // Privilege of a next stage (OpenSBI's fw_dynamic_info next_mode values).
 constexpr unsigned long FW_DYNAMIC_NEXT_MODE_U = 0, FW_DYNAMIC_NEXT_MODE_S = 1;
 // HSM start of a STOPPED hart: it leaves its stopped loop and enters `addr` in

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // All per-hart state of the core and the SBI extensions in one struct, one
-// HartBlock per hart (issue 29, plan step 4 in core/README.md "Harts and
-// their memory"). The blocks are carved at cold boot, one per hart ID below
-// hart_slots() (core/init.cpp), and indexed by hart ID; block_of() of any
-// other ID is out of bounds, so loops over hart IDs ask hart_valid() first.
+// HartBlock per hart (issue 29, core/README.md "Harts and their memory").
+// The blocks are carved at cold boot, one per hart index below hart_count()
+// (core/init.cpp); block_of(hartid) looks the index up, so it takes only a
+// hart the firmware serves (hart_valid(), or the calling hart).
 // Included at the end of hart.hpp.
 #pragma once
 #include "hart.hpp"
@@ -23,14 +23,16 @@ struct alignas(kHartBlockSize) HartBlock {
 };
 static_assert(sizeof(HartBlock) == kHartBlockSize, "the members outgrew the block");
 
-extern HartBlock *blocks; // hart_slots() of them; null before the carve
+extern HartBlock *blocks; // hart_count() of them; null before the carve
 
-inline HartBlock &block_of(unsigned long hartid) { return blocks[hartid]; }
-inline HartState &hart_state(unsigned long hartid) { return blocks[hartid].core; }
+inline HartBlock &block_at(unsigned index) { return blocks[index]; }
+inline HartState &hart_at(unsigned index) { return blocks[index].core; }
+inline HartBlock &block_of(unsigned long hartid) { return blocks[hart_index(hartid)]; }
+inline HartState &hart_state(unsigned long hartid) { return blocks[hart_index(hartid)].core; }
 
 inline HartBlock &this_block() {
 #ifdef __riscv
-    return blocks[current_hartid()];
+    return blocks[this_index()];
 #else
     return blocks[0];
 #endif

@@ -28,21 +28,25 @@ extern "C" fw::atomic<unsigned long> fw_cold_boot_done;
 extern "C" const bool fw_image_dynamic;
 
 // The per-hart memory carved at cold boot (carve_harts): entry.S gives a
-// released hart below fw_hart_slots the stack at fw_stacks_base + (hartid +
-// 1) * kStackSize; other harts park.
+// released hart with an index in fw_hart_map the stack at fw_stacks_base +
+// (index + 1) * kStackSize; other harts park.
 extern "C" {
-unsigned long fw_hart_slots;
+fw::hartmap::Map fw_hart_map;
 uintptr_t fw_stacks_base;
 }
+static_assert(offsetof(fw::hartmap::Map, id_limit) == 0 &&
+                  offsetof(fw::hartmap::Map, table) == sizeof(long),
+              "entry.S reads fw_hart_map's id_limit and table there");
+static_assert(HARTMAP_NO_INDEX == fw::hartmap::kNoIndex, "entry.S's constant (asm.h)");
 
 namespace fw {
 
 HartBlock *blocks;
 bool strc_offered;
-unsigned long hart_valid_bits[kMaxHarts / kXlen];
+unsigned long hart_valid_bits[kHartWords];
 // The harts the device tree describes, read once by cold boot (dt.hpp) for
-// every subsystem that needs them.
-dt::HartDesc boot_descs[kMaxHarts];
+// every subsystem that needs them; carved after the image (carve_harts).
+dt::HartDesc *boot_descs;
 unsigned n_boot_descs;
 
 unsigned device_tree_harts(const dt::HartDesc *&descs) {
@@ -70,6 +74,7 @@ struct BootInfo {
 } boot;
 
 dt::Memory memory;
+unsigned harts_fit = kMaxHarts; // fewer: the harts whose memory fits (carve_harts)
 uintptr_t region_start, region_end; // PMP/NAPOT-sized firmware region
 // The first byte after the image and what carve_per_hart has carved after
 // it; carve_fw_memory carves from the region's top down to `carved_top`.
@@ -418,23 +423,27 @@ void print_banner(unsigned nharts) {
            boot.next_addr, boot.next_mode == FW_DYNAMIC_NEXT_MODE_U ? "U" : "S", boot.fdt);
 }
 
-// Harts the device tree describes whose IDs this build cannot index
-// (FW_MAX_HARTS, fw_limits.h): parked at reset by entry.S, disabled in the
-// tree the next stage gets, and named here, never dropped silently.
+// Harts the device tree describes that this build cannot serve (more than
+// FW_MAX_HARTS, or an ID at or above FW_HARTID_LIMIT, fw_limits.h): parked,
+// disabled in the tree the next stage gets, and named here, never dropped
+// silently.
 void report_left_out(const dt::Beyond &left) {
     constexpr unsigned kNamed = dt::Beyond::kNamed;
     const unsigned n = left.count;
     const unsigned long *ids = left.ids;
-    printf("tsbi: WARNING: %u hart(s) left out: hart IDs %u and above exceed this build's "
-           "FW_MAX_HARTS; left out:", n, kMaxHarts);
+    if (harts_fit < kMaxHarts)
+        printf("tsbi: WARNING: the per-hart memory of %u harts fits below the next stage at 0x%lx\n",
+               harts_fit, boot.next_addr);
+    printf("tsbi: WARNING: %u hart(s) left out: this build serves at most %u harts, with hart "
+           "IDs below %lu (FW_MAX_HARTS, FW_HARTID_LIMIT); left out:", n, kMaxHarts, kHartIdLimit);
     for (unsigned i = 0; i < n && i < kNamed; i++) printf(" %lu", ids[i]);
     printf(n > kNamed ? " ... (%u more)\n" : "\n", n - kNamed);
 }
 
 // A hart the firmware serves and offers to S-mode (hart_valid).
-void mark_present(unsigned long hartid) {
-    hart_state(hartid).present = true;
-    hart_valid_bits[hartid / kXlen] |= 1ul << (hartid % kXlen);
+void mark_present(unsigned index) {
+    hart_at(index).present = true;
+    hart_valid_bits[index / kXlen] |= 1ul << (index % kXlen);
 }
 
 // The highest address the firmware region may reach: the next stage when it
@@ -452,24 +461,65 @@ uint64_t room_limit() {
     return limit;
 }
 
-// One slot of per-hart memory for every hart ID up to the highest the
-// device tree describes (and the boot hart's): the stacks first, right
-// after the image and aligned to their size, then the blocks. The stacks
-// are not cleared (run.py --stack-report paints them before the run).
-void carve_harts(unsigned long hartid, const dt::HartDesc *descs, unsigned n) {
-    unsigned long slots = hartid + 1;
-    for (unsigned i = 0; i < n; i++)
-        if (descs[i].hartid + 1 > slots) slots = descs[i].hartid + 1;
+// Per-hart memory right after the image, for the harts the device tree
+// describes (core/README.md "Harts and their memory"): their descriptions
+// (scan_harts writes them there), the hart-ID table when the IDs are not
+// 0..n-1 (core/hartmap.hpp), then one stack per hart index, aligned to its
+// size, and the blocks. Harts the build cannot serve go to `left`. Returns
+// why it cannot, or null. Runs before the console exists: the caller says
+// it. The stacks are not cleared (run.py --stack-report paints them before
+// the run).
+const char *carve_harts(unsigned long boot_id, const void *blob, dt::Beyond &left) {
     const uint64_t limit = room_limit();
-    const uint64_t stacks = region::align_up(carve_end, kStackSize);
-    const uint64_t end = stacks + slots * kStackSize;
+    uint64_t at = region::align_up(carve_end, alignof(dt::HartDesc));
+    if (at >= limit) return "no room for the harts' descriptions below the next stage";
+    const uint64_t room = (limit - at) / sizeof(dt::HartDesc);
+    auto *descs = reinterpret_cast<dt::HartDesc *>(static_cast<uintptr_t>(at));
+    left = {kHartIdLimit, 0, {}};
+    const unsigned n = dt::scan_harts(blob, descs, room < kMaxHarts ? unsigned(room) : kMaxHarts, &left);
+    boot_descs = descs;
+    n_boot_descs = n;
+    at += n * sizeof(dt::HartDesc);
+    // The map's table (kept in table mode) and, after it, the IDs it is
+    // built from (scratch, under the stacks carved next).
+    unsigned long entries = boot_id + 1;
+    for (unsigned i = 0; i < n; i++)
+        if (descs[i].hartid + 1 > entries) entries = descs[i].hartid + 1;
+    auto *table = reinterpret_cast<uint16_t *>(static_cast<uintptr_t>(at));
+    const uint64_t ids_at = region::align_up(at + entries * sizeof(uint16_t), sizeof(long));
+    if (ids_at + n * sizeof(long) > limit) return "no room for the hart map below the next stage";
+    auto *ids = reinterpret_cast<unsigned long *>(static_cast<uintptr_t>(ids_at));
+    for (unsigned i = 0; i < n; i++) ids[i] = descs[i].hartid;
+    // As many harts as fit below the next stage with everything carved for
+    // each (the stack, the block, what the subsystems carve, alignment
+    // slack); the others, the highest IDs, are left out and named.
+    const uint64_t stride = sizeof(HartBlock) + subsystems::per_hart_bytes() + 256;
+    const region::Layout fit = region::plan_layout(region_start, at, n ? n : 1, kStackSize, stride,
+                                                   entries * sizeof(uint16_t), limit);
+    if (!fit.region_end || !fit.fits) return "no room for the boot hart's state below the next stage";
+    const unsigned max_harts = fit.fits < kMaxHarts ? fit.fits : kMaxHarts;
+    if (fit.fits < n) harts_fit = fit.fits;
+    const hartmap::Built b = hartmap::build(ids, n, boot_id, kHartIdLimit, max_harts, table);
+    fw_hart_map = b.map;
+    if (b.map.table) at += entries * sizeof(uint16_t);
+    // Past what fits (the highest IDs), or past kMaxHarts when the boot hart
+    // needed a place.
+    for (unsigned i = 0; i < n; i++) {
+        if (hart_index(descs[i].hartid) != kNoHart) continue;
+        if (left.count < dt::Beyond::kNamed) left.ids[left.count] = descs[i].hartid;
+        left.count++;
+    }
+    const uint64_t stacks = region::align_up(at, kStackSize);
+    const uint64_t end = stacks + static_cast<uint64_t>(b.map.n) * kStackSize;
     if (region_start + region::napot_size(end - region_start) > limit)
-        fatal("no room for the harts' stacks below the next stage");
+        return "no room for the harts' stacks below the next stage";
     fw_stacks_base = static_cast<uintptr_t>(stacks);
     carve_end = static_cast<uintptr_t>(end);
-    fw_hart_slots = slots;
     blocks = static_cast<HartBlock *>(carve_per_hart(sizeof(HartBlock), alignof(HartBlock)));
-    if (!blocks) fatal("no room for the harts' state below the next stage");
+    if (!blocks) return "no room for the harts' state below the next stage";
+    for (unsigned long id = 0; id < b.map.id_limit; id++)
+        if (unsigned x = hart_index(id); x != kNoHart) hart_at(x).hartid = id;
+    return nullptr;
 }
 
 void cold_boot(unsigned long hartid, unsigned long fdt, const FwDynamicInfo *di) {
@@ -480,11 +530,10 @@ void cold_boot(unsigned long hartid, unsigned long fdt, const FwDynamicInfo *di)
     auto *blob = reinterpret_cast<void *>(fdt);
     // libfdt trusts the blob past this check (firmware/build.mk, FDT_ASSUME_MASK).
     if (!fdtw::header_ok(blob)) fatal("no device tree at a1 (bad header)");
-    if (!platform::cold_init(blob)) fatal("platform initialisation failed");
 
     // Every S-mode address is checked against these ranges; the per-hart
     // memory is carved below the next stage, inside them.
-    if (!dt::scan_memory(blob, memory) || !memory.count) fatal("no /memory in the device tree");
+    const bool have_memory = dt::scan_memory(blob, memory) && memory.count;
     boot.fdt = fdt;
     boot.next_mode = FW_DYNAMIC_NEXT_MODE_S;
     boot.next_addr = region_start + kJumpOffset;
@@ -492,30 +541,30 @@ void cold_boot(unsigned long hartid, unsigned long fdt, const FwDynamicInfo *di)
         boot.next_addr = di->next_addr;
         boot.next_mode = di->next_mode;
     }
-
-    dt::Beyond left{kMaxHarts, 0, {}};
-    unsigned n = dt::scan_harts(blob, boot_descs, kMaxHarts, &left);
-    n_boot_descs = n;
-    carve_harts(hartid, boot_descs, n);
+    // The harts and their memory first: the platform's drivers keep
+    // per-hart state by hart index (the ACLINT's MSIP and mtimecmp).
+    dt::Beyond left{kHartIdLimit, 0, {}};
+    const char *no_room = have_memory ? carve_harts(hartid, blob, left) : nullptr;
+    if (!platform::cold_init(blob)) fatal("platform initialisation failed");
+    if (!have_memory) fatal("no /memory in the device tree");
+    if (no_room) fatal(no_room);
+    const unsigned n = n_boot_descs;
     unsigned served = 0;
-    uint64_t unserved[kMaxHarts / 64] = {};
     const dt::HartDesc *descs = boot_descs;
     for (unsigned i = 0; i < n; i++) {
         // A hart without S-mode (no mmu-type, e.g. the FU540's E51 monitor
         // core) is never offered to S-mode: HSM reports it absent, and the
         // device tree the next stage gets says it is disabled.
-        if (!descs[i].smode) {
-            unserved[descs[i].hartid / 64] |= 1ull << (descs[i].hartid % 64);
-            continue;
-        }
-        HartState &h = hart_state(descs[i].hartid);
-        mark_present(descs[i].hartid);
+        const unsigned x = hart_index(descs[i].hartid);
+        if (!descs[i].smode || x == kNoHart) continue;
+        HartState &h = hart_at(x);
+        mark_present(x);
         h.isa = descs[i].isa;
         h.hsm_state.store(HSM_STOPPED, fw::memory_order_relaxed);
         served++;
     }
     if (!n) { // a DT without /cpus: serve at least ourselves
-        mark_present(hartid);
+        mark_present(hart_index(hartid));
         served++;
     }
     if (!served) fatal("no hart in the device tree can run S-mode");
@@ -537,11 +586,10 @@ void cold_boot(unsigned long hartid, unsigned long fdt, const FwDynamicInfo *di)
     drivers::fdt_index_drop();
     int err = dt::open_for_fixup(blob, kFdtExtra + kFdtExtraPerHart * (n + left.count));
     if (!err) err = dt::fixup_reserve(blob, region_start, region_end - region_start);
-    // Only when a hart is left out or unserved: the walk costs about 1,800
-    // instructions a hart and finds nothing to edit otherwise.
-    bool any_unserved = left.count != 0;
-    for (uint64_t w : unserved) any_unserved |= w != 0;
-    if (!err && any_unserved) err = dt::fixup_disable_harts(blob, unserved);
+    // Only when a hart is left out or not served (no S-mode): the walk costs
+    // about 1,800 instructions a hart and finds nothing to edit otherwise.
+    if (!err && (left.count != 0 || served < n))
+        err = dt::fixup_disable_harts(blob, [](uint64_t id) { return id < kHartIdLimit && hart_valid(id); });
     if (!err)
         err = dt::fixup_withhold_extensions(blob, enables::kWithheld,
                                             sizeof enables::kWithheld / sizeof *enables::kWithheld);
@@ -565,8 +613,8 @@ void cold_boot(unsigned long hartid, unsigned long fdt, const FwDynamicInfo *di)
 // gets there). The waking IPI stays pending: stopped_loop consumes it.
 void release_harts(unsigned long boot_hartid) {
     fw_cold_boot_done.store(1, fw::memory_order_release);
-    for (unsigned long h = 0; h < hart_slots(); h++)
-        if (hart_valid(h) && h != boot_hartid) platform::ipi_send(h);
+    for (unsigned i = 0; i < hart_count(); i++)
+        if (index_valid(i) && hart_at(i).hartid != boot_hartid) platform::ipi_send(hart_at(i).hartid);
 }
 
 } // namespace
@@ -574,8 +622,9 @@ void release_harts(unsigned long boot_hartid) {
 // The boot hart cannot run the next stage: start it on the lowest hart that
 // can, through the HSM start path (that hart waits in stopped_loop).
 void hand_off_next_stage() {
-    for (unsigned long t = 0; t < hart_slots(); t++)
-        if (hart_valid(t) && request_start(t, boot.next_addr, boot.fdt, boot.next_mode)) return;
+    for (unsigned i = 0; i < hart_count(); i++)
+        if (index_valid(i) && request_start(hart_at(i).hartid, boot.next_addr, boot.fdt, boot.next_mode))
+            return;
     fatal("no hart can run the next stage");
 }
 
@@ -614,7 +663,7 @@ void *carve_per_hart(unsigned long size, unsigned long align) {
     // After what was carved before, below what carve_fw_memory took from
     // the top (the region grows instead when that is in the way).
     const uint64_t base = region::align_up(carve_end, align);
-    const uint64_t end = base + static_cast<uint64_t>(hart_slots()) * size;
+    const uint64_t end = base + static_cast<uint64_t>(hart_count()) * size;
     const uint64_t region = region_start + region::napot_size(end - region_start);
     if (region > room_limit() || (carved_top && end > carved_top)) return nullptr;
     memset(reinterpret_cast<void *>(static_cast<uintptr_t>(base)), 0, static_cast<size_t>(end - base));

@@ -12,10 +12,13 @@
 
 namespace fw {
 
-void send_ipi(unsigned long hartid, unsigned long why) {
-    hart_state(hartid).ipi_pending.fetch_or(why, fw::memory_order_release);
-    platform::ipi_send(hartid);
+void send_ipi_at(unsigned index, unsigned long why) {
+    HartState &h = hart_at(index);
+    h.ipi_pending.fetch_or(why, fw::memory_order_release);
+    platform::ipi_send(h.hartid);
 }
+
+void send_ipi(unsigned long hartid, unsigned long why) { send_ipi_at(hart_index(hartid), why); }
 
 // Above this many pages a full flush is cheaper than page-by-page fences.
 unsigned long max_page_fences = 64;
@@ -128,12 +131,12 @@ void execute_fence(const FenceRequest &r) {
 }
 
 void process_fences(HartState &self) {
-    for (unsigned w = 0; w < kMaxHarts / kXlen; w++) {
+    for (unsigned w = 0, n = hart_words(); w < n; w++) {
         unsigned long from = self.fence_from[w].exchange(0, fw::memory_order_acquire);
         while (from) {
             unsigned bit = __builtin_ctzl(from);
             from &= from - 1;
-            HartState &sender = hart_state(w * kXlen + bit);
+            HartState &sender = hart_at(w * kXlen + bit);
             execute_fence(sender.fence_req);
             sender.fence_waiting.fetch_sub(1, fw::memory_order_release);
         }
@@ -143,9 +146,8 @@ void process_fences(HartState &self) {
 } // namespace
 
 void process_ipis() {
-    unsigned long hartid = current_hartid();
-    HartState &self = hart_state(hartid);
-    platform::ipi_clear(hartid);
+    HartState &self = hart_at(this_index());
+    platform::ipi_clear(self.hartid);
     unsigned long why = self.ipi_pending.exchange(0, fw::memory_order_acquire);
     if (why & IPI_FENCE) process_fences(self);
     if (why & IPI_SMODE) {
@@ -168,19 +170,19 @@ namespace {
 // saves no registers for it.
 [[gnu::noinline]] void fence_with_others(const FenceRequest &req, const unsigned long *others,
                                          bool local) {
-    const unsigned long self_id = current_hartid();
-    HartState &self = hart_state(self_id);
+    const unsigned self_index = this_index(), words = hart_words();
+    HartState &self = hart_at(self_index);
     unsigned count = 0;
-    for (unsigned w = 0; w < kMaxHarts / kXlen; w++) count += __builtin_popcountl(others[w]);
+    for (unsigned w = 0; w < words; w++) count += __builtin_popcountl(others[w]);
     self.fence_req = req;
     self.fence_waiting.store(count, fw::memory_order_relaxed);
-    const unsigned self_word = static_cast<unsigned>(self_id / kXlen);
-    const unsigned long self_bit = 1ul << (self_id % kXlen);
-    for (unsigned w = 0; w < kMaxHarts / kXlen; w++) {
+    const unsigned self_word = self_index / kXlen;
+    const unsigned long self_bit = 1ul << (self_index % kXlen);
+    for (unsigned w = 0; w < words; w++) {
         for (unsigned long m = others[w]; m; m &= m - 1) {
-            unsigned long h = w * kXlen + __builtin_ctzl(m);
-            hart_state(h).fence_from[self_word].fetch_or(self_bit, fw::memory_order_release);
-            send_ipi(h, IPI_FENCE);
+            const unsigned h = w * kXlen + __builtin_ctzl(m);
+            hart_at(h).fence_from[self_word].fetch_or(self_bit, fw::memory_order_release);
+            send_ipi_at(h, IPI_FENCE);
         }
     }
     if (local) execute_fence(req);
@@ -193,13 +195,14 @@ namespace {
 }
 } // namespace
 
-// Runs `req` on every hart of `targets` (a bitmap of XLEN-wide words), on
-// this hart directly and on the others through IPIs, and waits for them.
+// Runs `req` on every hart of `targets` (a bitmap of hart indices,
+// XLEN-wide words), on this hart directly and on the others through IPIs,
+// and waits for them.
 void remote_fence(const FenceRequest &req, const unsigned long *targets) {
-    const unsigned long self_id = current_hartid();
-    const bool local = is_target(targets, self_id);
-    unsigned long others[kMaxHarts / kXlen];
-    if (others_than(targets, self_id, others))
+    const unsigned self = this_index();
+    const bool local = is_target(targets, self);
+    unsigned long others[kHartWords];
+    if (others_than(targets, self, others))
         fence_with_others(req, others, local);
     else if (local) // only this hart: no request to publish
         execute_fence(req);

@@ -37,6 +37,10 @@ template <const Subsystem &...S> struct List {
     static constexpr bool fast_csr(unsigned num) {
         return (false || ... || (S.csr_fast != nullptr && num - S.csr_fast_first < S.csr_fast_count));
     }
+    // What every subsystem carves per hart, summed.
+    static inline unsigned long per_hart_bytes() {
+        return (0ul + ... + call<S, &Subsystem::per_hart_bytes>());
+    }
     // Regions of every subsystem, one after the other.
     static inline unsigned mmode_regions(MmioRange *out, unsigned max) {
         unsigned n = 0;
@@ -70,6 +74,7 @@ inline void fdt_fixup(void *fdt) {
 [[nodiscard]] inline unsigned mmode_regions(MmioRange *out, unsigned max) {
     return All::mmode_regions(out, max);
 }
+inline unsigned long per_hart_bytes() { return All::per_hart_bytes(); }
 inline void hart_init() {
     All::each<&Subsystem::hart_init>();
 }

@@ -36,7 +36,7 @@ MdtClearScope::MdtClearScope() : was_set_(false) {
     // Before the carve (cold boot's first probes) no hart has a block: the
     // extensions are not known yet, as with a zeroed block.
     const unsigned long id = current_hartid();
-    if (id >= hart_slots() || !hart_has(id, EXT_SMDBLTRP)) return;
+    if (hart_index(id) == kNoHart || !hart_has(id, EXT_SMDBLTRP)) return;
 #if __riscv_xlen == 64
     was_set_ = csr_read(csr::mstatus) & mstatus_bits::MDT;
     if (was_set_) csr_clear(csr::mstatus, mstatus_bits::MDT);
@@ -58,7 +58,7 @@ MdtClearScope::~MdtClearScope() {
 TrapFrame &current_frame() {
     // entry.S puts the frame at the top of the hart's stack (FRAME_SIZE: the
     // frame rounded to the stack alignment).
-    return *reinterpret_cast<TrapFrame *>(fw_stacks_base + (current_hartid() + 1) * kStackSize -
+    return *reinterpret_cast<TrapFrame *>(fw_stacks_base + (this_index() + 1) * kStackSize -
                                           FRAME_SIZE);
 }
 

@@ -62,22 +62,22 @@ struct PerHart {
 };
 
 // One slot per hart: the firmware's view and the emulated state together,
-// so the CSR path computes one address. One per hart ID below
-// fw::hart_slots(), carved by cold_init.
+// so the CSR path computes one address. One per hart index (fw::hart_index)
+// below fw::hart_count(), carved by cold_init.
 struct Slot {
     PerHart p;
     ctr::Hart emu;
 };
 Slot *g_slot;
 CTR_INLINE Slot &slot() {
-    Slot *s = g_slot + fw::current_hartid();
+    Slot *s = g_slot + fw::this_index();
     // Opaque to the optimiser: under -Os it would recompute the address
-    // (hartid * sizeof(Slot)) at every use instead of keeping it.
+    // (index * sizeof(Slot)) at every use instead of keeping it.
     asm("" : "+r"(s));
     return *s;
 }
 uint8_t g_views = TSBI_CTR_PROFILE;
-bool g_dt_ctr[fw::kMaxHarts]; // the device tree lists smctr/ssctr for the hart
+bool g_dt_ctr[fw::kMaxHarts]; // by hart index: the device tree lists smctr/ssctr for the hart
 bool g_boot_native;           // the boot hart has Smctr (for the DT fix-up)
 
 constexpr unsigned long kBpDeleg = 1ul << csr::cause::breakpoint;
@@ -281,7 +281,7 @@ struct BenchScope {
     BenchScope() { t0 = csr_read(csr::minstret); }
     ~BenchScope() {
         unsigned long t1 = csr_read(csr::minstret);
-        BenchCount &b = g_bench[fw::current_hartid()];
+        BenchCount &b = g_bench[fw::this_index()];
         b.insns += t1 - t0 - 1; // the first minstret read retired in between
         b.calls++;
     }
@@ -295,7 +295,7 @@ struct BenchScope {
 CsrResult ctr::subsystem::read_csr(unsigned csr, unsigned mode, bool virt, unsigned long &value) {
 #ifdef TSBI_CTR_BENCH
     if (csr == kBenchInsns || csr == kBenchCalls) {
-        BenchCount &b = g_bench[fw::current_hartid()];
+        BenchCount &b = g_bench[fw::this_index()];
         value = csr == kBenchInsns ? b.insns : b.calls;
         return CsrResult::Done;
     }
@@ -523,7 +523,7 @@ void ctr::subsystem::cold_init(const void *fdt, unsigned long) {
     unsigned n = fw::device_tree_harts(descs);
     constexpr uint64_t kCtrExt = (1ull << fw::EXT_SMCTR) | (1ull << fw::EXT_SSCTR);
     for (unsigned i = 0; i < n; i++)
-        if (descs[i].hartid < fw::kMaxHarts) g_dt_ctr[descs[i].hartid] = descs[i].isa & kCtrExt;
+        if (unsigned x = fw::hart_index(descs[i].hartid); x != fw::kNoHart) g_dt_ctr[x] = descs[i].isa & kCtrExt;
     g_boot_native = probe_native();
 }
 
@@ -533,7 +533,7 @@ namespace {
 // feed: the trace service's cold_init has run (it places the feed's buffer).
 ctr::dt::Source source_of(unsigned long hartid) {
     if (g_boot_native) return ctr::dt::Source::native;
-    return hartid < fw::kMaxHarts && trace::ctr_feed_possible(hartid) ? ctr::dt::Source::encoder
+    return trace::ctr_feed_possible(hartid) ? ctr::dt::Source::encoder
                                                                       : ctr::dt::Source::registers;
 }
 const char *source_text(ctr::dt::Source s) {
@@ -564,9 +564,12 @@ void ctr::subsystem::fdt_fixup(void *fdt) {
                                   : "not advertised (/chosen/tsbi,ctr-registers-only would)");
 }
 
+unsigned long ctr::subsystem::per_hart_bytes() { return sizeof(Slot); }
+
 void ctr::subsystem::hart_init() {
     unsigned long id = fw::current_hartid();
-    PerHart &p = g_slot[id].p;
+    const unsigned x = fw::this_index();
+    PerHart &p = g_slot[x].p;
     p = PerHart{};
     p.chain_pc = kNoChain;
     ctr::Config &c = p.cfg;
@@ -589,9 +592,9 @@ void ctr::subsystem::hart_init() {
                    g_views & ctr::VIEW_RATIFIED ? ", ratified" : "",
                    g_views & ctr::VIEW_DRAFT ? ", draft v0.1.4" : "", native ? "" : ", ",
                    native ? "" : source_text(src));
-    if (native != g_dt_ctr[id])
+    if (native != g_dt_ctr[x])
         fw::printf("tsbi: ctr: hart %lu: device tree %s Smctr, probing %s it\n", id,
-                   g_dt_ctr[id] ? "lists" : "omits", native ? "finds" : "does not find");
+                   g_dt_ctr[x] ? "lists" : "omits", native ? "finds" : "does not find");
     bool stateen = fw::hart_has(id, fw::EXT_SMSTATEEN);
     if (native) {
         p.impl = Impl::native;
@@ -615,7 +618,7 @@ void ctr::subsystem::hart_init() {
     p.entry_fast = c.stateen_ctr;
     p.feed_possible = ctr::feed::hart_init(id);
     if (stateen && !c.emulate_iselect) mstateen0_set(csr::mstateen0_bits::CSRIND);
-    ctr::reset(c, g_slot[id].emu);
+    ctr::reset(c, g_slot[x].emu);
     p.last_cycle = mcycle();
     // Breakpoints pass through M-mode while BPFRZ is armed; the core's
     // redirect then does what delegation would have done (for a trap from

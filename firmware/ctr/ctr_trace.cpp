@@ -22,9 +22,14 @@ struct State {
 
 namespace {
 
-State g_state[fw::kMaxHarts];
+// By hart ID below trace::kMaxHarts (the harts an encoder can serve); every
+// other hart shares the last entry, whose feed is never possible or on.
+State g_state[trace::kMaxHarts + 1];
 
-CTR_INLINE State &state() { return g_state[fw::current_hartid()]; }
+CTR_INLINE State &of(unsigned long hartid) {
+    return g_state[hartid < trace::kMaxHarts ? hartid : trace::kMaxHarts];
+}
+CTR_INLINE State &state() { return of(fw::current_hartid()); }
 
 // Types a trap from the trace cannot tell apart are passed as this cause: it
 // is neither a breakpoint nor an LCOFI, which freeze through M-mode (the
@@ -183,7 +188,7 @@ bool wanted(const Hart &h) { return (h.mctl & rc::S) && !frozen(h); }
 } // namespace
 
 bool hart_init(unsigned long hartid) {
-    State &s = g_state[hartid];
+    State &s = of(hartid);
     if (s.on) trace::ctr_feed_stop(hartid);
     s = State{};
     s.possible = trace::ctr_feed_possible(hartid);

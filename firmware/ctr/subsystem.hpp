@@ -28,6 +28,7 @@ fw::CsrResult sctrclr(unsigned mode, bool virt);
 bool m_interrupt(unsigned long code);
 void record_trap(unsigned long from_pc, unsigned long to_pc, unsigned long cause,
                  unsigned from_priv, unsigned to_priv);
+unsigned long per_hart_bytes();
 } // namespace ctr::subsystem
 
 namespace ctr {
@@ -46,5 +47,6 @@ inline constexpr fw::Subsystem kSubsystem = {
     .sctrclr = &subsystem::sctrclr,
     .m_interrupt = &subsystem::m_interrupt,
     .record_trap = &subsystem::record_trap,
+    .per_hart_bytes = &subsystem::per_hart_bytes,
 };
 } // namespace ctr

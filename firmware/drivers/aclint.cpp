@@ -39,8 +39,10 @@ constexpr Kind kKinds[] = {
     {"thead,c900-aclint-mtimer", Layout::Mtimer, false, true},
 };
 
-// Per hart: its MSIP word and its mtimecmp. `narrow` sits beside the
-// compare pointers so set_timecmp reaches both from one address.
+// Per hart, by dense hart index (fw::hart_index: the core maps the harts
+// before the platform's cold init): its MSIP word and its mtimecmp.
+// `narrow` sits beside the compare pointers so set_timecmp reaches both
+// from one address.
 volatile uint32_t *msip[fw::kMaxHarts];
 struct Timecmp {
     volatile uint64_t *at[fw::kMaxHarts];
@@ -68,7 +70,8 @@ template <typename F> void for_each_context(const void *fdt, int node, F f) {
     for (int i = 0; i + 1 < len / 4; i += 2) {
         long hartid = intc_map.hartid(fdt32_to_cpu(ie[i]));
         unsigned irq = fdt32_to_cpu(ie[i + 1]);
-        if (hartid >= 0 && hartid < (long)fw::kMaxHarts) f(i / 2, (unsigned long)hartid, irq);
+        const unsigned index = hartid >= 0 ? fw::hart_index(static_cast<unsigned long>(hartid)) : fw::kNoHart;
+        if (index < fw::kMaxHarts) f(i / 2, index, irq);
     }
 }
 
@@ -154,10 +157,12 @@ unsigned aclint_blocks(AclintBlock *out, unsigned max) {
 }
 
 void aclint_ipi_send(unsigned long hartid) {
-    if (msip[hartid]) *msip[hartid] = 1;
+    const unsigned i = fw::hart_index(hartid);
+    if (i < fw::kMaxHarts && msip[i]) *msip[i] = 1;
 }
 void aclint_ipi_clear(unsigned long hartid) {
-    if (msip[hartid]) *msip[hartid] = 0;
+    const unsigned i = fw::hart_index(hartid);
+    if (i < fw::kMaxHarts && msip[i]) *msip[i] = 0;
 }
 
 #ifdef __riscv
@@ -178,7 +183,8 @@ uint64_t time_csr() {
 uint64_t aclint_time() { return mtime ? *mtime : time_csr(); }
 
 void aclint_set_timecmp(unsigned long hartid, uint64_t v) {
-    volatile uint64_t *cmp = timecmp.at[hartid];
+    const unsigned i = fw::hart_index(hartid);
+    volatile uint64_t *cmp = i < fw::kMaxHarts ? timecmp.at[i] : nullptr;
     if (!cmp) return;
     if (sizeof(long) == 4 || timecmp.narrow) {
         // Two 32-bit halves, low word parked at all-ones first so no

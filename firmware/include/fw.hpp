@@ -4,19 +4,26 @@
 #include <stdint.h>
 #include <stddef.h>
 #include "fw_limits.h"
+#include "../core/hartmap.hpp"
 
 namespace fw {
 
-// Harts are indexed by hart ID; IDs at or above kMaxHarts are parked at boot.
+// Harts are served by dense hart index 0..hart_count()-1, in ascending
+// hart-ID order (core/hartmap.hpp, core/README.md "Harts and their memory"):
+// at most kMaxHarts of them, with hart IDs below kHartIdLimit. Per-hart
+// state is found by index, so sparse IDs cost memory for the harts present.
 constexpr unsigned kMaxHarts = FW_MAX_HARTS;
+constexpr unsigned long kHartIdLimit = FW_HARTID_LIMIT;
 constexpr unsigned long kStackSize = FW_STACK_SIZE; // per hart, M-mode
+constexpr unsigned kNoHart = hartmap::kNoIndex;
+static_assert(kMaxHarts < kNoHart && kHartIdLimit <= 0x10000, "indices and IDs fit the uint16_t table");
 
-// Per-hart memory is carved at cold boot for the harts the device tree
-// describes (core/README.md "Firmware memory"): one slot per hart ID below
-// hart_slots(), the highest such ID + 1 (0 before the carve). Only harts
-// below it run the firmware; the others stay parked.
-extern "C" unsigned long fw_hart_slots;
-inline unsigned long hart_slots() { return fw_hart_slots; }
+// The map from hart ID to index, built by cold boot from the device tree
+// (zero, no hart, before); entry.S reads its first two words.
+extern "C" hartmap::Map fw_hart_map;
+inline unsigned hart_count() { return fw_hart_map.n; }
+// Index of hart `hartid`, or kNoHart when the firmware does not serve it.
+inline unsigned hart_index(unsigned long hartid) { return hartmap::index_of(fw_hart_map, hartid); }
 
 #ifdef __riscv
 inline unsigned long current_hartid() {
@@ -24,16 +31,30 @@ inline unsigned long current_hartid() {
     asm volatile("csrr %0, mhartid" : "=r"(v));
     return v;
 }
+// The calling hart's index: it runs the firmware, so it has one (no bound
+// check on the fast paths: one load and a branch in contiguous mode).
+inline unsigned this_index() {
+    const unsigned long id = current_hartid();
+    const uint16_t *t = fw_hart_map.table;
+    return t ? t[id] : static_cast<unsigned>(id);
+}
 #endif
 
-// Bit h (of word h / XLEN) set when hart h exists, is enabled in the device
-// tree and is available to S-mode (SBI "Hart list parameter"). Written by
-// the boot hart at cold boot, before any hart runs S-mode; read-only after.
-extern unsigned long hart_valid_bits[kMaxHarts / (sizeof(long) * 8)];
-inline bool hart_valid(unsigned long hartid) {
+// Bit i (of word i / XLEN) set when the hart of index i is enabled in the
+// device tree and available to S-mode (SBI "Hart list parameter"). Written
+// by the boot hart at cold boot, before any hart runs S-mode; read-only after.
+constexpr unsigned kHartWords = kMaxHarts / (sizeof(long) * 8);
+extern unsigned long hart_valid_bits[kHartWords];
+// Words of hart_valid_bits (and of every hart bitmap) that hold a hart.
+inline unsigned hart_words() {
     constexpr unsigned xlen = sizeof(long) * 8;
-    return hartid < kMaxHarts && ((hart_valid_bits[hartid / xlen] >> (hartid % xlen)) & 1);
+    return (fw_hart_map.n + xlen - 1) / xlen;
 }
+inline bool index_valid(unsigned index) {
+    constexpr unsigned xlen = sizeof(long) * 8;
+    return index < kMaxHarts && ((hart_valid_bits[index / xlen] >> (index % xlen)) & 1);
+}
+inline bool hart_valid(unsigned long hartid) { return index_valid(hart_index(hartid)); }
 
 // SBI "Shared memory physical address range parameter": true when
 // [addr_lo | addr_hi << XLEN, + size) lies in memory S-mode may access
@@ -59,9 +80,9 @@ unsigned pmp_spare_entries();
 // no room.
 uintptr_t carve_fw_memory(unsigned long size);
 
-// Boot hart, cold_init only: hart_slots() x `size` bytes, zeroed, in the
+// Boot hart, cold_init only: hart_count() x `size` bytes, zeroed, in the
 // firmware's own region right after the image and the core's per-hart
-// state, each hart's `size` bytes at (result + hartid * size); `align` a
+// state, each hart's `size` bytes at (result + index * size); `align` a
 // power of two (the array's start). Null when they do not fit below the
 // next stage: the caller cannot offer what needs them.
 void *carve_per_hart(unsigned long size, unsigned long align);

@@ -107,6 +107,9 @@ struct Subsystem {
     // (0 U, 1 S, 3 M), plus 4 when the trap came from a virtualised mode.
     void (*record_trap)(unsigned long from_pc, unsigned long to_pc, unsigned long cause,
                         unsigned from_priv, unsigned to_priv);
+    // Bytes per hart cold_init carves (fw::carve_per_hart): the core leaves
+    // room for them when it decides how many harts fit below the next stage.
+    unsigned long (*per_hart_bytes)();
 };
 
 } // namespace fw

@@ -42,7 +42,7 @@ Probe probe_read(unsigned csr);
 bool probe_write(unsigned csr, unsigned long value); // true if it trapped
 
 // --- used on every call ------------------------------------------------------
-unsigned long hart_index(); // the calling hart (mhartid), below fw::kMaxHarts
+unsigned long hart_index(); // the calling hart's dense index (fw::hart_index), below fw::hart_count()
 uint64_t counter_read(unsigned idx);
 void counter_write(unsigned idx, uint64_t value);
 // mhpmeventN for idx >= 3, mcyclecfg (idx 0) / minstretcfg (idx 2) with

@@ -23,7 +23,7 @@ inline bool probe_write(unsigned csr, unsigned long value) {
     return csr::csr_write_safe_num(csr, value).trapped != 0;
 }
 
-inline unsigned long hart_index() { return fw::current_hartid(); }
+inline unsigned long hart_index() { return fw::this_index(); }
 
 #if __riscv_xlen == 64
 inline uint64_t counter_read(unsigned idx) {

@@ -79,7 +79,7 @@ static_assert(sizeof(HartState) == 1024);
 constexpr uintptr_t kNoShmem = ~static_cast<uintptr_t>(0);
 
 extern Config g_config;
-// One per hart ID below fw::hart_slots(), carved by cold_init
+// One per hart index below fw::hart_count(), carved by cold_init
 // (fw::carve_per_hart): memory for the harts the device tree describes.
 extern HartState *g_harts;
 

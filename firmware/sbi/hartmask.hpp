@@ -8,45 +8,14 @@
 
 namespace sbi {
 
-constexpr unsigned kMaskWords = fw::kMaxHarts / (sizeof(long) * 8);
+constexpr unsigned kMaskWords = fw::kHartWords;
 static_assert(fw::kMaxHarts % (sizeof(long) * 8) == 0, "the bitmap is whole XLEN-wide words");
+// Target harts by dense hart index (core/hartmap.hpp): bit i of word i / XLEN.
 struct HartBitmap {
     unsigned long w[kMaskWords];
 };
-
-// `valid` has bit h set when hart h is enabled and available to S-mode.
-// base == -1: every valid hart (mask ignored). Otherwise each set bit i names
-// hart base + i; any that is not valid (or overflows) -> INVALID_PARAM.
-//
-// Bit i of the mask is bit base + i of the bitmap, so the targets are the
-// mask shifted left by base across the bitmap's words and one AND with the
-// valid harts checks them all: no loop over the mask's bits, which would
-// cost a bit scan per hart on harts without Zbb.
-inline Error hartmask_to_bitmap(unsigned long mask, unsigned long base, HartBitmap &out,
-                                const unsigned long (&valid)[kMaskWords]) {
-    constexpr unsigned xlen = sizeof(long) * 8;
-    if (base == ~0ul) {
-        for (unsigned i = 0; i < kMaskWords; i++) out.w[i] = valid[i];
-        return Error::Success;
-    }
-    for (auto &w : out.w) w = 0;
-    if (!mask) return Error::Success;
-    // Harts base + i at or above kMaxHarts (including base + i wrapping
-    // past 2^XLEN, which needs base >= 2^XLEN - XLEN) are never valid.
-    if (base >= fw::kMaxHarts) return Error::InvalidParam;
-    const unsigned long room = fw::kMaxHarts - base; // mask bits that name a hart below kMaxHarts
-    if (room < xlen && (mask >> room)) return Error::InvalidParam;
-    const unsigned word = static_cast<unsigned>(base / xlen), shift = base % xlen;
-    out.w[word] = mask << shift;
-    // The bits shifted out of the last word were refused above (room).
-    if (shift && word + 1 < kMaskWords) out.w[word + 1] = mask >> (xlen - shift);
-    unsigned long invalid = 0;
-    for (unsigned i = 0; i < kMaskWords; i++) invalid |= out.w[i] & ~valid[i];
-    return invalid ? Error::InvalidParam : Error::Success;
-}
-
-// The same parameter for per-hart state indexed by dense hart index
-// (core/hartmap.hpp; issue 29, not used by the firmware yet). A mask names
+// The parameter for per-hart state indexed by dense hart index
+// (core/hartmap.hpp). A mask names
 // at most XLEN consecutive hart IDs, so with contiguous IDs its harts lie in
 // at most two dense words: `lo` (word `word`) and `hi` (word `word + 1`),
 // and a caller loops over two words, not over every hart the build could
@@ -124,6 +93,30 @@ inline Error hartmask_to_set(W mask, W base, const fw::hartmap::Map &map, const 
     }
     out.many = scratch;
     return Error::Success;
+}
+
+// hartmask_to_set into a whole bitmap of dense indices: its first `words`
+// words are written (the rest are not read by anyone: fw::hart_words()).
+// base == -1: every valid hart (mask ignored). Otherwise each set bit i
+// names hart ID base + i; one the firmware does not serve, not valid, or
+// past 2^XLEN -> INVALID_PARAM (ext-base.adoc / binary-encoding.adoc,
+// "Hart list parameter").
+inline Error hartmask_to_bitmap(unsigned long mask, unsigned long base, HartBitmap &out,
+                                const unsigned long *valid, const fw::hartmap::Map &map,
+                                unsigned words) {
+    HartSet<unsigned long> s;
+    const Error e = hartmask_to_set<unsigned long>(mask, base, map, valid, words, out.w, s);
+    if (e != Error::Success || s.many == out.w) return e;
+    if (s.many) {
+        for (unsigned w = 0; w < words; w++) out.w[w] = s.many[w];
+        return e;
+    }
+    for (unsigned w = 0; w < words; w++) out.w[w] = 0;
+    if (s.lo | s.hi) {
+        out.w[s.word] = s.lo;
+        if (s.hi) out.w[s.word + 1] = s.hi;
+    }
+    return e;
 }
 
 } // namespace sbi

@@ -12,17 +12,17 @@ namespace {
 // to the calling hart alone saves no registers for this loop.
 [[gnu::noinline]] void send_ipi_others(const unsigned long *others) {
     constexpr unsigned xlen = sizeof(long) * 8;
-    for (unsigned w = 0; w < kMaskWords; w++) {
+    for (unsigned w = 0, n = fw::hart_words(); w < n; w++) {
         for (unsigned long m = others[w]; m; m &= m - 1) {
             fw::subsystems::fw_event(fw::FwEvent::ipi_sent);
-            fw::send_ipi(w * xlen + __builtin_ctzl(m), fw::IPI_SMODE);
+            fw::send_ipi_at(w * xlen + __builtin_ctzl(m), fw::IPI_SMODE);
         }
     }
 }
 } // namespace
 
 void send_ipi_many(const HartBitmap &targets) {
-    const unsigned long self = fw::current_hartid();
+    const unsigned self = fw::this_index();
     if (fw::is_target(targets.w, self)) {
         // No need for a round trip through the M-mode software interrupt to
         // reach ourselves: the IPI is sent and received here.

@@ -38,7 +38,7 @@ SbiRet rfence(FenceKind kind, const HartBitmap &targets, unsigned long start, un
     }
     // One "sent" firmware event per target hart, as for IPIs.
     const fw::FwEvent sent = sent_event(kind);
-    for (unsigned w = 0; w < kMaskWords; w++)
+    for (unsigned w = 0, n = fw::hart_words(); w < n; w++)
         for (unsigned long m = targets.w[w]; m; m &= m - 1) fw::subsystems::fw_event(sent);
     fw::remote_fence(req, targets.w);
     return ok();

@@ -7,6 +7,7 @@
 #include "sbi/sbi.hpp"
 
 namespace fw {
+// `targets`: a bitmap of hart indices (sbi::HartBitmap).
 void remote_fence(const FenceRequest &req, const unsigned long *targets);
 [[noreturn]] void hart_stop_and_wait();
 } // namespace fw
@@ -17,7 +18,7 @@ void set_timer(uint64_t deadline);
 // sbi_send_ipi / remote fences over a validated bitmap.
 void send_ipi_many(const HartBitmap &targets);
 inline Error targets_from_mask(unsigned long mask, unsigned long base, HartBitmap &out) {
-    return hartmask_to_bitmap(mask, base, out, fw::hart_valid_bits);
+    return hartmask_to_bitmap(mask, base, out, fw::hart_valid_bits, fw::fw_hart_map, fw::hart_words());
 }
 // Triggers a system reset and waits for it to take effect; returns only if
 // it did not (SRST and the legacy shutdown).

@@ -65,8 +65,8 @@ bool double_trap_backed() { return fwft_double_trap_backed(); }
 // S-mode can use (README "SSE").
 unsigned long preferred(const GlobalEvent &g) {
     if (g.preferred != kNoHart) return g.preferred;
-    for (unsigned long h = 0; h < fw::kMaxHarts; h++)
-        if (fw::hart_valid(h)) return h;
+    for (unsigned i = 0; i < fw::hart_count(); i++) // ascending hart IDs
+        if (fw::index_valid(i)) return fw::hart_at(i).hartid;
     return 0;
 }
 

@@ -20,9 +20,9 @@ constexpr uint32_t SUSPEND_TO_RAM = 0;
 // Only the caller can start one of them meanwhile (all others are
 // stopped), so the answer cannot change before the suspend.
 bool others_stopped(unsigned long self) {
-    for (unsigned long h = 0; h < fw::kMaxHarts; h++)
-        if (h != self && fw::hart_valid(h) &&
-            fw::hart_state(h).hsm_state.load(fw::memory_order_acquire) != fw::HSM_STOPPED)
+    for (unsigned i = 0; i < fw::hart_count(); i++)
+        if (fw::index_valid(i) && fw::hart_at(i).hartid != self &&
+            fw::hart_at(i).hsm_state.load(fw::memory_order_acquire) != fw::HSM_STOPPED)
             return false;
     return true;
 }

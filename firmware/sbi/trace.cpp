@@ -27,13 +27,21 @@ SbiRet result(Error e, unsigned long value = 0) {
     return e == Error::Success ? ok(value) : err(e);
 }
 
+// The targets as a mask of hart IDs; a target whose ID is past the trace
+// service's harts (trace::kMaxHarts) has no encoder: NOT_SUPPORTED, as for
+// any hart without one.
 Error harts_of(unsigned long mask, unsigned long base, trace::HartMask &out) {
+    constexpr unsigned xlen = sizeof(long) * 8;
     HartBitmap b;
-    Error e = targets_from_mask(mask, base, b);
     out = 0;
-    for (unsigned i = 0; i < kMaskWords; i++)
-        out |= static_cast<trace::HartMask>(b.w[i]) << (i * sizeof(long) * 8);
-    return e;
+    if (Error e = targets_from_mask(mask, base, b); e != Error::Success) return e;
+    for (unsigned w = 0, n = fw::hart_words(); w < n; w++)
+        for (unsigned long m = b.w[w]; m; m &= m - 1) {
+            const unsigned long id = fw::hart_at(w * xlen + __builtin_ctzl(m)).hartid;
+            if (id >= trace::kMaxHarts) return base == ~0ul ? Error::Success : Error::NotSupported;
+            out |= trace::HartMask(1) << id;
+        }
+    return Error::Success;
 }
 
 // A physical address from (lo, hi) as the SBI passes them: hi holds the

@@ -32,7 +32,7 @@ namespace trace {
 
 bool hart_is_stopped(unsigned long hartid) {
     // Anything but STARTED: the hart enters S-mode through trace_hart_start.
-    return hartid < fw::hart_slots() &&
+    return fw::hart_index(hartid) != fw::kNoHart &&
            fw::hart_state(hartid).hsm_state.load(fw::memory_order_acquire) != fw::HSM_STARTED;
 }
 
@@ -180,7 +180,7 @@ void trace::subsystem::cold_init(const void *fdt, unsigned long next_addr) {
     // tsbi,trace-data (with E-Trace): every load and store as well.
     const bool data = etrace && fdt_getprop(fdt, chosen, "tsbi,trace-data", nullptr);
     boot.config = mode | cfg::PRIV_S | (etrace ? cfg::ETRACE : 0) | (data ? cfg::DATA : 0);
-    for (unsigned h = 0; h < fw::kMaxHarts; h++)
+    for (unsigned h = 0; h < kMaxHarts; h++)
         if (fw::hart_valid(h)) boot_harts |= 1ull << h;
 }
 

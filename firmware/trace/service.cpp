@@ -31,7 +31,7 @@ struct State {
     SinkConfig sink;
     uint32_t sink_flags;
     BootHeader *boot; // boot-time trace header while its buffer is the sink
-    HartTrace hart[fw::kMaxHarts];
+    HartTrace hart[kMaxHarts];
     // CTR feed: its buffer, whether it holds the sink, the stream position
     // of the write pointer (bytes since the feed's sink start).
     uint64_t ctr_base, ctr_size;
@@ -281,7 +281,7 @@ bool init(const Topology &t, bool smode_owner, bool allow_mmode) {
         for (unsigned k = 0; k < t.sinks; k++) reset(t.sink_base[k]);
         // Unless the platform lets traces include M-mode, M-mode is kept
         // out of whatever S-mode traces where the encoder can enforce it.
-        for (unsigned h = 0; h < fw::kMaxHarts; h++)
+        for (unsigned h = 0; h < kMaxHarts; h++)
             if (t.encoder[h].present && reset(t.encoder[h].base) && !allow_mmode &&
                 encoder_exclude_mmode(t.encoder[h].base))
                 st.mmode_excluded++;
@@ -298,7 +298,7 @@ bool init(const Topology &t, bool smode_owner, bool allow_mmode) {
     for (unsigned f = 0; f < t.funnels; f++)
         funnels_ok &= reset(t.funnel[f].base) && impl_ok(t.funnel[f].base, TCI_COMPTYPE_FUNNEL);
     unsigned long max_id = 0;
-    for (unsigned h = 0; h < fw::kMaxHarts; h++) {
+    for (unsigned h = 0; h < kMaxHarts; h++) {
         if (!t.encoder[h].present) continue;
         HartTrace &ht = st.hart[h];
         ht.usable = reset(t.encoder[h].base) && impl_ok(t.encoder[h].base, TCI_COMPTYPE_ENCODER) &&
@@ -325,7 +325,8 @@ bool init(const Topology &t, bool smode_owner, bool allow_mmode) {
 
 Error get_caps(unsigned long hartid, unsigned long &value) {
     Guard g;
-    value = caps_of(st.hart[hartid]);
+    // A hart past the service's (topology.hpp) has no encoder: no caps.
+    value = hartid < kMaxHarts ? caps_of(st.hart[hartid]) : caps_of(HartTrace{});
     return Error::Success;
 }
 
@@ -333,7 +334,7 @@ Error configure(HartMask harts, uint32_t config) {
     Guard g;
     // Under the lock, so one scratch table serves every caller (a kMaxHarts
     // array would take a quarter of an M-mode stack).
-    static EncoderConfig c[fw::kMaxHarts];
+    static EncoderConfig c[kMaxHarts];
     Error e = Error::Success;
     // All or nothing: validate every hart before changing any.
     for_each(harts, [&](unsigned h) {
@@ -420,7 +421,7 @@ Error get_status(Status &s) {
     bool capturing = st.sink_running && sink_enabled(st.topo.sink.base);
     s.flags = (capturing ? STATUS_SINK_ENABLED : 0) | (wrapped ? STATUS_WRAPPED : 0) |
               (st.sink.smem ? STATUS_SMEM : 0);
-    for (unsigned h = 0; h < fw::kMaxHarts; h++) {
+    for (unsigned h = 0; h < kMaxHarts; h++) {
         HartTrace &t = st.hart[h];
         if (t.running) {
             // The sticky overflow bit can be read while tracing.
@@ -480,12 +481,14 @@ Error boot_trace(const BootOptions &o, HartMask harts) {
 }
 
 void hart_start(unsigned long hartid) {
+    if (hartid >= kMaxHarts) return;
     Guard g;
     HartTrace &t = st.hart[hartid];
     if (t.wanted && !t.running) enc_start(static_cast<unsigned>(hartid));
 }
 
 void hart_stop(unsigned long hartid) {
+    if (hartid >= kMaxHarts) return;
     Guard g;
     // CTR's feed: a stopped hart's encoder starts again (a fresh sequence)
     // when S-mode enables recording on it.
@@ -498,7 +501,7 @@ void hart_stop(unsigned long hartid) {
 void system_reset() {
     Guard g;
     if (!st.sink_running) return;
-    for (unsigned h = 0; h < fw::kMaxHarts; h++)
+    for (unsigned h = 0; h < kMaxHarts; h++)
         if (st.hart[h].running) enc_stop(h);
     sink_stop_all();
 }
@@ -519,9 +522,12 @@ bool ctr_possible(unsigned h) {
 }
 } // namespace
 
-bool ctr_feed_possible(unsigned long hartid) { return ctr_possible(static_cast<unsigned>(hartid)); }
+bool ctr_feed_possible(unsigned long hartid) {
+    return hartid < kMaxHarts && ctr_possible(static_cast<unsigned>(hartid));
+}
 
 bool ctr_feed_start(unsigned long hartid) {
+    if (hartid >= kMaxHarts) return false; // no encoder (topology.hpp)
     Guard g;
     unsigned h = static_cast<unsigned>(hartid);
     HartTrace &t = st.hart[h];
@@ -566,6 +572,7 @@ bool ctr_feed_start(unsigned long hartid) {
 }
 
 void ctr_feed_stop(unsigned long hartid) {
+    if (hartid >= kMaxHarts) return;
     Guard g;
     ctr_stop_locked(static_cast<unsigned>(hartid));
 }
@@ -575,6 +582,7 @@ void ctr_feed_stop(unsigned long hartid) {
 // dropped and show as lost data in their streams).
 bool ctr_feed_collect(unsigned long hartid, CtrSpans &s) {
     s = CtrSpans{};
+    if (hartid >= kMaxHarts) return false;
     lock_word_acquire();
     HartTrace &t = st.hart[hartid];
     if (!t.ctr) {

@@ -67,8 +67,8 @@ constexpr uint64_t STATUS_SINK_ENABLED = 1, STATUS_WRAPPED = 2, STATUS_LOST = 4,
                    STATUS_SMEM = 8;
 
 using sbi::Error;
-using HartMask = uint64_t; // bit = hart ID (fw::kMaxHarts == 64)
-static_assert(fw::kMaxHarts <= 64, "trace hart masks are 64-bit words");
+using HartMask = uint64_t; // bit = hart ID (trace::kMaxHarts == 64)
+static_assert(kMaxHarts <= 64, "trace hart masks are 64-bit words");
 
 bool available();
 Error get_caps(unsigned long hartid, unsigned long &value);

@@ -15,8 +15,8 @@ void decide(const void *fdt, bool boot_trace) {
                           : nullptr;
     bool off = p && len > 0 && strcmp(p, "off") == 0;
     unsigned n = 0;
-    for (unsigned h = 0; h < fw::kMaxHarts; h++)
-        if (fw::hart_valid(h) && fw::hart_has(h, fw::EXT_SMSTRCN)) n++;
+    for (unsigned i = 0; i < fw::hart_count(); i++)
+        if (fw::index_valid(i) && fw::hart_has(fw::hart_at(i).hartid, fw::EXT_SMSTRCN)) n++;
     fw::strc_offered = !off && !boot_trace;
     if (!n) return;
     if (fw::strc_offered)

@@ -12,7 +12,7 @@ namespace trace {
 namespace {
 
 constexpr const char *kCompatible = "riscv,trace-component";
-constexpr unsigned kMaxComponents = fw::kMaxHarts + kMaxFunnels + 4;
+constexpr unsigned kMaxComponents = kMaxHarts + kMaxFunnels + 4;
 constexpr unsigned kMaxInputs = kMaxComponents; // input endpoints, all funnels and sinks
 
 uint64_t read_cells(const fdt32_t *p, int cells) {
@@ -101,7 +101,7 @@ unsigned scan_topology(const void *fdt, Topology &t, ComponentType type_of) {
     // Not on the stack: these tables are about 4 KiB, an M-mode stack's size
     // (the scan runs once, on the boot hart, before any other hart runs).
     static Node nodes[kMaxComponents];
-    static Cpu cpus[fw::kMaxHarts];
+    static Cpu cpus[kMaxHarts];
     unsigned n = 0, ncpus = 0;
     int stack[kMaxDepth + 1] = {-1};
     int cpus_node = fdt_path_offset(fdt, "/cpus");
@@ -109,13 +109,16 @@ unsigned scan_topology(const void *fdt, Topology &t, ComponentType type_of) {
         if (depth > kMaxDepth) continue;
         stack[depth] = node;
         int parent = depth ? stack[depth - 1] : -1;
-        if (parent == cpus_node && depth == 2 && ncpus < fw::kMaxHarts) {
+        if (parent == cpus_node && depth == 2) {
+            // The harts an encoder can serve (IDs below kMaxHarts), in any
+            // order among the others.
             int len;
             auto *reg = static_cast<const fdt32_t *>(fdt_getprop(fdt, node, "reg", &len));
             uint32_t ph = fdt_get_phandle(fdt, node);
-            if (reg && len >= 4 && ph)
-                cpus[ncpus++] = {ph, static_cast<unsigned long>(len >= 8 ? read_cells(reg, 2)
-                                                                         : fdt32_to_cpu(reg[0]))};
+            const unsigned long id = !reg || len < 4 ? kMaxHarts
+                                     : len >= 8     ? static_cast<unsigned long>(read_cells(reg, 2))
+                                                    : fdt32_to_cpu(reg[0]);
+            if (ph && id < kMaxHarts && ncpus < kMaxHarts) cpus[ncpus++] = {ph, id};
             continue;
         }
         Node c{node, parent, 0, 0};
@@ -199,11 +202,11 @@ unsigned scan_topology(const void *fdt, Topology &t, ComponentType type_of) {
         if (nodes[i].type != TCI_COMPTYPE_ENCODER) continue;
         uint32_t ph;
         if (!get_u32(fdt, nodes[i].offset, "cpus", ph)) continue;
-        unsigned long hartid = fw::kMaxHarts;
+        unsigned long hartid = kMaxHarts;
         for (unsigned c = 0; c < ncpus; c++)
             if (cpus[c].phandle == ph) hartid = cpus[c].hartid;
         Link l;
-        if (hartid >= fw::kMaxHarts || t.encoder[hartid].present) continue;
+        if (hartid >= kMaxHarts || t.encoder[hartid].present) continue;
         uint64_t reached = t.sink.base;
         int to = follow(i, l.port);
         if (to >= 0 && to != sink && nodes[to].type == TCI_COMPTYPE_RAMSINK) {
@@ -217,7 +220,7 @@ unsigned scan_topology(const void *fdt, Topology &t, ComponentType type_of) {
         t.encoders++;
         unsigned k = 0;
         while (k < t.sinks && t.sink_base[k] != reached) k++;
-        if (k == t.sinks && t.sinks < fw::kMaxHarts) t.sink_base[t.sinks++] = reached;
+        if (k == t.sinks && t.sinks < kMaxHarts) t.sink_base[t.sinks++] = reached;
     }
     return t.encoders;
 }

@@ -38,8 +38,13 @@ struct Sink {
     uint64_t base;
 };
 
+// Harts the trace service serves: hart IDs below 64, one bit each in a
+// 64-bit mask (HartMask, the trace extension's status words). A hart with a
+// higher ID has no encoder as far as the firmware is concerned (README).
+constexpr unsigned kMaxHarts = 64;
+
 struct Topology {
-    Encoder encoder[fw::kMaxHarts]; // indexed by hart ID
+    Encoder encoder[kMaxHarts]; // indexed by hart ID
     Funnel funnel[kMaxFunnels];
     unsigned funnels;
     Sink sink;
@@ -48,7 +53,7 @@ struct Topology {
     // between them (one RAM sink per hart, as the E-Trace model posted for
     // upstream QEMU has it) the others. The firmware's service runs on one
     // sink: with more, the components are S-mode's (hooks.cpp).
-    uint64_t sink_base[fw::kMaxHarts];
+    uint64_t sink_base[kMaxHarts];
     unsigned sinks;
 };
 

@@ -35,6 +35,12 @@
 #include <string>
 #include <sys/mman.h>
 #include <sys/time.h>
+
+// The core's hart map (fw.hpp), which the ACLINT driver indexes its harts
+// by: hart index = hart ID, as on a board numbered 0..n-1.
+extern "C" {
+fw::hartmap::Map fw_hart_map = {fw::kMaxHarts, nullptr, fw::kMaxHarts};
+}
 #include <unistd.h>
 #include <vector>
 

@@ -35,6 +35,9 @@ static std::vector<char> load(const std::string &path, size_t extra = 0) {
 }
 static std::string data(const char *name) { return std::string(TEST_DATA_DIR) + "/" + name; }
 
+// A machine of 64 harts numbered 0..63: hart index = hart ID, one word.
+static const hartmap::Map k64 = {64, nullptr, 64};
+
 // The valid-hart bitmap hartmask_to_bitmap takes, from a predicate.
 template <typename Pred> static sbi::HartBitmap valid_bits(Pred valid) {
     sbi::HartBitmap v{};
@@ -46,41 +49,80 @@ template <typename Pred> static sbi::HartBitmap valid_bits(Pred valid) {
 TEST_CASE("hartmask: base -1 selects every valid hart and ignores the mask") {
     sbi::HartBitmap b;
     auto valid = valid_bits([](unsigned long h) { return h == 0 || h == 2 || h == 63; });
-    CHECK(sbi::hartmask_to_bitmap(0, ~0ul, b, valid.w) == Error::Success);
+    CHECK(sbi::hartmask_to_bitmap(0, ~0ul, b, valid.w, k64, 1) == Error::Success);
     CHECK(b.w[0] == ((1ul << 0) | (1ul << 2) | (1ul << 63)));
-    CHECK(sbi::hartmask_to_bitmap(0b1000, ~0ul, b, valid.w) == Error::Success);
+    CHECK(sbi::hartmask_to_bitmap(0b1000, ~0ul, b, valid.w, k64, 1) == Error::Success);
     CHECK(b.w[0] == ((1ul << 0) | (1ul << 2) | (1ul << 63)));
 }
 
 TEST_CASE("hartmask: bits are relative to base") {
     sbi::HartBitmap b;
     auto valid = valid_bits([](unsigned long h) { return h < 8; });
-    CHECK(sbi::hartmask_to_bitmap(0b101, 2, b, valid.w) == Error::Success);
+    CHECK(sbi::hartmask_to_bitmap(0b101, 2, b, valid.w, k64, 1) == Error::Success);
     CHECK(b.w[0] == ((1ul << 2) | (1ul << 4)));
-    CHECK(sbi::hartmask_to_bitmap(0, 1000, b, valid.w) == Error::Success); // empty mask, any base
+    CHECK(sbi::hartmask_to_bitmap(0, 1000, b, valid.w, k64, 1) == Error::Success); // empty mask, any base
     CHECK(b.w[0] == 0);
-    CHECK(sbi::hartmask_to_bitmap(0b11, 6, b, valid.w) == Error::Success);
+    CHECK(sbi::hartmask_to_bitmap(0b11, 6, b, valid.w, k64, 1) == Error::Success);
     CHECK(b.w[0] == ((1ul << 6) | (1ul << 7)));
     auto all = valid_bits([](unsigned long) { return true; });
-    CHECK(sbi::hartmask_to_bitmap(1, 63, b, all.w) == Error::Success);
+    CHECK(sbi::hartmask_to_bitmap(1, 63, b, all.w, k64, 1) == Error::Success);
     CHECK(b.w[0] == 1ul << 63);
-    CHECK(sbi::hartmask_to_bitmap(~0ul, 0, b, all.w) == Error::Success);
+    CHECK(sbi::hartmask_to_bitmap(~0ul, 0, b, all.w, k64, 1) == Error::Success);
     CHECK(b.w[0] == ~0ul);
 }
 
 TEST_CASE("hartmask: an invalid hart in the mask is INVALID_PARAM") {
     sbi::HartBitmap b;
     auto valid = valid_bits([](unsigned long h) { return h < 4; });
-    CHECK(sbi::hartmask_to_bitmap(1ul << 4, 0, b, valid.w) == Error::InvalidParam);
-    CHECK(sbi::hartmask_to_bitmap(1, 4, b, valid.w) == Error::InvalidParam);
-    CHECK(sbi::hartmask_to_bitmap(0b11, 3, b, valid.w) == Error::InvalidParam); // 3 valid, 4 not
-    CHECK(sbi::hartmask_to_bitmap(1ul << 63, 2, b, valid.w) == Error::InvalidParam); // wraps
-    CHECK(sbi::hartmask_to_bitmap(1, ~0ul - 1, b, valid.w) == Error::InvalidParam);
+    CHECK(sbi::hartmask_to_bitmap(1ul << 4, 0, b, valid.w, k64, 1) == Error::InvalidParam);
+    CHECK(sbi::hartmask_to_bitmap(1, 4, b, valid.w, k64, 1) == Error::InvalidParam);
+    CHECK(sbi::hartmask_to_bitmap(0b11, 3, b, valid.w, k64, 1) == Error::InvalidParam); // 3 valid, 4 not
+    CHECK(sbi::hartmask_to_bitmap(1ul << 63, 2, b, valid.w, k64, 1) == Error::InvalidParam); // wraps
+    CHECK(sbi::hartmask_to_bitmap(1, ~0ul - 1, b, valid.w, k64, 1) == Error::InvalidParam);
     auto all = valid_bits([](unsigned long) { return true; });
-    CHECK(sbi::hartmask_to_bitmap(1, kMaxHarts, b, all.w) == Error::InvalidParam);
-    CHECK(sbi::hartmask_to_bitmap(0b10, 63, b, all.w) == Error::InvalidParam); // hart 64
-    CHECK(sbi::hartmask_to_bitmap(1ul << 63, 1, b, all.w) == Error::InvalidParam); // hart 64
-    CHECK(sbi::hartmask_to_bitmap(1ul << 62, ~0ul - 61, b, all.w) == Error::InvalidParam); // wraps to 0
+    CHECK(sbi::hartmask_to_bitmap(1, kMaxHarts, b, all.w, k64, 1) == Error::InvalidParam);
+    CHECK(sbi::hartmask_to_bitmap(0b10, 63, b, all.w, k64, 1) == Error::InvalidParam); // hart 64
+    CHECK(sbi::hartmask_to_bitmap(1ul << 63, 1, b, all.w, k64, 1) == Error::InvalidParam); // hart 64
+    CHECK(sbi::hartmask_to_bitmap(1ul << 62, ~0ul - 61, b, all.w, k64, 1) == Error::InvalidParam); // wraps to 0
+}
+
+TEST_CASE("hartmask: the whole bitmap across word boundaries, 128 harts and sparse IDs") {
+    // 128 harts 0..127: bits 60..67 are indices 60..67, in words 0 and 1.
+    std::vector<unsigned long> valid(sbi::kMaskWords, 0);
+    valid[0] = valid[1] = ~0ul;
+    const hartmap::Map m128 = {128, nullptr, 128};
+    sbi::HartBitmap b;
+    for (auto &w : b.w) w = 0x5a5a; // stale words past `words` are not read
+    REQUIRE(sbi::hartmask_to_bitmap(0xff, 60, b, valid.data(), m128, 2) == Error::Success);
+    CHECK(b.w[0] == 0xful << 60);
+    CHECK(b.w[1] == 0xful);
+    REQUIRE(sbi::hartmask_to_bitmap(1, 127, b, valid.data(), m128, 2) == Error::Success);
+    CHECK(b.w[0] == 0);
+    CHECK(b.w[1] == 1ul << 63);
+    CHECK(sbi::hartmask_to_bitmap(0b11, 127, b, valid.data(), m128, 2) == Error::InvalidParam); // 128
+    valid[1] &= ~(1ul << 2); // index 66 not offered to S-mode
+    CHECK(sbi::hartmask_to_bitmap(0xff, 60, b, valid.data(), m128, 2) == Error::InvalidParam);
+    REQUIRE(sbi::hartmask_to_bitmap(0, ~0ul, b, valid.data(), m128, 2) == Error::Success);
+    CHECK(b.w[0] == ~0ul);
+    CHECK(b.w[1] == ~(1ul << 2));
+    // Sparse IDs 0, 1, 64, 4095: indices 0..3 in one word.
+    std::vector<unsigned long> ids = {4095, 64, 1, 0};
+    std::vector<uint16_t> table(hartmap::table_entries(ids.data(), ids.size(), 0, 4096));
+    const hartmap::Built s = hartmap::build(ids.data(), ids.size(), 0, 4096, 512, table.data());
+    REQUIRE(s.map.table != nullptr);
+    std::vector<unsigned long> v4(sbi::kMaskWords, 0);
+    v4[0] = 0xf;
+    REQUIRE(sbi::hartmask_to_bitmap(1, 4095, b, v4.data(), s.map, 1) == Error::Success);
+    CHECK(b.w[0] == 0b1000);
+    REQUIRE(sbi::hartmask_to_bitmap(0b11, 0, b, v4.data(), s.map, 1) == Error::Success);
+    CHECK(b.w[0] == 0b0011);
+    REQUIRE(sbi::hartmask_to_bitmap(1, 64, b, v4.data(), s.map, 1) == Error::Success);
+    CHECK(b.w[0] == 0b0100);
+    CHECK(sbi::hartmask_to_bitmap(0b111, 0, b, v4.data(), s.map, 1) == Error::InvalidParam); // no hart 2
+    CHECK(sbi::hartmask_to_bitmap(1, 4094, b, v4.data(), s.map, 1) == Error::InvalidParam);
+    CHECK(sbi::hartmask_to_bitmap(0b10, 4095, b, v4.data(), s.map, 1) == Error::InvalidParam); // 4096
+    REQUIRE(sbi::hartmask_to_bitmap(0, ~0ul, b, v4.data(), s.map, 1) == Error::Success);
+    CHECK(b.w[0] == 0xf);
 }
 
 TEST_CASE("range_in_memory: inside, outside, firmware overlap and wrap-around") {
@@ -847,9 +889,8 @@ static void check_disable_like_libfdt(const char *dtb, unsigned harts) {
     int cpu1 = fdt_path_offset(a.data(), "/cpus/cpu@1");
     REQUIRE(fdt_setprop_string(a.data(), cpu1, "status", "ok") == 0);
     auto b = a;
-    uint64_t off[kMaxHarts / 64] = {};
-    for (unsigned h = 1; h < harts; h += 2) off[h / 64] |= 1ull << (h % 64);
-    REQUIRE(dt::fixup_disable_harts(a.data(), off) == 0);
+    // Odd hart IDs are not served.
+    REQUIRE(dt::fixup_disable_harts(a.data(), [](uint64_t id) { return id % 2 == 0; }) == 0);
     CHECK(fdt_check_full(a.data(), fdt_totalsize(a.data())) == 0);
     for (unsigned h = 1; h < harts; h += 2) {
         char path[32];
@@ -872,8 +913,8 @@ TEST_CASE("DT fix-up: one pass without room for its growth leaves the tree as it
     auto a = load(data("qemu-virt-64.dtb"), 4096);
     REQUIRE(dt::open_for_fixup(a.data(), 64) == 0);
     const std::string before = dump_tree(a.data());
-    uint64_t off[kMaxHarts / 64] = {~1ull}; // 63 harts off: 63 x 24 bytes
-    CHECK(dt::fixup_disable_harts(a.data(), off) == -FDT_ERR_NOSPACE);
+    // 63 harts off (hart 0 alone served): 63 x 24 bytes
+    CHECK(dt::fixup_disable_harts(a.data(), [](uint64_t id) { return id == 0; }) == -FDT_ERR_NOSPACE);
     CHECK(fdt_check_full(a.data(), fdt_totalsize(a.data())) == 0);
     CHECK(dump_tree(a.data()) == before);
 }

@@ -21,6 +21,12 @@
 #include <thread>
 #include <vector>
 
+// The core's hart map (fw.hpp), which the ACLINT driver indexes its harts
+// by: here hart index = hart ID, as on a machine numbered 0..n-1.
+extern "C" {
+fw::hartmap::Map fw_hart_map = {fw::kMaxHarts, nullptr, fw::kMaxHarts};
+}
+
 namespace {
 
 std::vector<char> load(const char *machine) {

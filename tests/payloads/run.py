@@ -175,53 +175,66 @@ def fw_limit(name):
 
 
 def stack_area(fw, smp):
-    """(address, bytes, bytes per hart, boot stack bytes) of the firmware's
-    M-mode stacks: the boot hart's cold-boot stack (fw_boot_stack, core/
-    entry.S), right below _fw_end, then the per-hart stacks cold boot carves
-    from _fw_end on, one per hart ID (core/init.cpp, carve_harts; QEMU virt's
-    hart IDs are 0..smp-1)."""
+    """(address, bytes, bytes per hart, boot stack bytes, address and size of
+    fw_stacks_base) of the firmware's M-mode stacks: the boot hart's
+    cold-boot stack (fw_boot_stack, core/entry.S), right below _fw_end, then
+    what cold boot carves from _fw_end on (core/init.cpp, carve_harts): the
+    harts' descriptions (and a hart-ID table), then one stack per hart index
+    from fw_stacks_base, which the firmware sets and stack_high_water reads.
+    The painted area has room for the descriptions before the smp stacks."""
     elf = firmware_elf(fw)
     if not elf:
         raise ValueError("no ELF next to %s" % fw)
     out = subprocess.run(["riscv64-linux-gnu-nm", "-S", elf], capture_output=True, text=True,
                          check=True).stdout
-    boot = end = None
+    boot = end = base = None
     for line in out.splitlines():
         f = line.split()
         if len(f) == 4 and f[3] == "fw_boot_stack":
             boot = int(f[0], 16), int(f[1], 16)
+        elif len(f) == 4 and f[3] == "fw_stacks_base":
+            base = int(f[0], 16), int(f[1], 16)
         elif len(f) == 3 and f[2] == "_fw_end":
             end = int(f[0], 16)
-    if boot is None or end is None:
-        raise ValueError("no fw_boot_stack or _fw_end symbol in %s" % elf)
+    if boot is None or end is None or base is None:
+        raise ValueError("no fw_boot_stack, fw_stacks_base or _fw_end symbol in %s" % elf)
     if boot[0] + boot[1] != end:
         raise ValueError("the boot stack does not end at _fw_end in %s" % elf)
     per = 1 << fw_limit("FW_STACK_SHIFT")
-    return boot[0], boot[1] + smp * per, per, boot[1]
+    # A 24-byte description a hart, rounded up to whole stacks, and one more
+    # for the alignment of the first stack.
+    before = (smp * 24 + per - 1) // per * per + per
+    return boot[0], boot[1] + before + smp * per, per, boot[1], base
 
 
 def stack_high_water(monitor_path, area, smp, workdir):
     """Bytes used of the boot stack and of each of the first `smp` harts'
     stacks: from the stack's top down to its lowest word that no longer
     holds the paint."""
-    addr, size, per, boot = area
+    addr, size, per, boot, (base_at, base_size) = area
     mon = Monitor(monitor_path)
     dump = os.path.join(workdir, "stacks.bin")
+    base_dump = os.path.join(workdir, "stacks_base.bin")
     try:
         mon.cmd("stop")
         out = mon.cmd("pmemsave 0x%x 0x%x \"%s\"" % (addr, size, dump))
+        mon.cmd("pmemsave 0x%x 0x%x \"%s\"" % (base_at, base_size, base_dump))
         mon.cmd("cont")
     finally:
         mon.close()
-    if not os.path.exists(dump):
+    if not os.path.exists(dump) or not os.path.exists(base_dump):
         raise OSError("pmemsave failed: %s" % out.splitlines()[-2:])
     with open(dump, "rb") as f:
         data = f.read()
+    with open(base_dump, "rb") as f:
+        first = int.from_bytes(f.read(), "little") - addr  # hart index 0's stack
+    if first < boot or first + smp * per > len(data):
+        raise ValueError("fw_stacks_base 0x%x outside the painted area" % (first + addr))
     def depth(stack):
         low = next((i for i in range(0, len(stack), len(STACK_PAINT))
                     if stack[i:i + len(STACK_PAINT)] != STACK_PAINT), len(stack))
         return len(stack) - low
-    used = [depth(data[boot + h * per:boot + (h + 1) * per]) for h in range(smp)]
+    used = [depth(data[first + h * per:first + (h + 1) * per]) for h in range(smp)]
     return depth(data[:boot]), used
 
 

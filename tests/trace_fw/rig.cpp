@@ -21,7 +21,7 @@ Rig::~Rig() { current = nullptr; }
 Rig::Rig(const trace::Topology &t, tci_fake::EncoderSpec es, tci_fake::FunnelSpec fs, tci_fake::RamSinkSpec ss)
     : Rig() {
     topo = t;
-    for (unsigned h = 0; h < fw::kMaxHarts; h++)
+    for (unsigned h = 0; h < trace::kMaxHarts; h++)
         if (t.encoder[h].present) enc[h] = &bus.add_encoder(t.encoder[h].base, es);
     for (unsigned f = 0; f < t.funnels; f++) funnel.push_back(&bus.add_funnel(t.funnel[f].base, fs));
     if (t.sink.present) sink = &bus.add_sink(t.sink.base, ss);

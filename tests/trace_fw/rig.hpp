@@ -29,7 +29,7 @@ constexpr uint32_t kHTM = TCI_INSTMODE_HTM, kBTM = TCI_INSTMODE_BTM;
 // Fake components on a bus that trace::mmio reaches while the rig lives.
 struct Rig {
     tci_fake::Bus bus;
-    tci_fake::Encoder *enc[fw::kMaxHarts] = {};
+    tci_fake::Encoder *enc[trace::kMaxHarts] = {};
     std::vector<tci_fake::Funnel *> funnel; // as Topology::funnel
     tci_fake::RamSink *sink = nullptr;
     trace::Topology topo{};

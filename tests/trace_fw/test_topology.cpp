@@ -12,7 +12,7 @@ namespace {
 // The test trees' layout (rig.hpp), standing in for tr??Impl where no fake
 // components exist (the type is read from the registers, not the tree).
 unsigned type_by_address(uint64_t base) {
-    if (base >= kEncoderBase && base < kEncoderBase + 0x1000 * fw::kMaxHarts) return TCI_COMPTYPE_ENCODER;
+    if (base >= kEncoderBase && base < kEncoderBase + 0x1000 * trace::kMaxHarts) return TCI_COMPTYPE_ENCODER;
     if (base >= kFunnelBase && base < kFunnelBase + 0x1000 * trace::kMaxFunnels) return TCI_COMPTYPE_FUNNEL;
     // hart_sinks.dts: a second RAM sink right after the first
     return base == kSinkBase || base == kSinkBase + 0x1000 ? TCI_COMPTYPE_RAMSINK : 0;

@@ -12,7 +12,7 @@ SbiRet startup_spec_version;
 
 void vname(char *buf, size_t size, const char *fmt, va_list ap) { vsnprintf(buf, size, fmt, ap); }
 
-// The clause each hart is checking (clause()); hart IDs < kMaxHarts.
+// The clause each hart is checking (clause()), by hart index.
 char clauses[kMaxHarts][72];
 
 // " @<id>" when the calling hart has a clause, else "".
@@ -54,6 +54,7 @@ bool in_skip_list(const char *id) {
 }
 
 void set_skipping(unsigned long h, bool on) {
+    if (h >= sizeof(long) * 8) return; // a word of hart IDs (skipping_calls)
     if (on) __atomic_fetch_or(&pl_skip_harts, 1ul << h, __ATOMIC_RELAXED);
     else __atomic_fetch_and(&pl_skip_harts, ~(1ul << h), __ATOMIC_RELAXED);
 }
@@ -64,11 +65,12 @@ volatile unsigned long pl_skip_harts = 0;
 }
 
 void clause(const char *fmt, ...) {
-    unsigned long h = hartid();
+    const unsigned long id = hartid();
+    const unsigned h = hart_index(id);
     if (h >= kMaxHarts) return;
     if (!fmt) {
         clauses[h][0] = 0;
-        set_skipping(h, false);
+        set_skipping(id, false);
         return;
     }
     va_list ap;
@@ -76,11 +78,11 @@ void clause(const char *fmt, ...) {
     vname(clauses[h], sizeof clauses[h], fmt, ap);
     va_end(ap);
     printf("CHECK-BEGIN: %s %s\n", pl_payload_name, clauses[h]);
-    set_skipping(h, in_skip_list(clauses[h]));
+    set_skipping(id, in_skip_list(clauses[h]));
 }
 
 const char *current_clause() {
-    unsigned long h = hartid();
+    const unsigned h = hart_index(hartid());
     return h < kMaxHarts && clauses[h][0] ? clauses[h] : nullptr;
 }
 

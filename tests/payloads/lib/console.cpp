@@ -17,12 +17,12 @@ volatile unsigned long dbcn_failures; // DBCN writes that erred or made no progr
 // Recursive spinlock: the owner is hartid + 1, so a trap handler that prints
 // on a hart already printing does not deadlock.
 volatile unsigned long lock_owner;
-unsigned long lock_depth[kMaxHarts];
+unsigned long lock_depth; // the owner's alone touches it
 
 void lock() {
     unsigned long me = hartid() + 1;
     if (lock_owner == me) {
-        lock_depth[me - 1]++;
+        lock_depth++;
         return;
     }
     unsigned long expected;
@@ -30,12 +30,11 @@ void lock() {
         expected = 0;
     } while (!__atomic_compare_exchange_n(&lock_owner, &expected, me, false, __ATOMIC_ACQUIRE,
                                           __ATOMIC_RELAXED));
-    lock_depth[me - 1] = 1;
+    lock_depth = 1;
 }
 
 void unlock() {
-    unsigned long me = hartid() + 1;
-    if (--lock_depth[me - 1] == 0) __atomic_store_n(&lock_owner, 0, __ATOMIC_RELEASE);
+    if (--lock_depth == 0) __atomic_store_n(&lock_owner, 0, __ATOMIC_RELEASE);
 }
 
 void legacy_write(const char *s, size_t n) {

@@ -15,16 +15,15 @@ _start:
     li      t1, 1
     amoswap.w.aq t1, t1, (t0)
     bnez    t1, .Lextra_entry
-    li      t0, PL_MAX_HARTS
+    li      t0, PL_MAX_HARTID
     bgeu    a0, t0, .Lextra_entry
     .option push
     .option norelax
     la      gp, __global_pointer$
     .option pop
     mv      tp, a0
-    SET_STACK(a0)
-    /* Clear .bss (stacks included; we run on one of them, which is still
-     * empty). */
+    SET_STACK(zero)
+    /* Clear .bss (the stacks are not in it: link.ld). */
     la      t0, __bss_start
     la      t1, __bss_end
 1:  bgeu    t0, t1, 2f
@@ -56,14 +55,19 @@ pl_park:
 pl_secondary_entry:
     csrr    a2, satp
     csrr    a3, sstatus
-    li      t0, PL_MAX_HARTS
+    li      t0, PL_MAX_HARTID
     bgeu    a0, t0, .Lbad_secondary
+    la      t0, pl_hart_slot
+    slli    t1, a0, 1
+    add     t0, t0, t1
+    lhu     t2, 0(t0)
+    beqz    t2, .Lbad_secondary
     .option push
     .option norelax
     la      gp, __global_pointer$
     .option pop
     mv      tp, a0
-    SET_STACK(a0)
+    SET_STACK(t2)
     la      t0, pl_trap_vector
     csrw    stvec, t0
     call    pl_secondary

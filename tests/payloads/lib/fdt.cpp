@@ -112,7 +112,7 @@ void parse_fdt(unsigned long fdt, unsigned long boot_hartid) {
         } else if (tok == FDT_END_NODE) {
             if (depth < 16 && node_clint[depth] && node_reg[depth] && !plat.clint_base)
                 plat.clint_base = cells(node_reg[depth], 2);
-            if (depth == 3 && in_cpus && cpu.is_cpu && !cpu.disabled && cpu.reg < kMaxHarts &&
+            if (depth == 3 && in_cpus && cpu.is_cpu && !cpu.disabled && cpu.reg < PL_MAX_HARTID &&
                 plat.nharts < kMaxHarts) {
                 plat.hartids[plat.nharts++] = cpu.reg;
                 if (cpu.reg == boot_hartid) {
@@ -177,7 +177,7 @@ void parse_fdt(unsigned long fdt, unsigned long boot_hartid) {
             break;
         }
     }
-    // Sort hart IDs ascending (a handful at most).
+    // Sort hart IDs ascending (QEMU lists them so: one pass).
     for (unsigned i = 1; i < plat.nharts; i++)
         for (unsigned j = i; j > 0 && plat.hartids[j - 1] > plat.hartids[j]; j--) {
             unsigned long t = plat.hartids[j];
@@ -185,6 +185,8 @@ void parse_fdt(unsigned long fdt, unsigned long boot_hartid) {
             plat.hartids[j - 1] = t;
         }
     plat.max_hartid = plat.nharts ? plat.hartids[plat.nharts - 1] : 0;
+    // Hart ID to index (hart_index) and stack slot (crt0.S): index + 1.
+    for (unsigned i = 0; i < plat.nharts; i++) pl_hart_slot[plat.hartids[i]] = static_cast<uint16_t>(i + 1);
     plat.ram_base = mem_base;
     plat.ram_size64 = mem_size;
     // RAM past 2^XLEN (RV32 -m 3G and more): ram_size stops below 2^XLEN.

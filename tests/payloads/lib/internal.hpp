@@ -9,6 +9,7 @@
 namespace pl {
 
 static_assert(kMaxHarts == PL_MAX_HARTS);
+extern "C" uint16_t pl_hart_slot[PL_MAX_HARTID]; // runtime.cpp
 
 struct TrapFrame {
     unsigned long x[32];

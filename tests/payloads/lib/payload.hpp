@@ -302,9 +302,9 @@ void print_done();
 [[noreturn]] void power_off(Shutdown how = Shutdown::srst, unsigned long reason = 0);
 
 // --- platform (parsed from the device tree the firmware passed in a1) --------
-constexpr unsigned kMaxHarts = 32;
+constexpr unsigned kMaxHarts = 512;  // PL_MAX_HARTS
 struct Platform {
-    unsigned nharts;                       // enabled harts in /cpus (hart IDs < kMaxHarts)
+    unsigned nharts;                       // enabled harts in /cpus (hart IDs < PL_MAX_HARTID)
     unsigned long hartids[kMaxHarts];      // their hart IDs, ascending
     unsigned long max_hartid;              // largest enabled hart ID
     // First /memory range; ram_size ends it at 2^XLEN (on RV32 RAM may reach
@@ -347,7 +347,7 @@ unsigned long image_end();
 // --- harts -------------------------------------------------------------------
 unsigned long hartid(); // this hart (kept in tp)
 inline bool is_boot_hart() { return hartid() == platform().boot_hartid; }
-unsigned hart_index(unsigned long hartid); // index into platform().hartids
+unsigned hart_index(unsigned long hartid); // index into platform().hartids, ~0u for none
 // The harts other than the boot hart (which hart boots is the firmware's
 // choice, e.g. OpenSBI's lottery): i = 0 .. nharts - 2, ascending hart IDs.
 unsigned long secondary_hartid(unsigned i);

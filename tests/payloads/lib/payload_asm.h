@@ -3,7 +3,11 @@
  * side static_asserts its structs against these numbers. */
 #pragma once
 
-#define PL_MAX_HARTS 32
+/* Harts a payload serves (QEMU virt's -smp limit) and the hart IDs they may
+ * have (sparse, below this). Per-hart state is by hart index: the position
+ * of the ID in platform().hartids, ascending. */
+#define PL_MAX_HARTS 512
+#define PL_MAX_HARTID 4096
 
 /* XLEN: the same sources build RV64 and RV32 payloads (PL_XLEN in build.mk).
  * PAT_TOP is the top byte of pl_ecall_checked's register pattern.
@@ -26,9 +30,11 @@
 #endif
 #define PL_STACK_SIZE 16384
 
-/* sp = pl_stacks + (hartid + 1) * PL_STACK_SIZE */
-#define SET_STACK(hart)             \
-    addi    t0, hart, 1;            \
+/* sp = pl_stacks + (slot + 1) * PL_STACK_SIZE. Slot 0 is the boot hart's
+ * (it enters before the device tree tells the indices), slot index + 1
+ * another hart's: pl_hart_slot[hartid] (0: no hart the payload serves). */
+#define SET_STACK(slot)             \
+    addi    t0, slot, 1;            \
     li      t1, PL_STACK_SIZE;      \
     mul     t0, t0, t1;             \
     la      sp, pl_stacks;          \

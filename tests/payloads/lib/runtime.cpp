@@ -11,7 +11,11 @@ volatile unsigned pl_extra_entries __attribute__((section(".data"))) = 0;
 volatile unsigned long pl_extra_entry_hartid __attribute__((section(".data"))) = 0;
 volatile unsigned long pl_bad_entry_a0;
 volatile unsigned long pl_bad_resume_a0, pl_bad_resume_a1;
-alignas(16) uint8_t pl_stacks[PL_MAX_HARTS][PL_STACK_SIZE];
+// Slot 0: the boot hart; slot i + 1: the hart of index i (payload_asm.h).
+// Outside .bss (link.ld): crt0 clears .bss, and 8 MiB of stacks need no
+// clearing.
+alignas(16) uint8_t pl_stacks[PL_MAX_HARTS + 1][PL_STACK_SIZE] __attribute__((section(".pl_stacks")));
+uint16_t pl_hart_slot[PL_MAX_HARTID]; // by hart ID: index + 1, 0 for none (fdt.cpp)
 alignas(RCTX_SIZE) unsigned long pl_resume_ctx[PL_MAX_HARTS][RCTX_SIZE / SZREG];
 long pl_suspend_nonret(unsigned long type, void *ctx, unsigned long resume_addr, long eid, long fid);
 void pl_secondary_entry();
@@ -27,9 +31,9 @@ namespace {
 
 constexpr unsigned long kSie = csr::mstatus_bits::SIE;
 constexpr unsigned long kSsip = 1ul << csr::irq::SSI, kStip = 1ul << csr::irq::STI;
-// The tag leaves the low byte to the hart ID (kMaxHarts fits in it).
+// The tag leaves the low 16 bits to the hart ID (IDs below PL_MAX_HARTID).
 constexpr unsigned long kOpaqueTag =
-    sizeof(long) == 8 ? static_cast<unsigned long>(0x5EC0DA7A00000000ull) : 0x5EC0DA00ul;
+    sizeof(long) == 8 ? static_cast<unsigned long>(0x5EC0DA7A00000000ull) : 0x5EC00000ul;
 
 struct Mailbox {
     JobFn fn;
@@ -45,9 +49,15 @@ struct HartData {
     volatile bool expecting;
     volatile unsigned long caught_cause, caught_tval;
 };
-HartData harts[kMaxHarts];
+// By hart index; the last one is a hart's before the device tree is read
+// (the boot hart, while it reads it).
+HartData harts[kMaxHarts + 1];
 
-HartData &me() { return harts[hartid()]; }
+HartData &of(unsigned long id) {
+    const unsigned i = hart_index(id);
+    return harts[i < kMaxHarts ? i : kMaxHarts];
+}
+HartData &me() { return of(hartid()); }
 
 unsigned long insn_length(unsigned long pc) {
     uint16_t lo = *reinterpret_cast<volatile uint16_t *>(pc);
@@ -75,9 +85,7 @@ unsigned long hartid() {
 }
 
 unsigned hart_index(unsigned long id) {
-    for (unsigned i = 0; i < platform().nharts; i++)
-        if (platform().hartids[i] == id) return i;
-    return ~0u;
+    return id < PL_MAX_HARTID && pl_hart_slot[id] ? pl_hart_slot[id] - 1u : ~0u;
 }
 
 unsigned long secondary_hartid(unsigned i) {
@@ -115,7 +123,7 @@ void patience_spent() {
          "after %lu ms", 5000ul, hartid(), patience_us() / 1000);
 }
 
-HartIrq &irq_state(unsigned long id) { return harts[id].irq; }
+HartIrq &irq_state(unsigned long id) { return of(id).irq; }
 
 bool (*irq_hook)(unsigned long code);
 
@@ -145,12 +153,12 @@ unsigned long catch_exception(void (*fn)(void *), void *arg, unsigned long *tval
 unsigned long secondary_entry() { return reinterpret_cast<uintptr_t>(pl_secondary_entry); }
 unsigned long secondary_opaque(unsigned long id) { return kOpaqueTag | id; }
 bool secondary_checked_in(unsigned long id) {
-    return __atomic_load_n(&harts[id].checked_in, __ATOMIC_ACQUIRE);
+    return __atomic_load_n(&of(id).checked_in, __ATOMIC_ACQUIRE);
 }
-void reset_checkin(unsigned long id) { harts[id].checked_in = false; }
+void reset_checkin(unsigned long id) { of(id).checked_in = false; }
 EntryState entry_state(unsigned long id) {
     EntryState e;
-    memcpy(&e, const_cast<EntryState *>(&harts[id].entry), sizeof e);
+    memcpy(&e, const_cast<EntryState *>(&of(id).entry), sizeof e);
     return e;
 }
 
@@ -173,14 +181,14 @@ bool start_secondaries() {
 }
 
 void post_job(unsigned long id, JobFn fn, void *arg) {
-    Mailbox &mb = harts[id].mb;
+    Mailbox &mb = of(id).mb;
     mb.fn = fn;
     mb.arg = arg;
     __atomic_store_n(&mb.req, mb.req + 1, __ATOMIC_RELEASE);
 }
 
 bool job_done(unsigned long id) {
-    Mailbox &mb = harts[id].mb;
+    Mailbox &mb = of(id).mb;
     return __atomic_load_n(&mb.done, __ATOMIC_ACQUIRE) == mb.req;
 }
 
@@ -222,7 +230,7 @@ bool stop_secondary(unsigned long id, unsigned long timeout_us) {
 
 // --- non-retentive suspend ------------------------------------------------------
 unsigned long resume_entry() { return reinterpret_cast<uintptr_t>(pl_resume_entry); }
-unsigned long resume_opaque() { return reinterpret_cast<uintptr_t>(pl_resume_ctx[hartid()]); }
+unsigned long resume_opaque() { return reinterpret_cast<uintptr_t>(pl_resume_ctx[hart_index(hartid())]); }
 
 bool expect_resume_contract(long r, const EntryState &seen, const char *name) {
     char why[64];
@@ -247,7 +255,7 @@ long suspend_non_retentive_at(unsigned long type, unsigned long resume_addr, Ent
 long suspend_call(long ext, long func, unsigned long type, unsigned long resume_addr,
                   EntryState *seen) {
     if (skipping_calls()) return ERR_FAILED;
-    unsigned long *ctx = pl_resume_ctx[hartid()];
+    unsigned long *ctx = pl_resume_ctx[hart_index(hartid())];
     for (unsigned off = RCTX_SEEN_A0; off <= RCTX_SEEN_SSTATUS; off += SZREG) ctx[off / SZREG] = ~0ul;
     unsigned long stvec = csr_read(csr::stvec), sie = csr_read(csr::sie),
                   sscratch = csr_read(csr::sscratch);
@@ -315,7 +323,7 @@ void pl_boot(unsigned long hartid, unsigned long fdt) {
            platform().nharts, console_uses_dbcn() ? "dbcn" : "legacy");
     if (platform().nharts == 0 || hart_index(hartid) == ~0u)
         fail("boot hart not found among /cpus of the device tree", "boot/fdt_cpus");
-    harts[hartid].checked_in = true;
+    of(hartid).checked_in = true;
     sie_set(kSsip);
     irq_enable(true);
     payload_main();
@@ -324,7 +332,7 @@ void pl_boot(unsigned long hartid, unsigned long fdt) {
 
 void pl_secondary(unsigned long a0, unsigned long a1, unsigned long satp, unsigned long sstatus) {
     using namespace pl;
-    HartData &h = harts[a0];
+    HartData &h = of(a0);
     h.entry.a0 = a0;
     h.entry.a1 = a1;
     h.entry.satp = satp;
