@@ -96,6 +96,44 @@ def load_addrs(path, privs):
     return [int(a, 16) for a, _, f in lines if f != b"x"]
 
 
+def load_decoded(path):
+    """The addresses of the lines of a decoded trace (those load() reads)."""
+    with open(path, "rb") as f:
+        return [int(a, 16) for a in DECODED_LINE.findall(f.read())]
+
+
+DECODED_LINE = re.compile(rb"^0x([0-9A-Fa-f]+)", re.M)
+
+
+def window(path, begin, end, privs, entry, causes, irq):
+    """The record's traced window as compared (cut, filtered by privilege,
+    trap windows or retiring instructions), or an error message: what
+    load(), cut() and the filters give, the lines turned into tuples only
+    within the window."""
+    with open(path, "rb") as f:
+        lines = RECORD_LINE.findall(f.read())
+    addrs = [int(a, 16) for a, _, _ in lines]
+    lo, hi = 0, len(addrs)
+    if begin is not None:
+        lo = next((i for i, a in enumerate(addrs) if a in begin), -1)
+        if lo < 0:
+            return None, "the record never executes a --begin address (%s)" % fmt(begin)
+    if end is not None:
+        hi = next((i + 1 for i in range(lo, len(addrs)) if addrs[i] in end), -1)
+        if hi < 0:
+            return None, "the record never executes an --end address (%s) after its start" % fmt(end)
+    if entry is None:
+        ok = None if privs is None else {p for p in {p for _, p, _ in lines[lo:hi]} if p and int(p) in privs}
+        return [addrs[i] for i in range(lo, hi)
+                if lines[i][2] != b"x" and (ok is None or lines[i][1] in ok)], None
+    pv = {p: int(p) if p else None for p in {p for _, p, _ in lines[lo:hi]}}
+    fl = {f: f.decode() for f in {f for _, _, f in lines[lo:hi]}}
+    rec = [(addrs[i], pv[lines[i][1]], fl[lines[i][2]]) for i in range(lo, hi)]
+    if privs is not None:
+        rec = [r for r in rec if r[1] in privs]
+    return trap_windows(rec, entry, causes, irq), None
+
+
 def trap_windows(rec, entry, causes, irq):
     out, depth, pending = [], 0, None
     for addr, priv, flag in rec:
@@ -277,23 +315,16 @@ def main():
     if begin is None and end is None and entry is None:
         rec = load_addrs(record, privs)
     else:
-        rec, err = cut(load(record), begin, end)
+        rec, err = window(record, begin, end, privs, entry, causes, irq)
         if err:
             print(err)
             return 1
-        if privs is not None:
-            rec = [r for r in rec if r[1] in privs]
-        if entry is not None:
-            rec = trap_windows(rec, entry, causes, irq)
-        else:
-            rec = [a for a, _, flag in rec if flag != "x"]
     if not batch:
-        return check([a for a, _, _ in load(decoded[0])], rec, minimum, lost_head, lost_tail, within,
-                     sys.stdout)
+        return check(load_decoded(decoded[0]), rec, minimum, lost_head, lost_tail, within, sys.stdout)
     worst = 0
     for path in decoded:
         with open(path + ".cmp", "w") as out:
-            rc = check([a for a, _, _ in load(path)], rec, minimum, lost_head, lost_tail, within, out)
+            rc = check(load_decoded(path), rec, minimum, lost_head, lost_tail, within, out)
         print(rc, path)
         worst = max(worst, rc)
     return worst
