@@ -33,7 +33,7 @@ $(TRACE_OUT)/obj/%.o: $(TRACE_DIR)/%.cpp
 
 $(TRACE_OUT)/tobj/%.o: $(TRACE_TDIR)/%.cpp
 	@mkdir -p $(@D)
-	$(HOSTCXX) $(TRACE_CXXFLAGS) -I$(TRACE_TDIR) -c $< -o $@
+	$(HOSTCXX) $(HOSTTEST_CXXFLAGS) -I$(TRACE_DIR) -MMD -MP -I$(TRACE_TDIR) -c $< -o $@
 
 $(TRACE_OUT)/libtsbitrace.a: $(TRACE_LIB_OBJS)
 	@mkdir -p $(@D)
@@ -45,6 +45,8 @@ $(TRACE_OUT)/tsbi-trace: $(TRACE_OUT)/obj/cli.o $(TRACE_OUT)/libtsbitrace.a
 $(TRACE_OUT)/trace-tests: $(TRACE_TEST_OBJS) $(TRACE_OUT)/libtsbitrace.a
 	$(HOSTCXX) $(HOSTCXXFLAGS) -o $@ $^ $(TRACE_LIBS)
 
+# The benchmark measures speed: built as the tools are, not as the tests.
+$(TRACE_OUT)/tobj/bench_ntrace.o: HOSTTEST_CXXFLAGS = $(HOSTCXXFLAGS)
 $(TRACE_BENCH): $(TRACE_OUT)/tobj/bench_ntrace.o $(TRACE_OUT)/libtsbitrace.a
 	$(HOSTCXX) $(HOSTCXXFLAGS) -o $@ $^ $(TRACE_LIBS)
 

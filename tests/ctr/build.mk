@@ -14,7 +14,7 @@ $(CTR_BUILD)/data/cpus.dtb: tests/ctr/host/data/cpus.dts
 	dtc -q -I dts -O dtb -o $@ $<
 $(CTR_BUILD)/ctr_tests: $(CTR_HOST_DEPS)
 	@mkdir -p $(@D)
-	$(HOSTCXX) $(HOSTCXXFLAGS) -DTSBI_CTR_EMU_ENTRIES=256 -Ifirmware/include -Ifirmware/ctr \
+	$(HOSTCXX) $(HOSTTEST_CXXFLAGS) -DTSBI_CTR_EMU_ENTRIES=256 -Ifirmware/include -Ifirmware/ctr \
 		-Ihw_models/ctr -DCTR_TEST_DATA='"$(abspath $(CTR_BUILD)/data)"' -o $@ \
 		$(filter %.cpp,$(CTR_HOST_SRCS)) -lfdt
 

@@ -29,7 +29,7 @@ HOSTTEST_DRIVERS := $(wildcard firmware/drivers/*.cpp)
 $(HOSTTEST_BUILD)/test_drivers: tests/host/test_drivers.cpp $(HOSTTEST_DRIVERS) firmware/drivers/drivers.hpp tests/host/mmio_fake.hpp tests/host/i2c_models.hpp \
 		$(HOSTTEST_BUILD)/qemu-virt.dtb $(HOSTTEST_BUILD)/qemu-spike.dtb $(HOSTTEST_BUILD)/qemu-sifive_u.dtb \
 		$(HOSTTEST_BOARD_DTBS)
-	$(HOSTCXX) $(HOSTCXXFLAGS) -Ifirmware -Ifirmware/include -Ifirmware/drivers \
+	$(HOSTCXX) $(HOSTTEST_CXXFLAGS) -Ifirmware -Ifirmware/include -Ifirmware/drivers \
 		-DTEST_DATA_DIR='"$(abspath $(HOSTTEST_BUILD))"' -o $@ tests/host/test_drivers.cpp \
 		$(HOSTTEST_DRIVERS) -lfdt -lpthread
 $(HOSTTEST_BUILD)/test_core: tests/host/test_core.cpp firmware/core/dt.cpp firmware/core/dt.hpp \
@@ -37,14 +37,14 @@ $(HOSTTEST_BUILD)/test_core: tests/host/test_core.cpp firmware/core/dt.cpp firmw
 		firmware/include/riscv/csr.hpp firmware/include/riscv/csr_safe.hpp hw_models/trace/strc_regs.h $(HOSTTEST_BUILD)/edge.dtb $(HOSTTEST_BUILD)/qemu-virt.dtb \
 		firmware/include/fdt_walk.hpp firmware/include/fdt_edit.hpp $(HOSTTEST_BUILD)/qemu-virt-64.dtb \
 		$(HOSTTEST_BUILD)/qemu-spike.dtb $(HOSTTEST_BUILD)/qemu-sifive_u.dtb
-	$(HOSTCXX) $(HOSTCXXFLAGS) -Ifirmware -Ifirmware/include -Ifirmware/core \
+	$(HOSTCXX) $(HOSTTEST_CXXFLAGS) -Ifirmware -Ifirmware/include -Ifirmware/core \
 		-DTEST_DATA_DIR='"$(abspath $(HOSTTEST_BUILD))"' -o $@ tests/host/test_core.cpp \
 		firmware/core/dt.cpp -lfdt
 $(HOSTTEST_BUILD)/test_dbtr: tests/host/test_dbtr.cpp firmware/sbi/dbtr_logic.hpp
 	@mkdir -p $(dir $@)
-	$(HOSTCXX) $(HOSTCXXFLAGS) -Ifirmware -Ifirmware/include -o $@ tests/host/test_dbtr.cpp
+	$(HOSTCXX) $(HOSTTEST_CXXFLAGS) -Ifirmware -Ifirmware/include -o $@ tests/host/test_dbtr.cpp
 $(HOSTTEST_BUILD)/test_sse: tests/host/test_sse.cpp firmware/sbi/sse_events.hpp
 	@mkdir -p $(dir $@)
-	$(HOSTCXX) $(HOSTCXXFLAGS) -Ifirmware -Ifirmware/include -o $@ tests/host/test_sse.cpp
+	$(HOSTCXX) $(HOSTTEST_CXXFLAGS) -Ifirmware -Ifirmware/include -o $@ tests/host/test_sse.cpp
 .PHONY: host-tests
 host-tests: $(HOSTTEST_BUILD)/test_drivers $(HOSTTEST_BUILD)/test_core $(HOSTTEST_BUILD)/test_dbtr $(HOSTTEST_BUILD)/test_sse

@@ -9,10 +9,10 @@ PMU_HOST_OBJS := $(patsubst %.cpp,$(BUILD)/pmu/host/obj/%.o,$(PMU_HOST_SRCS))
 
 $(BUILD)/pmu/host/obj/%.o: %.cpp
 	@mkdir -p $(dir $@)
-	$(HOSTCXX) $(HOSTCXXFLAGS) -DPMU_HW_MODEL -DPMU_HOST_XLEN=64 -Ifirmware/include -MMD -MP -c $< -o $@
+	$(HOSTCXX) $(HOSTTEST_CXXFLAGS) -DPMU_HW_MODEL -DPMU_HOST_XLEN=64 -Ifirmware/include -MMD -MP -c $< -o $@
 
 $(PMU_HOST_BIN): $(PMU_HOST_OBJS)
-	$(HOSTCXX) $(HOSTCXXFLAGS) -o $@ $^ -lfdt
+	$(HOSTCXX) $(HOSTTEST_CXXFLAGS) -o $@ $^ -lfdt
 
 # The same sources as a 32-bit x86 program (g++ -m32, Debian's g++-12-multilib):
 # unsigned long and uintptr_t are 32 bits wide, as in the RV32 firmware, and
@@ -33,14 +33,14 @@ $(PMU_HOST32_ASM):
 	ln -sfn /usr/include/$(shell $(HOSTCC) -print-multiarch)/asm $@
 $(BUILD)/pmu/host32/obj/%.o: %.cpp | $(LIBFDT_DIR)/libfdt.h $(PMU_HOST32_ASM)
 	@mkdir -p $(dir $@)
-	$(HOSTCXX) $(PMU_HOST32_FLAGS) $(HOSTCXXFLAGS) -DPMU_HW_MODEL -DPMU_HOST_XLEN=32 -Ifirmware/include \
+	$(HOSTCXX) $(PMU_HOST32_FLAGS) $(HOSTTEST_CXXFLAGS) -DPMU_HW_MODEL -DPMU_HOST_XLEN=32 -Ifirmware/include \
 		-I$(LIBFDT_DIR) -MMD -MP -c $< -o $@
 $(BUILD)/pmu/host32/libfdt/%.c.o: $(LIBFDT_DIR)/libfdt.h | $(PMU_HOST32_ASM)
 	@mkdir -p $(dir $@)
 	$(HOSTCC) $(PMU_HOST32_FLAGS) -O2 -g -c $(LIBFDT_DIR)/$*.c -o $@
 
 $(PMU_HOST32_BIN): $(PMU_HOST32_OBJS) $(PMU_HOST32_FDT)
-	$(HOSTCXX) $(PMU_HOST32_FLAGS) $(HOSTCXXFLAGS) -o $@ $^
+	$(HOSTCXX) $(PMU_HOST32_FLAGS) $(HOSTTEST_CXXFLAGS) -o $@ $^
 
 .PHONY: pmu-host-tests pmu-host32-tests
 pmu-host-tests: $(PMU_HOST_BIN)

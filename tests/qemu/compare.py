@@ -5,6 +5,7 @@
 usage: compare.py DECODED RECORD [--min N] [--begin A[,A...]] [--end A[,A...]]
                   [--lost-head | --lost-tail | --within] [--priv P[,P...]]
                   [--trap-window ENTRY [--causes C[,C...]] [--irq 0|1]]
+       compare.py --batch RECORD DECODED... [the same options]
 
 Both files hold one "0xADDR" per line. The decoded trace must equal the
 record's traced window instruction for instruction, from the first traced
@@ -34,6 +35,11 @@ Two documented exceptions, each only when the caller names it:
                any contiguous run of the record passes, and only --min
                bounds the trace's length.
 --min N: the decoded trace has at least N instructions (default 1).
+--batch: several decoded traces against one record, read once (suite 52
+compares 3 to 5 traces with each hart's record of millions of lines): the
+report of each DECODED goes to DECODED.cmp, and one line "STATUS DECODED"
+per trace to stdout (STATUS: the exit status it had alone); exit 0 when
+every one matched.
 
 With insnlog priv=on the record's lines are "0xADDR PRIV [x|r]" ("x": the
 instruction never retires, e.g. ecall; "r": a trap return), and the window
@@ -49,7 +55,9 @@ is then cut down to what the encoder's filters let through:
                privilege); any other arrival is the payload's only
                interrupt, the machine timer (cause 7).
 """
+import array
 import itertools
+import re
 import sys
 
 ECALL_CAUSE = {0: 8, 1: 9, 3: 11}
@@ -68,6 +76,62 @@ def load(path):
             flag = w[2] if len(w) > 2 else ""
             out.append((int(w[0], 16), priv, flag))
     return out
+
+
+# A record line as load() splits it: the address, then the privilege and the
+# flag when present.
+RECORD_LINE = re.compile(rb"^0x([0-9A-Fa-f]+)[ \t]*(\S*)[ \t]*(\S*)", re.M)
+
+
+def load_addrs(path, privs):
+    """The addresses of the record's lines whose privilege is in privs (any,
+    when None) and that retire (flag other than "x"): what load(), the priv
+    filter and the "x" filter give, in one pass over the file's bytes."""
+    with open(path, "rb") as f:
+        lines = RECORD_LINE.findall(f.read())
+    ok = None
+    if privs is not None:
+        ok = {p for p in {p for _, p, _ in lines} if p and int(p) in privs}
+        return [int(a, 16) for a, p, f in lines if p in ok and f != b"x"]
+    return [int(a, 16) for a, _, f in lines if f != b"x"]
+
+
+def load_decoded(path):
+    """The addresses of the lines of a decoded trace (those load() reads)."""
+    with open(path, "rb") as f:
+        return [int(a, 16) for a in DECODED_LINE.findall(f.read())]
+
+
+DECODED_LINE = re.compile(rb"^0x([0-9A-Fa-f]+)", re.M)
+
+
+def window(path, begin, end, privs, entry, causes, irq):
+    """The record's traced window as compared (cut, filtered by privilege,
+    trap windows or retiring instructions), or an error message: what
+    load(), cut() and the filters give, the lines turned into tuples only
+    within the window."""
+    with open(path, "rb") as f:
+        lines = RECORD_LINE.findall(f.read())
+    addrs = [int(a, 16) for a, _, _ in lines]
+    lo, hi = 0, len(addrs)
+    if begin is not None:
+        lo = next((i for i, a in enumerate(addrs) if a in begin), -1)
+        if lo < 0:
+            return None, "the record never executes a --begin address (%s)" % fmt(begin)
+    if end is not None:
+        hi = next((i + 1 for i in range(lo, len(addrs)) if addrs[i] in end), -1)
+        if hi < 0:
+            return None, "the record never executes an --end address (%s) after its start" % fmt(end)
+    if entry is None:
+        ok = None if privs is None else {p for p in {p for _, p, _ in lines[lo:hi]} if p and int(p) in privs}
+        return [addrs[i] for i in range(lo, hi)
+                if lines[i][2] != b"x" and (ok is None or lines[i][1] in ok)], None
+    pv = {p: int(p) if p else None for p in {p for _, p, _ in lines[lo:hi]}}
+    fl = {f: f.decode() for f in {f for _, _, f in lines[lo:hi]}}
+    rec = [(addrs[i], pv[lines[i][1]], fl[lines[i][2]]) for i in range(lo, hi)]
+    if privs is not None:
+        rec = [r for r in rec if r[1] in privs]
+    return trap_windows(rec, entry, causes, irq), None
 
 
 def trap_windows(rec, entry, causes, irq):
@@ -97,12 +161,26 @@ HASH_BASE = 1000003
 
 
 def find_run(rec, dec):
-    """Index where dec occurs in rec as one contiguous run, or -1. A rolling
-    hash keeps this linear: a plain search is quadratic when the trace starts
-    in a loop (every iteration is a candidate start)."""
+    """Index where dec occurs in rec as one contiguous run, or -1: the first
+    8-byte-aligned match of dec's addresses packed as 64-bit words in rec's
+    (bytes.find is linear, also when the trace starts in a loop and every
+    iteration is a candidate start)."""
     k = len(dec)
     if k == 0 or k > len(rec):
         return -1
+    try:
+        hay, needle = array.array("Q", rec).tobytes(), array.array("Q", dec).tobytes()
+    except OverflowError:
+        return find_run_hash(rec, dec)
+    i = hay.find(needle)
+    while i >= 0 and i % 8:
+        i = hay.find(needle, i + 1)
+    return i // 8 if i >= 0 else -1
+
+
+def find_run_hash(rec, dec):
+    """find_run for addresses beyond 64 bits: a rolling hash keeps it linear."""
+    k = len(dec)
     target = 0
     for pc in dec:
         target = (target * HASH_BASE + pc) % HASH_MOD
@@ -173,38 +251,11 @@ def mismatch(rec, dec):
             f"executed {want} (record index {start + n})")
 
 
-def main():
-    args = sys.argv[1:]
-    minimum = option(args, "--min", int) or 1
-    ints = lambda s: {int(x, 0) for x in s.split(",")}
-    privs = option(args, "--priv", ints)
-    entry = option(args, "--trap-window", lambda s: int(s, 0))
-    causes = option(args, "--causes", ints)
-    irq = option(args, "--irq", lambda s: bool(int(s)))
-    begin = option(args, "--begin", ints)
-    end = option(args, "--end", ints)
-    lost_head = flag(args, "--lost-head")
-    lost_tail = flag(args, "--lost-tail")
-    within = flag(args, "--within")
-    if lost_head + lost_tail + within > 1:
-        print("--lost-head, --lost-tail and --within exclude each other")
-        return 2
-    if len(args) != 2:
-        print(__doc__.strip().split("\n\n")[1])
-        return 2
-    dec = [a for a, _, _ in load(args[0])]
-    rec, err = cut(load(args[1]), begin, end)
-    if err:
-        print(err)
-        return 1
-    if privs is not None:
-        rec = [r for r in rec if r[1] in privs]
-    if entry is not None:
-        rec = trap_windows(rec, entry, causes, irq)
-    else:
-        rec = [a for a, _, flag in rec if flag != "x"]
+def check(dec, rec, minimum, lost_head, lost_tail, within, out):
+    """One decoded trace against the record's window; writes the report to
+    out, returns the exit status."""
     if len(dec) < minimum:
-        print(f"decoded {len(dec)} instructions, fewer than {minimum}")
+        print(f"decoded {len(dec)} instructions, fewer than {minimum}", file=out)
         return 1
     if within:
         start = find_run(rec, dec)
@@ -216,10 +267,10 @@ def main():
         start = 0 if dec == rec else -1
     if start >= 0:
         print(f"{len(dec)} decoded instructions equal the record "
-              f"(record index {start}..{start + len(dec) - 1} of {len(rec)})")
+              f"(record index {start}..{start + len(dec) - 1} of {len(rec)})", file=out)
         return 0
     if not dec:
-        print(f"decoded nothing, the window holds {len(rec)} instructions")
+        print(f"decoded nothing, the window holds {len(rec)} instructions", file=out)
         return 1
     # A contiguous part of the window that is not the part required: say
     # which end is missing and how much of it.
@@ -234,10 +285,49 @@ def main():
             miss.append(f"its tail: the last {tail} instructions "
                         f"({rec[start + len(dec)]:#x} .. {rec[-1]:#x})")
         print(f"{len(dec)} decoded instructions equal record index {start}..{start + len(dec) - 1} "
-              f"of {len(rec)}, but the trace misses " + " and ".join(miss))
+              f"of {len(rec)}, but the trace misses " + " and ".join(miss), file=out)
         return 1
-    print(mismatch(rec, dec))
+    print(mismatch(rec, dec), file=out)
     return 1
+
+
+def main():
+    args = sys.argv[1:]
+    minimum = option(args, "--min", int) or 1
+    ints = lambda s: {int(x, 0) for x in s.split(",")}
+    privs = option(args, "--priv", ints)
+    entry = option(args, "--trap-window", lambda s: int(s, 0))
+    causes = option(args, "--causes", ints)
+    irq = option(args, "--irq", lambda s: bool(int(s)))
+    begin = option(args, "--begin", ints)
+    end = option(args, "--end", ints)
+    lost_head = flag(args, "--lost-head")
+    lost_tail = flag(args, "--lost-tail")
+    within = flag(args, "--within")
+    batch = flag(args, "--batch")
+    if lost_head + lost_tail + within > 1:
+        print("--lost-head, --lost-tail and --within exclude each other")
+        return 2
+    if len(args) < 2 or (len(args) != 2 and not batch):
+        print(__doc__.strip().split("\n\n")[1])
+        return 2
+    record, decoded = (args[0], args[1:]) if batch else (args[1], args[:1])
+    if begin is None and end is None and entry is None:
+        rec = load_addrs(record, privs)
+    else:
+        rec, err = window(record, begin, end, privs, entry, causes, irq)
+        if err:
+            print(err)
+            return 1
+    if not batch:
+        return check(load_decoded(decoded[0]), rec, minimum, lost_head, lost_tail, within, sys.stdout)
+    worst = 0
+    for path in decoded:
+        with open(path + ".cmp", "w") as out:
+            rc = check(load_decoded(path), rec, minimum, lost_head, lost_tail, within, out)
+        print(rc, path)
+        worst = max(worst, rc)
+    return worst
 
 
 if __name__ == "__main__":

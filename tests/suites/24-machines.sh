@@ -119,7 +119,7 @@ expect_no_line "linux/spike/no_panic" "$log" "$kernel" 'Kernel panic\|Oops\|BUG:
 # QEMU virt with the image it gives. The aim: a quirk port under 150 lines.
 Q=tests/platform/quirk_demo
 check_log "quirk_port/builds" "$d/quirk_demo-make.log" \
-  bash -c 'make -s firmware PLATFORM=quirk_demo PLATFORM_DIR="$1" >"$2" 2>&1' _ "$Q" "$d/quirk_demo-make.log"
+  bash -c 'make -s -j"$(nproc)" firmware PLATFORM=quirk_demo PLATFORM_DIR="$1" >"$2" 2>&1' _ "$Q" "$d/quirk_demo-make.log"
 qfw=build/fw-quirk_demo-rv64/tsbi_dynamic.bin
 python3 tests/payloads/run.py --fw $qfw --smp 4 --tag quirk_demo-smp4 $P/base.elf $P/hsm.elf $P/srst.elf
 log=$d/quirk_demo.log

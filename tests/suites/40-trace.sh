@@ -7,6 +7,14 @@ build trace trace-tests
 T=build/trace/tsbi-trace
 W=build/trace/suite-work
 rm -rf "$W" && mkdir -p "$W"
+# The fuzz targets (clang, ASan+UBSan+libFuzzer: the library compiled once
+# more) build in the background while the single-threaded checks below run
+# on the other core; their smoke runs are at the end.
+fuzz_build=
+if command -v clang++ >/dev/null; then
+  make -s -j"$(nproc)" trace-fuzz >"$W/fuzz-build.log" 2>&1 &
+  fuzz_build=$!
+fi
 
 # --- doctest: one PASS/FAIL line per test case -----------------------------------------
 python3 tests/host/doctest_lines.py "trace unit" build/trace/trace-tests
@@ -207,25 +215,40 @@ fi
 rm -rf $B
 
 # --- fuzz smoke runs (longer: make trace-fuzz-long FUZZ_SECONDS=N) -----------------------
-if ! command -v clang++ >/dev/null || ! make -s -j2 trace-fuzz >"$W/fuzz-build.log" 2>&1; then
+# One libFuzzer process per core at a time (each is single-threaded and runs
+# for its 3 s of -max_total_time).
+if [ -z "$fuzz_build" ] || ! wait "$fuzz_build"; then
   cat "$W/fuzz-build.log" 2>/dev/null | tail -20
   fail "trace fuzz targets build (clang++ with libclang-rt-14-dev needed)"
 else
+  fuzzers=()
   for f in build/trace/fuzz/fuzz_*; do
     case $f in *.d) continue;; esac
+    fuzzers+=("$f")
+  done
+  # Inputs that once crashed a target (tests/trace/fuzz_seeds/<target>/) are
+  # replayed first, each its own check, so a fixed bug stays fixed whatever
+  # the random smoke run below happens to reach; they also seed its corpus.
+  for f in "${fuzzers[@]}"; do
     n=$(basename "$f")
-    mkdir -p "$W/corpus-$n"
-    # Inputs that once crashed a target (tests/trace/fuzz_seeds/<target>/) are
-    # replayed first, each its own check, so a fixed bug stays fixed whatever
-    # the random smoke run below happens to reach.
-    seeds=tests/trace/fuzz_seeds/$n
-    for s in "$seeds"/*; do
+    for s in tests/trace/fuzz_seeds/$n/*; do
       [ -f "$s" ] || continue
       check "fuzz regression: $n $(basename "$s")" bash -c \
         "$f -rss_limit_mb=1024 -timeout=5 $s >$W/$n.seed.log 2>&1 || { tail -30 $W/$n.seed.log; false; }"
     done
-    [ -d "$seeds" ] || seeds=
+  done
+  jobs=$(nproc) i=0
+  for f in "${fuzzers[@]}"; do
+    n=$(basename "$f")
+    mkdir -p "$W/corpus-$n"; rm -f "$W/$n.rc"
+    seeds=tests/trace/fuzz_seeds/$n; [ -d "$seeds" ] || seeds=
+    ("$f" -max_total_time=3 -rss_limit_mb=1024 -timeout=5 "$W/corpus-$n" $seeds >"$W/$n.log" 2>&1; echo $? >"$W/$n.rc") &
+    i=$((i + 1)); [ $((i % jobs)) = 0 ] && wait
+  done
+  wait
+  for f in "${fuzzers[@]}"; do
+    n=$(basename "$f")
     check "fuzz smoke: $n (3 s, ASan+UBSan)" bash -c \
-      "$f -max_total_time=3 -rss_limit_mb=1024 -timeout=5 $W/corpus-$n $seeds >$W/$n.log 2>&1 || { tail -30 $W/$n.log; false; }"
+      "test \"\$(cat $W/$n.rc 2>/dev/null)\" = 0 || { tail -30 $W/$n.log; false; }"
   done
 fi

@@ -124,11 +124,13 @@ check "qemu10-hart-sinks/encoder_keeps_mmode_out" grep -q '^TRACE-NO-MMODE: 1' "
 fwpcs=$(owner_decode qemu10-hart-sinks "$d" etrace)
 check "qemu10-hart-sinks/etrace_no_firmware_address ($fwpcs)" [ "$fwpcs" = 0 ]
 
-# decode_compare TAG FILE HART SRCBITS [FORMAT [data]]: one hart's stream of
-# FILE vs its record; FORMAT ntrace (default) or etrace (trTeFormat 0); with
-# "data" the E-Trace data trace too, against the plugin's mem=S record of the
-# hart's S-mode loads and stores (mrec.HART; --within, as the instructions).
-decode_compare() {
+# decode TAG FILE HART SRCBITS [FORMAT [data]]: decodes one hart's stream of
+# FILE (FORMAT ntrace, the default, or etrace: trTeFormat 0) and queues it
+# for compare_hart; with "data" the E-Trace data trace too, compared here
+# against the plugin's mem=S record of the hart's S-mode loads and stores
+# (mrec.HART; --within, as the instructions).
+queued=()
+decode() {
   local tag=$1 f=$2 h=$3 sb=$4 fmt=${5:-ntrace} data=${6:-} out
   out=$W/$tag/${f%.bin}.$h.pcs
   if ! "$DEC" "$fmt" decode --elf "$ELF" --src-bits "$sb" --src "$h" ${data:+--data "$out.data"} "$W/$tag/$f" \
@@ -143,27 +145,51 @@ decode_compare() {
       fail "$tag/$f/hart$h/data_equals_executed ($(head -3 "$out.dcmp" | tr '\n' ' '))"
     fi
   fi
+  queued+=("$f")
+}
+
+# The firmware's region (the reserved mmode_resv node): from _fw_start, the
+# image rounded up to a power of two, as the firmware's PMP entry.
+FW_RANGE=$(riscv64-linux-gnu-nm build/fw/tsbi_dynamic.elf | awk '$3=="_fw_start"{s=$1} $3=="_fw_end"{e=$1} END{print s, e}')
+
+# compare_hart TAG HART: each stream decode() queued for HART against the
+# S-mode instructions insnlog recorded on it (srec.HART, read once for all),
+# and none of its addresses in the firmware's region.
+compare_hart() {
+  local tag=$1 h=$2 f out rc path counts n
+  ((${#queued[@]})) || return
+  local outs=()
+  for f in "${queued[@]}"; do outs+=("$W/$tag/${f%.bin}.$h.pcs"); done
   # --within: one insnlog record holds the whole run, while the firmware
   # starts and stops each hart's trace on an IPI the S-mode record does not
   # show, so the trace is a stretch of the record, not its whole.
-  if python3 "$COMPARE" "$out" "$W/$tag/srec.$h" --priv 1 --min 1000 --within > "$out.cmp" 2>&1; then
-    pass "$tag/$f/hart$h/equals_executed ($(tail -1 "$out.cmp" | cut -d' ' -f1) instructions)"
-  else
-    fail "$tag/$f/hart$h/equals_executed ($(tail -2 "$out.cmp" | tr '\n' ' '))"
-  fi
-  # The firmware's region (the reserved mmode_resv node): from _fw_start, the
-  # image rounded up to a power of two, as the firmware's PMP entry.
-  local fw
-  fw=$(python3 -c 'import sys
-start, end = (int(x, 16) for x in sys.argv[2:4])
+  python3 "$COMPARE" --batch "$W/$tag/srec.$h" "${outs[@]}" --priv 1 --min 1000 --within \
+    > "$W/$tag/compare.$h.out" 2>&1
+  counts=$(python3 -c 'import sys
+start, end = (int(x, 16) for x in sys.argv[1:3])
 size = 1
 while size < end - start: size <<= 1
-n=0
-for l in open(sys.argv[1]):
-    a=int(l.split()[0],16)
-    n+=start<=a<start+size
-print(n)' "$out" $(riscv64-linux-gnu-nm build/fw/tsbi_dynamic.elf | awk '$3=="_fw_start"{s=$1} $3=="_fw_end"{e=$1} END{print s, e}'))
-  check "$tag/$f/hart$h/no_firmware_address" [ "$fw" = 0 ]
+for p in sys.argv[3:]:
+    n = 0
+    for l in open(p):
+        a = int(l.split()[0], 16)
+        n += start <= a < start + size
+    print(n)' $FW_RANGE "${outs[@]}")
+  local i=0
+  for f in "${queued[@]}"; do
+    out=${outs[$i]}; i=$((i + 1))
+    rc=$(awk -v p="$out" '$2 == p { print $1 }' "$W/$tag/compare.$h.out")
+    if [ "$rc" = 0 ]; then
+      pass "$tag/$f/hart$h/equals_executed ($(tail -1 "$out.cmp" | cut -d' ' -f1) instructions)"
+    elif [ -s "$out.cmp" ]; then
+      fail "$tag/$f/hart$h/equals_executed ($(tail -2 "$out.cmp" | tr '\n' ' '))"
+    else
+      fail "$tag/$f/hart$h/equals_executed (compare.py: $(tail -2 "$W/$tag/compare.$h.out" | tr '\n' ' '))"
+    fi
+    n=$(sed -n "${i}p" <<<"$counts")
+    check "$tag/$f/hart$h/no_firmware_address" [ "$n" = 0 ]
+  done
+  queued=()
 }
 
 # SMP[:CPU]: without Sstc the timer interrupts go through the firmware's
@@ -203,20 +229,25 @@ for run in 1 4 18 1:sstc=false; do
     awk '$2 == 1' "$d/rec.$h" > "$d/srec.$h"
     [ -z "$mem" ] || mv "$d/rec.mem.$h" "$d/mrec.$h"
   done
+  last=
   if [ "$smp" -gt 1 ]; then
     last=$((smp - 1)); [ "$last" = "$boot" ] && last=$((smp - 2))
     [ -f "$d/srec.$last" ] || awk '$2 == 1' "$d/rec.$last" > "$d/srec.$last"
   fi
   rm -f "$d"/rec.*
-  for h in $harts; do
-    decode_compare "$tag" trace-htm.bin "$h" "$sb"
-    decode_compare "$tag" trace-btm.bin "$h" "$sb"
-    decode_compare "$tag" trace-etrace.bin "$h" "$sb" etrace
-    [ -z "$mem" ] || decode_compare "$tag" trace-etrace-data.bin "$h" "$sb" etrace data
+  # Each hart's streams decoded, then compared with its record at once; the
+  # SRAM sink's on the boot hart, the HSM run's on the last (both among
+  # $harts, or added).
+  for h in $(printf '%s\n' $harts "$boot" ${last:+"$last"} | sort -nu); do
+    if [[ " $(echo $harts) " == *" $h "* ]]; then
+      decode "$tag" trace-htm.bin "$h" "$sb"
+      decode "$tag" trace-btm.bin "$h" "$sb"
+      decode "$tag" trace-etrace.bin "$h" "$sb" etrace
+      [ -z "$mem" ] || decode "$tag" trace-etrace-data.bin "$h" "$sb" etrace data
+    fi
+    [ "$h" != "$boot" ] || decode "$tag" trace-sram.bin "$h" "$sb"
+    [ "$h" != "$last" ] || decode "$tag" trace-hsm.bin "$h" "$sb"
+    compare_hart "$tag" "$h"
   done
-  decode_compare "$tag" trace-sram.bin "$boot" "$sb"
-  if [ "$smp" -gt 1 ]; then
-    decode_compare "$tag" trace-hsm.bin "$last" "$sb"
-  fi
   rm -f "$d"/srec.* "$d"/mrec.* "$d"/*.pcs "$d"/*.pcs.data
 done

@@ -14,6 +14,18 @@ if ! q=$(scripts/qemu10.sh path); then
   fail "qemu10: scripts/qemu10.sh path failed (project QEMU 10 not built)"; exit 1
 fi
 build firmware payloads pmu-payloads traps-payload
+# /chosen/tsbi,require-pmp makes the missing PMP fatal: that boot ends only
+# when `timeout` stops it after 10 s, so it starts here, in the background,
+# and is checked after the payload runs.
+d=build/test-logs/qemu10-require-pmp; mkdir -p "$d"; rm -f "$d/console.log" "$d/rc"
+pmp_pid=
+if "$q" -M virt,dumpdtb="$d/rva23s64.dtb" -cpu rva23s64 -smp 1 -m 256M -bios none -nographic \
+     </dev/null >"$d/dtb.log" 2>&1 && fdtput -t s "$d/rva23s64.dtb" /chosen tsbi,require-pmp "" 2>>"$d/dtb.log"; then
+  (timeout 10 "$q" -M virt -cpu rva23s64 -smp 1 -m 256M -nographic -dtb "$d/rva23s64.dtb" \
+     -bios build/fw/tsbi_dynamic.bin -kernel build/payloads/base.elf </dev/null >"$d/console.log" 2>&1
+   echo $? >"$d/rc") &
+  pmp_pid=$!
+fi
 CTR_CPU=smctr=true,ssctr=true,smcsrind=true,smstateen=true,sscofpmf=true
 PAYLOADS="base time ipi rfence hsm dbcn legacy srst fwft susp dbtr sse"
 for cfg in "ctr:$CTR_CPU" "noctr:sscofpmf=true,smctr=false,ssctr=false"; do
@@ -95,13 +107,10 @@ tests/payloads/run.py --qemu "$q" --timeout 30 --fw ours --smp 2 --cpu-model rva
   --known tests/payloads/known-differences/qemu10-profile-cpus.txt --qemu-arg=-append --qemu-arg=pmp=0 \
   --tag qemu10-rva23s64-smp2 base hsm
 [ $? -le 1 ] || fail "qemu10-rva23s64: payload runner failed"
-# /chosen/tsbi,require-pmp makes the missing PMP fatal.
-d=build/test-logs/qemu10-require-pmp; mkdir -p "$d"
-if "$q" -M virt,dumpdtb="$d/rva23s64.dtb" -cpu rva23s64 -smp 1 -m 256M -bios none -nographic \
-     </dev/null >"$d/dtb.log" 2>&1 && fdtput -t s "$d/rva23s64.dtb" /chosen tsbi,require-pmp "" 2>>"$d/dtb.log"; then
-  timeout 10 "$q" -M virt -cpu rva23s64 -smp 1 -m 256M -nographic -dtb "$d/rva23s64.dtb" \
-    -bios build/fw/tsbi_dynamic.bin -kernel build/payloads/base.elf </dev/null >"$d/console.log" 2>&1
-  rc=$?
+# The boot with /chosen/tsbi,require-pmp (started above).
+if [ -n "$pmp_pid" ]; then
+  wait "$pmp_pid"
+  rc=$(cat "$d/rc" 2>/dev/null)
   fatal="tsbi: fatal: fewer than two PMP entries.*tsbi,require-pmp"
   expect_line "qemu10-rva23s64/require_pmp/says_why" "$d/console.log" "$fatal"
   # Stopped: QEMU still running when timeout killed it (124), not reset or

@@ -17,7 +17,7 @@ $(TRACE_FW_BUILD)/data/%.dtb: tests/trace_fw/data/%.dts
 	dtc -q -I dts -O dtb -o $@ $<
 $(TRACE_FW_BUILD)/trace_fw_tests: $(TRACE_FW_DEPS)
 	@mkdir -p $(@D)
-	$(HOSTCXX) $(HOSTCXXFLAGS) -DTSBI_TRACE_HOST -Ifirmware/include -Ifirmware/trace -Ihw_models/trace \
+	$(HOSTCXX) $(HOSTTEST_CXXFLAGS) -DTSBI_TRACE_HOST -Ifirmware/include -Ifirmware/trace -Ihw_models/trace \
 		-Ihw_models/tci -Itests/trace_fw -DTRACE_FW_DATA='"$(abspath $(TRACE_FW_BUILD)/data)"' -o $@ \
 		$(TRACE_FW_SRCS) -lfdt
 
