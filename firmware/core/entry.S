@@ -371,7 +371,9 @@ run_trap_safe_stub:
  * bypass the PMP entry that denies S-mode the firmware. fw::unpriv_*
  * (trap.hpp) call the copy whose page the access does not touch. Each copy
  * is 64-byte aligned and shorter than 64 bytes, so it lies in one page. */
-.macro UNPRIV name, insn, isstore
+/* The frame every accessor shares: mtvec points at expected_trap (which
+ * sets a5 to mcause and skips the access) while MPRV is set from a1. */
+.macro UNPRIV_BEGIN name
     .balign 64
     .globl \name
 \name:
@@ -381,43 +383,38 @@ run_trap_safe_stub:
     csrrw   t2, mtvec, t1
     li      a5, 0
     csrw    mstatus, a1
-    .if \isstore
-    \insn   a2, 0(a0)
-    .else
-    \insn   a0, 0(a0)
-    .endif
+.endm
+.macro UNPRIV_RESTORE
     csrw    mstatus, t4
     csrw    mtvec, t2
     csrw    mepc, t0
+.endm
+.macro UNPRIV_END name
     mv      a1, a5
     ret
     .if (. - \name) > 64
     .error "unprivileged accessor longer than its 64-byte slot"
     .endif
 .endm
+.macro UNPRIV name, insn, isstore
+    UNPRIV_BEGIN \name
+    .if \isstore
+    \insn   a2, 0(a0)
+    .else
+    \insn   a0, 0(a0)
+    .endif
+    UNPRIV_RESTORE
+    UNPRIV_END \name
+.endm
 /* Two XLEN-bit words at a0 and a0 + REGBYTES in one go: the first in a0,
  * the second stored at a2 (M-mode memory, written once MPRV is off again). */
 .macro UNPRIV_LX2 name
-    .balign 64
-    .globl \name
-\name:
-    csrr    t0, mepc
-    csrr    t4, mstatus
-    la      t1, expected_trap
-    csrrw   t2, mtvec, t1
-    li      a5, 0
-    csrw    mstatus, a1
+    UNPRIV_BEGIN \name
     REG_L   t3, REGBYTES(a0)
     REG_L   a0, 0(a0)
-    csrw    mstatus, t4
-    csrw    mtvec, t2
-    csrw    mepc, t0
+    UNPRIV_RESTORE
     REG_S   t3, 0(a2)
-    mv      a1, a5
-    ret
-    .if (. - \name) > 64
-    .error "unprivileged accessor longer than its 64-byte slot"
-    .endif
+    UNPRIV_END \name
 .endm
     .section .unpriv_a, "ax"
 UNPRIV unpriv_lbu_a, lbu, 0

@@ -35,6 +35,9 @@ extern char follow_word_r2[], follow_bad_read[];
 #else
 #define FOLLOW_ST(r, i) "    sw " #r ", " #i "*4(a1)\n"
 #endif
+// The plain row (select, then the three reads) and the stores of its values.
+#define FOLLOW_ROW "    csrw 0x150, a0\n    csrr t0, 0x151\n    csrr t1, 0x152\n    csrr t2, 0x153\n"
+#define FOLLOW_OUT FOLLOW_ST(t0, 0) FOLLOW_ST(t1, 1) FOLLOW_ST(t2, 2) "    ret\n"
 asm(
     "    .pushsection .text.ctr_follow, \"ax\"\n"
     "    .option push\n"
@@ -47,22 +50,13 @@ asm(
     "follow_word_r2:\n"
     "    csrr t1, 0x152\n"
     "    csrr t2, 0x153\n"
-    FOLLOW_ST(t0, 0)
-    FOLLOW_ST(t1, 1)
-    FOLLOW_ST(t2, 2)
-    "    ret\n"
+    FOLLOW_OUT
     "    .balign 8\n"
     "    .globl follow_half\n"
     "follow_half:\n"
     "    .2byte 0x0001 /* c.nop: the row starts 2 bytes off a word */\n"
-    "    csrw 0x150, a0\n"
-    "    csrr t0, 0x151\n"
-    "    csrr t1, 0x152\n"
-    "    csrr t2, 0x153\n"
-    FOLLOW_ST(t0, 0)
-    FOLLOW_ST(t1, 1)
-    FOLLOW_ST(t2, 2)
-    "    ret\n"
+    FOLLOW_ROW
+    FOLLOW_OUT
     "    .2byte 0 /* back on a word boundary */\n"
     "    .balign 8\n"
     "    .globl follow_saved\n"
@@ -85,10 +79,7 @@ asm(
     "    csrr zero, 0x151\n"
     "    csrr t1, 0x152\n"
     "    csrr t2, 0x153\n"
-    FOLLOW_ST(t0, 0)
-    FOLLOW_ST(t1, 1)
-    FOLLOW_ST(t2, 2)
-    "    ret\n"
+    FOLLOW_OUT
     "    .balign 8\n"
     "    .globl follow_two\n"
     "follow_two: /* a second select in the row */\n"
@@ -97,10 +88,7 @@ asm(
     "    csrw 0x150, a2\n"
     "    csrr t1, 0x152\n"
     "    csrr t2, 0x153\n"
-    FOLLOW_ST(t0, 0)
-    FOLLOW_ST(t1, 1)
-    FOLLOW_ST(t2, 2)
-    "    ret\n"
+    FOLLOW_OUT
     "    .balign 8\n"
     "    .globl follow_bad, follow_bad_read\n"
     "follow_bad: /* a select that is not CTR's, then a read: illegal there */\n"
@@ -114,14 +102,8 @@ asm(
     "    .skip 4096 - 8\n"
     "    .globl follow_page\n"
     "follow_page: /* the second read is on the next page */\n"
-    "    csrw 0x150, a0\n"
-    "    csrr t0, 0x151\n"
-    "    csrr t1, 0x152\n"
-    "    csrr t2, 0x153\n"
-    FOLLOW_ST(t0, 0)
-    FOLLOW_ST(t1, 1)
-    FOLLOW_ST(t2, 2)
-    "    ret\n"
+    FOLLOW_ROW
+    FOLLOW_OUT
     "    .option pop\n"
     "    .popsection\n"
 );
