@@ -25,7 +25,7 @@ void start_stop_every_hart() {
     const Platform &p = platform();
     unsigned started = 0, stopped = 0;
     unsigned long bad_status = ~0ul, bad_start = ~0ul, bad_stop = ~0ul;
-    clause("hsm/hart_start/STOPPED_to_STARTED");
+    clause("hsm/hart_start/starts");
     for (unsigned i = 0; i + 1 < p.nharts; i++) {
         const unsigned long h = secondary_hartid(i);
         if (sbi_hart_get_status(h).value != static_cast<unsigned long>(hsm_state::stopped) &&
@@ -143,12 +143,12 @@ void highest_hart() {
         run_on(last, config_fw_counter, &c);
         if (!expect_err(SbiRet{c.error, c.cidx}, SUCCESS, "highest/pmu_fw_counter_config")) return;
     }
-    clause("rfence/remote_fence_i/delivery");
+    clause("rfence/remote_fence_i/success");
     constexpr unsigned kFences = 3;
     for (unsigned k = 0; k < kFences; k++)
         expect_err(sbi_call(eid::rfence, fid::rfence::remote_fence_i, 1, last), SUCCESS,
                    "highest/remote_fence_i_%u", k);
-    clause("rfence/remote_sfence_vma/delivery");
+    clause("rfence/remote_sfence_vma/success");
     expect_err(sbi_call(eid::rfence, fid::rfence::remote_sfence_vma, 1, last, 0, 0), SUCCESS,
                "highest/remote_sfence_vma");
     clause("rfence/remote_fence_i/INVALID_PARAM");
@@ -175,7 +175,7 @@ void word_boundary() {
     clause("ipi/send_ipi/delivery");
     const unsigned long t[] = {lo, hi};
     ipi_reaches(0b11, lo, t, 2, "boundary/ipi");
-    clause("rfence/remote_fence_i/delivery");
+    clause("rfence/remote_fence_i/success");
     expect_err(sbi_call(eid::rfence, fid::rfence::remote_fence_i, 0b11, lo), SUCCESS,
                "boundary/remote_fence_i");
     expect_err(sbi_call(eid::rfence, fid::rfence::remote_sfence_vma, 0b11, lo, 0, 0), SUCCESS,
