@@ -3,6 +3,10 @@
 #pragma once
 #include <stdint.h>
 #include "riscv/csr.hpp"
+#include "fw_limits.h"
+
+// The base of the harts' carved M-mode stacks (core/init.cpp, entry.S).
+extern "C" uintptr_t fw_stacks_base;
 
 namespace fw {
 
@@ -28,6 +32,16 @@ constexpr uint32_t kFastFrameRegs = 1u << 0 | 1u << 1 | 7u << 5 | 0xFFu << 10 | 
 // are in it: a0/a1 come from the handler's return value and mepc is
 // advanced past the ecall after it returns.
 TrapFrame &current_frame();
+
+// The index (fw::this_index()) of the hart whose frame `f` is, from where it
+// lies: entry.S puts it at fw_stacks_base + (index + 1) * FW_STACK_SIZE -
+// FRAME_SIZE, the top of that hart's carved stack, and FRAME_SIZE is less
+// than a stack. Three instructions where this_index() reads mhartid and the
+// hart map (table mode: a load per call), for the trap paths S-mode reaches
+// per instruction (CTR's entry reads).
+inline unsigned frame_index(const TrapFrame &f) {
+    return static_cast<unsigned>((reinterpret_cast<uintptr_t>(&f) - fw_stacks_base) >> FW_STACK_SHIFT);
+}
 
 // Redirects the current trap to S-mode (or HS-mode for a trap from VS/VU) as
 // if the hart had delegated it: scause/stval/sepc/sstatus updated, execution
