@@ -370,7 +370,8 @@ run_trap_safe_stub:
  * page with M-mode permissions: an access to the accessor's own page would
  * bypass the PMP entry that denies S-mode the firmware. fw::unpriv_*
  * (trap.hpp) call the copy whose page the access does not touch. Each copy
- * is 64-byte aligned and shorter than 64 bytes, so it lies in one page. */
+ * is 64-byte aligned and shorter than 64 bytes (unpriv_lx3: 128), so it lies
+ * in one page. */
 .macro UNPRIV name, insn, isstore
     .balign 64
     .globl \name
@@ -419,15 +420,45 @@ run_trap_safe_stub:
     .error "unprivileged accessor longer than its 64-byte slot"
     .endif
 .endm
+/* Three XLEN-bit words at a0, a0 + REGBYTES and a0 + 2 * REGBYTES: the
+ * first in a0, the others stored at a2 and a2 + REGBYTES (CTR's entry rows
+ * whose three instructions span three words). Longer than 64 bytes: 128-byte
+ * aligned and shorter than that, so it too lies in one page. */
+.macro UNPRIV_LX3 name
+    .balign 128
+    .globl \name
+\name:
+    csrr    t0, mepc
+    csrr    t4, mstatus
+    la      t1, expected_trap
+    csrrw   t2, mtvec, t1
+    li      a5, 0
+    csrw    mstatus, a1
+    REG_L   t3, REGBYTES(a0)
+    REG_L   t5, 2 * REGBYTES(a0)
+    REG_L   a0, 0(a0)
+    csrw    mstatus, t4
+    csrw    mtvec, t2
+    csrw    mepc, t0
+    REG_S   t3, 0(a2)
+    REG_S   t5, REGBYTES(a2)
+    mv      a1, a5
+    ret
+    .if (. - \name) > 128
+    .error "unprivileged accessor longer than its 128-byte slot"
+    .endif
+.endm
     .section .unpriv_a, "ax"
 UNPRIV unpriv_lbu_a, lbu, 0
 UNPRIV unpriv_lhu_a, lhu, 0
 UNPRIV unpriv_lx_a, REG_L, 0
 UNPRIV_LX2 unpriv_lx2_a
+UNPRIV_LX3 unpriv_lx3_a
 UNPRIV unpriv_sb_a, sb, 1
     .section .unpriv_b, "ax"
 UNPRIV unpriv_lbu_b, lbu, 0
 UNPRIV unpriv_lhu_b, lhu, 0
 UNPRIV unpriv_lx_b, REG_L, 0
 UNPRIV_LX2 unpriv_lx2_b
+UNPRIV_LX3 unpriv_lx3_b
 UNPRIV unpriv_sb_b, sb, 1

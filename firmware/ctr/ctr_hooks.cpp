@@ -69,7 +69,7 @@ struct Slot {
     ctr::Hart emu;
 };
 Slot *g_slot;
-CTR_INLINE Slot &slot_at(unsigned index) {
+CTR_INLINE Slot &slot_at(unsigned long index) {
     Slot *s = g_slot + index;
     // Opaque to the optimiser: under -Os it would recompute the address
     // (index * sizeof(Slot)) at every use instead of keeping it.
@@ -328,7 +328,7 @@ CTR_INLINE bool in_ctr_range(unsigned long sel) {
 // fire, one counting them would miss them), while an interrupt would be
 // taken before the next instruction (its handler would run before them), or
 // when the next kMaxFollowing instructions are not all in pc's page.
-CTR_INLINE unsigned following(const PerHart &p, unsigned index, unsigned long pc, unsigned long mstatus,
+CTR_INLINE unsigned following(const PerHart &p, unsigned long index, unsigned long pc, unsigned long mstatus,
                               uint32_t *run, bool &reads) {
     using namespace ctr::follow;
     namespace mb = csr::mstatus_bits;
@@ -350,14 +350,24 @@ CTR_INLINE unsigned following(const PerHart &p, unsigned index, unsigned long pc
         uint16_t h[((kSpan + 2) / kWord + 2) * kWord / 2];
     } code;
     // The span needs two words at least (it is longer than one): the first
-    // two in one access, then one at a time, none beyond the span.
+    // three in one access where it needs three (a row not aligned to a word:
+    // RV64, pc + 4 at 6 mod 8), else two; then one at a time, none beyond the
+    // span. Where the three cannot all be read, the first two and then one
+    // at a time, so a row ends at the first word that cannot be read as
+    // before.
     static_assert(kSpan > kWord);
     unsigned words = 0;
-    fw::UnprivResult r = fw::unpriv_lx2(base, ms, &code.w[1]);
-    if (!r.trapped) {
-        code.w[0] = r.value;
-        words = 2;
-        for (unsigned long a = base + 2 * kWord; a < pc + 4 + kSpan; a += kWord) {
+    fw::UnprivResult r{0, 1};
+    if (base + 2 * kWord < pc + 4 + kSpan) {
+        r = fw::unpriv_lx3(base, ms, &code.w[1]);
+        if (!r.trapped) code.w[0] = r.value, words = 3;
+    }
+    if (!words) {
+        r = fw::unpriv_lx2(base, ms, &code.w[1]);
+        if (!r.trapped) code.w[0] = r.value, words = 2;
+    }
+    if (words) {
+        for (unsigned long a = base + words * kWord; a < pc + 4 + kSpan; a += kWord) {
             r = fw::unpriv_lx(a, ms);
             if (r.trapped) break;
             code.w[words++] = r.value;
@@ -391,7 +401,7 @@ bool ctr::subsystem::csr_fast(fw::TrapFrame &f, uint32_t insn, unsigned long mst
     static_assert(ctr::ind::sireg == ctr::ind::siselect + 1 && ctr::ind::sireg3 == ctr::ind::siselect + 3);
     CTR_BENCH_SCOPE;
     if (fw::mstatus_priv(mstatus) != csr::PRV_S || fw::mstatus_virt(mstatus)) return false;
-    const unsigned index = fw::frame_index(f);
+    const unsigned long index = fw::frame_index(f);
     Slot &s = slot_at(index);
     PerHart &p = s.p;
     if (!p.entry_fast) return false;

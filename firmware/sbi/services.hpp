@@ -41,8 +41,8 @@ void dbtr_hart_reset();
 // CTR's trap path, for the hart of index `index` (the caller's, which the
 // trap path knows from its frame, fw::frame_index); before DBTR's first
 // probe the count is 0.
-inline bool dbtr_triggers_in_use(unsigned index) {
-    const HartTriggers &h = fw::block_at(index).dbtr;
+inline bool dbtr_triggers_in_use(unsigned long index) {
+    const HartTriggers &h = fw::blocks[index].dbtr;
     for (unsigned idx = 0; idx < h.count; idx++)
         if (h.state[idx] & dbtr::TS_MAPPED) return true;
     return false;
