@@ -370,11 +370,12 @@ run_trap_safe_stub:
  * page with M-mode permissions: an access to the accessor's own page would
  * bypass the PMP entry that denies S-mode the firmware. fw::unpriv_*
  * (trap.hpp) call the copy whose page the access does not touch. Each copy
- * is 64-byte aligned and shorter than 64 bytes, so it lies in one page. */
+ * is 64-byte aligned and shorter than 64 bytes (unpriv_lx3: 128), so it lies
+ * in one page. */
 /* The frame every accessor shares: mtvec points at expected_trap (which
  * sets a5 to mcause and skips the access) while MPRV is set from a1. */
-.macro UNPRIV_BEGIN name
-    .balign 64
+.macro UNPRIV_BEGIN name, slot=64
+    .balign \slot
     .globl \name
 \name:
     csrr    t0, mepc
@@ -389,11 +390,11 @@ run_trap_safe_stub:
     csrw    mtvec, t2
     csrw    mepc, t0
 .endm
-.macro UNPRIV_END name
+.macro UNPRIV_END name, slot=64
     mv      a1, a5
     ret
-    .if (. - \name) > 64
-    .error "unprivileged accessor longer than its 64-byte slot"
+    .if (. - \name) > \slot
+    .error "unprivileged accessor longer than its slot"
     .endif
 .endm
 .macro UNPRIV name, insn, isstore
@@ -416,15 +417,31 @@ run_trap_safe_stub:
     REG_S   t3, 0(a2)
     UNPRIV_END \name
 .endm
+/* Three XLEN-bit words at a0, a0 + REGBYTES and a0 + 2 * REGBYTES: the
+ * first in a0, the others stored at a2 and a2 + REGBYTES (CTR's entry rows
+ * whose three instructions span three words). Longer than 64 bytes: 128-byte
+ * aligned and shorter than that, so it too lies in one page. */
+.macro UNPRIV_LX3 name
+    UNPRIV_BEGIN \name, 128
+    REG_L   t3, REGBYTES(a0)
+    REG_L   t5, 2 * REGBYTES(a0)
+    REG_L   a0, 0(a0)
+    UNPRIV_RESTORE
+    REG_S   t3, 0(a2)
+    REG_S   t5, REGBYTES(a2)
+    UNPRIV_END \name, 128
+.endm
     .section .unpriv_a, "ax"
 UNPRIV unpriv_lbu_a, lbu, 0
 UNPRIV unpriv_lhu_a, lhu, 0
 UNPRIV unpriv_lx_a, REG_L, 0
 UNPRIV_LX2 unpriv_lx2_a
+UNPRIV_LX3 unpriv_lx3_a
 UNPRIV unpriv_sb_a, sb, 1
     .section .unpriv_b, "ax"
 UNPRIV unpriv_lbu_b, lbu, 0
 UNPRIV unpriv_lhu_b, lhu, 0
 UNPRIV unpriv_lx_b, REG_L, 0
 UNPRIV_LX2 unpriv_lx2_b
+UNPRIV_LX3 unpriv_lx3_b
 UNPRIV unpriv_sb_b, sb, 1

@@ -26,8 +26,6 @@ static_assert(MSTATUSH_MDT == csr::mstatush_bits::MDT);
 static_assert(1ull << MSTATUS_MDT_SHIFT == csr::mstatus_bits::MDT);
 #endif
 
-extern "C" uintptr_t fw_stacks_base;
-
 namespace fw {
 
 using namespace csr;

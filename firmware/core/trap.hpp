@@ -3,6 +3,10 @@
 #pragma once
 #include <stdint.h>
 #include "riscv/csr.hpp"
+#include "fw_limits.h"
+
+// The base of the harts' carved M-mode stacks (core/init.cpp, entry.S).
+extern "C" uintptr_t fw_stacks_base;
 
 namespace fw {
 
@@ -28,6 +32,16 @@ constexpr uint32_t kFastFrameRegs = 1u << 0 | 1u << 1 | 7u << 5 | 0xFFu << 10 | 
 // are in it: a0/a1 come from the handler's return value and mepc is
 // advanced past the ecall after it returns.
 TrapFrame &current_frame();
+
+// The index (fw::this_index()) of the hart whose frame `f` is, from where it
+// lies: entry.S puts it at fw_stacks_base + (index + 1) * FW_STACK_SIZE -
+// FRAME_SIZE, the top of that hart's carved stack, and FRAME_SIZE is less
+// than a stack. Three instructions where this_index() reads mhartid and the
+// hart map (table mode: a load per call), for the trap paths S-mode reaches
+// per instruction (CTR's entry reads).
+inline unsigned long frame_index(const TrapFrame &f) {
+    return (reinterpret_cast<uintptr_t>(&f) - fw_stacks_base) >> FW_STACK_SHIFT;
+}
 
 // Redirects the current trap to S-mode (or HS-mode for a trap from VS/VU) as
 // if the hart had delegated it: scause/stval/sepc/sstatus updated, execution
@@ -95,6 +109,8 @@ UnprivResult unpriv_lx_a(unsigned long addr, unsigned long mstatus);
 UnprivResult unpriv_lx_b(unsigned long addr, unsigned long mstatus);
 UnprivResult unpriv_lx2_a(unsigned long addr, unsigned long mstatus, unsigned long *second);
 UnprivResult unpriv_lx2_b(unsigned long addr, unsigned long mstatus, unsigned long *second);
+UnprivResult unpriv_lx3_a(unsigned long addr, unsigned long mstatus, unsigned long *rest);
+UnprivResult unpriv_lx3_b(unsigned long addr, unsigned long mstatus, unsigned long *rest);
 UnprivResult unpriv_sb_a(unsigned long addr, unsigned long mstatus, unsigned long v);
 UnprivResult unpriv_sb_b(unsigned long addr, unsigned long mstatus, unsigned long v);
 }
@@ -136,6 +152,12 @@ inline UnprivResult unpriv_lx(unsigned long addr, unsigned long mstatus) {
 // value, the second in *second.
 inline UnprivResult unpriv_lx2(unsigned long addr, unsigned long mstatus, unsigned long *second) {
     return unpriv_call(unpriv_copy(unpriv_lx2_a, unpriv_lx2_b, addr, 2 * sizeof(long)), addr, mstatus, second);
+}
+// Three XLEN-bit words (addr aligned to one, all in one page): the first in
+// value, the second and third in rest[0] and rest[1]. Trapped when any of
+// them cannot be read (rest[] then holds nothing of use).
+inline UnprivResult unpriv_lx3(unsigned long addr, unsigned long mstatus, unsigned long *rest) {
+    return unpriv_call(unpriv_copy(unpriv_lx3_a, unpriv_lx3_b, addr, 3 * sizeof(long)), addr, mstatus, rest);
 }
 inline UnprivResult unpriv_sb(unsigned long addr, unsigned long mstatus, unsigned long v) {
     return unpriv_call(unpriv_copy(unpriv_sb_a, unpriv_sb_b, addr, 1), addr, mstatus, v);

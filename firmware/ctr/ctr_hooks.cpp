@@ -69,13 +69,16 @@ struct Slot {
     ctr::Hart emu;
 };
 Slot *g_slot;
-CTR_INLINE Slot &slot() {
-    Slot *s = g_slot + fw::this_index();
+CTR_INLINE Slot &slot_at(unsigned long index) {
+    Slot *s = g_slot + index;
     // Opaque to the optimiser: under -Os it would recompute the address
     // (index * sizeof(Slot)) at every use instead of keeping it.
     asm("" : "+r"(s));
     return *s;
 }
+// The calling hart's slot; on the CSR fast path, slot_at(fw::frame_index(f))
+// (no mhartid, no hart-map lookup: bench 17's entry reads).
+CTR_INLINE Slot &slot() { return slot_at(fw::this_index()); }
 uint8_t g_views = TSBI_CTR_PROFILE;
 bool g_dt_ctr[fw::kMaxHarts]; // by hart index: the device tree lists smctr/ssctr for the hart
 bool g_boot_native;           // the boot hart has Smctr (for the DT fix-up)
@@ -325,8 +328,8 @@ CTR_INLINE bool in_ctr_range(unsigned long sel) {
 // fire, one counting them would miss them), while an interrupt would be
 // taken before the next instruction (its handler would run before them), or
 // when the next kMaxFollowing instructions are not all in pc's page.
-CTR_INLINE unsigned following(const PerHart &p, unsigned long pc, unsigned long mstatus, uint32_t *run,
-                              bool &reads) {
+CTR_INLINE unsigned following(const PerHart &p, unsigned long index, unsigned long pc, unsigned long mstatus,
+                              uint32_t *run, bool &reads) {
     using namespace ctr::follow;
     namespace mb = csr::mstatus_bits;
     constexpr unsigned long kWord = sizeof(long), kSpan = 4 * kMaxFollowing;
@@ -335,7 +338,7 @@ CTR_INLINE unsigned following(const PerHart &p, unsigned long pc, unsigned long 
     const unsigned long mip = csr_read(csr::mip), mie = csr_read(csr::mie), mideleg = csr_read(csr::mideleg);
     const bool s_ie = mstatus & mb::SIE;
     if (interrupt_due(mip, mie, mideleg, s_ie ? csr_read(csr::sip) : 0, s_ie ? csr_read(csr::sie) : 0, s_ie) ||
-        sbi::dbtr_triggers_in_use())
+        sbi::dbtr_triggers_in_use(index))
         return 0;
     // [pc + 4, pc + 4 + kSpan) read as S-mode reads it (MPRV with MPP=S and
     // MPV=0 as the trap left them, MXR), in aligned XLEN-bit words: an
@@ -347,14 +350,24 @@ CTR_INLINE unsigned following(const PerHart &p, unsigned long pc, unsigned long 
         uint16_t h[((kSpan + 2) / kWord + 2) * kWord / 2];
     } code;
     // The span needs two words at least (it is longer than one): the first
-    // two in one access, then one at a time, none beyond the span.
+    // three in one access where it needs three (a row not aligned to a word:
+    // RV64, pc + 4 at 6 mod 8), else two; then one at a time, none beyond the
+    // span. Where the three cannot all be read, the first two and then one
+    // at a time, so a row ends at the first word that cannot be read as
+    // before.
     static_assert(kSpan > kWord);
     unsigned words = 0;
-    fw::UnprivResult r = fw::unpriv_lx2(base, ms, &code.w[1]);
-    if (!r.trapped) {
-        code.w[0] = r.value;
-        words = 2;
-        for (unsigned long a = base + 2 * kWord; a < pc + 4 + kSpan; a += kWord) {
+    fw::UnprivResult r{0, 1};
+    if (base + 2 * kWord < pc + 4 + kSpan) {
+        r = fw::unpriv_lx3(base, ms, &code.w[1]);
+        if (!r.trapped) code.w[0] = r.value, words = 3;
+    }
+    if (!words) {
+        r = fw::unpriv_lx2(base, ms, &code.w[1]);
+        if (!r.trapped) code.w[0] = r.value, words = 2;
+    }
+    if (words) {
+        for (unsigned long a = base + words * kWord; a < pc + 4 + kSpan; a += kWord) {
             r = fw::unpriv_lx(a, ms);
             if (r.trapped) break;
             code.w[words++] = r.value;
@@ -388,7 +401,8 @@ bool ctr::subsystem::csr_fast(fw::TrapFrame &f, uint32_t insn, unsigned long mst
     static_assert(ctr::ind::sireg == ctr::ind::siselect + 1 && ctr::ind::sireg3 == ctr::ind::siselect + 3);
     CTR_BENCH_SCOPE;
     if (fw::mstatus_priv(mstatus) != csr::PRV_S || fw::mstatus_virt(mstatus)) return false;
-    Slot &s = slot();
+    const unsigned long index = fw::frame_index(f);
+    Slot &s = slot_at(index);
     PerHart &p = s.p;
     if (!p.entry_fast) return false;
     // The trapping instruction: a CSR instruction on siselect .. sireg3
@@ -405,7 +419,7 @@ bool ctr::subsystem::csr_fast(fw::TrapFrame &f, uint32_t insn, unsigned long mst
     // Where siselect traps, a row starts with its write: a trapping read is
     // a lone one (or the rest of a row that could not be served whole) and
     // takes no look-ahead. With Sscsrind the row's first read traps.
-    const unsigned n = reads && p.cfg.emulate_iselect ? 1 : 1 + following(p, pc, mstatus, run + 1, reads);
+    const unsigned n = reads && p.cfg.emulate_iselect ? 1 : 1 + following(p, index, pc, mstatus, run + 1, reads);
     // A siselect write is not CTR state: nothing recorded before it reads or
     // changes it, so writes alone do not collect the trace (the next access
     // to CTR state does). Entry reads see every transfer before them: the

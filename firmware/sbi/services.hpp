@@ -38,9 +38,11 @@ void dbtr_hart_reset();
 // entry rows, firmware/ctr README "Entry accesses in one trap") must not
 // while one is: a trigger on a later instruction, or one counting them,
 // would not fire. DBTR's own reader of its state (sbi/dbtr.cpp), inline for
-// CTR's trap path; before DBTR's first probe the count is 0.
-inline bool dbtr_triggers_in_use() {
-    const HartTriggers &h = fw::this_block().dbtr;
+// CTR's trap path, for the hart of index `index` (the caller's, which the
+// trap path knows from its frame, fw::frame_index); before DBTR's first
+// probe the count is 0.
+inline bool dbtr_triggers_in_use(unsigned long index) {
+    const HartTriggers &h = fw::blocks[index].dbtr;
     for (unsigned idx = 0; idx < h.count; idx++)
         if (h.state[idx] & dbtr::TS_MAPPED) return true;
     return false;
