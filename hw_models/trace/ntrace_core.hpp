@@ -1188,8 +1188,13 @@ size_t split_messages(const uint8_t *bytes, size_t n, bool mid_stream, OnMsg on_
             i++;
             continue;
         }
-        size_t start = i, j = i;
-        while (j < n && (bytes[j] & 3) != kMseoEndMsg && (bytes[j] & 3) != kMseoReserved) j++;
+        // To the first MSEO with bit 1 set: end of message (11) or reserved (10). A
+        // pointer walk, one test per byte: the firmware's CTR feed splits every
+        // message of every recording read (firmware/ctr/README.md, "Cost").
+        const size_t start = i;
+        const uint8_t *p = bytes + i, *const stop = bytes + n;
+        while (p != stop && !(*p & 2)) p++;
+        size_t j = size_t(p - bytes);
         if (j >= n) return start;
         if ((bytes[j] & 3) == kMseoReserved) {
             on_error(j, Err::ReservedMseo);
