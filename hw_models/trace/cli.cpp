@@ -750,15 +750,15 @@ int etrace_inst_main(const Args &a) {
     Output o;
     if (!o.open(a)) return kIo;
     // Data trace packets (flow 1) of the selected source: the project QEMU's parameters
-    // (unified loads and stores only, data_width_p and daddress_width_p 64, XOR and
-    // differential compression); the support packets tell no-value/no-address.
+    // (unified loads, stores and atomics, no CSR: a 3-bit format field; data_width_p and
+    // daddress_width_p 64, XOR and differential compression); the support packets tell
+    // no-value/no-address.
     FILE *dout = nullptr;
     if (const std::string *dpath = a.get("--data")) {
         dout = *dpath == "-" ? stdout : fopen(dpath->c_str(), "w");
         if (!dout) return fprintf(stderr, "tsbi-trace: cannot write %s\n", dpath->c_str()), kIo;
     }
     etrace::Params dp;
-    dp.unified_only = true;
     std::map<unsigned, etrace::Decoder> ddec;
     uint64_t drecords = 0, bad = 0;
     auto data_packet = [&](unsigned id, unsigned type, std::span<const uint8_t> pl, size_t at) -> std::string {

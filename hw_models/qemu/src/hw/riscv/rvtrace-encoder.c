@@ -1479,13 +1479,17 @@ void riscv_trace_idle(CPURISCVState *env)
 #define ET_FLOW_INST    0
 #define ET_FLOW_DATA    1
 /*
- * Data trace parameters: unified loads and stores only (format 2 bits),
+ * Data trace parameters: unified loads, stores and atomics, no CSR
+ * accesses (dtype_width_p 4, lrid_width_p 0: format 3 bits),
  * data_width_p 64 (size 2 bits), daddress_width_p 64, XOR and differential
  * data compression (diff 2 bits), differential addresses per size.
  */
-#define ET_DFMT_BITS    2
+#define ET_DFMT_BITS    3
 #define ET_DFMT_LOAD    0
 #define ET_DFMT_STORE   2
+#define ET_DFMT_ATOMIC  6
+#define ET_DSUBTYPE_BITS 3
+#define ET_DSUBTYPE_SC_FAIL 7
 #define ET_DSIZE_BITS   2
 #define ET_DDIFF_BITS   2
 #define ET_DADDR_BITS   64
@@ -2262,12 +2266,19 @@ static void et_fixup(RVTraceEncoderState *s, CPURISCVState *env,
  * E-Trace data trace ("Data Trace Encoder Output Packets",
  * dataTracePayload.adoc, the seed 000 tables; layouts as
  * hw/riscv/etrace_pkts.def's D_UNIFIED_* rows and the host codec
- * hw_models/trace/etrace_data.cpp, which decodes these packets). Each load
- * and store the ingress reports (translate.c gen_trace_data) becomes one
- * unified packet at once, in the same FIFO as the instruction packets and
- * with the header's flow 1. Encoding choices, as the codec's:
- *  - format: load 00, store 10, +1 when the address is not aligned to the
- *    size (then sent unshifted; aligned ones are shifted right by size);
+ * hw_models/trace/etrace_data.cpp, which decodes these packets). Each load,
+ * store and atomic the ingress reports (translate.c gen_trace_data,
+ * gen_trace_atomic) becomes one unified packet at once, in the same FIFO as
+ * the instruction packets and with the header's flow 1. Encoding choices,
+ * as the codec's:
+ *  - format (3 bits): load 000, store 010, +1 when the address is not
+ *    aligned to the size (then sent unshifted; aligned ones are shifted
+ *    right by size); atomic 110 with the subtype (swap 0 .. min 6; the
+ *    signed and unsigned max/min alike) and the operand (rs2) before the
+ *    value loaded (Tables 32, 34; Table 33 with NoValue); an LR is a load,
+ *    an SC that stored a store, one that failed the conditional store
+ *    failure (subtype 7, Table 33 whatever the options: it has no value);
+ *    atomics share the per-size compression references of loads and stores;
  *  - diff (Table 27): 00 full address and data (the first access of a
  *    size after a synchronization packet, 8.1.3), otherwise the address
  *    minus the last one of that size and the data as 01 XOR, 10 full or
@@ -2325,26 +2336,64 @@ static void et_data_reset(RVTraceEncoderState *s)
     s->et.ddata_valid = 0;
 }
 
+/* An atomic's op_len and operand (8.2.3: uncompressed, sign-truncated). */
+static void et_data_operand(EtPkt *p, uint64_t operand, unsigned size)
+{
+    unsigned aw = 8u << size;
+    uint64_t o = operand & MAKE_64BIT_MASK(0, aw);
+    unsigned n = et_sext_bytes(o, aw);
+
+    et_put(p, size, n - 1);                         /* op_len: size bits */
+    et_put(p, 8 * n, o);
+}
+
+/* A data packet could not be written: compression restarts, dloss follows. */
+static void et_data_lost(RVTraceEncoderState *s)
+{
+    s->data_control = FIELD_DP32(s->data_control, trTeDataControl,
+                                 StallOrOverflow, 1);
+    s->et.dloss = true;
+    et_data_reset(s);
+}
+
+/*
+ * One access: @dtype as the ingress port's (0 load, 1 store, 8..14 an AMO
+ * with @operand, 15 a failed SC); @value the value loaded or stored.
+ */
 static void et_data(RVTraceEncoderState *s, uint64_t addr, uint64_t value,
-                    unsigned size, bool store)
+                    uint64_t operand, unsigned size, unsigned dtype)
 {
     RVTraceETraceState *e = &s->et;
     unsigned aw = 8u << size, bit = 1u << size, sh, mode, n;
     bool unaligned = addr & ((1u << size) - 1);
     bool sync = !(e->daddr_valid & bit) || !(e->ddata_valid & bit);
+    bool atomic = dtype >= RISCV_TRACE_DTYPE_SWAP;
     uint64_t a = addr, v = value & MAKE_64BIT_MASK(0, aw), dv;
     EtPkt p = { .nbits = 0 };
 
     if (e->dloss) {
         et_support(s, true, ET_QUAL_NO_CHANGE);
     }
+    if (atomic && unaligned) {
+        /* No packet has an unaligned atomic (only Zama16b makes one). */
+        et_data_lost(s);
+        return;
+    }
     sh = unaligned ? 0 : size;
     /* Arithmetic shift: high addresses keep their sign and compress well. */
     a = (uint64_t)((int64_t)addr >> sh);
-    et_put(&p, ET_DFMT_BITS,
-           (store ? ET_DFMT_STORE : ET_DFMT_LOAD) + unaligned);
+    if (atomic) {
+        et_put(&p, ET_DFMT_BITS, ET_DFMT_ATOMIC);
+        /* subtype: swap 0 .. min 6 as dtype 8 .. 14, 7 SC failure (15) */
+        et_put(&p, ET_DSUBTYPE_BITS, dtype - RISCV_TRACE_DTYPE_SWAP);
+    } else {
+        et_put(&p, ET_DFMT_BITS,
+               (dtype == RISCV_TRACE_DTYPE_STORE ? ET_DFMT_STORE :
+                                                   ET_DFMT_LOAD) + unaligned);
+    }
     et_put(&p, ET_DSIZE_BITS, size);
-    if (e->dopt & ET_DOPT_NO_DATA) {                /* Table 28 */
+    if ((e->dopt & ET_DOPT_NO_DATA) ||
+        dtype == RISCV_TRACE_DTYPE_SC_FAIL) {       /* Tables 28, 33 */
         bool d = e->daddr_valid & bit;
 
         et_put(&p, 1, d);
@@ -2352,14 +2401,17 @@ static void et_data(RVTraceEncoderState *s, uint64_t addr, uint64_t value,
                d ? a - (uint64_t)((int64_t)e->daddr[size] >> sh) : a);
         e->daddr[size] = addr;
         e->daddr_valid |= bit;
-    } else if (e->dopt & ET_DOPT_NO_ADDR) {         /* Table 29 */
+    } else if (e->dopt & ET_DOPT_NO_ADDR) {         /* Tables 29, 34 */
         mode = et_dpick(e->ddata_valid & bit, v, e->ddata[size], aw, &dv);
         et_put(&p, ET_DDIFF_BITS, mode == ET_DMODE_FULL ? 0 :
                                   mode == ET_DMODE_XOR ? 1 : 3);
+        if (atomic) {                               /* Table 34 */
+            et_data_operand(&p, operand, size);
+        }
         et_put(&p, ET_DATA_BITS, sextract64(dv, 0, aw));
         e->ddata[size] = v;
         e->ddata_valid |= bit;
-    } else {                                        /* Table 27 */
+    } else {                                        /* Tables 27, 32 */
         mode = sync ? ET_DMODE_FULL :
                       et_dpick(true, v, e->ddata[size], aw, &dv);
         if (sync) {
@@ -2367,6 +2419,9 @@ static void et_data(RVTraceEncoderState *s, uint64_t addr, uint64_t value,
         }
         et_put(&p, ET_DDIFF_BITS, sync ? 0 : mode == ET_DMODE_XOR ? 1 :
                                   mode == ET_DMODE_FULL ? 2 : 3);
+        if (atomic) {                               /* Table 32 */
+            et_data_operand(&p, operand, size);
+        }
         n = et_sext_bytes(dv, aw);
         et_put(&p, size, n - 1);                    /* data_len: size bits */
         et_put(&p, 8 * n, dv);
@@ -2378,10 +2433,7 @@ static void et_data(RVTraceEncoderState *s, uint64_t addr, uint64_t value,
         e->ddata_valid |= bit;
     }
     if (!et_put_packet(s, &p, ET_FLOW_DATA)) {
-        s->data_control = FIELD_DP32(s->data_control, trTeDataControl,
-                                     StallOrOverflow, 1);
-        e->dloss = true;
-        et_data_reset(s);
+        et_data_lost(s);
     }
 }
 
@@ -2428,8 +2480,36 @@ void riscv_trace_data(CPURISCVState *env, target_ulong addr, uint64_t value,
     if (!s || !s->tracing || !s->etrace || !s->et.data || s->filtered) {
         return;
     }
-    et_data(s, addr, value, info & RISCV_TRACE_DATA_SIZE_MASK,
-            info & RISCV_TRACE_DATA_STORE);
+    et_data(s, addr, value, 0, info & RISCV_TRACE_DATA_SIZE_MASK,
+            info & RISCV_TRACE_DATA_STORE ? RISCV_TRACE_DTYPE_STORE :
+                                            RISCV_TRACE_DTYPE_LOAD);
+}
+
+/*
+ * An AMO (@value the value loaded, @operand rs2) or an SC (@value its
+ * result: 0 it stored @operand, a store packet; else a conditional store
+ * failure, Table 33).
+ */
+void riscv_trace_atomic(CPURISCVState *env, target_ulong addr,
+                        uint64_t operand, uint64_t value, uint32_t info)
+{
+    RVTraceEncoderState *s = env->trace_encoder;
+    unsigned size = info & RISCV_TRACE_DATA_SIZE_MASK;
+    unsigned dtype = (info & RISCV_TRACE_DATA_DTYPE_MASK) >>
+                     RISCV_TRACE_DATA_DTYPE_SHIFT;
+
+    if (!s || !s->tracing || !s->etrace || !s->et.data || s->filtered) {
+        return;
+    }
+    if (dtype == RISCV_TRACE_DTYPE_SC) {
+        if (value) {
+            et_data(s, addr, 0, 0, size, RISCV_TRACE_DTYPE_SC_FAIL);
+        } else {
+            et_data(s, addr, operand, 0, size, RISCV_TRACE_DTYPE_STORE);
+        }
+        return;
+    }
+    et_data(s, addr, value, operand, size, dtype);
 }
 
 /* ----------------------------------------------------- start/stop tracing */

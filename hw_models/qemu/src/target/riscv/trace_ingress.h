@@ -50,14 +50,37 @@
  * reported after its access succeeded, with helper_trace_data(addr, value,
  * info), the E-Trace "Data Trace Interface" (ingressPort.adoc) in its
  * unified form: dretire, dtype (load 0, store 1), daddr, dsize and data.
- * Atomics (AMO, LR/SC) and CSR accesses, both optional there, are not
- * reported (hw_models/qemu/README.md "E-Trace data trace").
+ * Atomics too (patch 0011): an LR is a load, an AMO or SC calls
+ * helper_trace_atomic(addr, operand, value, info) with the store data
+ * (rs2) as operand and, for an AMO, the value loaded, for an SC its
+ * result (0: stored). CSR accesses, optional there, are not reported
+ * (hw_models/qemu/README.md "E-Trace data trace").
  */
 #define RISCV_TRACE_CS_BASE_DATA 16
 
 /* info argument of helper_trace_data: dsize[1:0] (2^dsize bytes), store[2] */
 #define RISCV_TRACE_DATA_SIZE_MASK 3
 #define RISCV_TRACE_DATA_STORE     4
+/*
+ * info argument of helper_trace_atomic: dsize[1:0], dtype[7:4] as the
+ * ingress port's dtype table (ingressPort.adoc "Data access type"), and
+ * RISCV_TRACE_DTYPE_SC, which the encoder turns into dtype 1 (store) or
+ * 15 (conditional store failure) by the SC's result.
+ */
+#define RISCV_TRACE_DATA_DTYPE_SHIFT 4
+#define RISCV_TRACE_DATA_DTYPE_MASK  0xf0
+#define RISCV_TRACE_DTYPE_SWAP      8
+#define RISCV_TRACE_DTYPE_ADD       9
+#define RISCV_TRACE_DTYPE_AND       10
+#define RISCV_TRACE_DTYPE_OR        11
+#define RISCV_TRACE_DTYPE_XOR       12
+#define RISCV_TRACE_DTYPE_MAX       13
+#define RISCV_TRACE_DTYPE_MIN       14
+#define RISCV_TRACE_DTYPE_SC_FAIL   15
+#define RISCV_TRACE_DTYPE_LOAD      0
+#define RISCV_TRACE_DTYPE_STORE     1
+#define RISCV_TRACE_DTYPE_SC        2   /* reserved there: resolved as above */
+
 
 void riscv_trace_cf(CPURISCVState *env, target_ulong pc, target_ulong next,
                     uint32_t info);
@@ -69,6 +92,8 @@ void riscv_trace_idle(CPURISCVState *env);
 void riscv_trace_context(CPURISCVState *env);
 void riscv_trace_data(CPURISCVState *env, target_ulong addr, uint64_t value,
                       uint32_t info);
+void riscv_trace_atomic(CPURISCVState *env, target_ulong addr,
+                        uint64_t operand, uint64_t value, uint32_t info);
 
 /*
  * Self-hosted trace (draft Smstrcn/Ssstrcn, Ssamb; hw_models/trace/
