@@ -51,29 +51,46 @@ PY
   cmp_case within_accepts_part 0 head_cut --within
   cmp_case within_min_fails 1 head_cut --within --min 100
   cmp_case begin_never_executed_fails 1 whole --begin 0x9000
-  # compare_data.py: the window's loads and stores (instruction lines 10..49
-  # of the record; an AMO, "a", left out) against decoded data traces with
-  # one value wrong, the last access missing, an access from before the
-  # window, and addresses blanked (--no-addr).
+  # compare_data.py: the window's loads, stores and atomics (instruction
+  # lines 10..49 of the record: an LR, an SC that stored, an amoadd.d as
+  # serial TCG records it, an SC whose word changed) against decoded data
+  # traces with one value wrong, the last access missing, an access from
+  # before the window, addresses blanked (--no-addr), an AMO operand wrong,
+  # a failed SC given as stored, and the atomics left out.
   python3 - "$t" <<'PY'
+import re
 import sys
 t = sys.argv[1]
 acc = [(10 + 2 * i, "L" if i % 3 else "S", 3, 0x80001000 + 8 * i, 0x1111 * i) for i in range(20)]
+A, B = 0x80002000, 0x80002008
+atom = [(11, ["L 2 %#x 0x34" % A]), (13, ["L 2 %#x 0x34" % A, "S 2 %#x 0x37" % A]),
+        (15, ["L 3 %#x 0x5" % B, "S 3 %#x 0x7" % B]), (17, ["L 2 %#x 0x99" % A, "S 2 %#x 0x99" % A])]
+lines = [(idx, f"{idx} {0x2000 + 4 * (idx - 10):#x} {k} {size} {addr:#x} {val:#x}") for idx, k, size, addr, val in acc]
+lines += [(idx, f"{idx} {0x2000 + 4 * (idx - 10):#x} {x} a") for idx, xs in atom for x in xs]
 with open(f"{t}/mem", "w") as f:
     f.write("3 0x100c S 3 0x80000ff8 0x5\n")
-    for idx, k, size, addr, val in acc:
-        f.write(f"{idx} {0x2000 + 4 * (idx - 10):#x} {k} {size} {addr:#x} {val:#x}\n")
-    f.write("12 0x2008 L 3 0x80002000 0x7 a\n")
+    for _, line in sorted(lines, key=lambda x: x[0]):
+        f.write(line + "\n")
+def line(k, size, addr, val):
+    return f"{'load' if k == 'L' else 'store'} size={size:x} addr={addr:#x} data={val:#x}"
 def put(name, rows):
     with open(f"{t}/{name}", "w") as f:
-        for k, size, addr, val in rows:
-            f.write(f"{'load' if k == 'L' else 'store'} size={size:x} addr={addr:#x} data={val:#x}\n")
-rows = [r[1:] for r in acc]
+        f.write("".join(r + "\n" for _, r in sorted(rows, key=lambda x: x[0])))
+plain = [(idx, line(k, size, addr, val)) for idx, k, size, addr, val in acc]
+atoms = [(11, f"load size=2 addr={A:#x} data=0x34"), (13, f"store size=2 addr={A:#x} data=0x37"),
+         (15, f"amo size=3 op=1 addr={B:#x} data=0x5 operand=0x2"), (17, f"sc_fail size=2 addr={A:#x}"),
+         (18, f"sc_fail size=3 addr={B:#x}")]  # an SC without reservation: no access recorded
+rows = plain + atoms
 put("data_whole", rows)
-put("data_value_wrong", rows[:5] + [rows[5][:3] + (rows[5][3] ^ 1,)] + rows[6:])
-put("data_tail_cut", rows[:-1])
-put("data_outside", [("S", 3, 0x80000ff8, 5)] + rows)
-put("data_noaddr", [(k, s, 0, v) for k, s, a, v in rows])
+put("data_value_wrong", rows[:5] + [(rows[5][0], rows[5][1][:-1] + "f")] + rows[6:])
+put("data_tail_cut", rows[:19] + atoms)
+put("data_outside", [(0, line("S", 3, 0x80000ff8, 5))] + rows)
+put("data_noaddr", [(i, re.sub(r"addr=\S+", "addr=0x0", r)) for i, r in rows])
+put("data_amo_operand_wrong", plain + [a if a[0] != 15 else (15, a[1].replace("operand=0x2", "operand=0x3"))
+                                       for a in atoms])
+put("data_sc_failed_as_stored", plain + [a if a[0] != 17 else (17, f"store size=2 addr={A:#x} data=0x99")
+                                         for a in atoms])
+put("data_no_atomics", plain)
 PY
   dcmp_case() { # NAME WANT DECODED [OPTIONS...]
     local n=$1 want=$2 dec=$3; shift 3
@@ -91,6 +108,9 @@ PY
   dcmp_case no_addr_passes_blank_addresses 0 data_noaddr --no-addr
   dcmp_case within_passes_part 0 data_tail_cut --within
   dcmp_case within_value_wrong_fails 1 data_value_wrong --within
+  dcmp_case amo_operand_wrong_fails 1 data_amo_operand_wrong
+  dcmp_case sc_failed_as_stored_fails 1 data_sc_failed_as_stored
+  dcmp_case atomics_left_out_fail 1 data_no_atomics
 }
 compare_selftest
 

@@ -95,9 +95,50 @@ static volatile unsigned long sink;
 
 unsigned long seqjump_work(unsigned long x);
 
+// Atomics for the E-Trace data trace of AMOs and LR/SC (each AMO operation,
+// both widths, rd == rs2, an SC that stores, one without a reservation and one
+// whose reserved word changed), on the hart's stack: no other hart touches them.
+static unsigned long __attribute__((noinline)) atomics_work(unsigned long x)
+{
+    uint64_t w[2] = {x, ~x};
+    unsigned long r, t, s = 0;
+
+    __asm__ volatile("amoswap.w %0, %2, (%1)" : "=&r"(r) : "r"(&w[0]), "r"(x + 1) : "memory");
+    s += r;
+    __asm__ volatile("amoadd.d %0, %2, (%1)" : "=&r"(r) : "r"(&w[1]), "r"(x) : "memory");
+    s += r;
+    __asm__ volatile("amoand.w %0, %2, (%1)" : "=&r"(r) : "r"(&w[0]), "r"(-16L) : "memory");
+    s += r;
+    __asm__ volatile("amoor.d %0, %2, (%1)" : "=&r"(r) : "r"(&w[1]), "r"(0x80L) : "memory");
+    s += r;
+    __asm__ volatile("amoxor.w %0, %2, (%1)" : "=&r"(r) : "r"(&w[0]), "r"(x) : "memory");
+    s += r;
+    __asm__ volatile("amomax.w %0, %2, (%1)" : "=&r"(r) : "r"(&w[0]), "r"(-5L) : "memory");
+    s += r;
+    __asm__ volatile("amomaxu.d %0, %2, (%1)" : "=&r"(r) : "r"(&w[1]), "r"(3L) : "memory");
+    s += r;
+    __asm__ volatile("amomin.d %0, %2, (%1)" : "=&r"(r) : "r"(&w[1]), "r"(-7L) : "memory");
+    s += r;
+    __asm__ volatile("amominu.w %0, %2, (%1)" : "=&r"(r) : "r"(&w[0]), "r"(9L) : "memory");
+    s += r;
+    r = x;
+    __asm__ volatile("amoadd.w %0, %0, (%1)" : "+r"(r) : "r"(&w[0]) : "memory");   // rd == rs2
+    s += r;
+    __asm__ volatile("1: lr.w %0, (%2)\n addi %0, %0, 3\n sc.w %1, %0, (%2)\n bnez %1, 1b"
+                     : "=&r"(r), "=&r"(t) : "r"(&w[0]) : "memory");
+    s += r;
+    __asm__ volatile("sc.d %0, %2, (%1)" : "=&r"(t) : "r"(&w[1]), "r"(x) : "memory"); // no reservation
+    s += t;
+    __asm__ volatile("lr.d %0, (%2)\n sd %3, 0(%2)\n sc.d %1, %3, (%2)"  // reserved word changed
+                     : "=&r"(r), "=&r"(t) : "r"(&w[1]), "r"(x ^ 0x5a) : "memory");
+    s += r + t;
+    return s + w[0] + w[1];
+}
+
 static void workload_once(unsigned i)
 {
     unsigned long x = seqjump_work(fib(9 + (i & 1)));
+    x += atomics_work(x);
     for (unsigned j = 0; j < 16; j++) {
         x = ops[(i + j) & 3](x);
         x = dispatch(i * 7 + j, x);
