@@ -1654,6 +1654,19 @@ static void et_sync(RVTraceEncoderState *s, unsigned sub, uint64_t addr,
     s->et.ddata_valid = 0;
 }
 
+/* A full branch map (31 branches): format 1 without address. */
+static void et_full_map(RVTraceEncoderState *s)
+{
+    EtPkt p = { .nbits = 0 };
+
+    et_put(&p, 2, 1);
+    et_put(&p, 5, 0);
+    et_put(&p, ET_MAP_MAX, s->et.map);
+    et_emit(s, &p);
+    s->et.nmap = 0;
+    s->et.map = 0;
+}
+
 /* One retired instruction: the E-Trace algorithm. */
 static void et_retire(RVTraceEncoderState *s, uint64_t addr, bool branch,
                       bool taken, bool updiscon)
@@ -1688,14 +1701,7 @@ static void et_retire(RVTraceEncoderState *s, uint64_t addr, bool branch,
     } else {
         e->unreported = true;
         if (e->nmap == ET_MAP_MAX) {
-            EtPkt p = { .nbits = 0 };
-
-            et_put(&p, 2, 1);
-            et_put(&p, 5, 0);
-            et_put(&p, ET_MAP_MAX, e->map);
-            et_emit(s, &p);
-            e->nmap = 0;
-            e->map = 0;
+            et_full_map(s);
         }
     }
     e->prev_updiscon = updiscon;
@@ -1943,14 +1949,7 @@ static bool et_walk_cf_fast(RVTraceEncoderState *s, CPURISCVState *env,
     while (nbits > 0 && !e->need_sync) {
         e->map |= (uint32_t)!((hist >> --nbits) & 1) << e->nmap;
         if (++e->nmap == ET_MAP_MAX) {
-            EtPkt p = { .nbits = 0 };
-
-            et_put(&p, 2, 1);
-            et_put(&p, 5, 0);
-            et_put(&p, ET_MAP_MAX, e->map);
-            et_emit(s, &p);
-            e->nmap = 0;
-            e->map = 0;
+            et_full_map(s);
         }
     }
     e->pc = last_next;
