@@ -177,7 +177,7 @@ void trace::subsystem::cold_init(const void *fdt, unsigned long next_addr) {
         fw::printf("tsbi: trace: tsbi,trace-format must be \"ntrace\" or \"etrace\": N-Trace\n");
     // S-mode only: the kernel (U-mode and M-mode are filtered out).
     boot.size = size;
-    // tsbi,trace-data (with E-Trace): every load and store as well.
+    // tsbi,trace-data (with E-Trace): every load, store and atomic as well.
     const bool data = etrace && fdt_getprop(fdt, chosen, "tsbi,trace-data", nullptr);
     boot.config = mode | cfg::PRIV_S | (etrace ? cfg::ETRACE : 0) | (data ? cfg::DATA : 0);
     for (unsigned h = 0; h < kMaxHarts; h++)

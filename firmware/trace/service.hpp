@@ -30,7 +30,7 @@ constexpr uint32_t PRIV_MASK = 0xfu << PRIV_SHIFT;
 // trTeFormat E-Trace (TCI 1.0) instead of N-Trace: E-Trace 2.0 instruction
 // trace, with no other option than the privileges (README "E-Trace").
 constexpr uint32_t ETRACE = 1u << 22;
-// With ETRACE: E-Trace data trace of every load and store (trTeDataTracing,
+// With ETRACE: E-Trace data trace of every load, store and atomic (trTeDataTracing,
 // README "E-Trace").
 constexpr uint32_t DATA = 1u << 23;
 constexpr uint32_t RESERVED = ~0u << 24;

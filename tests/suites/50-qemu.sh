@@ -397,7 +397,7 @@ run_trace btm-debug-stop 1 10000 "$BTM 0 64 1 1 0 0"
 
 # E-Trace (trTeFormat 0) with data trace (trTeDataTracing, hw_models/qemu
 # README "E-Trace data trace"): each hart's decoded instructions equal the
-# record, and its decoded loads and stores (kind, size, address, value)
+# record, and its decoded loads, stores and atomics (kind, size, address, value)
 # equal the plugin's, on 1 and 4 harts; then with trTeDataNoValue (Table 28,
 # addresses only) and trTeDataNoAddr (Table 29, values only). The
 # unsupported options written with Tracing (triggers, stall, drop) read back
