@@ -12,9 +12,8 @@
 # lost with the stop, so the last packet may be cut) is taken from the file
 # backing guest RAM, its data packets decoded (`tsbi-trace etrace decode
 # --data`), and they must equal the recorded S-mode loads and stores from
-# the first one on, access for access (kind, size, address, value; AMOs
-# with their operand, LR/SC as loads, stores and SC failures:
-# tests/qemu/compare_data.py).
+# the first one on, access for access (kind, size, address, value; atomics
+# are not data traced: tests/qemu/compare_data.py).
 # Environment: QEMU (default: the project QEMU), OUT (default
 # build/trace-linux-data), TRACE_SECONDS. Exit status: 0 equal, 1 a check
 # failed, 2 a missing input.
