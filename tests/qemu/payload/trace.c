@@ -413,6 +413,43 @@ static void triggers_remove(void)
     }
 }
 
+// Comparator comp_slot programmed; the filter 0 bits that use it. Apart
+// from encoder_start, whose last store (enabling the trace) the suite
+// finds as the last store in its code.
+static uint32_t __attribute__((noinline)) comparator_setup(uintptr_t e)
+{
+    uint32_t fc = 0;
+    uintptr_t cj = e + TCI_trTeComp0Control_STRIDE * CFG->comp_slot;
+
+    wr32(cj + TCI_trTeComp0PMatchLow, CFG->comp_pmatch);
+    wr32(cj + TCI_trTeComp0PMatchHigh, 0);
+    wr32(cj + TCI_trTeComp0SMatchLow, CFG->comp_smatch);
+    wr32(cj + TCI_trTeComp0SMatchHigh, 0);
+    wr32(cj + TCI_trTeComp0Control, CFG->comp_control);
+    check_eq("trace: comparator control reads back", rd32(cj + TCI_trTeComp0Control),
+             CFG->comp_control);
+    if (CFG->comp_slot == 0) {
+        fc |= TCI_BIT(trTeFilter0Control, MatchComp1);
+    } else if (CFG->comp_slot == 1) {
+        fc |= TCI_BIT(trTeFilter0Control, MatchComp2) | TCI_SET(trTeFilter0Control, Comp2, 1);
+    } else {
+        fc |= TCI_BIT(trTeFilter0Control, MatchComp3) |
+              TCI_SET(trTeFilter0Control, Comp3, CFG->comp_slot);
+    }
+    return fc;
+}
+
+// The triggers start and stop tracing: enabled with InstTracing 0.
+static void __attribute__((noinline)) trigger_enable(uintptr_t e, uint32_t c)
+{
+    c |= TCI_BIT(trTeControl, InstTrigEnable);
+    triggers_install();
+    wr32(e + TCI_trTeControl, TCI_BIT(trControl, Active) | c);
+    check("trace: trTeInstTrigEnable sticks (the hart has Sdtrig)",
+          rd32(e + TCI_trTeControl) & TCI_BIT(trTeControl, InstTrigEnable));
+    wr32(e + TCI_trTeControl, TCI_BIT(trControl, Active) | c | TCI_BIT(trControl, Enable));
+}
+
 static void encoder_start(unsigned h)
 {
     uintptr_t e = enc_base(h);
@@ -435,22 +472,7 @@ static void encoder_start(unsigned h)
         fc |= TCI_BIT(trTeFilter0Control, MatchInterrupt);
     }
     if (CFG->comp_control) {
-        uintptr_t cj = e + TCI_trTeComp0Control_STRIDE * CFG->comp_slot;
-        wr32(cj + TCI_trTeComp0PMatchLow, CFG->comp_pmatch);
-        wr32(cj + TCI_trTeComp0PMatchHigh, 0);
-        wr32(cj + TCI_trTeComp0SMatchLow, CFG->comp_smatch);
-        wr32(cj + TCI_trTeComp0SMatchHigh, 0);
-        wr32(cj + TCI_trTeComp0Control, CFG->comp_control);
-        check_eq("trace: comparator control reads back", rd32(cj + TCI_trTeComp0Control),
-                 CFG->comp_control);
-        if (CFG->comp_slot == 0) {
-            fc |= TCI_BIT(trTeFilter0Control, MatchComp1);
-        } else if (CFG->comp_slot == 1) {
-            fc |= TCI_BIT(trTeFilter0Control, MatchComp2) | TCI_SET(trTeFilter0Control, Comp2, 1);
-        } else {
-            fc |= TCI_BIT(trTeFilter0Control, MatchComp3) |
-                  TCI_SET(trTeFilter0Control, Comp3, CFG->comp_slot);
-        }
+        fc |= comparator_setup(e);
     }
     wr32(e + TCI_trTeFilter0MatchInst,
          CFG->filter_priv | (CFG->filter_irq == FILTER_IRQ_INTERRUPTS
@@ -482,13 +504,7 @@ static void encoder_start(unsigned h)
                              : 0);
     }
     if (CFG->trig_on) {
-        // the triggers start and stop tracing: enabled with InstTracing 0
-        c |= TCI_BIT(trTeControl, InstTrigEnable);
-        triggers_install();
-        wr32(e + TCI_trTeControl, TCI_BIT(trControl, Active) | c);
-        check("trace: trTeInstTrigEnable sticks (the hart has Sdtrig)",
-              rd32(e + TCI_trTeControl) & TCI_BIT(trTeControl, InstTrigEnable));
-        wr32(e + TCI_trTeControl, TCI_BIT(trControl, Active) | c | TCI_BIT(trControl, Enable));
+        trigger_enable(e, c);
         return;
     }
     wr32(e + TCI_trTeControl, TCI_BIT(trControl, Active) | c | TCI_BIT(trControl, Enable));
