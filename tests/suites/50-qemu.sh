@@ -162,7 +162,8 @@ bits_list() {
 # COMP_P/COMP_S its PMatch/SMatch; filter 0 uses it) with one of
 # ADDR_RANGE=LO:HI / LATCH=P:S (what compare.py keeps of the window: the
 # instructions it lets through); TRIG=ON:OFF (Sdtrig trace-on/off execute
-# triggers at ON and OFF start and stop the trace: compare.py --trig).
+# triggers at ON and OFF start and stop the trace: compare.py --trig);
+# CMP_BEGIN (the first traced instruction when it is not TRACE_BEGIN's).
 #
 # Each hart's decoded trace must equal the record from the first traced
 # instruction to the last (compare.py --begin/--end). The encoder starts and
@@ -196,7 +197,7 @@ run_trace() {
   sb=$(( cfg[4] > 16 ? 5 : 4 ))   # SrcBits the payload programs (trace.c SRC_BITS)
   rm -rf "$d"; mkdir -p "$d"
   # compare.py options that cut the record down to what filter 0 lets through
-  local plugargs=out=insn cmpopts=(--begin "$TRACE_BEGIN" --end "$TRACE_END") fmt=ntrace
+  local plugargs=out=insn cmpopts=(--begin "${CMP_BEGIN:-$TRACE_BEGIN}" --end "$TRACE_END") fmt=ntrace
   [ -z "${ETRACE:-}" ] || fmt=etrace
   [ -z "${LOST_HEAD:-}" ] || cmpopts+=(--lost-head)
   [ -z "${FILTER:-}${FILTER_ECAUSE:-}${FILTER_IRQ:-}" ] || plugargs=out=insn,priv=on
@@ -369,6 +370,15 @@ COMP=$(comp "$TCI_COMPFUNC_EQ" "$TCI_COMPFUNC_FALSE_OR_MASK" "$TCI_COMPMODE_P") 
 COMP_P=$BLOCK COMP_S=$(( 0xffffffff & ~0x3f )) FILTER=$PRIV_S \
 ADDR_RANGE=$(printf '%#x:%#x' "$BLOCK" $((BLOCK + 0x40))) \
 run_trace btm-comp-mask-s 1 500 "$BTM 0 64 1 1 0 0"
+# a context comparator (PInput 1: scontext) equal to the value smode_work
+# writes: the trace starts with the instruction after that csrw (a CSR
+# write ends its block, where the encoder checks) and runs to the end
+CTX_ON=$(objdump_lines | awk '$2 == "csrw" && $3 ~ /^scontext,/ {f = 1; next}
+                              f && /^ *[0-9a-f]+:/ {a = $1; sub(/:$/, "", a); print "0x" a; exit}')
+[ -n "$CTX_ON" ] || fail "comparator tests: no csrw scontext in $ELF"
+COMP=$(( $(tci trTeComp0Control PInput "$TCI_COMPINPUT_CONTEXT") | $(tci trTeComp0Control PFunction "$TCI_COMPFUNC_EQ") )) \
+COMP_P=$(awk '$2 == "TEST_SCONTEXT" {print $3}' tests/qemu/payload/trace.c) CMP_BEGIN=$CTX_ON EXPECT="SYNC=0x5" \
+run_trace btm-comp-context 1 2000 "$BTM 0 64 1 1 0 0"
 # Sdtrig trace actions (TCI 1.0 "Debug Trigger Module"): mcontrol6 execute
 # triggers with action 2 at isort's entry and 3 at crc32_bits' entry start
 # and stop the trace (trTeInstTrigEnable 1, InstTracing 0 when enabled):
