@@ -19,6 +19,7 @@ enum : unsigned long {
     TRACE_STOP = 4,
     TRACE_GET_STATUS = 5,
     TRACE_READ_SRAM = 6,
+    TRACE_SET_FILTER = 7,
 };
 
 long probe() { return trace::available(); }
@@ -53,7 +54,7 @@ bool phys(unsigned long lo, unsigned long hi, uint64_t &addr) {
 }
 
 SbiRet handle(unsigned long a0, unsigned long a1, unsigned long a2, unsigned long a3,
-              unsigned long, unsigned long, unsigned long fid) {
+              unsigned long a4, unsigned long, unsigned long fid) {
     if (!trace::available()) return err(Error::NotSupported);
     trace::HartMask harts;
     Error e;
@@ -98,6 +99,10 @@ SbiRet handle(unsigned long a0, unsigned long a1, unsigned long a2, unsigned lon
                              a3, copied);
         return result(e, static_cast<unsigned long>(copied));
     }
+    case TRACE_SET_FILTER:
+        // Instruction (virtual) addresses, XLEN bits each; flags in a4.
+        if ((e = harts_of(a0, a1, harts)) != Error::Success) return err(e);
+        return result(trace::set_filter(harts, a2, a3, a4));
     default: return err(Error::NotSupported);
     }
 }

@@ -34,6 +34,13 @@ constexpr uint32_t kActive = TCI_BIT(trControl, Active);
 constexpr uint32_t kEnable = TCI_BIT(trControl, Enable);
 constexpr uint32_t kEmpty = TCI_BIT(trControl, Empty);
 constexpr uint32_t kNtrace = TCI_SET(trTeControl, Format, TCI_FORMAT_NTRACE);
+// Comparator 0 as an address range: P (iaddr >= PMatch) && S (iaddr < SMatch).
+constexpr uint32_t kRangeComp =
+    TCI_SET(trTeComp0Control, PInput, TCI_COMPINPUT_IADDR) |
+    TCI_SET(trTeComp0Control, SInput, TCI_COMPINPUT_IADDR) |
+    TCI_SET(trTeComp0Control, PFunction, TCI_COMPFUNC_GE) |
+    TCI_SET(trTeComp0Control, SFunction, TCI_COMPFUNC_LT) |
+    TCI_SET(trTeComp0Control, MatchMode, TCI_COMPMODE_P_AND_S);
 // trTeProtocolMajor with trTeFormat = E-Trace: E-Trace 2.x.
 constexpr unsigned kEtraceMajor = 2;
 
@@ -119,6 +126,17 @@ bool discover_encoder(uint64_t base, EncoderCaps &c) {
         write32(base + TCI_trTeFilter0Control, 0);
         write32(base + TCI_trTeFilter0MatchInst, 0);
     }
+    // Comparator 0 as an address range in filter 0 (TCI 1.0 "Trace Encoder
+    // Comparator Registers"; optional): both must hold the values.
+    if (c.filters & 1) {
+        uint32_t fc = TCI_BIT(trTeFilter0Control, Enable) | TCI_BIT(trTeFilter0Control, MatchComp1);
+        c.comparators = probe(base + TCI_trTeComp0Control, kRangeComp) == kRangeComp &&
+                        (probe(base + TCI_trTeFilter0Control, fc) & fc) == fc;
+        write32(base + TCI_trTeFilter0Control, 0);
+        write32(base + TCI_trTeComp0Control, 0);
+    }
+    c.triggers = probe(ctl, kActive | kNtrace | TCI_BIT(trTeControl, InstTrigEnable)) &
+                 TCI_BIT(trTeControl, InstTrigEnable);
     uint32_t ts = TCI_BIT(trTsControl, Active) | TCI_SET(trTsControl, Mode, TCI_TSMODE_SHARED) |
                   TCI_BIT(trTsControl, Enable);
     c.timestamp = (probe(base + TCI_trTsControl, ts) & ts) == ts;
@@ -140,20 +158,36 @@ bool encoder_start(uint64_t base, const EncoderConfig &c) {
     write32(base + TCI_trTeTrigExtInControl, 0);
     write32(base + TCI_trTeTrigExtOutControl, 0);
     write32(base + TCI_trTeInstFeatures, c.features);
+    // Filter 0: the privileges and the address range, both required.
+    uint32_t fc = 0;
+    if (c.range) {
+        write32(base + TCI_trTeComp0PMatchLow, static_cast<uint32_t>(c.range_lo));
+        write32(base + TCI_trTeComp0PMatchHigh, static_cast<uint32_t>(c.range_lo >> 32));
+        write32(base + TCI_trTeComp0SMatchLow, static_cast<uint32_t>(c.range_hi));
+        write32(base + TCI_trTeComp0SMatchHigh, static_cast<uint32_t>(c.range_hi >> 32));
+        write32(base + TCI_trTeComp0Control, kRangeComp);
+        if (read32(base + TCI_trTeComp0Control) != kRangeComp) return false;
+        fc |= TCI_BIT(trTeFilter0Control, MatchComp1);
+    }
     if (c.priv_filter) {
         write32(base + TCI_trTeFilter0MatchInst,
                 TCI_SET(trTeFilter0MatchInst, ChoicePrivilege, c.priv_filter));
-        write32(base + TCI_trTeFilter0Control, TCI_BIT(trTeFilter0Control, Enable) |
-                                                   TCI_BIT(trTeFilter0Control, MatchPrivilege));
+        fc |= TCI_BIT(trTeFilter0Control, MatchPrivilege);
+    }
+    if (fc) {
+        fc |= TCI_BIT(trTeFilter0Control, Enable);
+        write32(base + TCI_trTeFilter0Control, fc);
         write32(base + TCI_trTeInstFilters, 1);
         // Without the filter, M-mode would be traced: check it took.
-        if (read32(base + TCI_trTeInstFilters) != 1) return false;
+        if (read32(base + TCI_trTeInstFilters) != 1 ||
+            (read32(base + TCI_trTeFilter0Control) & fc) != fc)
+            return false;
     } else {
         write32(base + TCI_trTeInstFilters, 0);
     }
     write32(base + TCI_trTsControl, c.ts_control);
     const uint64_t ctl = base + TCI_trTeControl;
-    uint32_t v = kActive | c.control;
+    uint32_t v = kActive | c.control | (c.triggers ? TCI_BIT(trTeControl, InstTrigEnable) : 0);
     write32(ctl, v);
     // Everything written must stick (Empty and the sticky status bits are
     // read-only or write-1-to-clear).
@@ -165,7 +199,8 @@ bool encoder_start(uint64_t base, const EncoderConfig &c) {
         if (!(read32(base + TCI_trTeDataControl) & TCI_BIT(trTeDataControl, Tracing))) return false;
     }
     write32(ctl, v | kEnable);
-    write32(ctl, v | kEnable | TCI_BIT(trTeControl, InstTracing));
+    // With triggers, Sdtrig trace-on/off actions switch InstTracing.
+    if (!c.triggers) write32(ctl, v | kEnable | TCI_BIT(trTeControl, InstTracing));
     return true;
 }
 

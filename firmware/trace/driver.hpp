@@ -42,6 +42,8 @@ struct EncoderCaps {
     bool context, timestamp, stall;
     bool etrace;           // trTeFormat E-Trace sticks (E-Trace 2.0 protocol)
     bool data;             // with E-Trace, trTeDataImplemented and trTeDataTracing
+    bool comparators;      // comparator 0 takes an address range and filter 0 uses it
+    bool triggers;         // trTeInstTrigEnable sticks (Sdtrig trace-on/off actions)
 };
 bool discover_encoder(uint64_t base, EncoderCaps &c);
 
@@ -52,6 +54,11 @@ struct EncoderConfig {
     uint32_t priv_filter; // ChoicePrivilege of filter 0; 0: no filter
     uint32_t ts_control;  // trTsControl
     uint32_t data_control; // trTeDataControl (E-Trace data trace; 0: off)
+    // Filter 0 also requires lo <= iaddr < hi (comparator 0: P >= lo && S < hi)
+    bool range = false;
+    uint64_t range_lo = 0, range_hi = 0;
+    // trTeInstTrigEnable, and enabled without InstTracing: triggers start it
+    bool triggers = false;
 };
 // Reset, program, then Enable and InstTracing (the order of TCI 1.0
 // "Enabling and Disabling"). False on a timeout or a setting that did not

@@ -17,6 +17,9 @@ struct HartTrace {
     uint64_t ctr_pos; // CTR feed: the stream position decoded up to
     EncoderCaps caps;
     EncoderConfig config;
+    // trace_set_filter, applied at each start on top of the configuration
+    bool range, triggers;
+    uint64_t range_lo, range_hi;
 };
 
 struct State {
@@ -108,6 +111,9 @@ unsigned long caps_of(const HartTrace &h) {
     v |= static_cast<unsigned long>(st.src_bits) << caps::SRC_BITS_SHIFT;
     if (h.caps.etrace) v |= caps::ETRACE;
     if (h.caps.etrace && h.caps.data) v |= caps::DATA;
+    // The range is ANDed into the privilege filter: only with one.
+    if (h.caps.comparators && h.caps.priv_choices) v |= caps::ADDR_RANGE;
+    if (h.caps.triggers) v |= caps::TRIGGERS;
     return v;
 }
 
@@ -184,7 +190,12 @@ bool funnels_stop() {
 
 bool enc_start(unsigned h) {
     HartTrace &t = st.hart[h];
-    t.running = encoder_start(st.topo.encoder[h].base, t.config);
+    EncoderConfig c = t.config;
+    c.range = t.range;
+    c.range_lo = t.range_lo;
+    c.range_hi = t.range_hi;
+    c.triggers = t.triggers;
+    t.running = encoder_start(st.topo.encoder[h].base, c);
     return t.running;
 }
 
@@ -347,6 +358,31 @@ Error configure(HartMask harts, uint32_t config) {
     for_each(harts, [&](unsigned h) {
         st.hart[h].config = c[h];
         st.hart[h].configured = true;
+    });
+    return Error::Success;
+}
+
+Error set_filter(HartMask harts, uint64_t lo, uint64_t hi, unsigned long flags) {
+    Guard g;
+    const bool range = flags & filterflag::ADDR_RANGE, triggers = flags & filterflag::TRIGGERS;
+    if ((flags & filterflag::RESERVED) || (range && lo >= hi)) return Error::InvalidParam;
+    Error e = Error::Success;
+    // All or nothing, as trace_configure.
+    for_each(harts, [&](unsigned h) {
+        if (e != Error::Success) return;
+        unsigned long c = caps_of(st.hart[h]);
+        if (st.hart[h].wanted) e = Error::AlreadyStarted;
+        else if (!st.hart[h].usable || (range && !(c & caps::ADDR_RANGE)) ||
+                 (triggers && !(c & caps::TRIGGERS)))
+            e = Error::NotSupported;
+    });
+    if (e != Error::Success) return e;
+    for_each(harts, [&](unsigned h) {
+        HartTrace &t = st.hart[h];
+        t.range = range;
+        t.range_lo = range ? lo : 0;
+        t.range_hi = range ? hi : 0;
+        t.triggers = triggers;
     });
     return Error::Success;
 }

@@ -46,7 +46,16 @@ constexpr unsigned long SINK_SRAM = 1u << 22, SINK_SMEM = 1u << 23;
 constexpr unsigned SRC_BITS_SHIFT = 24; // 4 bits: trTeSrcBits of the stream
 constexpr unsigned long ETRACE = 1ul << 28; // the encoder speaks E-Trace too (cfg::ETRACE)
 constexpr unsigned long DATA = 1ul << 29;   // and has E-Trace data trace (cfg::DATA)
+// trace_set_filter (README "FID 7"): an address-range comparator in the
+// privilege filter, and Sdtrig trace-on/off triggers (trTeInstTrigEnable)
+constexpr unsigned long ADDR_RANGE = 1ul << 30;
+constexpr unsigned long TRIGGERS = 1ul << 31;
 } // namespace caps
+// trace_set_filter flags.
+namespace filterflag {
+constexpr unsigned long ADDR_RANGE = 1ul << 0, TRIGGERS = 1ul << 1;
+constexpr unsigned long RESERVED = ~3ul;
+} // namespace filterflag
 // trace_set_sink flags.
 namespace sinkflag {
 constexpr uint32_t SMEM = 1u << 0, STOP_ON_WRAP = 1u << 1;
@@ -73,6 +82,10 @@ static_assert(kMaxHarts <= 64, "trace hart masks are 64-bit words");
 bool available();
 Error get_caps(unsigned long hartid, unsigned long &value);
 Error configure(HartMask harts, uint32_t config);
+// trace_set_filter: from the next start of the named harts, trace only
+// instructions at lo <= address < hi (ADDR_RANGE) and/or start and stop
+// the trace by Sdtrig trace-on/off triggers (TRIGGERS).
+Error set_filter(HartMask harts, uint64_t lo, uint64_t hi, unsigned long flags);
 Error set_sink(uint32_t flags, uint64_t addr, uint64_t size);
 Error start(HartMask harts);
 Error stop(HartMask harts);

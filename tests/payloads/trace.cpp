@@ -9,6 +9,9 @@
 //   trace-etrace-data.bin the same with data trace (every load and store)
 //   trace-sram.bin  HTM on the boot hart into the SRAM, read with READ_SRAM
 //   trace-hsm.bin   HTM of the last secondary across an HSM suspend, stop and start
+//   trace-range.bin HTM of the boot hart filtered to an address range (SET_FILTER)
+//   trace-svc-trig.bin HTM of the boot hart started and stopped by the
+//                   Sdtrig trace-on/off triggers S-mode installed through DBTR
 //   handed.dtb      the device tree the firmware handed on (trace
 //                   components M-mode keeps are disabled in it)
 // On a machine without trace components the extension is absent: probe 0
@@ -16,11 +19,14 @@
 // trace service needs /chosen tsbi,trace-owner = "m-mode") the payload
 // drives an encoder and the sink itself, as a driver that knows no funnel:
 //   trace-owner.bin its hart's HTM trace, from the SRAM
+//   trace-owner-trig.bin the same started and stopped by Sdtrig trace-on
+//                   and trace-off triggers S-mode installed through SBI DBTR
 #include "payload.hpp"
 #include "workload.hpp"
 #include "riscv/csr.hpp"
 #include "tci_regs.h"
 #include "trace/service.hpp"
+#include "sbi/dbtr_logic.hpp"
 
 using namespace pl;
 
@@ -32,14 +38,14 @@ namespace cfg = trace::cfg;
 namespace caps = trace::caps;
 namespace sinkflag = trace::sinkflag;
 constexpr long EID = sbi::eid::tsbi_trace;
-enum : long { GET_CAPS, CONFIGURE, SET_SINK, START, STOP, GET_STATUS, READ_SRAM };
+enum : long { GET_CAPS, CONFIGURE, SET_SINK, START, STOP, GET_STATUS, READ_SRAM, SET_FILTER };
 constexpr long ERR_INVALID_STATE = code(sbi::Error::InvalidState);
 constexpr unsigned long HTM = 6, BTM = 3;
 constexpr unsigned long ALL = ~0ul; // hart_mask_base: every hart
 
 SbiRet call(long fid, unsigned long a0 = 0, unsigned long a1 = 0, unsigned long a2 = 0,
-            unsigned long a3 = 0) {
-    return sbi_call(EID, fid, a0, a1, a2, a3);
+            unsigned long a3 = 0, unsigned long a4 = 0) {
+    return sbi_call(EID, fid, a0, a1, a2, a3, a4);
 }
 
 // The SMEM buffer: well above the payload image, inside the first RAM range.
@@ -431,6 +437,8 @@ bool reset(unsigned long c) {
 }
 
 uint8_t owner_copy[0x10000];
+bool owner_drain(unsigned long enc, unsigned long sink, const char *file, const char *tag);
+void owner_trig_run(unsigned long enc, unsigned long sink);
 
 // S-mode owns the components: the firmware set the funnels to pass through,
 // so a driver that programs only this hart's encoder and the sink (as
@@ -438,8 +446,7 @@ uint8_t owner_copy[0x10000];
 // funnels (one RAM sink per hart) the hart's own sink, and the encoder in
 // E-Trace as the upstream E-Trace model has it (trTeFormat 0).
 void owner_run() {
-    constexpr uint32_t kActive = TCI_trControl_Active_MASK, kEnable = TCI_trControl_Enable_MASK,
-                       kEmpty = TCI_trControl_Empty_MASK;
+    constexpr uint32_t kActive = TCI_trControl_Active_MASK, kEnable = TCI_trControl_Enable_MASK;
     const bool funnel = dt_has_funnel();
     if (funnel) {
         expect_eq(rd32(kFunnel + TCI_trFunnelControl) & (kActive | kEnable), kActive | kEnable,
@@ -471,22 +478,140 @@ void owner_run() {
     wr32(enc, rd32(enc) | kEnable);
     wr32(enc, rd32(enc) | TCI_trTeControl_InstTracing_MASK);
     workload(4, false);
+    if (owner_drain(enc, kSink, "trace-owner.bin", "owner_smode") && funnel) owner_trig_run(enc, kSink);
+}
+
+// Stops the encoder and the sink and writes the sink's trace to the host.
+bool owner_drain(unsigned long enc, unsigned long sink, const char *file, const char *tag) {
+    constexpr uint32_t kActive = TCI_trControl_Active_MASK, kEnable = TCI_trControl_Enable_MASK,
+                       kEmpty = TCI_trControl_Empty_MASK;
     wr32(enc, rd32(enc) & ~(kEnable | TCI_trTeControl_InstTracing_MASK));
-    expect_true(poll(enc, kEnable | kEmpty, kEmpty), "owner_smode/encoder_flushed");
-    wr32(kSink + TCI_trRamControl, kActive);
-    expect_true(poll(kSink, kEnable | kEmpty, kEmpty), "owner_smode/sink_flushed");
-    uint32_t start = rd32(kSink + TCI_trRamStartLow), wp = rd32(kSink + TCI_trRamWPLow);
+    expect_true(poll(enc, kEnable | kEmpty, kEmpty), "%s/encoder_flushed", tag);
+    wr32(sink + TCI_trRamControl, kActive);
+    expect_true(poll(sink, kEnable | kEmpty, kEmpty), "%s/sink_flushed", tag);
+    uint32_t start = rd32(sink + TCI_trRamStartLow), wp = rd32(sink + TCI_trRamWPLow);
     unsigned long bytes = (wp & ~3u) - start;
     expect_true(!(wp & TCI_trRamWPLow_Wrap_MASK) && bytes > 64 && bytes <= sizeof owner_copy,
-                "owner_smode/trace_in_sink");
-    if (bytes > sizeof owner_copy) return;
-    wr32(kSink + TCI_trRamRPLow, start);
-    wr32(kSink + TCI_trRamRPHigh, 0);
+                "%s/trace_in_sink", tag);
+    if (bytes > sizeof owner_copy) return false;
+    wr32(sink + TCI_trRamRPLow, start);
+    wr32(sink + TCI_trRamRPHigh, 0);
     for (unsigned long i = 0; i < bytes; i += 4) {
-        uint32_t w = rd32(kSink + TCI_trRamData);
+        uint32_t w = rd32(sink + TCI_trRamData);
         memcpy(owner_copy + i, &w, 4);
     }
-    write_host("trace-owner.bin", owner_copy, bytes);
+    write_host(file, owner_copy, bytes);
+    return true;
+}
+
+// Sdtrig trace actions through SBI DBTR (TCI 1.0 "Debug Trigger Module"):
+// S-mode installs an execute trigger with action 2 (trace-on) at op_a and
+// one with action 3 (trace-off) at op_b, in S-mode only (DBTR refuses the
+// M bit), programs its encoder with trTeInstTrigEnable and without
+// trTeInstTracing, and runs the workload: the trace holds every stretch
+// from an op_a to the next op_b. The suite compares it with the record cut
+// the same way (compare.py --trig), from trig_window's first instruction.
+struct DbtrEntry {
+    unsigned long w[4]; // idx, tdata1, tdata2, tdata3
+};
+DbtrEntry dbtr_shmem[2] __attribute__((aligned(64)));
+__attribute__((noinline)) void trig_window() { __asm__ volatile(""); }
+__attribute__((noinline)) void trig_window_end() { __asm__ volatile(""); }
+__attribute__((noinline)) void range_window() { __asm__ volatile(""); }
+__attribute__((noinline)) void range_window_end() { __asm__ volatile(""); }
+
+// Through SBI DBTR: an mcontrol6 execute trigger in S-mode with action 2
+// at `on` and one with action 3 at `off`.
+bool dbtr_install_on_off(unsigned long on, unsigned long off, const char *tag) {
+    namespace dbtr = sbi::dbtr;
+    constexpr unsigned kActionShift = 12;
+    const unsigned long t1 = static_cast<unsigned long>(dbtr::TYPE_MCONTROL6) << dbtr::kTypeShift |
+                             dbtr::EXECUTE | dbtr::S;
+    expect_err(sbi_call(eid::dbtr, fid::dbtr::set_shmem, reinterpret_cast<unsigned long>(dbtr_shmem), 0, 0),
+               SUCCESS, "%s/dbtr_shmem", tag);
+    dbtr_shmem[0] = {{0, t1 | static_cast<unsigned long>(TCI_TRIGACTION_TRACE_ON) << kActionShift, on, 0}};
+    dbtr_shmem[1] = {{0, t1 | static_cast<unsigned long>(TCI_TRIGACTION_TRACE_OFF) << kActionShift, off, 0}};
+    return expect_err(sbi_call(eid::dbtr, fid::dbtr::install_triggers, 2), SUCCESS,
+                      "%s/install_trace_on_off_triggers", tag);
+}
+
+void dbtr_uninstall_on_off(const char *tag) {
+    unsigned long idx0 = dbtr_shmem[0].w[0], idx1 = dbtr_shmem[1].w[0];
+    unsigned long base = idx0 < idx1 ? idx0 : idx1, other = idx0 < idx1 ? idx1 : idx0;
+    expect_err(sbi_call(eid::dbtr, fid::dbtr::uninstall_triggers, base, 1ul | 1ul << (other - base)),
+               SUCCESS, "%s/uninstall", tag);
+}
+
+void owner_trig_run(unsigned long enc, unsigned long sink) {
+    const unsigned long on = reinterpret_cast<unsigned long>(&workload_detail::op_a),
+                        off = reinterpret_cast<unsigned long>(&workload_detail::op_b);
+    constexpr uint32_t kActive = TCI_trControl_Active_MASK, kEnable = TCI_trControl_Enable_MASK;
+
+    if (!dbtr_install_on_off(on, off, "owner_trig")) return;
+    expect_true(reset(sink), "owner_trig/sink_reset");
+    wr32(sink + TCI_trRamWPLow, rd32(sink + TCI_trRamStartLow));
+    wr32(sink + TCI_trRamWPHigh, rd32(sink + TCI_trRamStartHigh));
+    wr32(sink + TCI_trRamControl, kActive | kEnable);
+    expect_true(reset(enc), "owner_trig/encoder_reset");
+    wr32(enc, rd32(enc) | TCI_INSTMODE_HTM << TCI_trTeControl_InstMode_LSB |
+                  TCI_trTeControl_InstTrigEnable_MASK);
+    expect_true(rd32(enc) & TCI_trTeControl_InstTrigEnable_MASK, "owner_trig/inst_trig_enable_sticks");
+    wr32(enc, rd32(enc) | kEnable);
+    printf("TRACE-TRIG: hart=%lu on=0x%lx off=0x%lx begin=0x%lx\n", hartid(), on, off,
+           reinterpret_cast<unsigned long>(&trig_window));
+    trig_window();
+    workload(4, false);
+    expect_eq(rd32(enc) & TCI_trTeControl_InstTracing_MASK, 0, "owner_trig/trace_off_after_op_b");
+    dbtr_uninstall_on_off("owner_trig");
+    owner_drain(enc, sink, "trace-owner-trig.bin", "owner_trig");
+}
+
+// trace_set_filter (FID 7): an address range ANDed into the privilege
+// filter, then Sdtrig triggers through DBTR with the service's encoder.
+// The suite compares each with the boot hart's S-mode record between the
+// run's window markers, cut by the same rule.
+bool dbtr_install_on_off(unsigned long on, unsigned long off, const char *tag);
+void dbtr_uninstall_on_off(const char *tag);
+
+void filter_run(unsigned long c) {
+    const unsigned long self = hartid();
+    const unsigned long lo = reinterpret_cast<unsigned long>(&workload_detail::fib), hi = lo + 0x40;
+    expect_true(c & caps::ADDR_RANGE, "caps/addr_range");
+    expect_true(c & caps::TRIGGERS, "caps/triggers");
+    expect_err(call(SET_FILTER, 1, self, lo, hi, 4), ERR_INVALID_PARAM, "set_filter/reserved_flag");
+    expect_err(call(SET_FILTER, 1, self, hi, lo, trace::filterflag::ADDR_RANGE), ERR_INVALID_PARAM,
+               "set_filter/empty_range");
+    expect_err(call(CONFIGURE, 1, self, HTM | cfg::PRIV_S), SUCCESS, "filter/configure");
+    expect_err(call(SET_SINK, sinkflag::SMEM, smem_base(), 0, kSmemSize), SUCCESS, "filter/sink");
+    expect_err(call(SET_FILTER, 1, self, lo, hi, trace::filterflag::ADDR_RANGE), SUCCESS, "set_filter/range");
+    printf("TRACE-RANGE: hart=%lu lo=0x%lx hi=0x%lx begin=0x%lx end=0x%lx\n", self, lo, hi,
+           reinterpret_cast<unsigned long>(&range_window), reinterpret_cast<unsigned long>(&range_window_end));
+    expect_err(call(START, 1, self), SUCCESS, "filter/range_start");
+    expect_err(call(SET_FILTER, 1, self, 0, 0, 0), ERR_ALREADY_STARTED, "set_filter/while_tracing");
+    range_window();
+    workload(8, false);
+    range_window_end();
+    expect_err(call(STOP, 1, self), SUCCESS, "filter/range_stop");
+    trace::Status s = status();
+    expect_true(s.bytes > 0, "filter/range_captured");
+    write_host("trace-range.bin", reinterpret_cast<const void *>(smem_base()), s.bytes);
+
+    const unsigned long on = reinterpret_cast<unsigned long>(&workload_detail::op_a),
+                        off = reinterpret_cast<unsigned long>(&workload_detail::op_b);
+    if (!dbtr_install_on_off(on, off, "svc_trig")) return;
+    expect_err(call(SET_FILTER, 1, self, 0, 0, trace::filterflag::TRIGGERS), SUCCESS, "set_filter/triggers");
+    printf("TRACE-SVCTRIG: hart=%lu on=0x%lx off=0x%lx begin=0x%lx end=0x%lx\n", self, on, off,
+           reinterpret_cast<unsigned long>(&trig_window), reinterpret_cast<unsigned long>(&trig_window_end));
+    expect_err(call(START, 1, self), SUCCESS, "filter/trig_start");
+    trig_window();
+    workload(4, false);
+    trig_window_end();
+    expect_err(call(STOP, 1, self), SUCCESS, "filter/trig_stop");
+    dbtr_uninstall_on_off("svc_trig");
+    expect_err(call(SET_FILTER, 1, self, 0, 0, 0), SUCCESS, "set_filter/clear");
+    s = status();
+    expect_true(s.bytes > 0, "filter/trig_captured");
+    write_host("trace-svc-trig.bin", reinterpret_cast<const void *>(smem_base()), s.bytes);
 }
 
 void load_at(void *a) { (void)*reinterpret_cast<volatile uint32_t *>(reinterpret_cast<unsigned long>(a)); }
@@ -498,7 +623,7 @@ void payload_main() {
     SbiRet pr = sbi_probe(EID);
     if (pr.value == 0) {
         // No trace components (e.g. QEMU 7.2): every function is NOT_SUPPORTED.
-        for (long f = GET_CAPS; f <= READ_SRAM + 1; f++)
+        for (long f = GET_CAPS; f <= SET_FILTER + 1; f++)
             expect_err(call(f), ERR_NOT_SUPPORTED, "absent/fid%ld", f);
         if (dt_has_trace()) {
             // S-mode owns the components (the default): the registers are S-mode's own.
@@ -525,7 +650,7 @@ void payload_main() {
     unsigned src_bits = (c >> caps::SRC_BITS_SHIFT) & 0xf;
     expect_true(src_bits >= 1 && (1ul << src_bits) > platform().max_hartid, "caps/src_bits");
     printf("TRACE-SRC-BITS: %u\n", src_bits);
-    expect_err(call(READ_SRAM + 1), ERR_NOT_SUPPORTED, "unknown_fid");
+    expect_err(call(SET_FILTER + 1), ERR_NOT_SUPPORTED, "unknown_fid");
     if (platform().nharts > 1 && !start_secondaries()) return;
     errors(c);
     sram_run();
@@ -545,4 +670,5 @@ void payload_main() {
                "configure/data_without_etrace");
     traced_run("trace-etrace-data.bin", HTM | cfg::ETRACE | cfg::DATA | cfg::PRIV_S, 4);
     if (platform().nharts > 1) hsm_run();
+    filter_run(c);
 }

@@ -5,6 +5,7 @@
 usage: compare.py DECODED RECORD [--min N] [--begin A[,A...]] [--end A[,A...]]
                   [--lost-head | --lost-tail | --within] [--priv P[,P...]]
                   [--trap-window ENTRY [--causes C[,C...]] [--irq 0|1]]
+                  [--addr-range LO:HI | --latch P:S | --trig ON:OFF]
        compare.py --batch RECORD DECODED... [the same options]
 
 Both files hold one "0xADDR" per line. The decoded trace must equal the
@@ -54,6 +55,16 @@ is then cut down to what the encoder's filters let through:
                instruction is its exception (ecall: cause 8, 9 or 11 by
                privilege); any other arrival is the payload's only
                interrupt, the machine timer (cause 7).
+
+Comparator filters and trigger actions (trTeComp*, Sdtrig trace-on/off)
+cut the window down by instruction address, applied last:
+  --addr-range LO:HI  instructions at LO <= address < HI (a comparator
+               pair P >= LO, S < HI in match mode P && S);
+  --latch P:S  match mode 3: from an execution of P through the next
+               execution of S, inclusive (the output of instruction i is
+               addr_i == P or (output_i-1 and addr_i-1 != S));
+  --trig ON:OFF  trace-on and trace-off triggers: from an execution of ON
+               (included) to the next execution of OFF (excluded).
 """
 import array
 import itertools
@@ -132,6 +143,35 @@ def window(path, begin, end, privs, entry, causes, irq):
     if privs is not None:
         rec = [r for r in rec if r[1] in privs]
     return trap_windows(rec, entry, causes, irq), None
+
+
+def addr_filter(addrs, rng, latch, trig):
+    """The addresses a comparator filter or trigger pair lets through."""
+    if rng is not None:
+        lo, hi = rng
+        return [a for a in addrs if lo <= a < hi]
+    out = []
+    if latch is not None:
+        p, s = latch
+        on, s_last = False, False
+        for a in addrs:
+            on = a == p or (on and not s_last)
+            s_last = a == s
+            if on:
+                out.append(a)
+        return out
+    if trig is not None:
+        t_on, t_off = trig
+        on = False
+        for a in addrs:
+            if a == t_on:
+                on = True
+            elif a == t_off:
+                on = False
+            if on:
+                out.append(a)
+        return out
+    return addrs
 
 
 def trap_windows(rec, entry, causes, irq):
@@ -305,6 +345,10 @@ def main():
     lost_tail = flag(args, "--lost-tail")
     within = flag(args, "--within")
     batch = flag(args, "--batch")
+    pair = lambda s: tuple(int(x, 0) for x in s.split(":"))
+    rng = option(args, "--addr-range", pair)
+    latch = option(args, "--latch", pair)
+    trig = option(args, "--trig", pair)
     if lost_head + lost_tail + within > 1:
         print("--lost-head, --lost-tail and --within exclude each other")
         return 2
@@ -319,6 +363,7 @@ def main():
         if err:
             print(err)
             return 1
+    rec = addr_filter(rec, rng, latch, trig)
     if not batch:
         return check(load_decoded(decoded[0]), rec, minimum, lost_head, lost_tail, within, sys.stdout)
     worst = 0

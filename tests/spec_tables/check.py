@@ -41,6 +41,10 @@ TCI_VALUE_FIELDS = {
     "TSMODE": ("trTsControl", "trTsMode"),
     "RAMMODE": ("trRamControl", "trRamMode"),
     "DADDRCOMPRESS": ("trTeDataControl", "trTeDataAddrCompress"),
+    "COMPINPUT": ("trTeComp{j}Control", "trTeCompPInput"),
+    "COMPFUNC": ("trTeComp{j}Control", "trTeCompPFunction"),
+    "COMPMODE": ("trTeComp{j}Control", "trTeCompMatchMode"),
+    "TRIGACTION": ("trTeTrigExtInControl", "trTeTrigExtInAction0"),
 }
 TCI_KEYWORDS = {
     ("INSTMODE", "OFF"): "disabled", ("INSTMODE", "BTM"): "Baseline", ("INSTMODE", "HTM"): "Optimized",
@@ -53,6 +57,16 @@ TCI_KEYWORDS = {
     ("RAMMODE", "SRAM"): "SRAM mode", ("RAMMODE", "SMEM"): "SMEM mode",
     ("DADDRCOMPRESS", "FULL"): "full", ("DADDRCOMPRESS", "XOR"): "XOR",
     ("DADDRCOMPRESS", "DIFF"): "differential", ("DADDRCOMPRESS", "PROTOCOL"): "Protocol defined",
+    ("COMPINPUT", "IADDR"): "iaddr", ("COMPINPUT", "CONTEXT"): "context", ("COMPINPUT", "TVAL"): "tval",
+    ("COMPINPUT", "DADDR"): "daddr",
+    ("COMPFUNC", "EQ"): "equal to", ("COMPFUNC", "NE"): "not equal", ("COMPFUNC", "LT"): "less than",
+    ("COMPFUNC", "LE"): "less than or equal", ("COMPFUNC", "GT"): "greater than",
+    ("COMPFUNC", "GE"): "greater than or equal", ("COMPFUNC", "FALSE_OR_MASK"): "always false",
+    ("COMPFUNC", "TRUE"): "always true",
+    ("COMPMODE", "P"): "primary result true", ("COMPMODE", "P_AND_S"): "(P && S)",
+    ("COMPMODE", "NOT_P_AND_S"): "!(P && S)", ("COMPMODE", "LATCH"): "Set when primary",
+    ("TRIGACTION", "TRACE_ON"): "Trace-on", ("TRIGACTION", "TRACE_OFF"): "Trace-off",
+    ("TRIGACTION", "TRACE_NOTIFY"): "Trace-notify",
 }
 COMPTYPE_IMPL = {"ENCODER": "trTeImpl", "FUNNEL": "trFunnelImpl", "RAMSINK": "trRamImpl",
                  "PIBSINK": "trPibImpl", "ATBBRIDGE": "trAtbBridgeImpl"}
@@ -156,13 +170,16 @@ def check_tci(deffile, data):
 
     def find_field(sreg, name):
         comp = re.match(r"^(trTe|trTs|trRam|trFunnel|trPib|trAtbBridge)", sreg).group(1)
-        hits = []
-        for f in fields.get(sreg, []):
-            if name == "Vendor" and f["field"] == "--" and f["reserved_for"].startswith("Reserved for vendor"):
-                hits.append(f)
-            elif any(f["field"] == comp + g + name for g in GROUPS):
-                hits.append(f)
-        return hits
+        if name == "Vendor":
+            return [f for f in fields.get(sreg, [])
+                    if f["field"] == "--" and f["reserved_for"].startswith("Reserved for vendor")]
+        # The first group that names a field wins: trTeFilterComp1 is
+        # (Filter, Comp1), trTeFilterMatchComp1 is (Filter, MatchComp1).
+        for g in GROUPS:
+            hits = [f for f in fields.get(sreg, []) if f["field"] == comp + g + name]
+            if hits:
+                return hits
+        return []
 
     for reg, off in def_regs.items():
         problems = []

@@ -178,6 +178,12 @@ bits_list() {
 # shows in the same window, tests/qemu/compare_data.py; DATA_CMP: its
 # --no-value/--no-addr), DATA_LATE=1 (trTeDataControl written only after
 # tracing started: the data window starts after data_enable's store).
+# COMP (trTeComp{j}Control of comparator COMP_SLOT, default 0, with
+# COMP_P/COMP_S its PMatch/SMatch; filter 0 uses it) with one of
+# ADDR_RANGE=LO:HI / LATCH=P:S (what compare.py keeps of the window: the
+# instructions it lets through); TRIG=ON:OFF (Sdtrig trace-on/off execute
+# triggers at ON and OFF start and stop the trace: compare.py --trig);
+# CMP_BEGIN (the first traced instruction when it is not TRACE_BEGIN's).
 #
 # Each hart's decoded trace must equal the record from the first traced
 # instruction to the last (compare.py --begin/--end). The encoder starts and
@@ -211,11 +217,16 @@ run_trace() {
   sb=$(( cfg[4] > 16 ? 5 : 4 ))   # SrcBits the payload programs (trace.c SRC_BITS)
   rm -rf "$d"; mkdir -p "$d"
   # compare.py options that cut the record down to what filter 0 lets through
-  local plugargs=out=insn cmpopts=(--begin "$TRACE_BEGIN" --end "$TRACE_END") fmt=ntrace
+  local plugargs=out=insn cmpopts=(--begin "${CMP_BEGIN:-$TRACE_BEGIN}" --end "$TRACE_END") fmt=ntrace
   [ -z "${ETRACE:-}" ] || fmt=etrace
   [ -z "${LOST_HEAD:-}" ] || cmpopts+=(--lost-head)
   [ -z "${FILTER:-}${FILTER_ECAUSE:-}${FILTER_IRQ:-}" ] || plugargs=out=insn,priv=on
   [ -z "${DATA:-}" ] || plugargs=$plugargs,mem=on
+  [ -z "${ADDR_RANGE:-}" ] || cmpopts+=(--addr-range "$ADDR_RANGE")
+  [ -z "${LATCH:-}" ] || cmpopts+=(--latch "$LATCH")
+  local TRIG_ON=0 TRIG_OFF=0
+  # the triggers start the trace: the window is the whole record up to the end
+  [ -z "${TRIG:-}" ] || { cmpopts=(--end "$TRACE_END" --trig "$TRIG"); TRIG_ON=${TRIG%%:*}; TRIG_OFF=${TRIG##*:}; }
   [ -z "${FILTER:-}" ] || cmpopts+=(--priv "$(bits_list "$FILTER" "$TCI_PRIV_U" "$TCI_PRIV_S" \
                                       "$TCI_PRIV_M" "$TCI_PRIV_VU" "$TCI_PRIV_VS")")
   if [ -n "${FILTER_ECAUSE:-}${FILTER_IRQ:-}" ]; then
@@ -224,7 +235,8 @@ run_trace() {
     [ -z "${FILTER_IRQ:-}" ] || cmpopts+=(--irq $(( FILTER_IRQ == 1 ? 1 : 0 )))
   fi
   for w in 0x54534249 "${cfg[@]}" ${KERNEL:-0} ${FILTER:-0} ${FILTER_ECAUSE:-0} ${FILTER_IRQ:-0} \
-           ${ETRACE:-0} ${DATA:-0} ${DATA_LATE:-0}; do
+           ${ETRACE:-0} ${DATA:-0} ${DATA_LATE:-0} ${COMP:-0} ${COMP_P:-0} ${COMP_S:-0} ${COMP_SLOT:-0} \
+           "${TRIG_ON:-0}" "${TRIG_OFF:-0}"; do
     loader+=(-device "loader,addr=$((0x80ff0000 + 4 * i)),data=$w,data-len=4")
     i=$((i + 1))
   done
@@ -348,6 +360,51 @@ FILTER_ECAUSE=0x800 EXPECT="EVCODE=0x4 SYNC=0x5" \
 run_trace htm-filter-ecall 1 300 "$HTM $IRET_FULL 256 1 1 0 0" --implicit-return=3
 FILTER_IRQ=1 EXPECT="EVCODE=0x4 SYNC=0x5" run_trace btm-filter-irq 1 100 "$BTM 0 256 1 1 0 0"
 FILTER_ECAUSE=0x200 FILTER_IRQ=2 run_trace htm-filter-secall 1 100 "$HTM 0 256 1 1 0 0"
+# comparator filters (TCI 1.0 "Trace Encoder Comparator Registers", filter 0
+# MatchComp1..3): only instructions whose address the comparator matches
+# are traced, wherever the hart runs them (M, S, recursion, interrupted):
+# fib's range as P >= start && S < end (comparator 0, HTM; and in E-Trace),
+# match mode 3 from dispatch's entry through its first ret (comparator 1,
+# BTM), and the 64-byte block at fib's start as P == block with SMatch as
+# its mask, S-mode only (comparator 3, privilege filter too). One boot each.
+sym() { nm -S "$ELF" | awk -v s="$1" '$4 == s || index($4, s ".") == 1 {print "0x" $1, "0x" $2; exit}'; }
+read -r FIB FIB_SIZE <<< "$(sym fib)"
+FIB_END=$(printf '%#x' $((FIB + FIB_SIZE)))
+DISPATCH=$(sym dispatch | cut -d' ' -f1)
+DISPATCH_RET=$(objdump_lines | awk '/<dispatch>:/ {f = 1; next} f && /^$/ {exit}
+                                    f && $2 == "ret" {a = $1; sub(/:$/, "", a); print "0x" a; exit}')
+[ -n "$FIB_SIZE" ] && [ -n "$DISPATCH" ] && [ -n "$DISPATCH_RET" ] ||
+  fail "comparator tests: fib, dispatch or its ret not found in $ELF ('$FIB' '$FIB_SIZE' '$DISPATCH' '$DISPATCH_RET')"
+comp() { echo $(( $(tci trTeComp0Control PFunction "$1") | $(tci trTeComp0Control SFunction "$2") |
+                  $(tci trTeComp0Control MatchMode "$3") )); }
+RANGE=$(comp "$TCI_COMPFUNC_GE" "$TCI_COMPFUNC_LT" "$TCI_COMPMODE_P_AND_S")
+COMP=$RANGE COMP_P=$FIB COMP_S=$FIB_END ADDR_RANGE=$FIB:$FIB_END EXPECT="EVCODE=0x4 SYNC=0x5" \
+run_trace htm-comp-range 1 2000 "$HTM $IRET_FULL 64 1 1 0 0" --implicit-return=3
+COMP=$RANGE COMP_P=$FIB COMP_S=$FIB_END ADDR_RANGE=$FIB:$FIB_END ETRACE=1 \
+run_trace etrace-comp-range 1 2000 "$HTM 0 64 1 1 0 0"
+COMP=$(comp "$TCI_COMPFUNC_EQ" "$TCI_COMPFUNC_EQ" "$TCI_COMPMODE_LATCH") COMP_SLOT=1 \
+COMP_P=$DISPATCH COMP_S=$DISPATCH_RET LATCH=$DISPATCH:$DISPATCH_RET \
+run_trace btm-comp-latch 1 2000 "$BTM 0 64 1 1 0 0"
+BLOCK=$(( FIB & ~0x3f ))
+COMP=$(comp "$TCI_COMPFUNC_EQ" "$TCI_COMPFUNC_FALSE_OR_MASK" "$TCI_COMPMODE_P") COMP_SLOT=3 \
+COMP_P=$BLOCK COMP_S=$(( 0xffffffff & ~0x3f )) FILTER=$PRIV_S \
+ADDR_RANGE=$(printf '%#x:%#x' "$BLOCK" $((BLOCK + 0x40))) \
+run_trace btm-comp-mask-s 1 500 "$BTM 0 64 1 1 0 0"
+# a context comparator (PInput 1: scontext) equal to the value smode_work
+# writes: the trace starts with the instruction after that csrw (a CSR
+# write ends its block, where the encoder checks) and runs to the end
+CTX_ON=$(objdump_lines | awk '$2 == "csrw" && $3 ~ /^scontext,/ {f = 1; next}
+                              f && /^ *[0-9a-f]+:/ {a = $1; sub(/:$/, "", a); print "0x" a; exit}')
+[ -n "$CTX_ON" ] || fail "comparator tests: no csrw scontext in $ELF"
+COMP=$(( $(tci trTeComp0Control PInput "$TCI_COMPINPUT_CONTEXT") | $(tci trTeComp0Control PFunction "$TCI_COMPFUNC_EQ") )) \
+COMP_P=$(awk '$2 == "TEST_SCONTEXT" {print $3}' tests/qemu/payload/trace.c) CMP_BEGIN=$CTX_ON EXPECT="SYNC=0x5" \
+run_trace btm-comp-context 1 2000 "$BTM 0 64 1 1 0 0"
+# Sdtrig trace actions (TCI 1.0 "Debug Trigger Module"): mcontrol6 execute
+# triggers with action 2 at isort's entry and 3 at crc32_bits' entry start
+# and stop the trace (trTeInstTrigEnable 1, InstTracing 0 when enabled):
+# the compute kernel traced from each isort to the next crc32_bits
+TRIG="$(sym isort | cut -d' ' -f1):$(sym crc32_bits | cut -d' ' -f1)" KERNEL=1 EXPECT="EVCODE=0x4 SYNC=0x5" \
+run_trace htm-trig-onoff 1 2000 "$HTM $IRET_FULL 8 1 1 0 0" --implicit-return=3
 run_trace htm-alljumps 1 10000 "$HTM $((ALLJ | IRET_FULL)) 32 1 1 0 0" --implicit-return=3 --all-jumps
 EXPECT="TCODE=30" run_trace btm-rep-alljumps 1 10000 "$BTM $((ALLJ | REP)) 32 1 1 0 0" --all-jumps
 run_trace htm-2harts 2 10000 "$HTM $((IRET_FULL | REP)) 32 1 2 0 0" --implicit-return=3

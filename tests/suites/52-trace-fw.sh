@@ -56,7 +56,7 @@ check_handed() {
 # not there either.
 d=$W/qemu10-owner-smode; mkdir -p "$d"
 (cd "$d" && "$RUN" --qemu "$q" --smp 2 --tag qemu10-owner-smode --log "$d/console.log" --pass-through TRACE- \
-   "${SEMI[@]}" trace) > "$d/run.out" 2>&1
+   "${SEMI[@]}" --qemu-arg=-plugin --qemu-arg="$PLUGIN,out=$d/rec,priv=on" trace) > "$d/run.out" 2>&1
 rc=$?
 grep -E '^(PASS|FAIL): ' "$d/run.out"
 [ $rc -le 1 ] || fail "trace-fw: runner failed with the default ownership ($rc)"
@@ -89,6 +89,26 @@ grep -q 'M-mode kept out of the trace of 2 of them' "$d/console.log" &&
   fail "qemu10-owner-smode/mmode_kept_out_of_every_encoder ($(grep -m1 'M-mode kept out' "$d/console.log"))"
 fwpcs=$(owner_decode qemu10-owner-smode "$d")
 check "qemu10-owner-smode/no_firmware_address ($fwpcs)" [ "$fwpcs" = 0 ]
+# Sdtrig trace actions through SBI DBTR (issue 30): S-mode installed a
+# trace-on trigger at op_a and a trace-off trigger at op_b and enabled its
+# encoder with trTeInstTrigEnable but not trTeInstTracing; the decoded trace
+# must equal the hart's S-mode instructions from each op_a to the next op_b
+# (compare.py --trig, from the payload's trig_window on), and hold no
+# firmware address (the triggers cannot fire in M-mode, NoMmode keeps the
+# firmware's SBI calls out).
+read -r th ton toff tbegin <<< "$(sed -n 's/^TRACE-TRIG: hart=\([0-9]*\) on=\(0x[0-9a-f]*\) off=\(0x[0-9a-f]*\) begin=\(0x[0-9a-f]*\).*/\1 \2 \3 \4/p' "$d/run.out")"
+if [ -z "$tbegin" ]; then
+  fail "qemu10-owner-smode/dbtr_trigger_trace (no TRACE-TRIG line from the payload)"
+elif ! "$DEC" ntrace decode --elf "$ELF" --elf build/fw/tsbi_dynamic.elf "$d/trace-owner-trig.bin" \
+       -o "$d/owner-trig.pcs" > "$d/owner-trig.err" 2>&1; then
+  fail "qemu10-owner-smode/dbtr_trigger_trace_decodes ($(head -c 300 "$d/owner-trig.err"))"
+elif python3 "$COMPARE" "$d/owner-trig.pcs" "$d/rec.$th" --priv 1 --begin "$tbegin" --trig "$ton:$toff" \
+       --min 300 > "$d/owner-trig.cmp" 2>&1; then
+  pass "qemu10-owner-smode/dbtr_trigger_trace_equals_executed ($(head -1 "$d/owner-trig.cmp"))"
+else
+  fail "qemu10-owner-smode/dbtr_trigger_trace_equals_executed ($(head -2 "$d/owner-trig.cmp" | tr '\n' ' '))"
+fi
+rm -f "$d"/rec.*
 
 # The platform lets traces include M-mode (tsbi,trace-allow-mmode): then
 # S-mode sees the firmware's instructions, as on hardware without such a
@@ -192,6 +212,37 @@ for p in sys.argv[3:]:
   queued=()
 }
 
+# filter_compare TAG SRCBITS: trace-range.bin and trace-svc-trig.bin of the
+# payload's filter_run against srec.HART of its TRACE-RANGE/TRACE-SVCTRIG line
+# (the window from trig_window to trig_window_end).
+filter_compare() {
+  local tag=$1 sb=$2 f line h a b begin end opt out
+  for f in range svc-trig; do
+    if [ "$f" = range ]; then
+      line=$(sed -n 's/^TRACE-RANGE: hart=\([0-9]*\) lo=\(0x[0-9a-f]*\) hi=\(0x[0-9a-f]*\) begin=\(0x[0-9a-f]*\) end=\(0x[0-9a-f]*\).*/\1 \2 \3 \4 \5/p' "$W/$tag/run.out")
+      opt=--addr-range
+    else
+      line=$(sed -n 's/^TRACE-SVCTRIG: hart=\([0-9]*\) on=\(0x[0-9a-f]*\) off=\(0x[0-9a-f]*\) begin=\(0x[0-9a-f]*\) end=\(0x[0-9a-f]*\).*/\1 \2 \3 \4 \5/p' "$W/$tag/run.out")
+      opt=--trig
+    fi
+    read -r h a b begin end <<< "$line"
+    if [ -z "$begin" ] || [ ! -f "$W/$tag/srec.$h" ]; then
+      fail "$tag/trace-$f.bin/equals_executed (no TRACE- line or no record of hart '$h')"; continue
+    fi
+    out=$W/$tag/filter-$f.pcs
+    if ! "$DEC" ntrace decode --elf "$ELF" --src-bits "$sb" --src "$h" "$W/$tag/trace-$f.bin" -o "$out" \
+         > "$out.err" 2>&1; then
+      fail "$tag/trace-$f.bin/decodes ($(head -c 300 "$out.err"))"; continue
+    fi
+    if python3 "$COMPARE" "$out" "$W/$tag/srec.$h" --priv 1 --begin "$begin" --end "$end" "$opt" "$a:$b" --min 300 \
+         > "$out.cmp" 2>&1; then
+      pass "$tag/trace-$f.bin/equals_executed ($(head -1 "$out.cmp"))"
+    else
+      fail "$tag/trace-$f.bin/equals_executed ($(head -2 "$out.cmp" | tr '\n' ' '))"
+    fi
+  done
+}
+
 # SMP[:CPU]: without Sstc the timer interrupts go through the firmware's
 # M-mode handler, which must not show in the trace either. The firmware
 # keeps the components (tsbi,trace-owner = "m-mode"): PMP closes them, the
@@ -249,5 +300,10 @@ for run in 1 4 18 1:sstc=false; do
     [ "$h" != "$last" ] || decode "$tag" trace-hsm.bin "$h" "$sb"
     compare_hart "$tag" "$h"
   done
+  # trace_set_filter (issue 30): the boot hart traced fib's first 64 bytes
+  # only, then the stretches from op_a to op_b that S-mode's DBTR triggers
+  # switched on and off; each equals the S-mode record from trig_window on,
+  # cut by the same rule (no firmware address: the record is S-mode's).
+  [ "$run" = 1 ] && filter_compare "$tag" "$sb"
   rm -f "$d"/srec.* "$d"/mrec.* "$d"/*.pcs "$d"/*.pcs.data
 done

@@ -90,12 +90,13 @@ static void test_encoder(void)
              TCI_BIT(trControl, Active) | TCI_BIT(trControl, Empty) |
                  TCI_BIT(trTeControl, InstTracing) |
                  TCI_SET(trTeControl, InstMode, TCI_INSTMODE_HTM) | TCI_BIT(trTeControl, Context) |
+                 TCI_BIT(trTeControl, InstTrigEnable) |
                  TCI_BIT(trTeControl, InstStallEna) | TCI_BIT(trTeControl, InhibitSrc) |
                  TCI_SET(trTeControl, InstSyncMode, TCI_SYNCMODE_HALFWORDS) |
                  TCI_SET(trTeControl, InstSyncMax, 0xf) |
                  TCI_SET(trTeControl, Format, TCI_FORMAT_NTRACE));
-    check_eq("InstTrigEnable unsupported (no triggers)", c & TCI_BIT(trTeControl, InstTrigEnable),
-             0);
+    check_eq("InstTrigEnable writable (the hart has Sdtrig: trace-on/off actions)",
+             c & TCI_BIT(trTeControl, InstTrigEnable), TCI_BIT(trTeControl, InstTrigEnable));
     wr32(e + TCI_trTeControl, TCI_BIT(trControl, Active) | TCI_BIT(trControl, Enable) |
                                   TCI_BIT(trTeControl, InstTracing) |
                                   TCI_SET(trTeControl, InstMode, 6));
@@ -125,9 +126,10 @@ static void test_encoder(void)
         wr32(f + TCI_trTeFilter0MatchValueImpdef, 0xffffffffu);
         wr32(f + TCI_trTeFilter0MatchData, 0xffffffffu);
     }
-    check_eq("filter 0 control: Enable, MatchPrivilege, MatchEcause, MatchInterrupt "
-             "(no comparator, impdef or data matches)",
-             rd32(e + TCI_trTeFilter0Control), 0xf);
+    // Comp1..3 are WARL over the 4 comparators: 7 reads 3
+    check_eq("filter 0 control: Enable, MatchPrivilege, MatchEcause, MatchInterrupt, "
+             "MatchComp1..3 with comparators 3 (no impdef or data matches)",
+             rd32(e + TCI_trTeFilter0Control), 0x777f);
     check_eq("filter 0 privilege choice U, S, M, D, VU, VS (2 and 7 reserved), ValueInterrupt",
              rd32(e + TCI_trTeFilter0MatchInst), 0x17b);
     check_eq("filter 0 ecause choice: causes 0..63",
@@ -136,13 +138,44 @@ static void test_encoder(void)
     check_eq("filter 0 impdef and data matches unsupported",
              rd32(e + TCI_trTeFilter0MatchValueImpdef) | rd32(e + TCI_trTeFilter0MatchData), 0);
     check_eq("filter 1 implemented",
-             rd32(e + TCI_trTeFilter0Control + TCI_trTeFilter0Control_STRIDE), 0xf);
+             rd32(e + TCI_trTeFilter0Control + TCI_trTeFilter0Control_STRIDE), 0x777f);
+    wr32(e + TCI_trTeFilter0Control, TCI_BIT(trTeFilter0Control, MatchComp1) |
+                                         TCI_SET(trTeFilter0Control, Comp1, 5));
+    check_eq("filter 0 Comp1 = 5 reads comparator 1 (WARL)", rd32(e + TCI_trTeFilter0Control),
+             TCI_BIT(trTeFilter0Control, MatchComp1) | TCI_SET(trTeFilter0Control, Comp1, 1));
     check_eq("filter 2 not implemented",
              rd32(e + TCI_trTeFilter0Control + 2 * TCI_trTeFilter0Control_STRIDE) |
                  rd32(e + TCI_trTeFilter0MatchInst + 2 * TCI_trTeFilter0Control_STRIDE),
              0);
-    wr32(e + TCI_trTeComp0Control, 0xffffffffu);
-    check_eq("no comparators: trTeComp0Control reads 0", rd32(e + TCI_trTeComp0Control), 0);
+    // Comparators 0..3: inputs iaddr and context (tval, daddr read iaddr),
+    // every function and match mode, no notify
+    for (unsigned j = 0; j < 5; j++) {
+        uintptr_t cj = e + TCI_trTeComp0Control_STRIDE * j;
+        wr32(cj + TCI_trTeComp0Control, 0xffffffffu);
+        wr32(cj + TCI_trTeComp0PMatchLow, 0x12345678u + j);
+        wr32(cj + TCI_trTeComp0PMatchHigh, 0x9abcdef0u);
+        wr32(cj + TCI_trTeComp0SMatchLow, 0xffffffffu);
+        wr32(cj + TCI_trTeComp0SMatchHigh, 0x1u);
+    }
+    check_eq("comparator 0 control: PInput tval/daddr -> iaddr, functions, MatchMode, no notify",
+             rd32(e + TCI_trTeComp0Control),
+             TCI_SET(trTeComp0Control, PFunction, 7) | TCI_SET(trTeComp0Control, SFunction, 7) |
+                 TCI_SET(trTeComp0Control, MatchMode, TCI_COMPMODE_LATCH));
+    check_eq("comparator 3 PMatch", rd32(e + TCI_trTeComp0PMatchLow + 3 * TCI_trTeComp0Control_STRIDE),
+             0x12345678u + 3);
+    check_eq("comparator 3 PMatchHigh, SMatch", rd32(e + TCI_trTeComp0PMatchHigh + 3 * TCI_trTeComp0Control_STRIDE) ^
+                 rd32(e + TCI_trTeComp0SMatchLow + 3 * TCI_trTeComp0Control_STRIDE) ^
+                 rd32(e + TCI_trTeComp0SMatchHigh + 3 * TCI_trTeComp0Control_STRIDE),
+             0x9abcdef0u ^ 0xffffffffu ^ 1u);
+    check_eq("comparator 4 not implemented",
+             rd32(e + TCI_trTeComp0Control + 4 * TCI_trTeComp0Control_STRIDE) |
+                 rd32(e + TCI_trTeComp0PMatchLow + 4 * TCI_trTeComp0Control_STRIDE), 0);
+    wr32(e + TCI_trTeComp0Control, TCI_SET(trTeComp0Control, PInput, TCI_COMPINPUT_CONTEXT) |
+                                       TCI_SET(trTeComp0Control, SInput, TCI_COMPINPUT_CONTEXT));
+    check_eq("comparator 0 context inputs", rd32(e + TCI_trTeComp0Control),
+             TCI_SET(trTeComp0Control, PInput, TCI_COMPINPUT_CONTEXT) |
+                 TCI_SET(trTeComp0Control, SInput, TCI_COMPINPUT_CONTEXT));
+    wr32(e + TCI_trTeComp0Control, 0);
     wr32(e + TCI_trTeFilter0Control, 0);
     wr32(e + TCI_trTeFilter0Control + TCI_trTeFilter0Control_STRIDE, 0);
     /* (trTeDataControl: checked with the formats above.) */

@@ -30,6 +30,19 @@ struct cfg {
     uint32_t etrace;         // 1: trTeFormat 0 (E-Trace), else N-Trace
     uint32_t data_control;   // trTeDataControl (E-Trace data trace)
     uint32_t data_late;      // 1: trTeDataControl written only once tracing runs
+    // A comparator in filter 0 (TCI 1.0 "Trace Encoder Comparator Registers"):
+    // comparator comp_slot, used as the filter's Comp1 (slot 0), Comp2 (1)
+    // or Comp3 (2, 3)
+    uint32_t comp_control;   // trTeComp{j}Control (0: no comparator)
+    uint32_t comp_pmatch;    // trTeComp{j}PMatchLow (High 0: the payload is below 4 GiB)
+    uint32_t comp_smatch;    // trTeComp{j}SMatchLow
+    uint32_t comp_slot;
+    // Sdtrig trace actions (TCI 1.0 "Debug Trigger Module"): mcontrol6
+    // execute triggers in M, S and U with action 2 (trace-on) at trig_on and
+    // 3 (trace-off) at trig_off; tracing is enabled with trTeInstTracing 0
+    // and trTeInstTrigEnable 1, so the triggers start and stop it
+    uint32_t trig_on;        // 0: no triggers
+    uint32_t trig_off;
 };
 #define FILTER_IRQ_INTERRUPTS 1
 #define FILTER_IRQ_EXCEPTIONS 2
@@ -406,6 +419,78 @@ static void setup_pmp_and_traps(void)
     __asm__ volatile("csrs mstatus, %0" ::"r"(MSTATUS_MIE));
 }
 
+// Sdtrig (RISC-V Debug Specification 1.0): tselect/tdata1/tdata2, mcontrol6
+#define CSR_TSELECT 0x7a0
+#define CSR_TDATA1 0x7a1
+#define CSR_TDATA2 0x7a2
+#define MC6_TYPE (6UL << 60)
+#define MC6_EXEC_MSU ((1UL << 2) | (1UL << 3) | (1UL << 4) | (1UL << 6))
+#define MC6_ACTION_SHIFT 12
+
+static void trigger_set(unsigned long idx, unsigned long addr, unsigned long action)
+{
+    unsigned long t1 = MC6_TYPE | MC6_EXEC_MSU | action << MC6_ACTION_SHIFT, got;
+
+    __asm__ volatile("csrw %0, %1" ::"i"(CSR_TSELECT), "r"(idx));
+    __asm__ volatile("csrw %0, %1" ::"i"(CSR_TDATA1), "r"(MC6_TYPE));
+    __asm__ volatile("csrw %0, %1" ::"i"(CSR_TDATA2), "r"(addr));
+    __asm__ volatile("csrw %0, %1" ::"i"(CSR_TDATA1), "r"(t1));
+    __asm__ volatile("csrr %0, %1" : "=r"(got) : "i"(CSR_TDATA1));
+    check_eq("trace: mcontrol6 keeps the trace action (read back)", got >> MC6_ACTION_SHIFT & 0xf,
+             action);
+}
+
+static void triggers_install(void)
+{
+    trigger_set(0, CFG->trig_on, TCI_TRIGACTION_TRACE_ON);
+    trigger_set(1, CFG->trig_off, TCI_TRIGACTION_TRACE_OFF);
+}
+
+static void triggers_remove(void)
+{
+    for (unsigned long i = 0; i < 2; i++) {
+        __asm__ volatile("csrw %0, %1" ::"i"(CSR_TSELECT), "r"(i));
+        __asm__ volatile("csrw %0, %1" ::"i"(CSR_TDATA1), "r"(MC6_TYPE));
+    }
+}
+
+// Comparator comp_slot programmed; the filter 0 bits that use it. Apart
+// from encoder_start, whose last store (enabling the trace) the suite
+// finds as the last store in its code.
+static uint32_t __attribute__((noinline)) comparator_setup(uintptr_t e)
+{
+    uint32_t fc = 0;
+    uintptr_t cj = e + TCI_trTeComp0Control_STRIDE * CFG->comp_slot;
+
+    wr32(cj + TCI_trTeComp0PMatchLow, CFG->comp_pmatch);
+    wr32(cj + TCI_trTeComp0PMatchHigh, 0);
+    wr32(cj + TCI_trTeComp0SMatchLow, CFG->comp_smatch);
+    wr32(cj + TCI_trTeComp0SMatchHigh, 0);
+    wr32(cj + TCI_trTeComp0Control, CFG->comp_control);
+    check_eq("trace: comparator control reads back", rd32(cj + TCI_trTeComp0Control),
+             CFG->comp_control);
+    if (CFG->comp_slot == 0) {
+        fc |= TCI_BIT(trTeFilter0Control, MatchComp1);
+    } else if (CFG->comp_slot == 1) {
+        fc |= TCI_BIT(trTeFilter0Control, MatchComp2) | TCI_SET(trTeFilter0Control, Comp2, 1);
+    } else {
+        fc |= TCI_BIT(trTeFilter0Control, MatchComp3) |
+              TCI_SET(trTeFilter0Control, Comp3, CFG->comp_slot);
+    }
+    return fc;
+}
+
+// The triggers start and stop tracing: enabled with InstTracing 0.
+static void __attribute__((noinline)) trigger_enable(uintptr_t e, uint32_t c)
+{
+    c |= TCI_BIT(trTeControl, InstTrigEnable);
+    triggers_install();
+    wr32(e + TCI_trTeControl, TCI_BIT(trControl, Active) | c);
+    check("trace: trTeInstTrigEnable sticks (the hart has Sdtrig)",
+          rd32(e + TCI_trTeControl) & TCI_BIT(trTeControl, InstTrigEnable));
+    wr32(e + TCI_trTeControl, TCI_BIT(trControl, Active) | c | TCI_BIT(trControl, Enable));
+}
+
 static void encoder_start(unsigned h)
 {
     uintptr_t e = enc_base(h);
@@ -426,6 +511,9 @@ static void encoder_start(unsigned h)
     }
     if (CFG->filter_irq) {
         fc |= TCI_BIT(trTeFilter0Control, MatchInterrupt);
+    }
+    if (CFG->comp_control) {
+        fc |= comparator_setup(e);
     }
     wr32(e + TCI_trTeFilter0MatchInst,
          CFG->filter_priv | (CFG->filter_irq == FILTER_IRQ_INTERRUPTS
@@ -455,6 +543,10 @@ static void encoder_start(unsigned h)
                  CFG->etrace ? TCI_BIT(trTeDataControl, Implemented) | TCI_BIT(trTeDataControl, Tracing) |
                                    TCI_SET(trTeDataControl, AddrCompress, TCI_DADDRCOMPRESS_PROTOCOL)
                              : 0);
+    }
+    if (CFG->trig_on) {
+        trigger_enable(e, c);
+        return;
     }
     wr32(e + TCI_trTeControl, TCI_BIT(trControl, Active) | c | TCI_BIT(trControl, Enable));
     wr32(e + TCI_trTeControl, TCI_BIT(trControl, Active) | c | TCI_BIT(trControl, Enable) |
@@ -618,6 +710,8 @@ int main(void)
         CFG->etrace = 0;
         CFG->data_control = 0;
         CFG->data_late = 0;
+        CFG->comp_control = 0;
+        CFG->trig_on = 0;
     }
     setup_pmp_and_traps();
     // sink, then funnel, then encoders
@@ -642,6 +736,9 @@ int main(void)
         loss_rearm_check();
     }
     workload(CFG->iterations);
+    if (CFG->trig_on) {
+        triggers_remove();
+    }
     check("trace: encoder disable flushes (Enable=0, Empty=1)", tr_disable(enc_base(0)));
     if (CFG->loss_test == LOSS_STALL) {
         drain_stop = 1;

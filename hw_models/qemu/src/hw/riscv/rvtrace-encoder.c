@@ -28,6 +28,7 @@
 #include "system/runstate.h"
 #include "system/cpu-timers.h"
 #include "qemu/timer.h"
+#include "exec/tb-flush.h"
 #include "target/riscv/cpu.h"
 #include "target/riscv/trace_ingress.h"
 #include "hw/riscv/rvtrace.h"
@@ -831,17 +832,157 @@ static bool enc_pop_return(RVTraceEncoderState *s, uint64_t next)
 }
 
 /*
+ * Comparators (TCI 1.0 "Trace Encoder Comparator Registers"). Each
+ * compares an ingress-port input, iaddr (the instruction's address) or
+ * context (this model's context signal: scontext, the value Ownership
+ * FORMAT 2 reports), unsigned and in the hart's XLEN bits, with its
+ * primary and secondary match values; tval and daddr read back as iaddr.
+ * A filter using comparators is evaluated per instruction: while tracing
+ * with one, every translation block starts with riscv_trace_block and
+ * holds instructions whose address comparisons all give the same results
+ * (riscv_trace_addr_class), and a block ends after an instruction whose
+ * latching comparator's secondary result is true, so that checking where
+ * blocks start decides every instruction. Context changes only by a CSR
+ * write, which ends its block. The settings are taken when tracing
+ * starts (writes while tracing take effect at the next start).
+ */
+#define ENC_COMP_CONTROL_MASK \
+    (R_trTeComp0Control_PInput_MASK | R_trTeComp0Control_SInput_MASK | \
+     R_trTeComp0Control_PFunction_MASK | R_trTeComp0Control_SFunction_MASK | \
+     R_trTeComp0Control_MatchMode_MASK)
+
+static uint64_t enc_comp_input(CPURISCVState *env, unsigned input, uint64_t pc)
+{
+    return input == TCI_COMPINPUT_CONTEXT ? env->scontext : pc;
+}
+
+static bool enc_comp_func(unsigned f, uint64_t in, uint64_t match)
+{
+    switch (f) {
+    case TCI_COMPFUNC_EQ:
+        return in == match;
+    case TCI_COMPFUNC_NE:
+        return in != match;
+    case TCI_COMPFUNC_LT:
+        return in < match;
+    case TCI_COMPFUNC_LE:
+        return in <= match;
+    case TCI_COMPFUNC_GT:
+        return in > match;
+    case TCI_COMPFUNC_GE:
+        return in >= match;
+    case TCI_COMPFUNC_TRUE:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/*
+ * Comparator @j's primary (@secondary false) or secondary result for the
+ * instruction at @pc. SFunction 6 makes SMatch the mask of the primary
+ * comparison (and the secondary result true).
+ */
+static bool enc_comp_side(RVTraceEncoderState *s, CPURISCVState *env,
+                          unsigned j, bool secondary, uint64_t pc)
+{
+    const RVTraceComp *c = &s->comp_act[j];
+    uint64_t width = env->xl == MXL_RV32 ? UINT32_MAX : UINT64_MAX;
+    unsigned sf = FIELD_EX32(c->control, trTeComp0Control, SFunction);
+    uint64_t in, match;
+
+    if (secondary) {
+        if (sf == TCI_COMPFUNC_FALSE_OR_MASK) {
+            return true;
+        }
+        in = enc_comp_input(env, FIELD_EX32(c->control, trTeComp0Control,
+                                            SInput), pc);
+        return enc_comp_func(sf, in & width, c->smatch & width);
+    }
+    in = enc_comp_input(env, FIELD_EX32(c->control, trTeComp0Control, PInput),
+                        pc) & width;
+    match = c->pmatch & width;
+    if (sf == TCI_COMPFUNC_FALSE_OR_MASK) {
+        in &= c->smatch;
+        match &= c->smatch;
+    }
+    return enc_comp_func(FIELD_EX32(c->control, trTeComp0Control, PFunction),
+                         in, match);
+}
+
+/*
+ * Comparator @j's output for the instruction at @pc. Match mode 3 is set
+ * by a primary match and stays until the instruction after a secondary
+ * match: the latch and the secondary result of the last block that
+ * started (enc_comp_step) give it, unchanged here.
+ */
+static bool enc_comp_out(RVTraceEncoderState *s, CPURISCVState *env,
+                         unsigned j, uint64_t pc)
+{
+    bool p = enc_comp_side(s, env, j, false, pc);
+
+    switch (FIELD_EX32(s->comp_act[j].control, trTeComp0Control, MatchMode)) {
+    case TCI_COMPMODE_P:
+        return p;
+    case TCI_COMPMODE_P_AND_S:
+        return p && enc_comp_side(s, env, j, true, pc);
+    case TCI_COMPMODE_NOT_P_AND_S:
+        return !(p && enc_comp_side(s, env, j, true, pc));
+    default:
+        return p || (s->comp_latch[j] && !s->comp_s_last[j]);
+    }
+}
+
+/* A block starting at @pc runs: the latching comparators take it in. */
+static void enc_comp_step(RVTraceEncoderState *s, CPURISCVState *env,
+                          uint64_t pc)
+{
+    unsigned j;
+
+    for (j = 0; j < RVTRACE_NUM_COMPS; j++) {
+        if (FIELD_EX32(s->comp_act[j].control, trTeComp0Control, MatchMode) ==
+            TCI_COMPMODE_LATCH) {
+            s->comp_latch[j] = enc_comp_out(s, env, j, pc);
+            s->comp_s_last[j] = enc_comp_side(s, env, j, true, pc);
+        }
+    }
+}
+
+/* Whether the comparators filter @c uses all match at @pc. */
+static bool enc_filter_comps(RVTraceEncoderState *s, CPURISCVState *env,
+                             uint32_t c, uint64_t pc)
+{
+    if (!s->comp_cs) {
+        /* Comparators are taken into use when tracing starts. */
+        return true;
+    }
+    if (FIELD_EX32(c, trTeFilter0Control, MatchComp1) &&
+        !enc_comp_out(s, env, FIELD_EX32(c, trTeFilter0Control, Comp1), pc)) {
+        return false;
+    }
+    if (FIELD_EX32(c, trTeFilter0Control, MatchComp2) &&
+        !enc_comp_out(s, env, FIELD_EX32(c, trTeFilter0Control, Comp2), pc)) {
+        return false;
+    }
+    return !FIELD_EX32(c, trTeFilter0Control, MatchComp3) ||
+           enc_comp_out(s, env, FIELD_EX32(c, trTeFilter0Control, Comp3), pc);
+}
+
+/*
  * trTeInstFilters (TCI 1.0 "Trace Encoder Filter Registers"): with no
  * filter selected every instruction is traced; otherwise an instruction is
  * traced when a selected, enabled filter matches, and a filter matches when
  * all its enabled conditions hold: the hart's privilege (as the ingress
  * port's priv value) is one of trTeFilterMatchChoicePrivilege; with
- * MatchEcause/MatchInterrupt, the hart is inside a trap window (below).
- * Both change only at traps and trap returns, so that is where
- * qualification is evaluated. Above the filters, the vendor control
+ * MatchEcause/MatchInterrupt, the hart is inside a trap window (below);
+ * with MatchComp1..3 the comparators they select match the instruction at
+ * @pc. Privilege and windows change only at traps and trap returns, so
+ * that is where qualification is evaluated, and at block starts while a
+ * comparator is used. Above the filters, the vendor control
  * trTeVendorControl.NoMmode (tci_regs.def) takes M-mode out of every trace.
  */
-static bool enc_qualified(RVTraceEncoderState *s, CPURISCVState *env)
+static bool enc_qualified(RVTraceEncoderState *s, CPURISCVState *env,
+                          uint64_t pc)
 {
     unsigned priv = env->priv, i;
 
@@ -868,6 +1009,9 @@ static bool enc_qualified(RVTraceEncoderState *s, CPURISCVState *env)
         if ((c & (R_trTeFilter0Control_MatchEcause_MASK |
                   R_trTeFilter0Control_MatchInterrupt_MASK)) &&
             !s->filter_trap_depth[i]) {
+            continue;
+        }
+        if (!enc_filter_comps(s, env, c, pc)) {
             continue;
         }
         return true;
@@ -1080,7 +1224,7 @@ static __attribute__((noinline)) void enc_cf(RVTraceEncoderState *s,
     if (unlikely(s->filtered)) {
         if (itype == NT_ITYPE_TRAP_RETURN) {
             enc_filter_trap_return(s);
-            if (enc_qualified(s, env)) {
+            if (enc_qualified(s, env, next)) {
                 enc_filter_resume(s, env, next);
             }
         }
@@ -1089,7 +1233,7 @@ static __attribute__((noinline)) void enc_cf(RVTraceEncoderState *s,
     enc_enter(s, succ);
     if (unlikely(itype == NT_ITYPE_TRAP_RETURN && enc_filtering(s))) {
         enc_filter_trap_return(s);
-        if (!enc_qualified(s, env)) {
+        if (!enc_qualified(s, env, next)) {
             /* The trap return retired in qualified code: it ends the trace. */
             enc_filter_pause(s);
             return;
@@ -1333,7 +1477,7 @@ static void enc_trap(RVTraceEncoderState *s, CPURISCVState *env,
         enc_filter_trap(s, env, interrupt);
     }
     if (unlikely(s->filtered)) {
-        if (enc_qualified(s, env)) {
+        if (enc_qualified(s, env, handler)) {
             enc_filter_resume(s, env, handler);
         }
         return;
@@ -1343,7 +1487,7 @@ static void enc_trap(RVTraceEncoderState *s, CPURISCVState *env,
      * taken before the instruction at epc. Either way the run ends at epc.
      */
     enc_enter(s, epc);
-    if (unlikely(enc_filtering(s)) && !enc_qualified(s, env)) {
+    if (unlikely(enc_filtering(s)) && !enc_qualified(s, env, handler)) {
         enc_filter_pause(s);
         return;
     }
@@ -2167,7 +2311,7 @@ static void et_cf(RVTraceEncoderState *s, CPURISCVState *env, uint64_t succ,
     if (unlikely(s->filtered)) {
         if (itype == NT_ITYPE_TRAP_RETURN) {
             enc_filter_trap_return(s);
-            if (enc_qualified(s, env)) {
+            if (enc_qualified(s, env, next)) {
                 s->filtered = false;
                 et_restart(s, env, next);
             }
@@ -2180,7 +2324,7 @@ static void et_cf(RVTraceEncoderState *s, CPURISCVState *env, uint64_t succ,
     }
     if (unlikely(itype == NT_ITYPE_TRAP_RETURN && enc_filtering(s))) {
         enc_filter_trap_return(s);
-        if (!enc_qualified(s, env)) {
+        if (!enc_qualified(s, env, next)) {
             et_end(s, true);
             s->filtered = true;
             return;
@@ -2201,7 +2345,7 @@ static void et_trap(RVTraceEncoderState *s, CPURISCVState *env,
         enc_filter_trap(s, env, interrupt);
     }
     if (unlikely(s->filtered)) {
-        if (enc_qualified(s, env)) {
+        if (enc_qualified(s, env, handler)) {
             s->filtered = false;
             et_restart(s, env, handler);
         }
@@ -2211,7 +2355,7 @@ static void et_trap(RVTraceEncoderState *s, CPURISCVState *env,
         et_restart(s, env, handler);
         return;
     }
-    if (unlikely(enc_filtering(s)) && !enc_qualified(s, env)) {
+    if (unlikely(enc_filtering(s)) && !enc_qualified(s, env, handler)) {
         et_end(s, true);
         s->filtered = true;
         return;
@@ -2525,7 +2669,7 @@ static bool enc_want_tracing(RVTraceEncoderState *s)
 /* Which translations the traced hart runs (trace_ingress.h cs_base bits). */
 static uint32_t enc_cs_base(RVTraceEncoderState *s)
 {
-    uint32_t v = RISCV_TRACE_CS_BASE_INGRESS;
+    uint32_t v = RISCV_TRACE_CS_BASE_INGRESS | s->comp_cs;
 
     if (enc_htm(s)) {
         v |= RISCV_TRACE_CS_BASE_HTM;
@@ -2544,6 +2688,129 @@ static uint32_t enc_cs_base(RVTraceEncoderState *s)
         v |= RISCV_TRACE_CS_BASE_SEQ_JUMP;
     }
     return v;
+}
+
+/*
+ * Tracing starts: the comparators' settings are taken and, when a selected
+ * filter uses one, translations of their own (a new generation in cs_base
+ * when the settings changed; all translations are dropped when it wraps).
+ * Match mode 3's latch starts set with PFunction 6 ("Prime latch to 1").
+ */
+static void enc_comps_arm(RVTraceEncoderState *s)
+{
+    bool used = false;
+    unsigned i, j;
+
+    for (i = 0; i < RVTRACE_NUM_FILTERS; i++) {
+        uint32_t c = s->filter_control[i];
+
+        used |= (s->inst_filters & (1u << i)) &&
+                FIELD_EX32(c, trTeFilter0Control, Enable) &&
+                (c & (R_trTeFilter0Control_MatchComp1_MASK |
+                      R_trTeFilter0Control_MatchComp2_MASK |
+                      R_trTeFilter0Control_MatchComp3_MASK));
+    }
+    if (!used) {
+        s->comp_cs = 0;
+        return;
+    }
+    if (!s->comp_gen || memcmp(s->comp_act, s->comp, sizeof(s->comp))) {
+        memcpy(s->comp_act, s->comp, sizeof(s->comp));
+        if (++s->comp_gen >> (32 - RISCV_TRACE_CS_BASE_ADDR_GEN_SHIFT)) {
+            s->comp_gen = 1;
+            tb_flush(CPU(s->cpu));
+        }
+    }
+    for (j = 0; j < RVTRACE_NUM_COMPS; j++) {
+        uint32_t c = s->comp_act[j].control;
+
+        s->comp_latch[j] =
+            FIELD_EX32(c, trTeComp0Control, MatchMode) == TCI_COMPMODE_LATCH &&
+            FIELD_EX32(c, trTeComp0Control, PFunction) ==
+                TCI_COMPFUNC_FALSE_OR_MASK;
+        s->comp_s_last[j] = false;
+    }
+    s->comp_cs = RISCV_TRACE_CS_BASE_ADDR |
+                 s->comp_gen << RISCV_TRACE_CS_BASE_ADDR_GEN_SHIFT;
+}
+
+/*
+ * The comparator class of the instruction at @pc (translation, on the
+ * hart's thread): one bit per address comparison, and
+ * RISCV_TRACE_ADDR_CLASS_END after a latching comparator's secondary
+ * match on the address.
+ */
+uint32_t riscv_trace_addr_class(CPURISCVState *env, target_ulong pc)
+{
+    RVTraceEncoderState *s = env->trace_encoder;
+    uint32_t cls = 0;
+    unsigned j;
+
+    if (!s || !s->comp_cs) {
+        return 0;
+    }
+    for (j = 0; j < RVTRACE_NUM_COMPS; j++) {
+        uint32_t c = s->comp_act[j].control;
+        bool s_addr = FIELD_EX32(c, trTeComp0Control, SInput) !=
+                          TCI_COMPINPUT_CONTEXT &&
+                      FIELD_EX32(c, trTeComp0Control, SFunction) <
+                          TCI_COMPFUNC_FALSE_OR_MASK;
+
+        if (FIELD_EX32(c, trTeComp0Control, PInput) != TCI_COMPINPUT_CONTEXT &&
+            enc_comp_side(s, env, j, false, pc)) {
+            cls |= 1u << (2 * j);
+        }
+        if (s_addr && enc_comp_side(s, env, j, true, pc)) {
+            cls |= 2u << (2 * j);
+            if (FIELD_EX32(c, trTeComp0Control, MatchMode) ==
+                TCI_COMPMODE_LATCH) {
+                cls |= RISCV_TRACE_ADDR_CLASS_END;
+            }
+        }
+    }
+    return cls;
+}
+
+/*
+ * A translation block of a comparator-filtered trace starts at @pc:
+ * leaving qualified code ends the trace as a filter at a trap does
+ * (ProgTraceCorrelation EVCODE=4 with the instructions before @pc; E-Trace:
+ * the last address and a support packet), entering it starts it again
+ * (ProgTraceSync SYNC=5 at @pc; E-Trace: a sync packet).
+ */
+void riscv_trace_block(CPURISCVState *env, target_ulong pc)
+{
+    RVTraceEncoderState *s = env->trace_encoder;
+    bool q;
+
+    if (!s) {
+        return;
+    }
+    enc_batch_run(s);
+    if (s->tracing && s->comp_cs) {
+        q = enc_qualified(s, env, pc);
+        enc_comp_step(s, env, pc);
+        if (s->filtered && q) {
+            s->filtered = false;
+            if (s->etrace) {
+                et_restart(s, env, pc);
+            } else {
+                enc_sync_start(s, env, pc, NT_SYNC_TRACE_ENABLE);
+            }
+        } else if (!s->filtered && !q) {
+            if (s->etrace) {
+                if (!et_advance(s, env, pc, false, 0)) {
+                    et_restart(s, env, pc);
+                }
+                et_end(s, true);
+                s->filtered = true;
+            } else {
+                enc_enter(s, pc);
+                enc_filter_pause(s);
+            }
+        }
+    }
+    enc_batch_arm(s);
 }
 
 /* Start of a traced run at @pc: ProgTraceSync (SYNC=7 after lost data). */
@@ -2580,7 +2847,8 @@ static void enc_start(RVTraceEncoderState *s, CPURISCVState *env,
     s->tracing = true;
     /* Trap windows open at traps taken while tracing. */
     memset(s->filter_trap_depth, 0, sizeof(s->filter_trap_depth));
-    s->filtered = !enc_qualified(s, env);
+    enc_comps_arm(s);
+    s->filtered = !enc_qualified(s, env, env->pc);
     s->etrace = FIELD_EX32(s->control, trTeControl, Format) ==
                 TCI_FORMAT_ETRACE;
     if (s->etrace) {
@@ -2695,6 +2963,66 @@ static void enc_schedule_apply(RVTraceEncoderState *s)
 }
 
 /*
+ * Sdtrig trace actions (TCI 1.0 "Debug Trigger Module"; debug.c keeps
+ * action 2 and 3 in mcontrol/mcontrol6 of execute triggers when this
+ * returns true): trace-on and trace-off set and clear trTeInstTracing while
+ * trTeInstTrigEnable is 1. Trace-notify (4) is not implemented: a hart
+ * reads it back as 0. The trigger fires before the instruction at its
+ * address executes, so trace-on traces that instruction first (SYNC=5)
+ * and trace-off ends the trace before it (EVCODE=4), as the E-Trace
+ * ingress port's "tracing starts from the oldest instruction retired in
+ * the cycle that Trace-on is asserted".
+ */
+bool riscv_trace_trigger_supported(CPURISCVState *env, int action)
+{
+    return env->trace_encoder && (action == TCI_TRIGACTION_TRACE_ON ||
+                                  action == TCI_TRIGACTION_TRACE_OFF);
+}
+
+bool riscv_trace_trigger(CPURISCVState *env, target_ulong pc, int action)
+{
+    RVTraceEncoderState *s = env->trace_encoder;
+    uint32_t was;
+    bool want;
+
+    if (!s) {
+        return false;
+    }
+    if (s->trig_skip) {
+        s->trig_skip = false;
+        if (s->trig_skip_pc == pc) {
+            return false;
+        }
+    }
+    if (s->sh_owner ||
+        !FIELD_EX32(s->control, trTeControl, InstTrigEnable)) {
+        return false;
+    }
+    if (action == TCI_TRIGACTION_TRACE_ON) {
+        s->control |= R_trTeControl_InstTracing_MASK;
+    } else if (action == TCI_TRIGACTION_TRACE_OFF) {
+        s->control &= ~R_trTeControl_InstTracing_MASK;
+    } else {
+        return false;
+    }
+    was = env->trace_ingress;
+    enc_batch_run(s);
+    want = enc_want_tracing(s);
+    if (want && !s->tracing) {
+        enc_start(s, env, NT_SYNC_TRACE_ENABLE);
+    } else if (!want && s->tracing) {
+        enc_stop(s, env, NT_EVCODE_TRACE_DISABLED);
+    }
+    enc_batch_arm(s);
+    if (env->trace_ingress == was) {
+        return false;
+    }
+    s->trig_skip = true;
+    s->trig_skip_pc = pc;
+    return true;
+}
+
+/*
  * A debugger stop is the model's debug-mode entry: report it with
  * ProgTraceCorrelation EVCODE=0 and resynchronise with SYNC=3 on resume.
  * vCPUs are stopped while this runs, so env->pc is exact.
@@ -2741,6 +3069,7 @@ static uint32_t enc_impl(RVTraceEncoderState *s)
 
 static void enc_filters_reset(RVTraceEncoderState *s)
 {
+    memset(s->comp, 0, sizeof(s->comp));
     s->inst_filters = 0;
     memset(s->filter_control, 0, sizeof(s->filter_control));
     memset(s->filter_match_inst, 0, sizeof(s->filter_match_inst));
@@ -2802,6 +3131,10 @@ static void enc_write_control(RVTraceEncoderState *s, uint32_t val)
     if (!was_active) {
         enc_defaults(s);
         return;
+    }
+    /* Trace-on/off from Sdtrig trigger actions (riscv_trace_trigger). */
+    if (riscv_cpu_cfg(enc_env(s))->debug) {
+        nc |= val & R_trTeControl_InstTrigEnable_MASK;
     }
     nc |= val & (R_trTeControl_Enable_MASK |
                  R_trTeControl_InstTracing_MASK |
@@ -2881,6 +3214,18 @@ static void enc_write_features(RVTraceEncoderState *s, uint32_t val)
     enc_schedule_apply(s);
 }
 
+/* A register of an implemented comparator: its index and comparator-0 offset. */
+static bool enc_comp_reg(hwaddr addr, unsigned *j, hwaddr *reg)
+{
+    if (addr < A_trTeComp0Control ||
+        addr >= A_trTeComp0Control + RVTRACE_NUM_COMPS * TCI_trTeComp0Control_STRIDE) {
+        return false;
+    }
+    *j = (addr - A_trTeComp0Control) / TCI_trTeComp0Control_STRIDE;
+    *reg = A_trTeComp0Control + (addr - A_trTeComp0Control) % TCI_trTeComp0Control_STRIDE;
+    return true;
+}
+
 /* A register of an implemented filter: its index and filter-0 offset. */
 static bool enc_filter_reg(hwaddr addr, unsigned *i, hwaddr *reg)
 {
@@ -2945,8 +3290,16 @@ static uint64_t enc_read(void *opaque, hwaddr addr, unsigned size)
                 reg == A_trTeFilter0MatchInst ? s->filter_match_inst[i] :
                 reg == A_trTeFilter0MatchEcauseLow ? (uint32_t)s->filter_ecause[i] :
                 reg == A_trTeFilter0MatchEcauseHigh ? s->filter_ecause[i] >> 32 : 0;
+        } else if (enc_comp_reg(addr, &i, &reg)) {
+            RVTraceComp *c = &s->comp[i];
+
+            v = reg == A_trTeComp0Control ? c->control :
+                reg == A_trTeComp0PMatchLow ? (uint32_t)c->pmatch :
+                reg == A_trTeComp0PMatchHigh ? c->pmatch >> 32 :
+                reg == A_trTeComp0SMatchLow ? (uint32_t)c->smatch :
+                reg == A_trTeComp0SMatchHigh ? c->smatch >> 32 : 0;
         }
-        /* Comparators, triggers, trTeDataFilters: not implemented (read 0). */
+        /* External triggers, trTeDataFilters: none (read 0). */
         break;
     }
     if (!(s->control & R_trTeControl_Active_MASK) &&
@@ -3008,10 +3361,25 @@ static void enc_write_reg(RVTraceEncoderState *s, hwaddr addr, uint32_t val)
     default:
         if (enc_filter_reg(addr, &i, &reg)) {
             if (reg == A_trTeFilter0Control) {
-                s->filter_control[i] = val & (R_trTeFilter0Control_Enable_MASK |
-                                              R_trTeFilter0Control_MatchPrivilege_MASK |
-                                              R_trTeFilter0Control_MatchEcause_MASK |
-                                              R_trTeFilter0Control_MatchInterrupt_MASK);
+                uint32_t nv = val & (R_trTeFilter0Control_Enable_MASK |
+                                     R_trTeFilter0Control_MatchPrivilege_MASK |
+                                     R_trTeFilter0Control_MatchEcause_MASK |
+                                     R_trTeFilter0Control_MatchInterrupt_MASK |
+                                     R_trTeFilter0Control_MatchComp1_MASK |
+                                     R_trTeFilter0Control_MatchComp2_MASK |
+                                     R_trTeFilter0Control_MatchComp3_MASK);
+
+                /* Comparator numbers: WARL, the implemented ones. */
+                nv = FIELD_DP32(nv, trTeFilter0Control, Comp1,
+                                FIELD_EX32(val, trTeFilter0Control, Comp1) %
+                                RVTRACE_NUM_COMPS);
+                nv = FIELD_DP32(nv, trTeFilter0Control, Comp2,
+                                FIELD_EX32(val, trTeFilter0Control, Comp2) %
+                                RVTRACE_NUM_COMPS);
+                nv = FIELD_DP32(nv, trTeFilter0Control, Comp3,
+                                FIELD_EX32(val, trTeFilter0Control, Comp3) %
+                                RVTRACE_NUM_COMPS);
+                s->filter_control[i] = nv;
             } else if (reg == A_trTeFilter0MatchInst) {
                 s->filter_match_inst[i] = val & (RVTRACE_PRIV_CHOICE_MASK |
                     R_trTeFilter0MatchInst_ValueInterrupt_MASK);
@@ -3019,6 +3387,33 @@ static void enc_write_reg(RVTraceEncoderState *s, hwaddr addr, uint32_t val)
                 s->filter_ecause[i] = deposit64(s->filter_ecause[i], 0, 32, val);
             } else if (reg == A_trTeFilter0MatchEcauseHigh) {
                 s->filter_ecause[i] = deposit64(s->filter_ecause[i], 32, 32, val);
+            }
+        } else if (enc_comp_reg(addr, &i, &reg)) {
+            RVTraceComp *c = &s->comp[i];
+
+            if (reg == A_trTeComp0Control) {
+                uint32_t nv = val & ENC_COMP_CONTROL_MASK;
+
+                /* Inputs iaddr and context; tval and daddr read iaddr. */
+                if (FIELD_EX32(nv, trTeComp0Control, PInput) !=
+                    TCI_COMPINPUT_CONTEXT) {
+                    nv = FIELD_DP32(nv, trTeComp0Control, PInput,
+                                    TCI_COMPINPUT_IADDR);
+                }
+                if (FIELD_EX32(nv, trTeComp0Control, SInput) !=
+                    TCI_COMPINPUT_CONTEXT) {
+                    nv = FIELD_DP32(nv, trTeComp0Control, SInput,
+                                    TCI_COMPINPUT_IADDR);
+                }
+                c->control = nv;
+            } else if (reg == A_trTeComp0PMatchLow) {
+                c->pmatch = deposit64(c->pmatch, 0, 32, val);
+            } else if (reg == A_trTeComp0PMatchHigh) {
+                c->pmatch = deposit64(c->pmatch, 32, 32, val);
+            } else if (reg == A_trTeComp0SMatchLow) {
+                c->smatch = deposit64(c->smatch, 0, 32, val);
+            } else if (reg == A_trTeComp0SMatchHigh) {
+                c->smatch = deposit64(c->smatch, 32, 32, val);
             }
         }
         /* Other unimplemented registers ignore writes (WARL 0). */
@@ -3407,6 +3802,44 @@ static const Property enc_properties[] = {
     DEFINE_PROP_UINT32("hist-bits", RVTraceEncoderState, hist_bits, 32),
 };
 
+static bool enc_comps_needed(void *opaque)
+{
+    RVTraceEncoderState *s = opaque;
+    unsigned j;
+
+    for (j = 0; j < RVTRACE_NUM_COMPS; j++) {
+        if (s->comp[j].control || s->comp[j].pmatch || s->comp[j].smatch) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static const VMStateDescription vmstate_rvtrace_comp = {
+    .name = "riscv.trace.encoder/comp",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT32(control, RVTraceComp),
+        VMSTATE_UINT64(pmatch, RVTraceComp),
+        VMSTATE_UINT64(smatch, RVTraceComp),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
+/* The comparator registers (tracing itself does not migrate: README). */
+static const VMStateDescription vmstate_enc_comps = {
+    .name = "riscv.trace.encoder/comparators",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .needed = enc_comps_needed,
+    .fields = (const VMStateField[]) {
+        VMSTATE_STRUCT_ARRAY(comp, RVTraceEncoderState, RVTRACE_NUM_COMPS, 1,
+                             vmstate_rvtrace_comp, RVTraceComp),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
 static const VMStateDescription vmstate_enc = {
     .name = TYPE_RVTRACE_ENCODER,
     .version_id = 4,
@@ -3445,6 +3878,10 @@ static const VMStateDescription vmstate_enc = {
         VMSTATE_BOOL_V(no_mmode, RVTraceEncoderState, 3),
         VMSTATE_UINT32_V(data_control, RVTraceEncoderState, 4),
         VMSTATE_END_OF_LIST()
+    },
+    .subsections = (const VMStateDescription * const []) {
+        &vmstate_enc_comps,
+        NULL
     }
 };
 

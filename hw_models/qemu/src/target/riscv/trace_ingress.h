@@ -96,6 +96,28 @@ void riscv_trace_atomic(CPURISCVState *env, target_ulong addr,
                         uint64_t operand, uint64_t value, uint32_t info);
 
 /*
+ * Comparator filters (trTeComp*, trTeFilterMatchComp*; rvtrace-encoder.c
+ * "Comparators"): while a selected filter uses a comparator, blocks are
+ * translated apart (cs_base RISCV_TRACE_CS_BASE_ADDR and a generation of
+ * the comparator settings in bits 31:16), each holds instructions of one
+ * riscv_trace_addr_class only (the results of the address comparisons;
+ * RISCV_TRACE_ADDR_CLASS_END: the block ends after this instruction) and
+ * starts with helper_trace_block, where the encoder checks qualification.
+ */
+#define RISCV_TRACE_CS_BASE_ADDR         0x80
+#define RISCV_TRACE_CS_BASE_ADDR_GEN_SHIFT 16
+#define RISCV_TRACE_ADDR_CLASS_END       0x80000000u
+uint32_t riscv_trace_addr_class(CPURISCVState *env, target_ulong pc);
+void riscv_trace_block(CPURISCVState *env, target_ulong pc);
+/*
+ * Sdtrig trace actions (debug.c): whether the encoder takes @action, and
+ * an execute trigger with it at @pc; true when the hart must look up its
+ * translation again (the trace was switched on or off).
+ */
+bool riscv_trace_trigger_supported(CPURISCVState *env, int action);
+bool riscv_trace_trigger(CPURISCVState *env, target_ulong pc, int action);
+
+/*
  * Self-hosted trace (draft Smstrcn/Ssstrcn, Ssamb; hw_models/trace/
  * strc_regs.h): csr.c forwards the CSRs to the hart's encoder, which is
  * the same engine the Trace Control Interface drives (rvtrace-encoder.c

@@ -147,9 +147,19 @@ void rvtrace_amb_tlb_flush(RVTraceAmbState *a);
 /* ---------------------------------------------------------------- encoder */
 /*
  * Filters the model implements: privilege, ecause and interrupt matching
- * (comparator, impdef and data matches read back 0, as do the comparators).
+ * and up to three comparators each (impdef and data matches read back 0).
  */
 #define RVTRACE_NUM_FILTERS 2
+/*
+ * Comparators (trTeComp*, 4 of the 8 TCI 1.0 has room for): inputs iaddr
+ * and context (scontext), every function and match mode; notify reads 0.
+ */
+#define RVTRACE_NUM_COMPS 4
+typedef struct RVTraceComp {
+    uint32_t control;
+    uint64_t pmatch;
+    uint64_t smatch;
+} RVTraceComp;
 /* Nested traps a trap-window filter counts before it saturates. */
 #define RVTRACE_FILTER_TRAP_DEPTH_MAX 255
 /* Ingress-port priv values (TCI_PRIV_*) that exist: 2 and 7 are reserved. */
@@ -267,6 +277,21 @@ struct RVTraceEncoderState {
     bool filtered;
     /* trTeVendorControl.NoMmode: M-mode never qualifies (until machine reset). */
     bool no_mmode;
+    /*
+     * Comparators: the registers, and the settings tracing uses (taken
+     * when it starts, with the translations made for them: comp_cs, the
+     * cs_base bits with generation comp_gen); match mode 3's output and
+     * secondary result at the last block that started.
+     */
+    RVTraceComp comp[RVTRACE_NUM_COMPS];
+    RVTraceComp comp_act[RVTRACE_NUM_COMPS];
+    uint32_t comp_cs;
+    uint32_t comp_gen;
+    bool comp_latch[RVTRACE_NUM_COMPS];
+    bool comp_s_last[RVTRACE_NUM_COMPS];
+    /* Sdtrig trace action that switched tracing at this pc (ignored once). */
+    bool trig_skip;
+    uint64_t trig_skip_pc;
     uint32_t trig_ext_in;
     RVTraceTimestamp ts;
 
