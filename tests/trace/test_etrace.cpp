@@ -504,6 +504,18 @@ TEST_CASE("etrace atomic packets byte for byte: AMO, LR, SC stored, SC failed (T
     }
 }
 
+// A fresh encoder and decoder with P: R encodes to exactly WANT, and WANT decodes.
+Record atomic_roundtrip(const Params &p, const Record &r, const Bytes &want) {
+    Encoder e(p);
+    Bytes b;
+    REQUIRE(e.encode(r, b));
+    CHECK(Bytes(one_payload(b).begin(), one_payload(b).end()) == want);
+    Decoder d(p);
+    Record o;
+    REQUIRE(d.decode(1, want, o) == Err::None);
+    return o;
+}
+
 TEST_CASE("etrace atomic packets without value (Table 33) and without address (Table 34)") {
     Params p;
     Record r;
@@ -512,14 +524,7 @@ TEST_CASE("etrace atomic packets without value (Table 33) and without address (T
         p.no_data = true;
         r.subtype = 0, r.data = 0x99, r.operand = 0x42;
         // format 110, subtype 000, size 11, diff 0, address 0x80002000 >> 3
-        const Bytes want = {0xc6, 0x00, 0x08, 0x00, 0x20};
-        Encoder e(p);
-        Bytes b;
-        REQUIRE(e.encode(r, b));
-        CHECK(Bytes(one_payload(b).begin(), one_payload(b).end()) == want);
-        Decoder d(p);
-        Record o;
-        REQUIRE(d.decode(1, want, o) == Err::None);
+        const Record o = atomic_roundtrip(p, r, {0xc6, 0x00, 0x08, 0x00, 0x20});
         CHECK(o.kind == Kind::Atomic);
         CHECK(o.subtype == 0);
         CHECK(o.addr == r.addr);
@@ -529,14 +534,7 @@ TEST_CASE("etrace atomic packets without value (Table 33) and without address (T
         r.subtype = 5, r.data = 0x10, r.operand = ~1ull;
         // format 110, subtype 101 MAX, size 11, diff 00, op_len 0, operand 0xfe (-2),
         // data 0x10 in 64 bits (sign-truncated)
-        const Bytes want = {0xee, 0xc0, 0x1f, 0x02};
-        Encoder e(p);
-        Bytes b;
-        REQUIRE(e.encode(r, b));
-        CHECK(Bytes(one_payload(b).begin(), one_payload(b).end()) == want);
-        Decoder d(p);
-        Record o;
-        REQUIRE(d.decode(1, want, o) == Err::None);
+        const Record o = atomic_roundtrip(p, r, {0xee, 0xc0, 0x1f, 0x02});
         CHECK(format_record(o) == "amo size=3 op=5 addr=0x0 data=0x10 operand=0xfffffffffffffffe");
     }
 }
