@@ -230,6 +230,9 @@ class TransferRun {
   public:
     TransferRun(const Config &c, Hart &h, Mode mode) : c_(c), h_(h), mode_(mode) { refresh(); }
     void refresh();
+    // A transfer of this type is certainly not recorded (filtered out,
+    // FROZEN, the mode not enabled): it does not restart the cycle counter.
+    CTR_INLINE bool skips(Type type) const { return !general_ && !(record_ >> type & 1); }
     CTR_INLINE void transfer(unsigned long source, unsigned long target, Type type) {
         if (!(record_ >> type & 1)) {
             cycles_inexact(h_);

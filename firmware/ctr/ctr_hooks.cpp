@@ -470,11 +470,15 @@ void ctr::subsystem::record_trap(unsigned long from_pc, unsigned long to_pc, uns
         ctr::Hart &h = s.emu;
         // Transfers before the trap first, so the records keep their order.
         feed_sync(p, h);
-        // Cycles spent in M-mode and in modes not enabled are not told
-        // apart: the count is an upper bound, so CCV=0.
+        // The feed with cycle counts dated S-mode's cycles up to this trap
+        // (its stretch of trace ended here). Otherwise cycles spent in
+        // M-mode and in modes not enabled are not told apart: the count is
+        // an upper bound, so CCV=0.
         unsigned long now = mcycle();
-        ctr::add_cycles(h, now - p.last_cycle);
-        ctr::cycles_inexact(h);
+        if (!(p.feeding && ctr::feed::timed())) {
+            ctr::add_cycles(h, now - p.last_cycle);
+            ctr::cycles_inexact(h);
+        }
         p.last_cycle = now;
         ctr::record_trap(p.cfg, h, from, to, from_pc, to_pc, irq, code);
         if (p.bp_managed | p.lcofi_managed) sync_delegation(p, h);

@@ -17,6 +17,12 @@ struct State {
     bool possible; // the hart's encoder can feed CTR
     bool on;       // the feed runs
     bool resync;   // the next data follows a gap: start at a message boundary
+    // Cycle counts (TSTAMP in the messages, trace::ctr_cycles): the hart's
+    // cycle count at the last message, known while `open` (inside a stretch
+    // of S-mode trace, which starts with a synchronizing message and ends
+    // where S-mode traps into M-mode: ProgTraceCorrelation).
+    bool open;
+    uint64_t ts;
     ntrace::FlowState flow;
 };
 
@@ -158,8 +164,63 @@ struct Env {
     }
 
   public:
-    // The encoder has no cycle count here: CCV=0 (README).
+    // With cycle counts (README "Cycle counts"): a message's TSTAMP dates the
+    // transfer that ends it, not the ones inferred from the code before it.
+    // So each transfer waits here until the next one or the end of the
+    // message: the last one of a DirectBranch or IndirectBranch (Sync) is the
+    // message's own; every other is inferred, recorded with CCV=0, and the
+    // record after it too (when it happened is not known).
+    bool timed = false;
+    bool pend = false;
+    uint8_t p_type = 0;
+    uint64_t p_src = 0, p_tgt = 0;
+    uint64_t delta = 0; // S-mode cycles from the previous message to this one
+    bool dated = false; // delta is known
+
     void transfer(uint64_t src, uint64_t tgt, uint8_t itype) {
+        if (timed) {
+            inferred();
+            pend = true, p_src = src, p_tgt = tgt, p_type = itype;
+            return;
+        }
+        record(src, tgt, itype);
+    }
+    // The waiting transfer was not the message's own. One that is not
+    // recorded leaves the counter running; a record restarts it at a time
+    // the trace does not tell.
+    void inferred() {
+        if (!pend) return;
+        pend = false;
+        if (p_type != TYPE_TRAP_RETURN && run.skips(static_cast<Type>(p_type))) return;
+        record(p_src, p_tgt, p_type);
+        cycles_inexact(h);
+    }
+    // The message's cycles go to the counter: before the record they date
+    // (a trap, the message's own transfer), or after the inferred ones.
+    void take_cycles() {
+        if (dated) add_cycles(h, delta);
+        else cycles_inexact(h);
+        dated = true, delta = 0;
+    }
+    // After each message: its own transfer, dated by its TSTAMP.
+    void end_msg(bool own) {
+        if (pend && own) {
+            pend = false;
+            take_cycles();
+            if (p_type == TYPE_TRAP_RETURN)
+                record_trap_return(c, h, MODE_S, MODE_S, static_cast<unsigned long>(p_src),
+                                   static_cast<unsigned long>(p_tgt));
+            else
+                record_transfer(c, h, MODE_S, static_cast<unsigned long>(p_src), static_cast<unsigned long>(p_tgt),
+                                static_cast<Type>(p_type));
+            return;
+        }
+        inferred();
+        take_cycles();
+    }
+
+    // Without cycle counts: CCV=0 (README).
+    void record(uint64_t src, uint64_t tgt, uint8_t itype) {
         if (itype != TYPE_TRAP_RETURN)
             return run.transfer(static_cast<unsigned long>(src), static_cast<unsigned long>(tgt),
                                 static_cast<Type>(itype));
@@ -167,12 +228,18 @@ struct Env {
         record_trap_return(c, h, MODE_S, MODE_S, static_cast<unsigned long>(src), static_cast<unsigned long>(tgt));
     }
     void trap(uint64_t epc, uint64_t handler, bool interrupt) {
-        cycles_inexact(h);
+        if (timed) {
+            inferred();
+            take_cycles();
+        } else {
+            cycles_inexact(h);
+        }
         record_trap(c, h, MODE_S, MODE_S, static_cast<unsigned long>(epc), static_cast<unsigned long>(handler),
                     interrupt, kCauseUnknown);
         run.refresh(); // a trap may freeze (not with kCauseUnknown, but the rules decide)
     }
     void leave(uint64_t pc, const rv::Insn *last) {
+        inferred();
         // sret to U-mode: U is not traced, so the target is unknown; the
         // record is only exact when U-mode is not recorded (target 0).
         if (last && !mode_enabled(h, MODE_U)) {
@@ -180,8 +247,35 @@ struct Env {
             record_trap_return(c, h, MODE_S, MODE_U, static_cast<unsigned long>(pc), 0);
         }
     }
-    void gap() {}
+    void gap() { inferred(); }
 };
+
+// The message's TSTAMP: the S-mode cycles since the previous message of
+// this hart (env.delta), none across a stretch's start (the hart was in
+// M-mode or not traced), unknown without a synchronizing message since a gap.
+CTR_INLINE void date_msg(State &s, Env &env, const ntrace::Fields &m) {
+    env.delta = 0;
+    env.dated = false;
+    if (!m.has(ntrace::Fld::TSTAMP)) return;
+    const uint64_t t = m.get(ntrace::Fld::TSTAMP);
+    if (ntrace::is_sync_tcode(m.tcode)) {
+        env.dated = true;
+        if (s.open) env.delta = t - s.ts;
+        s.open = true;
+        s.ts = t;
+    } else if (s.open) {
+        env.dated = true;
+        env.delta = t;
+        s.ts += t;
+    }
+}
+
+// The message ends with its own transfer (BTM: the taken branch of a
+// DirectBranch, the jump of an IndirectBranch; a trap is dated in Env::trap).
+constexpr bool ends_with_transfer(unsigned tcode) {
+    return tcode == NT_TCODE_DirectBranch || tcode == NT_TCODE_IndirectBranch ||
+           tcode == NT_TCODE_DirectBranchSync || tcode == NT_TCODE_IndirectBranchSync;
+}
 
 bool wanted(const Hart &h) { return (h.mctl & rc::S) && !frozen(h); }
 
@@ -196,6 +290,8 @@ bool hart_init(unsigned long hartid) {
 }
 
 bool active() { return state().on; }
+
+bool timed() { return state().on && trace::ctr_cycles(); }
 
 void sync(const Config &c, Hart &h) {
     State &s = state();
@@ -225,19 +321,36 @@ void sync(const Config &c, Hart &h) {
     fr.xlen = __riscv_xlen;
     // The stream's SRC width: every encoder's SrcBits (trace service).
     fr.src_bits = static_cast<uint8_t>(trace::ctr_src_bits());
+    fr.tstamp = env.timed = trace::ctr_cycles();
     ntrace::Flow<Env> flow(fc, s.flow, env);
-    if (sp.lost) {
+    // Lost data: the flow starts again at a synchronizing message, and so
+    // does the time (the records after a gap have CCV=0 until then).
+    auto lose = [&] {
         ntrace::Flow<Env>::reset(s.flow);
+        s.open = false;
+        cycles_inexact(h);
+    };
+    if (sp.lost) {
+        lose();
         s.resync = true;
     }
     auto one = [&](const uint8_t *b, size_t n, size_t) {
         if (env.stop) return;
         ntrace::Fields m;
-        if (ntrace::decode_fields(fr, b, n, m) == ntrace::Err::None) flow.on_msg(m);
-        else ntrace::Flow<Env>::reset(s.flow);
-        if (env.stop) ntrace::Flow<Env>::reset(s.flow);
+        if (ntrace::decode_fields(fr, b, n, m) == ntrace::Err::None) {
+            const bool mine = !fr.src_bits || m.get(ntrace::Fld::SRC) == hartid;
+            if (env.timed && mine) date_msg(s, env, m);
+            flow.on_msg(m);
+            if (env.timed && mine) {
+                env.end_msg(ends_with_transfer(m.tcode));
+                if (m.tcode == NT_TCODE_ProgTraceCorrelation || m.tcode == NT_TCODE_Error) s.open = false;
+            }
+        } else {
+            lose();
+        }
+        if (env.stop) lose();
     };
-    auto bad = [&](size_t, ntrace::Err) { ntrace::Flow<Env>::reset(s.flow); };
+    auto bad = [&](size_t, ntrace::Err) { lose(); };
     // A message may run over the buffer's end: the tail of the first span
     // and the head of the second are joined in a small buffer.
     size_t end = ntrace::split_messages(sp.a, sp.na, s.resync, one, bad);
@@ -253,15 +366,15 @@ void sync(const Config &c, Hart &h) {
             join[k++] = byte;
             if ((byte & 3) == ntrace::wire::kMseoEndMsg) break;
         }
-        if (ntrace::split_messages(join, k, false, one, bad) != k) ntrace::Flow<Env>::reset(s.flow);
+        if (ntrace::split_messages(join, k, false, one, bad) != k) lose();
         end = sp.na;
     }
     if (end < sp.na) {
-        ntrace::Flow<Env>::reset(s.flow);
+        lose();
         s.resync = true;
     } else if (sp.nb && ntrace::split_messages(sp.b + skip, sp.nb - skip, false, one, bad) != sp.nb - skip) {
         // A message cut short: lost data (the encoder reports it too).
-        ntrace::Flow<Env>::reset(s.flow);
+        lose();
         s.resync = true;
     }
     trace::ctr_feed_release();
@@ -282,6 +395,7 @@ void update(const Config &c, Hart &h) {
     // A fresh sequence: the encoder starts with a synchronizing message.
     ntrace::Flow<Env>::reset(s.flow);
     s.resync = false;
+    s.open = false;
     s.on = trace::ctr_feed_start(hartid);
 }
 

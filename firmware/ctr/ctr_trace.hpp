@@ -23,5 +23,8 @@ void sync(const Config &c, Hart &h);
 void update(const Config &c, Hart &h);
 // Whether the feed runs on the calling hart.
 bool active();
+// Whether it runs with cycle counts: the records it made are dated up to
+// the hart's last trap into M-mode (README "Cycle counts").
+bool timed();
 
 } // namespace ctr::feed

@@ -159,6 +159,9 @@ bool ctr_feed_collect(unsigned long hartid, CtrSpans &s);
 void ctr_feed_release();
 // trTeSrcBits of the stream (the SRC field's width).
 unsigned ctr_src_bits();
+// The feed's messages carry TSTAMP: the hart's cycles (trTsMode Internal
+// Core), absolute in synchronizing messages, relative otherwise.
+bool ctr_cycles();
 
 // NAPOT-able regions covering the components (for PMP), at most `max`.
 unsigned mmode_regions(Region *out, unsigned max);

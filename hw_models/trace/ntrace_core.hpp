@@ -311,6 +311,16 @@ inline bool read_common(const Framing &fr, const uint8_t *b, size_t n, Fields &m
         if (fr.extend_addr) v = extend_addr_field(v, nb, fr.xlen);
         m.v[unsigned(Addr)] = v, p |= 1u << unsigned(Addr);
     }
+    if (fr.tstamp && mseo == kMseoEndField) { // TSTAMP, the last field
+        v = 0, nb = 0;
+        do {
+            if (i >= n || nb + kMdoBits > 64) return false;
+            v |= uint64_t(b[i] >> 2) << nb;
+            nb += kMdoBits;
+            mseo = b[i++] & 3;
+        } while (mseo == kMseoData);
+        m.v[unsigned(Fld::TSTAMP)] = v, p |= 1u << unsigned(Fld::TSTAMP);
+    }
     if (mseo != kMseoEndMsg || i != n) return false;
     m.present = p;
     return true;
@@ -321,11 +331,12 @@ inline bool read_common(const Framing &fr, const uint8_t *b, size_t n, Fields &m
 // privilege filter selects, ProgTraceCorrelation (CDF=0) and ProgTraceSync,
 // read in one pass: TCODE, SRC and up to two fixed fields at the start (B-TYPE;
 // SYNC; EVCODE and CDF), then I-CNT and (IndirectBranch, ProgTraceSync) an
-// address as variable fields. False for anything else (another message,
-// TSTAMP, HIST, an error, a field of more than 64 bits): the table-driven
+// address as variable fields, and TSTAMP when the framing has it. False for
+// anything else (another message, HIST, an error, a field of more than 64
+// bits): the table-driven
 // reader then decides, so the result is always the table's.
 inline bool decode_common(const Framing &fr, const uint8_t *b, size_t n, Fields &m) {
-    if (fr.tstamp || n < 2 || (b[0] & 3) != wire::kMseoData) return false;
+    if (n < 2 || (b[0] & 3) != wire::kMseoData) return false;
     switch (b[0] >> 2) {
     case NT_TCODE_DirectBranch:
         return read_common<NT_TCODE_DirectBranch, Fld::TCODE, Fld::TCODE, Fld::TCODE>(fr, b, n, m);
