@@ -211,8 +211,8 @@ struct Env {
                 record_trap_return(c, h, MODE_S, MODE_S, static_cast<unsigned long>(p_src),
                                    static_cast<unsigned long>(p_tgt));
             else
-                record_transfer(c, h, MODE_S, static_cast<unsigned long>(p_src), static_cast<unsigned long>(p_tgt),
-                                static_cast<Type>(p_type));
+                run.transfer_dated(static_cast<unsigned long>(p_src), static_cast<unsigned long>(p_tgt),
+                                   static_cast<Type>(p_type));
             return;
         }
         inferred();
