@@ -32,6 +32,9 @@ namespace {
 // other hart shares the last entry, whose feed is never possible or on.
 State g_state[trace::kMaxHarts + 1];
 
+// Cycle counts asked for (/chosen/tsbi,ctr-cycles, set_cycles).
+bool g_cycles;
+
 CTR_INLINE State &of(unsigned long hartid) {
     return g_state[hartid < trace::kMaxHarts ? hartid : trace::kMaxHarts];
 }
@@ -74,7 +77,17 @@ RunLine g_runs[kRunLines];
 // MPP=S and the current satp; MXR so execute-only code reads), records into
 // the emulated CTR. Only S-mode is traced (filter 0), so every transfer is
 // S-mode's.
-struct Env {
+// Env's state for cycle counts (none without).
+template <bool Timed> struct Dating {};
+template <> struct Dating<true> {
+    bool pend = false;  // a transfer waits
+    uint8_t p_type = 0; // its type, source and target
+    uint64_t p_src = 0, p_tgt = 0;
+    uint64_t delta = 0; // S-mode cycles from the previous message to this one
+    bool dated = false; // delta is known
+};
+
+template <bool Timed> struct Env {
     const Config &c;
     Hart &h;
     unsigned long mstatus;
@@ -170,49 +183,49 @@ struct Env {
     // message: the last one of a DirectBranch or IndirectBranch (Sync) is the
     // message's own; every other is inferred, recorded with CCV=0, and the
     // record after it too (when it happened is not known).
-    bool timed = false;
-    bool pend = false;
-    uint8_t p_type = 0;
-    uint64_t p_src = 0, p_tgt = 0;
-    uint64_t delta = 0; // S-mode cycles from the previous message to this one
-    bool dated = false; // delta is known
+    [[no_unique_address]] Dating<Timed> d;
 
+    // Kept small for the walker's call sites (constant types filter inline);
+    // the timed path is out of line so that it costs nothing without.
     void transfer(uint64_t src, uint64_t tgt, uint8_t itype) {
-        if (timed) {
-            inferred();
-            pend = true, p_src = src, p_tgt = tgt, p_type = itype;
-            return;
-        }
+        if constexpr (Timed) return defer(src, tgt, itype);
         record(src, tgt, itype);
+    }
+    __attribute__((noinline)) void defer(uint64_t src, uint64_t tgt, uint8_t itype) {
+        inferred();
+        d.pend = true, d.p_src = src, d.p_tgt = tgt, d.p_type = itype;
     }
     // The waiting transfer was not the message's own. One that is not
     // recorded leaves the counter running; a record restarts it at a time
     // the trace does not tell.
-    void inferred() {
-        if (!pend) return;
-        pend = false;
-        if (p_type != TYPE_TRAP_RETURN && run.skips(static_cast<Type>(p_type))) return;
-        record(p_src, p_tgt, p_type);
+    CTR_INLINE void inferred() {
+        if (d.pend) [[unlikely]]
+            inferred_record();
+    }
+    __attribute__((noinline)) void inferred_record() {
+        d.pend = false;
+        if (d.p_type != TYPE_TRAP_RETURN && run.skips(static_cast<Type>(d.p_type))) return;
+        record(d.p_src, d.p_tgt, d.p_type);
         cycles_inexact(h);
     }
     // The message's cycles go to the counter: before the record they date
     // (a trap, the message's own transfer), or after the inferred ones.
     void take_cycles() {
-        if (dated) add_cycles(h, delta);
+        if (d.dated) add_cycles(h, d.delta);
         else cycles_inexact(h);
-        dated = true, delta = 0;
+        d.dated = true, d.delta = 0;
     }
     // After each message: its own transfer, dated by its TSTAMP.
     void end_msg(bool own) {
-        if (pend && own) {
-            pend = false;
+        if (d.pend && own) {
+            d.pend = false;
             take_cycles();
-            if (p_type == TYPE_TRAP_RETURN)
-                record_trap_return(c, h, MODE_S, MODE_S, static_cast<unsigned long>(p_src),
-                                   static_cast<unsigned long>(p_tgt));
+            if (d.p_type == TYPE_TRAP_RETURN)
+                record_trap_return(c, h, MODE_S, MODE_S, static_cast<unsigned long>(d.p_src),
+                                   static_cast<unsigned long>(d.p_tgt));
             else
-                run.transfer_dated(static_cast<unsigned long>(p_src), static_cast<unsigned long>(p_tgt),
-                                   static_cast<Type>(p_type));
+                run.transfer_dated(static_cast<unsigned long>(d.p_src), static_cast<unsigned long>(d.p_tgt),
+                                   static_cast<Type>(d.p_type));
             return;
         }
         inferred();
@@ -228,7 +241,7 @@ struct Env {
         record_trap_return(c, h, MODE_S, MODE_S, static_cast<unsigned long>(src), static_cast<unsigned long>(tgt));
     }
     void trap(uint64_t epc, uint64_t handler, bool interrupt) {
-        if (timed) {
+        if constexpr (Timed) {
             inferred();
             take_cycles();
         } else {
@@ -239,7 +252,7 @@ struct Env {
         run.refresh(); // a trap may freeze (not with kCauseUnknown, but the rules decide)
     }
     void leave(uint64_t pc, const rv::Insn *last) {
-        inferred();
+        if constexpr (Timed) inferred();
         // sret to U-mode: U is not traced, so the target is unknown; the
         // record is only exact when U-mode is not recorded (target 0).
         if (last && !mode_enabled(h, MODE_U)) {
@@ -247,25 +260,27 @@ struct Env {
             record_trap_return(c, h, MODE_S, MODE_U, static_cast<unsigned long>(pc), 0);
         }
     }
-    void gap() { inferred(); }
+    void gap() {
+        if constexpr (Timed) inferred();
+    }
 };
 
 // The message's TSTAMP: the S-mode cycles since the previous message of
-// this hart (env.delta), none across a stretch's start (the hart was in
+// this hart (env.d.delta), none across a stretch's start (the hart was in
 // M-mode or not traced), unknown without a synchronizing message since a gap.
-CTR_INLINE void date_msg(State &s, Env &env, const ntrace::Fields &m) {
-    env.delta = 0;
-    env.dated = false;
+CTR_INLINE void date_msg(State &s, Env<true> &env, const ntrace::Fields &m) {
+    env.d.delta = 0;
+    env.d.dated = false;
     if (!m.has(ntrace::Fld::TSTAMP)) return;
     const uint64_t t = m.get(ntrace::Fld::TSTAMP);
     if (ntrace::is_sync_tcode(m.tcode)) {
-        env.dated = true;
-        if (s.open) env.delta = t - s.ts;
+        env.d.dated = true;
+        if (s.open) env.d.delta = t - s.ts;
         s.open = true;
         s.ts = t;
     } else if (s.open) {
-        env.dated = true;
-        env.delta = t;
+        env.d.dated = true;
+        env.d.delta = t;
         s.ts += t;
     }
 }
@@ -276,6 +291,21 @@ constexpr bool ends_with_transfer(unsigned tcode) {
     return tcode == NT_TCODE_DirectBranch || tcode == NT_TCODE_IndirectBranch ||
            tcode == NT_TCODE_DirectBranchSync || tcode == NT_TCODE_IndirectBranchSync;
 }
+
+// One message of a stream with cycle counts (`mine`: of this hart).
+CTR_INLINE void on_msg(State &s, Env<false> &, ntrace::Flow<Env<false>> &flow, const ntrace::Fields &m, bool) {
+    flow.on_msg(m);
+}
+CTR_INLINE void on_msg(State &s, Env<true> &env, ntrace::Flow<Env<true>> &flow, const ntrace::Fields &m, bool mine) {
+    if (mine) date_msg(s, env, m);
+    flow.on_msg(m);
+    if (!mine) return;
+    env.end_msg(ends_with_transfer(m.tcode));
+    if (m.tcode == NT_TCODE_ProgTraceCorrelation || m.tcode == NT_TCODE_Error) s.open = false;
+}
+
+// The flow state is the same for both kinds of Env (it holds no Env).
+using FlowAny = ntrace::Flow<Env<false>>;
 
 bool wanted(const Hart &h) { return (h.mctl & rc::S) && !frozen(h); }
 
@@ -291,20 +321,15 @@ bool hart_init(unsigned long hartid) {
 
 bool active() { return state().on; }
 
+void set_cycles(bool on) { g_cycles = on; }
+
 bool timed() { return state().on && trace::ctr_cycles(); }
 
-void sync(const Config &c, Hart &h) {
-    State &s = state();
-    if (!s.on) return;
-    unsigned long hartid = fw::current_hartid();
-    trace::CtrSpans sp;
-    if (!trace::ctr_feed_collect(hartid, sp)) {
-        // The trace service stopped the encoder (HSM stop or suspend):
-        // start again, a fresh sequence (the transfers meanwhile are lost).
-        s.on = false;
-        update(c, h);
-        return;
-    }
+namespace {
+// The trace in `sp` into records; with cycle counts (Timed: TSTAMP in every
+// message) or without, two instances so that the common case pays nothing.
+template <bool Timed>
+CTR_INLINE void decode(const Config &c, Hart &h, State &s, unsigned long hartid, const trace::CtrSpans &sp) {
     unsigned long ms = csr_read(csr::mstatus);
     ms = (ms & ~csr::mstatus_bits::MPP) | csr::mstatus_bits::MPRV | csr::mstatus_bits::MXR |
          (static_cast<unsigned long>(csr::PRV_S) << csr::mstatus_bits::MPP_SHIFT);
@@ -313,7 +338,7 @@ void sync(const Config &c, Hart &h) {
 #endif
     // A new generation per decode (0 is never one: zeroed lines stay invalid).
     if (++g_icache_gen == 0) g_icache_gen = 1;
-    Env env{c, h, ms, g_icache_gen, false, TransferRun(c, h, MODE_S)};
+    Env<Timed> env{c, h, ms, g_icache_gen, false, TransferRun(c, h, MODE_S)};
     ntrace::FlowConfig fc;
     fc.xlen = __riscv_xlen;
     fc.src = static_cast<int>(hartid);
@@ -321,12 +346,12 @@ void sync(const Config &c, Hart &h) {
     fr.xlen = __riscv_xlen;
     // The stream's SRC width: every encoder's SrcBits (trace service).
     fr.src_bits = static_cast<uint8_t>(trace::ctr_src_bits());
-    fr.tstamp = env.timed = trace::ctr_cycles();
-    ntrace::Flow<Env> flow(fc, s.flow, env);
+    fr.tstamp = Timed;
+    ntrace::Flow<Env<Timed>> flow(fc, s.flow, env);
     // Lost data: the flow starts again at a synchronizing message, and so
     // does the time (the records after a gap have CCV=0 until then).
     auto lose = [&] {
-        ntrace::Flow<Env>::reset(s.flow);
+        FlowAny::reset(s.flow);
         s.open = false;
         cycles_inexact(h);
     };
@@ -337,17 +362,8 @@ void sync(const Config &c, Hart &h) {
     auto one = [&](const uint8_t *b, size_t n, size_t) {
         if (env.stop) return;
         ntrace::Fields m;
-        if (ntrace::decode_fields(fr, b, n, m) == ntrace::Err::None) {
-            const bool mine = !fr.src_bits || m.get(ntrace::Fld::SRC) == hartid;
-            if (env.timed && mine) date_msg(s, env, m);
-            flow.on_msg(m);
-            if (env.timed && mine) {
-                env.end_msg(ends_with_transfer(m.tcode));
-                if (m.tcode == NT_TCODE_ProgTraceCorrelation || m.tcode == NT_TCODE_Error) s.open = false;
-            }
-        } else {
-            lose();
-        }
+        if (ntrace::decode_fields(fr, b, n, m) != ntrace::Err::None) lose();
+        else on_msg(s, env, flow, m, !fr.src_bits || m.get(ntrace::Fld::SRC) == hartid);
         if (env.stop) lose();
     };
     auto bad = [&](size_t, ntrace::Err) { lose(); };
@@ -377,6 +393,23 @@ void sync(const Config &c, Hart &h) {
         lose();
         s.resync = true;
     }
+}
+} // namespace
+
+void sync(const Config &c, Hart &h) {
+    State &s = state();
+    if (!s.on) return;
+    unsigned long hartid = fw::current_hartid();
+    trace::CtrSpans sp;
+    if (!trace::ctr_feed_collect(hartid, sp)) {
+        // The trace service stopped the encoder (HSM stop or suspend):
+        // start again, a fresh sequence (the transfers meanwhile are lost).
+        s.on = false;
+        update(c, h);
+        return;
+    }
+    if (trace::ctr_cycles()) decode<true>(c, h, s, hartid, sp);
+    else decode<false>(c, h, s, hartid, sp);
     trace::ctr_feed_release();
 }
 
@@ -393,10 +426,10 @@ void update(const Config &c, Hart &h) {
         return;
     }
     // A fresh sequence: the encoder starts with a synchronizing message.
-    ntrace::Flow<Env>::reset(s.flow);
+    FlowAny::reset(s.flow);
     s.resync = false;
     s.open = false;
-    s.on = trace::ctr_feed_start(hartid);
+    s.on = trace::ctr_feed_start(hartid, g_cycles);
 }
 
 } // namespace ctr::feed

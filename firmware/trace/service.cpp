@@ -563,7 +563,11 @@ bool ctr_feed_possible(unsigned long hartid) {
     return hartid < kMaxHarts && ctr_possible(static_cast<unsigned>(hartid));
 }
 
-bool ctr_feed_start(unsigned long hartid) {
+bool ctr_cycles_possible(unsigned long hartid) {
+    return ctr_feed_possible(hartid) && st.hart[hartid].caps.core_timestamp;
+}
+
+bool ctr_feed_start(unsigned long hartid, bool cycles) {
     if (hartid >= kMaxHarts) return false; // no encoder (topology.hpp)
     Guard g;
     unsigned h = static_cast<unsigned>(hartid);
@@ -579,7 +583,7 @@ bool ctr_feed_start(unsigned long hartid) {
             return false;
         }
         st.ctr_total = 0;
-        st.ctr_cycles = t.caps.core_timestamp;
+        st.ctr_cycles = cycles && t.caps.core_timestamp;
     }
     // One framing for the shared stream: every feeding hart's messages carry
     // TSTAMP, or none do.

@@ -144,7 +144,11 @@ void set_ctr_buffer(uint64_t base, uint64_t size);
 // The hart can feed CTR: a usable encoder with BTM whose filter selects
 // S-mode alone, an SMEM sink and the buffer.
 bool ctr_feed_possible(unsigned long hartid);
-bool ctr_feed_start(unsigned long hartid);
+// The hart's encoder also counts the hart's cycles (trTsMode Internal Core).
+bool ctr_cycles_possible(unsigned long hartid);
+// `cycles`: with TSTAMP of the hart's cycles in every message, where the
+// encoder can (decided by the first hart to start: one framing per stream).
+bool ctr_feed_start(unsigned long hartid, bool cycles);
 void ctr_feed_stop(unsigned long hartid);
 // New trace of the hart since its last call, as up to two spans of the
 // buffer (the second after the buffer's end), taken with the encoder

@@ -93,8 +93,17 @@ else fail_log "compare/records_compared" "$D/native.log" "expected > 100 records
 # Two harts record at once into the shared sink.
 run smp2 "" emulated 2 build/ctr/pl/ctr_smp.elf
 
-# Cycle counts from the encoder's Internal Core timestamps, exact under -icount.
-run cycles "" emulated 1 --icount build/ctr/pl/ctr_cc.elf
+# Cycle counts from the encoder's Internal Core timestamps (opt-in:
+# /chosen/tsbi,ctr-cycles), exact under -icount.
+if tests/ctr/mkdtb.sh "$Q10" rv64 ratified "$D/cycles.dtb" 2>"$D/cycles.log" &&
+   fdtput -t s "$D/cycles.dtb" /chosen tsbi,ctr-cycles yes 2>>"$D/cycles.log"; then
+  python3 tests/payloads/run.py --qemu "$Q10" --qemu-arg=-dtb --qemu-arg="$D/cycles.dtb" --icount \
+    --fw "$FW" --tag cycles --log "$D/cycles.log" --timeout 240 --stack-report "$STACKS" build/ctr/pl/ctr_cc.elf
+  expect_line "cycles/ctr_source" "$D/cycles.log" \
+    "^tsbi: ctr: hart 0: emulated, ratified, records from the N-Trace encoder, with cycle counts"
+else
+  fail_log "cycles: device tree" "$D/cycles.log" "tests/ctr/mkdtb.sh or fdtput failed"
+fi
 
 # The host tool on the same decoding core: a generated program encoded in
 # BTM by the host encoder model; `ntrace transfers` must give every
