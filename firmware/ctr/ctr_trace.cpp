@@ -17,13 +17,17 @@ struct State {
     bool possible; // the hart's encoder can feed CTR
     bool on;       // the feed runs
     bool resync;   // the next data follows a gap: start at a message boundary
-    // Cycle counts (TSTAMP in the messages, trace::ctr_cycles): the hart's
-    // cycle count at the last message, known while `open` (inside a stretch
-    // of S-mode trace, which starts with a synchronizing message and ends
-    // where S-mode traps into M-mode: ProgTraceCorrelation).
+    ntrace::FlowState flow;
+};
+
+// Cycle counts (TSTAMP in the messages, trace::ctr_cycles): the hart's
+// cycle count at its last message, known while `open` (inside a stretch of
+// S-mode trace, which starts with a synchronizing message and ends where
+// S-mode traps into M-mode: ProgTraceCorrelation). Apart from State, which
+// the decode without cycle counts keeps to.
+struct Time {
     bool open;
     uint64_t ts;
-    ntrace::FlowState flow;
 };
 
 namespace {
@@ -39,6 +43,11 @@ CTR_INLINE State &of(unsigned long hartid) {
     return g_state[hartid < trace::kMaxHarts ? hartid : trace::kMaxHarts];
 }
 CTR_INLINE State &state() { return of(fw::current_hartid()); }
+
+Time g_time[trace::kMaxHarts + 1];
+CTR_INLINE Time &time_of(unsigned long hartid) {
+    return g_time[hartid < trace::kMaxHarts ? hartid : trace::kMaxHarts];
+}
 
 // Types a trap from the trace cannot tell apart are passed as this cause: it
 // is neither a breakpoint nor an LCOFI, which freeze through M-mode (the
@@ -268,7 +277,7 @@ template <bool Timed> struct Env {
 // The message's TSTAMP: the S-mode cycles since the previous message of
 // this hart (env.d.delta), none across a stretch's start (the hart was in
 // M-mode or not traced), unknown without a synchronizing message since a gap.
-CTR_INLINE void date_msg(State &s, Env<true> &env, const ntrace::Fields &m) {
+CTR_INLINE void date_msg(Time &s, Env<true> &env, const ntrace::Fields &m) {
     env.d.delta = 0;
     env.d.dated = false;
     if (!m.has(ntrace::Fld::TSTAMP)) return;
@@ -293,10 +302,12 @@ constexpr bool ends_with_transfer(unsigned tcode) {
 }
 
 // One message of a stream with cycle counts (`mine`: of this hart).
-CTR_INLINE void on_msg(State &s, Env<false> &, ntrace::Flow<Env<false>> &flow, const ntrace::Fields &m, bool) {
+CTR_INLINE void on_msg(Env<false> &, ntrace::Flow<Env<false>> &flow, const ntrace::Fields &m, unsigned long) {
     flow.on_msg(m);
 }
-CTR_INLINE void on_msg(State &s, Env<true> &env, ntrace::Flow<Env<true>> &flow, const ntrace::Fields &m, bool mine) {
+CTR_INLINE void on_msg(Env<true> &env, ntrace::Flow<Env<true>> &flow, const ntrace::Fields &m, unsigned long hartid) {
+    Time &s = time_of(hartid);
+    const bool mine = !m.has(ntrace::Fld::SRC) || m.get(ntrace::Fld::SRC) == hartid;
     if (mine) date_msg(s, env, m);
     flow.on_msg(m);
     if (!mine) return;
@@ -352,8 +363,10 @@ CTR_INLINE void decode(const Config &c, Hart &h, State &s, unsigned long hartid,
     // does the time (the records after a gap have CCV=0 until then).
     auto lose = [&] {
         FlowAny::reset(s.flow);
-        s.open = false;
-        cycles_inexact(h);
+        if constexpr (Timed) {
+            time_of(hartid).open = false;
+            cycles_inexact(h);
+        }
     };
     if (sp.lost) {
         lose();
@@ -362,8 +375,8 @@ CTR_INLINE void decode(const Config &c, Hart &h, State &s, unsigned long hartid,
     auto one = [&](const uint8_t *b, size_t n, size_t) {
         if (env.stop) return;
         ntrace::Fields m;
-        if (ntrace::decode_fields(fr, b, n, m) != ntrace::Err::None) lose();
-        else on_msg(s, env, flow, m, !fr.src_bits || m.get(ntrace::Fld::SRC) == hartid);
+        if (ntrace::decode_fields<Timed>(fr, b, n, m) != ntrace::Err::None) lose();
+        else on_msg(env, flow, m, hartid);
         if (env.stop) lose();
     };
     auto bad = [&](size_t, ntrace::Err) { lose(); };
@@ -428,7 +441,7 @@ void update(const Config &c, Hart &h) {
     // A fresh sequence: the encoder starts with a synchronizing message.
     FlowAny::reset(s.flow);
     s.resync = false;
-    s.open = false;
+    time_of(hartid).open = false;
     s.on = trace::ctr_feed_start(hartid, g_cycles);
 }
 
