@@ -82,10 +82,6 @@ constexpr unsigned kRunLines = 64;
 RunLine g_runs[kRunLines];
 
 
-// The decoder's view of the hart: code read as S-mode reads it (MPRV with
-// MPP=S and the current satp; MXR so execute-only code reads), records into
-// the emulated CTR. Only S-mode is traced (filter 0), so every transfer is
-// S-mode's.
 // Env's state for cycle counts (none without).
 template <bool Timed> struct Dating {};
 template <> struct Dating<true> {
@@ -96,6 +92,10 @@ template <> struct Dating<true> {
     bool dated = false; // delta is known
 };
 
+// The decoder's view of the hart: code read as S-mode reads it (MPRV with
+// MPP=S and the current satp; MXR so execute-only code reads), records into
+// the emulated CTR. Only S-mode is traced (filter 0), so every transfer is
+// S-mode's. Timed: the messages carry TSTAMP ("Cycle counts").
 template <bool Timed> struct Env {
     const Config &c;
     Hart &h;
@@ -301,7 +301,8 @@ constexpr bool ends_with_transfer(unsigned tcode) {
            tcode == NT_TCODE_DirectBranchSync || tcode == NT_TCODE_IndirectBranchSync;
 }
 
-// One message of a stream with cycle counts (`mine`: of this hart).
+// One message: without cycle counts straight to the flow; with them dated
+// first (if it is this hart's) and its own transfer recorded after it.
 CTR_INLINE void on_msg(Env<false> &, ntrace::Flow<Env<false>> &flow, const ntrace::Fields &m, unsigned long) {
     flow.on_msg(m);
 }
