@@ -230,6 +230,9 @@ class TransferRun {
   public:
     TransferRun(const Config &c, Hart &h, Mode mode) : c_(c), h_(h), mode_(mode) { refresh(); }
     void refresh();
+    // A transfer of this type is certainly not recorded (filtered out,
+    // FROZEN, the mode not enabled): it does not restart the cycle counter.
+    CTR_INLINE bool skips(Type type) const { return !general_ && !(record_ >> type & 1); }
     CTR_INLINE void transfer(unsigned long source, unsigned long target, Type type) {
         if (!(record_ >> type & 1)) {
             cycles_inexact(h_);
@@ -241,6 +244,25 @@ class TransferRun {
         h_.src[w] = (source & c_.xlen_mask) | entry::source_V;
         h_.tgt[w] = target & c_.xlen_mask & ~entry::target_MISP;
         h_.data[w] = type | (h_.cycles ? cc_field(c_, h_.cycles) : 0);
+        h_.cycles = 0;
+        h_.cycles_valid = true;
+        unsigned next = (w + 1) & wrap_;
+        h_.status = (h_.status & ~ratified::status::WRPTR) | next | (next == 0 ? canon::WRAP : 0);
+    }
+
+    // The same for a transfer whose cycle count is known (add_cycles() up to
+    // it): CCV as record_transfer() gives it; one not recorded leaves the
+    // counter running.
+    CTR_INLINE void transfer_dated(unsigned long source, unsigned long target, Type type) {
+        if (!(record_ >> type & 1)) {
+            if (general_) record_transfer(c_, h_, mode_, source, target, type);
+            return;
+        }
+        unsigned w = h_.status & ratified::status::WRPTR;
+        h_.src[w] = (source & c_.xlen_mask) | entry::source_V;
+        h_.tgt[w] = target & c_.xlen_mask & ~entry::target_MISP;
+        h_.data[w] = type | (c_.cycle_counting && h_.cycles_valid ? entry::data_CCV : 0) |
+                     (h_.cycles ? cc_field(c_, h_.cycles) : 0);
         h_.cycles = 0;
         h_.cycles_valid = true;
         unsigned next = (w + 1) & wrap_;

@@ -82,6 +82,7 @@ CTR_INLINE Slot &slot() { return slot_at(fw::this_index()); }
 uint8_t g_views = TSBI_CTR_PROFILE;
 bool g_dt_ctr[fw::kMaxHarts]; // by hart index: the device tree lists smctr/ssctr for the hart
 bool g_boot_native;           // the boot hart has Smctr (for the DT fix-up)
+bool g_cycles;                // /chosen/tsbi,ctr-cycles: cycle counts from the encoder
 
 constexpr unsigned long kBpDeleg = 1ul << csr::cause::breakpoint;
 constexpr unsigned long kLcofiBit = 1ul << csr::irq::LCOFI;
@@ -470,11 +471,15 @@ void ctr::subsystem::record_trap(unsigned long from_pc, unsigned long to_pc, uns
         ctr::Hart &h = s.emu;
         // Transfers before the trap first, so the records keep their order.
         feed_sync(p, h);
-        // Cycles spent in M-mode and in modes not enabled are not told
-        // apart: the count is an upper bound, so CCV=0.
+        // The feed with cycle counts dated S-mode's cycles up to this trap
+        // (its stretch of trace ended here). Otherwise cycles spent in
+        // M-mode and in modes not enabled are not told apart: the count is
+        // an upper bound, so CCV=0.
         unsigned long now = mcycle();
-        ctr::add_cycles(h, now - p.last_cycle);
-        ctr::cycles_inexact(h);
+        if (!(p.feeding && ctr::feed::timed())) {
+            ctr::add_cycles(h, now - p.last_cycle);
+            ctr::cycles_inexact(h);
+        }
         p.last_cycle = now;
         ctr::record_trap(p.cfg, h, from, to, from_pc, to_pc, irq, code);
         if (p.bp_managed | p.lcofi_managed) sync_delegation(p, h);
@@ -531,6 +536,10 @@ void ctr::subsystem::cold_init(const void *fdt, unsigned long) {
         }
         if (!known) fw::printf("tsbi: ctr: unknown tsbi,ctr-profile, using the default\n");
     }
+    // Cycle counts from the encoder (README "Cycle counts"): opt-in, they
+    // cost the recording reads more than the aims allow.
+    g_cycles = chosen >= 0 && fdt_getprop(fdt, chosen, "tsbi,ctr-cycles", nullptr);
+    ctr::feed::set_cycles(g_cycles);
     // Harts the device tree describes with Smctr/Ssctr (compared with
     // probing in hart_init).
     const fw::dt::HartDesc *descs;
@@ -602,10 +611,11 @@ void ctr::subsystem::hart_init() {
                                 : feed ? ctr::dt::Source::encoder
                                        : ctr::dt::Source::registers;
     if (id == 0 || src != source_of(0))
-        fw::printf("tsbi: ctr: hart %lu: %s%s%s%s%s\n", id, native ? "native Smctr" : "emulated",
+        fw::printf("tsbi: ctr: hart %lu: %s%s%s%s%s%s\n", id, native ? "native Smctr" : "emulated",
                    g_views & ctr::VIEW_RATIFIED ? ", ratified" : "",
                    g_views & ctr::VIEW_DRAFT ? ", draft v0.1.4" : "", native ? "" : ", ",
-                   native ? "" : source_text(src));
+                   native ? "" : source_text(src),
+                   feed && g_cycles && trace::ctr_cycles_possible(id) ? ", with cycle counts" : "");
     if (native != g_dt_ctr[x])
         fw::printf("tsbi: ctr: hart %lu: device tree %s Smctr, probing %s it\n", id,
                    g_dt_ctr[x] ? "lists" : "omits", native ? "finds" : "does not find");

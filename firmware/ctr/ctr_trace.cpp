@@ -20,16 +20,34 @@ struct State {
     ntrace::FlowState flow;
 };
 
+// Cycle counts (TSTAMP in the messages, trace::ctr_cycles): the hart's
+// cycle count at its last message, known while `open` (inside a stretch of
+// S-mode trace, which starts with a synchronizing message and ends where
+// S-mode traps into M-mode: ProgTraceCorrelation). Apart from State, which
+// the decode without cycle counts keeps to.
+struct Time {
+    bool open;
+    uint64_t ts;
+};
+
 namespace {
 
 // By hart ID below trace::kMaxHarts (the harts an encoder can serve); every
 // other hart shares the last entry, whose feed is never possible or on.
 State g_state[trace::kMaxHarts + 1];
 
+// Cycle counts asked for (/chosen/tsbi,ctr-cycles, set_cycles).
+bool g_cycles;
+
 CTR_INLINE State &of(unsigned long hartid) {
     return g_state[hartid < trace::kMaxHarts ? hartid : trace::kMaxHarts];
 }
 CTR_INLINE State &state() { return of(fw::current_hartid()); }
+
+Time g_time[trace::kMaxHarts + 1];
+CTR_INLINE Time &time_of(unsigned long hartid) {
+    return g_time[hartid < trace::kMaxHarts ? hartid : trace::kMaxHarts];
+}
 
 // Types a trap from the trace cannot tell apart are passed as this cause: it
 // is neither a breakpoint nor an LCOFI, which freeze through M-mode (the
@@ -64,11 +82,21 @@ constexpr unsigned kRunLines = 64;
 RunLine g_runs[kRunLines];
 
 
+// Env's state for cycle counts (none without).
+template <bool Timed> struct Dating {};
+template <> struct Dating<true> {
+    bool pend = false;  // a transfer waits
+    uint8_t p_type = 0; // its type, source and target
+    uint64_t p_src = 0, p_tgt = 0;
+    uint64_t delta = 0; // S-mode cycles from the previous message to this one
+    bool dated = false; // delta is known
+};
+
 // The decoder's view of the hart: code read as S-mode reads it (MPRV with
 // MPP=S and the current satp; MXR so execute-only code reads), records into
 // the emulated CTR. Only S-mode is traced (filter 0), so every transfer is
-// S-mode's.
-struct Env {
+// S-mode's. Timed: the messages carry TSTAMP ("Cycle counts").
+template <bool Timed> struct Env {
     const Config &c;
     Hart &h;
     unsigned long mstatus;
@@ -158,8 +186,63 @@ struct Env {
     }
 
   public:
-    // The encoder has no cycle count here: CCV=0 (README).
+    // With cycle counts (README "Cycle counts"): a message's TSTAMP dates the
+    // transfer that ends it, not the ones inferred from the code before it.
+    // So each transfer waits here until the next one or the end of the
+    // message: the last one of a DirectBranch or IndirectBranch (Sync) is the
+    // message's own; every other is inferred, recorded with CCV=0, and the
+    // record after it too (when it happened is not known).
+    [[no_unique_address]] Dating<Timed> d;
+
+    // Kept small for the walker's call sites (constant types filter inline);
+    // the timed path is out of line so that it costs nothing without.
     void transfer(uint64_t src, uint64_t tgt, uint8_t itype) {
+        if constexpr (Timed) return defer(src, tgt, itype);
+        record(src, tgt, itype);
+    }
+    __attribute__((noinline)) void defer(uint64_t src, uint64_t tgt, uint8_t itype) {
+        inferred();
+        d.pend = true, d.p_src = src, d.p_tgt = tgt, d.p_type = itype;
+    }
+    // The waiting transfer was not the message's own. One that is not
+    // recorded leaves the counter running; a record restarts it at a time
+    // the trace does not tell.
+    CTR_INLINE void inferred() {
+        if (d.pend) [[unlikely]]
+            inferred_record();
+    }
+    __attribute__((noinline)) void inferred_record() {
+        d.pend = false;
+        if (d.p_type != TYPE_TRAP_RETURN && run.skips(static_cast<Type>(d.p_type))) return;
+        record(d.p_src, d.p_tgt, d.p_type);
+        cycles_inexact(h);
+    }
+    // The message's cycles go to the counter: before the record they date
+    // (a trap, the message's own transfer), or after the inferred ones.
+    void take_cycles() {
+        if (d.dated) add_cycles(h, d.delta);
+        else cycles_inexact(h);
+        d.dated = true, d.delta = 0;
+    }
+    // After each message: its own transfer, dated by its TSTAMP.
+    void end_msg(bool own) {
+        if (d.pend && own) {
+            d.pend = false;
+            take_cycles();
+            if (d.p_type == TYPE_TRAP_RETURN)
+                record_trap_return(c, h, MODE_S, MODE_S, static_cast<unsigned long>(d.p_src),
+                                   static_cast<unsigned long>(d.p_tgt));
+            else
+                run.transfer_dated(static_cast<unsigned long>(d.p_src), static_cast<unsigned long>(d.p_tgt),
+                                   static_cast<Type>(d.p_type));
+            return;
+        }
+        inferred();
+        take_cycles();
+    }
+
+    // Without cycle counts: CCV=0 (README).
+    void record(uint64_t src, uint64_t tgt, uint8_t itype) {
         if (itype != TYPE_TRAP_RETURN)
             return run.transfer(static_cast<unsigned long>(src), static_cast<unsigned long>(tgt),
                                 static_cast<Type>(itype));
@@ -167,12 +250,18 @@ struct Env {
         record_trap_return(c, h, MODE_S, MODE_S, static_cast<unsigned long>(src), static_cast<unsigned long>(tgt));
     }
     void trap(uint64_t epc, uint64_t handler, bool interrupt) {
-        cycles_inexact(h);
+        if constexpr (Timed) {
+            inferred();
+            take_cycles();
+        } else {
+            cycles_inexact(h);
+        }
         record_trap(c, h, MODE_S, MODE_S, static_cast<unsigned long>(epc), static_cast<unsigned long>(handler),
                     interrupt, kCauseUnknown);
         run.refresh(); // a trap may freeze (not with kCauseUnknown, but the rules decide)
     }
     void leave(uint64_t pc, const rv::Insn *last) {
+        if constexpr (Timed) inferred();
         // sret to U-mode: U is not traced, so the target is unknown; the
         // record is only exact when U-mode is not recorded (target 0).
         if (last && !mode_enabled(h, MODE_U)) {
@@ -180,8 +269,55 @@ struct Env {
             record_trap_return(c, h, MODE_S, MODE_U, static_cast<unsigned long>(pc), 0);
         }
     }
-    void gap() {}
+    void gap() {
+        if constexpr (Timed) inferred();
+    }
 };
+
+// The message's TSTAMP: the S-mode cycles since the previous message of
+// this hart (env.d.delta), none across a stretch's start (the hart was in
+// M-mode or not traced), unknown without a synchronizing message since a gap.
+CTR_INLINE void date_msg(Time &s, Env<true> &env, const ntrace::Fields &m) {
+    env.d.delta = 0;
+    env.d.dated = false;
+    if (!m.has(ntrace::Fld::TSTAMP)) return;
+    const uint64_t t = m.get(ntrace::Fld::TSTAMP);
+    if (ntrace::is_sync_tcode(m.tcode)) {
+        env.d.dated = true;
+        if (s.open) env.d.delta = t - s.ts;
+        s.open = true;
+        s.ts = t;
+    } else if (s.open) {
+        env.d.dated = true;
+        env.d.delta = t;
+        s.ts += t;
+    }
+}
+
+// The message ends with its own transfer (BTM: the taken branch of a
+// DirectBranch, the jump of an IndirectBranch; a trap is dated in Env::trap).
+constexpr bool ends_with_transfer(unsigned tcode) {
+    return tcode == NT_TCODE_DirectBranch || tcode == NT_TCODE_IndirectBranch ||
+           tcode == NT_TCODE_DirectBranchSync || tcode == NT_TCODE_IndirectBranchSync;
+}
+
+// One message: without cycle counts straight to the flow; with them dated
+// first (if it is this hart's) and its own transfer recorded after it.
+CTR_INLINE void on_msg(Env<false> &, ntrace::Flow<Env<false>> &flow, const ntrace::Fields &m, unsigned long) {
+    flow.on_msg(m);
+}
+CTR_INLINE void on_msg(Env<true> &env, ntrace::Flow<Env<true>> &flow, const ntrace::Fields &m, unsigned long hartid) {
+    Time &s = time_of(hartid);
+    const bool mine = !m.has(ntrace::Fld::SRC) || m.get(ntrace::Fld::SRC) == hartid;
+    if (mine) date_msg(s, env, m);
+    flow.on_msg(m);
+    if (!mine) return;
+    env.end_msg(ends_with_transfer(m.tcode));
+    if (m.tcode == NT_TCODE_ProgTraceCorrelation || m.tcode == NT_TCODE_Error) s.open = false;
+}
+
+// The flow state is the same for both kinds of Env (it holds no Env).
+using FlowAny = ntrace::Flow<Env<false>>;
 
 bool wanted(const Hart &h) { return (h.mctl & rc::S) && !frozen(h); }
 
@@ -197,18 +333,15 @@ bool hart_init(unsigned long hartid) {
 
 bool active() { return state().on; }
 
-void sync(const Config &c, Hart &h) {
-    State &s = state();
-    if (!s.on) return;
-    unsigned long hartid = fw::current_hartid();
-    trace::CtrSpans sp;
-    if (!trace::ctr_feed_collect(hartid, sp)) {
-        // The trace service stopped the encoder (HSM stop or suspend):
-        // start again, a fresh sequence (the transfers meanwhile are lost).
-        s.on = false;
-        update(c, h);
-        return;
-    }
+void set_cycles(bool on) { g_cycles = on; }
+
+bool timed() { return state().on && trace::ctr_cycles(); }
+
+namespace {
+// The trace in `sp` into records; with cycle counts (Timed: TSTAMP in every
+// message) or without, two instances so that the common case pays nothing.
+template <bool Timed>
+CTR_INLINE void decode(const Config &c, Hart &h, State &s, unsigned long hartid, const trace::CtrSpans &sp) {
     unsigned long ms = csr_read(csr::mstatus);
     ms = (ms & ~csr::mstatus_bits::MPP) | csr::mstatus_bits::MPRV | csr::mstatus_bits::MXR |
          (static_cast<unsigned long>(csr::PRV_S) << csr::mstatus_bits::MPP_SHIFT);
@@ -217,7 +350,7 @@ void sync(const Config &c, Hart &h) {
 #endif
     // A new generation per decode (0 is never one: zeroed lines stay invalid).
     if (++g_icache_gen == 0) g_icache_gen = 1;
-    Env env{c, h, ms, g_icache_gen, false, TransferRun(c, h, MODE_S)};
+    Env<Timed> env{c, h, ms, g_icache_gen, false, TransferRun(c, h, MODE_S)};
     ntrace::FlowConfig fc;
     fc.xlen = __riscv_xlen;
     fc.src = static_cast<int>(hartid);
@@ -225,19 +358,29 @@ void sync(const Config &c, Hart &h) {
     fr.xlen = __riscv_xlen;
     // The stream's SRC width: every encoder's SrcBits (trace service).
     fr.src_bits = static_cast<uint8_t>(trace::ctr_src_bits());
-    ntrace::Flow<Env> flow(fc, s.flow, env);
+    fr.tstamp = Timed;
+    ntrace::Flow<Env<Timed>> flow(fc, s.flow, env);
+    // Lost data: the flow starts again at a synchronizing message, and so
+    // does the time (the records after a gap have CCV=0 until then).
+    auto lose = [&] {
+        FlowAny::reset(s.flow);
+        if constexpr (Timed) {
+            time_of(hartid).open = false;
+            cycles_inexact(h);
+        }
+    };
     if (sp.lost) {
-        ntrace::Flow<Env>::reset(s.flow);
+        lose();
         s.resync = true;
     }
     auto one = [&](const uint8_t *b, size_t n, size_t) {
         if (env.stop) return;
         ntrace::Fields m;
-        if (ntrace::decode_fields(fr, b, n, m) == ntrace::Err::None) flow.on_msg(m);
-        else ntrace::Flow<Env>::reset(s.flow);
-        if (env.stop) ntrace::Flow<Env>::reset(s.flow);
+        if (ntrace::decode_fields<Timed>(fr, b, n, m) != ntrace::Err::None) lose();
+        else on_msg(env, flow, m, hartid);
+        if (env.stop) lose();
     };
-    auto bad = [&](size_t, ntrace::Err) { ntrace::Flow<Env>::reset(s.flow); };
+    auto bad = [&](size_t, ntrace::Err) { lose(); };
     // A message may run over the buffer's end: the tail of the first span
     // and the head of the second are joined in a small buffer.
     size_t end = ntrace::split_messages(sp.a, sp.na, s.resync, one, bad);
@@ -253,17 +396,34 @@ void sync(const Config &c, Hart &h) {
             join[k++] = byte;
             if ((byte & 3) == ntrace::wire::kMseoEndMsg) break;
         }
-        if (ntrace::split_messages(join, k, false, one, bad) != k) ntrace::Flow<Env>::reset(s.flow);
+        if (ntrace::split_messages(join, k, false, one, bad) != k) lose();
         end = sp.na;
     }
     if (end < sp.na) {
-        ntrace::Flow<Env>::reset(s.flow);
+        lose();
         s.resync = true;
     } else if (sp.nb && ntrace::split_messages(sp.b + skip, sp.nb - skip, false, one, bad) != sp.nb - skip) {
         // A message cut short: lost data (the encoder reports it too).
-        ntrace::Flow<Env>::reset(s.flow);
+        lose();
         s.resync = true;
     }
+}
+} // namespace
+
+void sync(const Config &c, Hart &h) {
+    State &s = state();
+    if (!s.on) return;
+    unsigned long hartid = fw::current_hartid();
+    trace::CtrSpans sp;
+    if (!trace::ctr_feed_collect(hartid, sp)) {
+        // The trace service stopped the encoder (HSM stop or suspend):
+        // start again, a fresh sequence (the transfers meanwhile are lost).
+        s.on = false;
+        update(c, h);
+        return;
+    }
+    if (trace::ctr_cycles()) decode<true>(c, h, s, hartid, sp);
+    else decode<false>(c, h, s, hartid, sp);
     trace::ctr_feed_release();
 }
 
@@ -280,9 +440,10 @@ void update(const Config &c, Hart &h) {
         return;
     }
     // A fresh sequence: the encoder starts with a synchronizing message.
-    ntrace::Flow<Env>::reset(s.flow);
+    FlowAny::reset(s.flow);
     s.resync = false;
-    s.on = trace::ctr_feed_start(hartid);
+    time_of(hartid).open = false;
+    s.on = trace::ctr_feed_start(hartid, g_cycles);
 }
 
 } // namespace ctr::feed

@@ -23,5 +23,11 @@ void sync(const Config &c, Hart &h);
 void update(const Config &c, Hart &h);
 // Whether the feed runs on the calling hart.
 bool active();
+// Boot: cycle counts from the encoder's timestamps where it has them
+// (/chosen/tsbi,ctr-cycles; README "Cycle counts").
+void set_cycles(bool on);
+// Whether it runs with cycle counts: the records it made are dated up to
+// the hart's last trap into M-mode (README "Cycle counts").
+bool timed();
 
 } // namespace ctr::feed

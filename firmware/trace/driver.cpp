@@ -140,6 +140,9 @@ bool discover_encoder(uint64_t base, EncoderCaps &c) {
     uint32_t ts = TCI_BIT(trTsControl, Active) | TCI_SET(trTsControl, Mode, TCI_TSMODE_SHARED) |
                   TCI_BIT(trTsControl, Enable);
     c.timestamp = (probe(base + TCI_trTsControl, ts) & ts) == ts;
+    ts = TCI_BIT(trTsControl, Active) | TCI_SET(trTsControl, Mode, TCI_TSMODE_CORE) |
+         TCI_BIT(trTsControl, Count) | TCI_BIT(trTsControl, Enable);
+    c.core_timestamp = (probe(base + TCI_trTsControl, ts) & ts) == ts;
     write32(base + TCI_trTsControl, 0);
     write32(base + TCI_trTeInstFilters, 0);
     write32(base + TCI_trTeInstFeatures, 0);

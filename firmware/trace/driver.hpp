@@ -40,6 +40,7 @@ struct EncoderCaps {
     unsigned filters;      // trTeInstFilters bits that stick (filter count)
     uint32_t priv_choices; // ChoicePrivilege bits filter 0 can match (0: none)
     bool context, timestamp, stall;
+    bool core_timestamp;   // trTsMode Internal Core (the hart's cycles) with trTsCount sticks
     bool etrace;           // trTeFormat E-Trace sticks (E-Trace 2.0 protocol)
     bool data;             // with E-Trace, trTeDataImplemented and trTeDataTracing
     bool comparators;      // comparator 0 takes an address range and filter 0 uses it

@@ -41,6 +41,7 @@ struct State {
     unsigned ctr_harts;
     unsigned ctr_collector; // the hart between ctr_feed_collect and ctr_feed_release
     uint64_t ctr_total;
+    bool ctr_cycles; // the feed's messages carry TSTAMP: the harts' cycles (Internal Core)
 };
 State st;
 
@@ -562,7 +563,11 @@ bool ctr_feed_possible(unsigned long hartid) {
     return hartid < kMaxHarts && ctr_possible(static_cast<unsigned>(hartid));
 }
 
-bool ctr_feed_start(unsigned long hartid) {
+bool ctr_cycles_possible(unsigned long hartid) {
+    return ctr_feed_possible(hartid) && st.hart[hartid].caps.core_timestamp;
+}
+
+bool ctr_feed_start(unsigned long hartid, bool cycles) {
     if (hartid >= kMaxHarts) return false; // no encoder (topology.hpp)
     Guard g;
     unsigned h = static_cast<unsigned>(hartid);
@@ -578,7 +583,11 @@ bool ctr_feed_start(unsigned long hartid) {
             return false;
         }
         st.ctr_total = 0;
+        st.ctr_cycles = cycles && t.caps.core_timestamp;
     }
+    // One framing for the shared stream: every feeding hart's messages carry
+    // TSTAMP, or none do.
+    if (st.ctr_cycles && !t.caps.core_timestamp) return false;
     // BTM of S-mode alone (filter 0): every transfer CTR records in S-mode
     // is in the messages or in the code (README "CTR from the encoder").
     // Periodic synchronisation (every 2^(4+4) messages) gives a decoder that
@@ -591,7 +600,14 @@ bool ctr_feed_start(unsigned long hartid) {
     EncoderConfig c{TCI_SET(trTeControl, InstMode, TCI_INSTMODE_BTM) |
                         TCI_SET(trTeControl, Format, TCI_FORMAT_NTRACE) | sync,
                     TCI_SET(trTeInstFeatures, SrcID, h) | TCI_SET(trTeInstFeatures, SrcBits, st.src_bits),
-                    1u << TCI_PRIV_S, 0, 0};
+                    1u << TCI_PRIV_S,
+                    // The hart's cycles from 0, relative TSTAMP in each
+                    // message: CTR's cycle counts (README "Cycle counts").
+                    st.ctr_cycles ? TCI_BIT(trTsControl, Active) | TCI_SET(trTsControl, Mode, TCI_TSMODE_CORE) |
+                                        TCI_BIT(trTsControl, Count) | TCI_BIT(trTsControl, Reset) |
+                                        TCI_BIT(trTsControl, Enable)
+                                  : 0,
+                    0};
     if (!encoder_start(st.topo.encoder[h].base, c)) {
         bool lost;
         encoder_stop(st.topo.encoder[h].base, lost);
@@ -656,6 +672,7 @@ bool ctr_feed_collect(unsigned long hartid, CtrSpans &s) {
 }
 
 unsigned ctr_src_bits() { return st.src_bits; }
+bool ctr_cycles() { return st.ctr_cycles; }
 
 void ctr_feed_release() {
     if (st.ctr_harts == 1) {

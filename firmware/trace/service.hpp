@@ -144,7 +144,11 @@ void set_ctr_buffer(uint64_t base, uint64_t size);
 // The hart can feed CTR: a usable encoder with BTM whose filter selects
 // S-mode alone, an SMEM sink and the buffer.
 bool ctr_feed_possible(unsigned long hartid);
-bool ctr_feed_start(unsigned long hartid);
+// The hart's encoder also counts the hart's cycles (trTsMode Internal Core).
+bool ctr_cycles_possible(unsigned long hartid);
+// `cycles`: with TSTAMP of the hart's cycles in every message, where the
+// encoder can (decided by the first hart to start: one framing per stream).
+bool ctr_feed_start(unsigned long hartid, bool cycles);
 void ctr_feed_stop(unsigned long hartid);
 // New trace of the hart since its last call, as up to two spans of the
 // buffer (the second after the buffer's end), taken with the encoder
@@ -159,6 +163,9 @@ bool ctr_feed_collect(unsigned long hartid, CtrSpans &s);
 void ctr_feed_release();
 // trTeSrcBits of the stream (the SRC field's width).
 unsigned ctr_src_bits();
+// The feed's messages carry TSTAMP: the hart's cycles (trTsMode Internal
+// Core), absolute in synchronizing messages, relative otherwise.
+bool ctr_cycles();
 
 // NAPOT-able regions covering the components (for PMP), at most `max`.
 unsigned mmode_regions(Region *out, unsigned max);

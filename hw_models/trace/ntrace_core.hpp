@@ -256,7 +256,7 @@ namespace detail {
 // One message kind: F1 and F2 the fixed fields after SRC (TCODE: none), Addr
 // the address after I-CNT (TCODE: none); constants, so that each kind
 // compiles to its own straight reader.
-template <unsigned Tcode, Fld F1, Fld F2, Fld Addr>
+template <unsigned Tcode, Fld F1, Fld F2, Fld Addr, bool Ts>
 inline bool read_common(const Framing &fr, const uint8_t *b, size_t n, Fields &m) {
     using namespace wire;
     constexpr unsigned bits1 = F1 == Fld::TCODE ? 0 : kFields[unsigned(F1)].bits;
@@ -311,6 +311,16 @@ inline bool read_common(const Framing &fr, const uint8_t *b, size_t n, Fields &m
         if (fr.extend_addr) v = extend_addr_field(v, nb, fr.xlen);
         m.v[unsigned(Addr)] = v, p |= 1u << unsigned(Addr);
     }
+    if (Ts && mseo == kMseoEndField) { // TSTAMP, the last field
+        v = 0, nb = 0;
+        do {
+            if (i >= n || nb + kMdoBits > 64) return false;
+            v |= uint64_t(b[i] >> 2) << nb;
+            nb += kMdoBits;
+            mseo = b[i++] & 3;
+        } while (mseo == kMseoData);
+        m.v[unsigned(Fld::TSTAMP)] = v, p |= 1u << unsigned(Fld::TSTAMP);
+    }
     if (mseo != kMseoEndMsg || i != n) return false;
     m.present = p;
     return true;
@@ -321,27 +331,33 @@ inline bool read_common(const Framing &fr, const uint8_t *b, size_t n, Fields &m
 // privilege filter selects, ProgTraceCorrelation (CDF=0) and ProgTraceSync,
 // read in one pass: TCODE, SRC and up to two fixed fields at the start (B-TYPE;
 // SYNC; EVCODE and CDF), then I-CNT and (IndirectBranch, ProgTraceSync) an
-// address as variable fields. False for anything else (another message,
-// TSTAMP, HIST, an error, a field of more than 64 bits): the table-driven
+// address as variable fields; with Ts (only for a framing with TSTAMP) TSTAMP
+// after them. False for anything else (another message, TSTAMP without Ts,
+// HIST, an error, a field of more than 64 bits): the table-driven
 // reader then decides, so the result is always the table's.
+template <bool Ts = false>
 inline bool decode_common(const Framing &fr, const uint8_t *b, size_t n, Fields &m) {
-    if (fr.tstamp || n < 2 || (b[0] & 3) != wire::kMseoData) return false;
+    // Without Ts a TSTAMP after the last field ends that field with MSEO=01,
+    // not 11: read_common refuses the message, the table reader takes it.
+    if (n < 2 || (b[0] & 3) != wire::kMseoData) return false;
     switch (b[0] >> 2) {
     case NT_TCODE_DirectBranch:
-        return read_common<NT_TCODE_DirectBranch, Fld::TCODE, Fld::TCODE, Fld::TCODE>(fr, b, n, m);
+        return read_common<NT_TCODE_DirectBranch, Fld::TCODE, Fld::TCODE, Fld::TCODE, Ts>(fr, b, n, m);
     case NT_TCODE_IndirectBranch:
-        return read_common<NT_TCODE_IndirectBranch, Fld::BTYPE, Fld::TCODE, Fld::UADDR>(fr, b, n, m);
+        return read_common<NT_TCODE_IndirectBranch, Fld::BTYPE, Fld::TCODE, Fld::UADDR, Ts>(fr, b, n, m);
     case NT_TCODE_ProgTraceSync:
-        return read_common<NT_TCODE_ProgTraceSync, Fld::SYNC, Fld::TCODE, Fld::FADDR>(fr, b, n, m);
+        return read_common<NT_TCODE_ProgTraceSync, Fld::SYNC, Fld::TCODE, Fld::FADDR, Ts>(fr, b, n, m);
     case NT_TCODE_ProgTraceCorrelation:
-        return read_common<NT_TCODE_ProgTraceCorrelation, Fld::EVCODE, Fld::CDF, Fld::TCODE>(fr, b, n, m);
+        return read_common<NT_TCODE_ProgTraceCorrelation, Fld::EVCODE, Fld::CDF, Fld::TCODE, Ts>(fr, b, n, m);
     default: return false;
     }
 }
 } // namespace detail
 
+// Ts: the framing has TSTAMP (fr.tstamp), read on the one-pass path too.
+template <bool Ts = false>
 inline Err decode_fields(const Framing &fr, const uint8_t *bytes, size_t n, Fields &m) {
-    if (detail::decode_common(fr, bytes, n, m)) return Err::None;
+    if (detail::decode_common<Ts>(fr, bytes, n, m)) return Err::None;
     return decode_fields(fr, bytes, n, m.tcode, m.present,
                          [&](Fld f, uint64_t val, unsigned, size_t) { m.v[unsigned(f)] = val; });
 }

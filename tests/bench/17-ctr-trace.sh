@@ -13,18 +13,21 @@
 #                    16 entries in a loop, after a first read counted apart
 #                    (read_first_entry_*: while recording it decodes the
 #                    bench's own calls since the unfreeze)
+#   with cycle counts (/chosen/tsbi,ctr-cycles, opt-in, firmware/ctr README
+#                    "Cycle counts"): the same figures, not in the aims
 . "$(dirname "$0")/../lib.sh"
 build firmware ctr-bench-fw ctr-payloads
 Q10=$(scripts/qemu10.sh path 2>build/test-logs/ctr-trace-bench-qemu10.log) || {
   cat build/test-logs/ctr-trace-bench-qemu10.log; fail "bench/ctr-trace: project QEMU 10"; exit 1; }
 out=build/test-logs/bench-ctr-trace; mkdir -p "$out"
-# run NAME FIRMWARE CPU-EXTRAS
+# run NAME FIRMWARE CPU-EXTRAS [RUN.PY-ARGS...]
 run() {
-  if tests/payloads/run.py --qemu "$Q10" ${3:+--cpu "$3"} --fw "$2" --icount --smp 1 --tag "bench-ctr-trace-$1" \
-       --pass-through BENCH --timeout 120 --chosen tsbi,trace-owner=m-mode build/ctr/pl/ctr_trace_bench.elf > "$out/$1.txt"; then
-    pass "bench/ctr-trace/$1/ran"
+  local name=$1 fw=$2 cpu=$3; shift 3
+  if tests/payloads/run.py --qemu "$Q10" ${cpu:+--cpu "$cpu"} --fw "$fw" --icount --smp 1 --tag "bench-ctr-trace-$name" \
+       --pass-through BENCH --timeout 120 --chosen tsbi,trace-owner=m-mode "$@" build/ctr/pl/ctr_trace_bench.elf > "$out/$name.txt"; then
+    pass "bench/ctr-trace/$name/ran"
   else
-    grep '^FAIL' "$out/$1.txt"; fail "bench/ctr-trace/$1/ran"
+    grep '^FAIL' "$out/$name.txt"; fail "bench/ctr-trace/$name/ran"
   fi
 }
 # The bench firmware counts inside the CTR hooks (about 30 instructions per
@@ -33,6 +36,8 @@ CTR_CPU=smctr=true,ssctr=true,smcsrind=true,smstateen=true,sscofpmf=true
 run q10-encoder-bench build/ctr/bench/tsbi_dynamic.bin ""
 run q10-encoder build/fw/tsbi_dynamic.bin ""
 run q10-native build/fw/tsbi_dynamic.bin "$CTR_CPU"
+run q10-encoder-cycles-bench build/ctr/bench/tsbi_dynamic.bin "" --chosen tsbi,ctr-cycles=yes
+run q10-encoder-cycles build/fw/tsbi_dynamic.bin "" --chosen tsbi,ctr-cycles=yes
 echo
 echo "CTR from the encoder, M-mode instructions (QEMU 10 -icount shift=0)"
 grep '^BENCH: per_transfer' "$out/q10-encoder-bench.txt" | sed 's/^BENCH: /  /'
@@ -73,4 +78,11 @@ for state, aim in (("frozen", 600), ("recording", 2000)):
     if not o: print("FAIL: bench/ctr-trace/aim_%d_read_%s (no data)" % (aim, state))
     elif o[0] <= aim: print("PASS: bench/ctr-trace/aim_%d_read_%s (%d)" % (aim, state, o[0]))
     else: print("FAIL: bench/ctr-trace/aim_%d_read_%s (%d > %d)" % (aim, state, o[0], aim))
+cy = entries("q10-encoder-cycles")
+print("\nWith cycle counts (/chosen/tsbi,ctr-cycles; opt-in, not in the aims): one entry read")
+for state in ("frozen", "recording"):
+    o = cy.get(state)
+    print("%-12s%8s" % (state, o[0] if o else "-"))
 PY
+echo "With cycle counts, M-mode instructions per recorded transfer (not in the aims)"
+grep '^BENCH: per_transfer' "$out/q10-encoder-cycles-bench.txt" | sed 's/^BENCH: /  /'

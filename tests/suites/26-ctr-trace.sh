@@ -16,6 +16,14 @@
 #     holds the sink;
 #   - two harts recording at once share the sink (ctr_smp.elf): no wrong
 #     record on either.
+#   - cycle counts (issue 30 item 5): under -icount shift=0 each dated
+#     record's CC is the number of S-mode instructions since the previous
+#     record, CCV=0 where the trace cannot date it (ctr_cc.elf), and the
+#     records with cycle counts on are still native Smctr's (ctr_rec_cmp.elf
+#     again, same boot options). Native CTR
+#     on QEMU 10 has no cycle counts (CCV=0, CC=0 always), so there is
+#     nothing to compare entry by entry; MISP (0 on both) is compared above
+#     as part of each entry's target.
 set -uo pipefail
 . "$(dirname "$0")/../lib.sh"
 build firmware ctr-payloads
@@ -86,6 +94,27 @@ else fail_log "compare/records_compared" "$D/native.log" "expected > 100 records
 
 # Two harts record at once into the shared sink.
 run smp2 "" emulated 2 build/ctr/pl/ctr_smp.elf
+
+# Cycle counts from the encoder's Internal Core timestamps (opt-in:
+# /chosen/tsbi,ctr-cycles), exact under -icount.
+if tests/ctr/mkdtb.sh "$Q10" rv64 ratified "$D/cycles.dtb" 2>"$D/cycles.log" &&
+   fdtput -t s "$D/cycles.dtb" /chosen tsbi,ctr-cycles yes 2>>"$D/cycles.log"; then
+  python3 tests/payloads/run.py --qemu "$Q10" --qemu-arg=-dtb --qemu-arg="$D/cycles.dtb" --icount \
+    --fw "$FW" --tag cycles --log "$D/cycles.log" --timeout 240 --stack-report "$STACKS" \
+    build/ctr/pl/ctr_cc.elf build/ctr/pl/ctr_rec_cmp.elf
+  expect_line "cycles/ctr_source" "$D/cycles.log" \
+    "^tsbi: ctr: hart 0: emulated, ratified, records from the N-Trace encoder, with cycle counts"
+  # Dating records changes none of them: the same entries as native Smctr.
+  grep -a '^CTRDUMP: ' "$D/cycles.log" | tr -d '\r' > "$D/cycles.dump"
+  if [ -s "$D/cycles.dump" ] && cmp -s "$D/native.dump" "$D/cycles.dump"; then
+    pass "cycles/compare_native ($(wc -l < "$D/cycles.dump") lines)"
+  else
+    fail "cycles/compare_native: expected the native hart's entries (<), got the encoder-fed hart's with cycle counts (>) (logs: $D/native.dump, $D/cycles.dump)"
+    diff "$D/native.dump" "$D/cycles.dump" | grep '^[<>]' | head -8 | sed 's/^/  | /'
+  fi
+else
+  fail_log "cycles: device tree" "$D/cycles.log" "tests/ctr/mkdtb.sh or fdtput failed"
+fi
 
 # The host tool on the same decoding core: a generated program encoded in
 # BTM by the host encoder model; `ntrace transfers` must give every

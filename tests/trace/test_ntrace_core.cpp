@@ -223,7 +223,8 @@ TEST_CASE("ntrace core: lost data starts a fresh sequence and never makes a wron
 
 TEST_CASE("ntrace core: the one-pass reader gives the table reader's fields") {
     // Random DirectBranch/IndirectBranch/ProgTraceSync/ProgTraceCorrelation-like byte
-    // strings (mostly well formed, some not) under several framings: where the
+    // strings (mostly well formed, some not) under several framings, with and without
+    // TSTAMP: where the
     // one-pass reader accepts a message, the table-driven reader must accept it too,
     // with the same fields and values.
     uint64_t x = 0x2545F4914F6CDD1Dull;
@@ -237,6 +238,7 @@ TEST_CASE("ntrace core: the one-pass reader gives the table reader's fields") {
         fr.src_bits = uint8_t(rnd() % 10);
         fr.xlen = rnd() % 2 ? 64 : 32;
         fr.extend_addr = rnd() % 2;
+        fr.tstamp = rnd() % 2; // TSTAMP after the last field (the CTR feed's cycles)
         uint8_t b[16];
         size_t n = 2 + rnd() % 13;
         constexpr unsigned kCommon[] = {NT_TCODE_DirectBranch, NT_TCODE_IndirectBranch, NT_TCODE_ProgTraceSync,
@@ -251,7 +253,10 @@ TEST_CASE("ntrace core: the one-pass reader gives the table reader's fields") {
         if (rnd() % 4) b[n - 1] |= 3;
         Fields fast, table;
         tried++;
-        if (!detail::decode_common(fr, b, n, fast)) continue;
+        // With TSTAMP either reader: the Ts one reads it, the other refuses such messages.
+        const bool ts_reader = fr.tstamp && rnd() % 2;
+        if (!(ts_reader ? detail::decode_common<true>(fr, b, n, fast) : detail::decode_common(fr, b, n, fast)))
+            continue;
         accepted++;
         accepted_by_tcode[tcode]++;
         Err e = decode_fields(fr, b, n, table.tcode, table.present,

@@ -194,6 +194,24 @@ static void test_encoder(void)
     check_eq("encoder timestamp: shared mode, Enable, width 48", rd32(e + TCI_trTsControl),
              TCI_BIT(trControl, Active) | TCI_SET(trTsControl, Mode, TCI_TSMODE_SHARED) |
                  TCI_BIT(trTsControl, Enable) | TCI_SET(trTsControl, Width, 48));
+    /* Internal Core: the hart's cycles (as mcycle counts them), encoders only. */
+    wr32(e + TCI_trTsControl, TCI_BIT(trControl, Active) |
+                                  TCI_SET(trTsControl, Mode, TCI_TSMODE_CORE) |
+                                  TCI_BIT(trTsControl, Count) | TCI_BIT(trTsControl, Reset) |
+                                  TCI_BIT(trTsControl, Enable));
+    check_eq("encoder timestamp: internal core mode, Count, Enable, width 48",
+             rd32(e + TCI_trTsControl),
+             TCI_BIT(trControl, Active) | TCI_SET(trTsControl, Mode, TCI_TSMODE_CORE) |
+                 TCI_BIT(trTsControl, Count) | TCI_BIT(trTsControl, Enable) |
+                 TCI_SET(trTsControl, Width, 48));
+    {
+        uint32_t c0 = rd32(e + TCI_trTsCounterLow), c1;
+
+        for (volatile int i = 0; i < 1000; i++) {
+        }
+        c1 = rd32(e + TCI_trTsCounterLow);
+        check("internal core timestamp counts", c1 > c0);
+    }
     wr32(e + TCI_trTsControl, 0);
     check_eq("trTsActive=0 resets the unit", rd32(e + TCI_trTsControl),
              TCI_SET(trTsControl, Width, 48));
@@ -244,6 +262,10 @@ static void test_funnel(void)
     wr32(f + TCI_trTsControl,
          TCI_BIT(trControl, Active) | TCI_SET(trTsControl, Mode, TCI_TSMODE_SHARED));
     check_eq("funnel timestamp: shared unsupported -> None",
+             TCI_GET(rd32(f + TCI_trTsControl), trTsControl, Mode), TCI_TSMODE_NONE);
+    wr32(f + TCI_trTsControl,
+         TCI_BIT(trControl, Active) | TCI_SET(trTsControl, Mode, TCI_TSMODE_CORE));
+    check_eq("funnel timestamp: internal core unsupported -> None",
              TCI_GET(rd32(f + TCI_trTsControl), trTsControl, Mode), TCI_TSMODE_NONE);
     wr32(f + TCI_trTsControl, TCI_BIT(trControl, Active) |
                                   TCI_SET(trTsControl, Mode, TCI_TSMODE_INTERNAL) |

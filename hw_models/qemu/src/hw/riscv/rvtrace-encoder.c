@@ -490,8 +490,14 @@ static void enc_send(RVTraceEncoderState *s, unsigned tcode, uint64_t *f)
     }
 
     if (FIELD_EX32(s->ts.control, trTsControl, Enable)) {
-        /* Absolute TSTAMP in synchronizing messages, relative otherwise. */
-        uint64_t now = s->out_k->timestamp ? s->out_k->timestamp(s->out_if) : 0;
+        /*
+         * Absolute TSTAMP in synchronizing messages, relative otherwise: the
+         * shared timestamp, or the hart's own cycles (Internal Core).
+         */
+        uint64_t now =
+            FIELD_EX32(s->ts.control, trTsControl, Mode) == TCI_TSMODE_CORE ?
+            rvtrace_ts_value(&s->ts) :
+            s->out_k->timestamp ? s->out_k->timestamp(s->out_if) : 0;
 
         nt_var(&m, sync ? now : now - s->last_ts);
         s->last_ts = now;
@@ -508,13 +514,10 @@ static void enc_send(RVTraceEncoderState *s, unsigned tcode, uint64_t *f)
     }
 }
 
-/*
- * The hart's clock cycles as the model's mcycle counts them
- * (target/riscv/csr.c: host ticks, or the instruction counter with -icount).
- */
+/* The hart's clock cycles as the model's mcycle counts them. */
 static uint64_t enc_hart_cycles(void)
 {
-    return icount_enabled() ? icount_get() : cpu_get_host_ticks();
+    return rvtrace_hart_cycles();
 }
 
 /*
@@ -3280,6 +3283,11 @@ static uint64_t enc_read(void *opaque, hwaddr addr, unsigned size)
         if (FIELD_EX32(s->ts.control, trTsControl, Mode) ==
             TCI_TSMODE_SHARED) {
             uint64_t ts = rvtrace_sink_timestamp(s->output);
+
+            v = addr == A_trTsCounterLow ? (uint32_t)ts : ts >> 32;
+        } else if (FIELD_EX32(s->ts.control, trTsControl, Mode) ==
+                   TCI_TSMODE_CORE) {
+            uint64_t ts = rvtrace_ts_value(&s->ts);
 
             v = addr == A_trTsCounterLow ? (uint32_t)ts : ts >> 32;
         }

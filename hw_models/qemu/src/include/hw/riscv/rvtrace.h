@@ -34,11 +34,15 @@
 /* Timestamp counter width (trTsWidth) of the encoders and funnels. */
 #define RVTRACE_TS_WIDTH         48
 
-/* Timestamp unit state; the counter runs on QEMU_CLOCK_VIRTUAL (1 tick = 1 ns). */
+/*
+ * Timestamp unit state. Internal System (funnels) counts QEMU_CLOCK_VIRTUAL
+ * (1 tick = 1 ns); Internal Core (encoders) counts the hart's cycles as its
+ * mcycle does (rvtrace_hart_cycles).
+ */
 typedef struct RVTraceTimestamp {
     uint32_t control;
     uint64_t base;       /* counter value at start_ns */
-    int64_t start_ns;    /* virtual time when counting (re)started */
+    int64_t start_ns;    /* the mode's clock when counting (re)started */
 } RVTraceTimestamp;
 
 /*
@@ -65,6 +69,7 @@ DECLARE_CLASS_CHECKERS(RVTraceSinkIfClass, RVTRACE_SINK_IF, TYPE_RVTRACE_SINK_IF
 uint64_t rvtrace_sink_timestamp(Object *sink);
 
 /* Timestamp unit helpers (hw/riscv/rvtrace-common.c). */
+uint64_t rvtrace_hart_cycles(void);
 uint64_t rvtrace_ts_value(RVTraceTimestamp *ts);
 void rvtrace_ts_write(RVTraceTimestamp *ts, uint32_t val, bool internal_ok,
                       bool shared_ok, bool is_encoder);
