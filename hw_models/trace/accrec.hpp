@@ -10,7 +10,8 @@
 //   byte H: [2:0] size (log2 of the bytes, 0..4), [3] 1 store / 0 load,
 //           [5:4] class: 0 plain load or store, 1 atomic instruction (AMO, LR, SC: an AMO
 //           is a load of the old value and a store of the new one), 2 vector, 3 other
-//           (e.g. a CSR access of the data trace),
+//           (a cache-block operation: QEMU reports cbo.zero as 64 byte stores; a CSR
+//           access of the data trace),
 //           [6] lost marker: the encoder reported lost data packets here (no other field
 //           follows, the other bits are 0),
 //           [7] a pc follows;
@@ -103,7 +104,8 @@ class Reader {
 
 struct CompareOptions {
     // Classes left out on both sides (counted): by default atomics (the project QEMU's
-    // data trace does not report them yet), vector accesses (nor these) and "other".
+    // data trace does not report them yet), vector accesses and "other" (cache-block
+    // operations; neither is in the E-Trace data interface the model implements).
     unsigned skip = 1u << kAtomic | 1u << kVector | 1u << kOther;
     uint64_t max_tail = 0;  // recorded accesses allowed after the decoded stream ends
     unsigned context = 3;   // accesses shown before and after a difference

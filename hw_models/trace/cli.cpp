@@ -1066,8 +1066,11 @@ int linux_decode(const Args &a) {
             setvbuf(df, nullptr, _IOFBF, 1 << 20);
             dw = std::make_unique<acc::Writer>(df);
         }
+        // The project QEMU's data trace parameters: the same as `etrace decode --data`
+        // (etrace_inst_main); keep the two equal (loads and stores only: the 2-bit
+        // format field).
         etrace::Params dparams;
-        dparams.unified_only = true; // the project QEMU's encoder: loads and stores only
+        dparams.unified_only = true;
         etrace::Decoder dd(dparams);
         uint64_t dbytes = 0, dlost = 0, derrors = 0;
         auto data_packet = [&](unsigned type, std::span<const uint8_t> pl, size_t at) {

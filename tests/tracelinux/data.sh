@@ -14,9 +14,10 @@
 # store must be equal (kind, size, address, value) from the first on, and every
 # instruction. Atomics (AMO, LR/SC) and vector accesses are not data traced by
 # the model yet: the comparison leaves them out on both sides and prints how
-# many (ACC_KEEP=atomic,vector compares them too). The buffer holds the whole
+# many (ACC_KEEP=atomic,vector,other compares them too; "other" is
+# cbo.zero, which QEMU reports as 64 byte stores). The buffer holds the whole
 # boot's trace (about 7 bytes per access): TRACE_MEM (default 8G) of guest RAM,
-# TRACE_SIZE (default 5120) MiB of it for the buffer.
+# TRACE_SIZE (default 6144) MiB of it for the buffer.
 #
 # Window (TRACE_SECONDS=N, `make trace-linux-data WINDOW=N`): the earlier check
 # of the first N seconds of a 1-hart boot, which is then stopped: insnlog

@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 q=$1
-out=${OUT:-build/trace-linux-data} smp=${SMP:-1} mem=${TRACE_MEM:-8G} size=${TRACE_SIZE:-5120}
+out=${OUT:-build/trace-linux-data} smp=${SMP:-1} mem=${TRACE_MEM:-8G} size=${TRACE_SIZE:-6144}
 fw=build/fw/tsbi_dynamic.bin initrd=build/linux/initrd-boot.cpio.gz
 dec=build/trace/tsbi-trace plugin=build/qemu-tests/libinsnlog.so
 linux=$(readlink -f "$(scripts/fetch_linux.sh)")

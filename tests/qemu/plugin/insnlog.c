@@ -30,9 +30,9 @@
  * address, value and pc as zigzag varint deltas; 3 to 6 bytes an access),
  * in execution order: what `tsbi-trace acc compare` compares the decoded
  * data trace of a whole Linux boot with (`make trace-linux-data`). Classes:
- * 0 plain, 1 atomic (AMO, LR, SC), 2 vector (OP-V loads and stores), the
- * ones the project QEMU's data trace does not report yet being told apart
- * rather than left out. S-mode is the translation block's privilege (a
+ * 0 plain, 1 atomic (AMO, LR, SC), 2 vector (OP-V loads and stores), 3
+ * other (cache-block operations: cbo.zero), the ones the project QEMU's data
+ * trace does not report being told apart rather than left out. S-mode is the translation block's privilege (a
  * RISC-V block flag, read once at translation), so there is no callback per
  * instruction, only one per access. acc=S combines with runs=S (one boot,
  * both references) and excludes priv=on and mem=.
@@ -219,6 +219,7 @@ typedef struct AccInsn {
 #define ACC_PLAIN 0
 #define ACC_ATOMIC 1
 #define ACC_VECTOR 2
+#define ACC_OTHER 3
 #define ACC_STORE 0x08
 #define ACC_HAS_PC 0x80
 
@@ -271,8 +272,10 @@ static void acc_access(unsigned int vcpu, qemu_plugin_meminfo_t info,
     a->pc = ai->pc;
 }
 
-/* The access class of an instruction (accrec.hpp): AMO/LR/SC and the vector
- * loads and stores (LOAD-FP/STORE-FP with a width that is no FP width). */
+/* The access class of an instruction (accrec.hpp): AMO/LR/SC, the vector
+ * loads and stores (LOAD-FP/STORE-FP with a width that is no FP width), and
+ * "other": the cache-block operations (MISC-MEM: cbo.zero's stores, which
+ * QEMU reports byte by byte; Linux's clear_page uses it). */
 static uint8_t acc_class(uint32_t op, size_t n)
 {
     unsigned opc = op & 0x7f, width = op >> 12 & 7;
@@ -285,6 +288,9 @@ static uint8_t acc_class(uint32_t op, size_t n)
     }
     if ((opc == 0x07 || opc == 0x27) && (width == 0 || width >= 5)) {
         return ACC_VECTOR;
+    }
+    if (opc == 0x0f) {
+        return ACC_OTHER;
     }
     return ACC_PLAIN;
 }
