@@ -739,6 +739,16 @@ int ntrace_gen(const Args &a) {
 
 // E-Trace instruction trace: decode to retired PCs (as ntrace decode prints them), or
 // list the packets.
+// The project QEMU's E-Trace data trace parameters (hw_models/qemu/README.md "E-Trace
+// data trace"), for `etrace decode --data` and `linux decode --data`: unified loads
+// and stores only (a 2-bit format field), data_width_p and daddress_width_p 64, XOR
+// and differential compression.
+etrace::Params qemu_data_params() {
+    etrace::Params p;
+    p.unified_only = true;
+    return p;
+}
+
 int etrace_inst_main(const Args &a) {
     std::string err;
     etrace::InstParams p;
@@ -770,8 +780,7 @@ int etrace_inst_main(const Args &a) {
         dout = *dpath == "-" ? stdout : fopen(dpath->c_str(), "w");
         if (!dout) return fprintf(stderr, "tsbi-trace: cannot write %s\n", dpath->c_str()), kIo;
     }
-    etrace::Params dp;
-    dp.unified_only = true;
+    const etrace::Params dp = qemu_data_params();
     std::map<unsigned, etrace::Decoder> ddec;
     uint64_t drecords = 0, bad = 0;
     auto data_packet = [&](unsigned id, unsigned type, std::span<const uint8_t> pl, size_t at) -> std::string {
@@ -1066,12 +1075,7 @@ int linux_decode(const Args &a) {
             setvbuf(df, nullptr, _IOFBF, 1 << 20);
             dw = std::make_unique<acc::Writer>(df);
         }
-        // The project QEMU's data trace parameters: the same as `etrace decode --data`
-        // (etrace_inst_main); keep the two equal (loads and stores only: the 2-bit
-        // format field).
-        etrace::Params dparams;
-        dparams.unified_only = true;
-        etrace::Decoder dd(dparams);
+        etrace::Decoder dd(qemu_data_params());
         uint64_t dbytes = 0, dlost = 0, derrors = 0;
         auto data_packet = [&](unsigned type, std::span<const uint8_t> pl, size_t at) {
             etrace::Record r;

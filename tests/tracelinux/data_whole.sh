@@ -16,6 +16,10 @@ tail=${TRACE_MAX_TAIL:-100000}
 keep=()
 [ -n "${ACC_KEEP:-}" ] && keep=(--keep "$ACC_KEEP")
 rm -f "$out"/ram.bin "$out"/rec.* "$out"/decoded.*
+# The RAM file's trace, the plugin's records and the decoded files: about 15 GB.
+avail=$(df -Pk "$out" | awk 'NR == 2 { print int($4 / 1048576) }')
+[ "$avail" -ge "${TRACE_DISK_GB:-20}" ] ||
+  { echo "trace-linux-data: $avail GiB free under $out, ${TRACE_DISK_GB:-20} needed (TRACE_DISK_GB)" >&2; exit 2; }
 
 "$q" -M "virt,dumpdtb=$out/virt.dtb" -cpu rv64 -smp "$smp" -m "$mem" -nographic -bios none >/dev/null
 fdtput -t s "$out/virt.dtb" /chosen tsbi,trace htm
