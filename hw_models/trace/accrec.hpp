@@ -12,14 +12,17 @@
 //           is a load of the old value and a store of the new one), 2 vector, 3 other
 //           (a cache-block operation: QEMU reports cbo.zero as 64 byte stores; a CSR
 //           access of the data trace),
-//           [6] lost marker: the encoder reported lost data packets here (no other field
-//           follows, the other bits are 0),
+//           [6] alone (H = 0x40): lost marker, the encoder reported lost data packets
+//           here (no field follows); with class 1: an atomic data packet (below);
 //           [7] a pc follows;
 //   varint zigzag(address - address of the previous access, any size),
 //   varint zigzag(value - value of the previous access of the same size), the value
 //           being the access's 2^size bytes as memory holds them, read little endian
 //           (its low 64 bits for 16-byte accesses), subtraction modulo 2^64;
-//   with [7]: varint zigzag(pc - pc of the previous access that had one).
+//   with [7]: varint zigzag(pc - pc of the previous access that had one);
+//   with [6] and class 1, an atomic packet of the data trace (the decoder's AMO or
+//   failed SC): a byte op (the packet's subtype: 0 swap, 1 add, 2 and, 3 or, 4 xor,
+//   5 max, 6 min, 7 SC failure) and varint(operand); value is the value loaded.
 // Varints are LEB128 (7 bits per byte, low first), zigzag(d) = (d << 1) ^ (d >> 63).
 // All "previous" values start at 0. The plugin writes the accessing instruction's pc
 // with every access (context for a difference); the decoder has none to write.
@@ -49,8 +52,11 @@ struct Access {
     uint8_t cls = kPlain;
     bool lost = false;  // lost-data marker (no other field)
     bool has_pc = false;
-    uint64_t addr = 0, value = 0, pc = 0;
+    bool packet = false; // an atomic data packet: op and operand (class atomic)
+    uint8_t op = 0;
+    uint64_t addr = 0, value = 0, pc = 0, operand = 0;
 };
+inline constexpr uint8_t kOpScFail = 7;
 
 // The value as recorded: its 2^size bytes (the low 64 bits of larger ones).
 inline uint64_t value_mask(unsigned size) { return size >= 3 ? ~0ull : (1ull << (8u << size)) - 1; }
@@ -103,6 +109,16 @@ class Reader {
 };
 
 struct CompareOptions {
+    // Atomics paired (the data trace reports them): each record AMO (a load and a
+    // store of one instruction) against an atomic packet (the value loaded; the
+    // stored value the operand, as QEMU's parallel TCG reports it, or the operation
+    // applied, as serial TCG does; max/min in either signedness), an LR (an atomic
+    // load alone) against a load, an SC that stored (its load found the last LR's
+    // value, QEMU's success condition) against a store, one that did not against an
+    // SC-failure packet; an SC-failure packet with no recorded access (the
+    // reservation was gone: QEMU's SC makes no access) passes. Otherwise atomics are
+    // left out on both sides (skip, below).
+    bool pair_atomics = false;
     // Classes left out on both sides (counted): by default atomics (the project QEMU's
     // data trace does not report them yet), vector accesses and "other" (cache-block
     // operations; neither is in the E-Trace data interface the model implements).
@@ -115,6 +131,7 @@ struct CompareResult {
     bool equal = false;
     uint64_t compared = 0;                     // equal accesses
     std::array<uint64_t, kClasses> skipped_decoded{}, skipped_record{};
+    uint64_t amos = 0, lrs = 0, sc_stored = 0, sc_failed = 0, sc_no_access = 0; // pair_atomics
     uint64_t record_tail = 0;                  // record accesses after the decoded ones
     std::string message;                       // summary, or the first difference with context
 };

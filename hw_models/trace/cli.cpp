@@ -116,11 +116,13 @@ const char kUsageText[] =
     "  runs dump FILE                                one \"0xADDR\" line per instruction\n"
     "\n"
     "Access-record files (accrec.hpp: the insnlog plugin's acc=S record, linux decode --data):\n"
-    "  acc compare DECODED RECORD [--max-tail N] [--keep CLASS[,CLASS]]\n"
+    "  acc compare DECODED RECORD [--max-tail N] [--keep CLASS[,CLASS]] [--atomics pair]\n"
     "                          streaming comparison (kind, size, address, value); exit 1\n"
     "                          unless equal, printing the first difference with context.\n"
     "                          Atomic, vector and other accesses are left out on both\n"
-    "                          sides and counted unless kept (--keep atomic,vector,other)\n"
+    "                          sides and counted unless kept (--keep atomic,vector,other);\n"
+    "                          --atomics pair: the record's AMOs, LRs and SCs against the\n"
+    "                          decoded atomic packets, loads and stores (accrec.hpp)\n"
     "  acc stat FILE           accesses per class and kind\n"
     "  acc dump FILE           one access per line (load|store size=S addr=0x.. data=0x..)\n"
     "\n"
@@ -158,7 +160,7 @@ bool takes_value(const std::string &n) {
                                     "--data-width", "--daddress-width", "--lrid-width", "--csr-width", "--compress",
                                     "--max-tail", "--image", "--syms", "--top", "--ram-base", "--virt",
                                     "--compat", "--cs", "--rpt", "--traps", "--pcinfo-image", "--records", "--data",
-                                    "--keep"};
+                                    "--keep", "--atomics"};
     for (const char *x : v)
         if (n == x) return true;
     return false;
@@ -1098,7 +1100,13 @@ int linux_decode(const Args &a) {
             case etrace::Kind::SplitLoadAddr:
             case etrace::Kind::SplitLoadData: x.store = r.kind == etrace::Kind::Store; break;
             case etrace::Kind::Csr: x.cls = acc::kOther; break;
-            default: x.cls = acc::kAtomic; break; // unified or split atomics, failed SC
+            case etrace::Kind::Atomic:
+            case etrace::Kind::ScFail:
+                x.cls = acc::kAtomic, x.packet = true;
+                x.op = uint8_t(r.kind == etrace::Kind::ScFail ? acc::kOpScFail : r.subtype & 7);
+                x.operand = r.operand;
+                break;
+            default: x.cls = acc::kAtomic; break; // split atomics (not from this encoder)
             }
             x.size = uint8_t(r.size), x.addr = r.addr, x.value = r.data;
             dw->add(x);
@@ -1257,6 +1265,10 @@ int acc_main(const Args &a) {
                 o.skip &= ~(1u << i);
                 p = q + 1;
             }
+        }
+        if (const std::string *m = a.get("--atomics")) {
+            if (*m != "pair" && *m != "skip") return usage("--atomics: pair or skip");
+            o.pair_atomics = *m == "pair";
         }
         acc::Reader d(a.pos[2]), r(a.pos[3]);
         if (!d.ok() || !r.ok()) return fprintf(stderr, "tsbi-trace: %s\n", (d.ok() ? r : d).error().c_str()), kIo;

@@ -176,7 +176,8 @@ TEST_CASE("accrec compare: a wrong value, address, size or kind fails at that ac
                  {"size", ld(2, 0x1008, 7)},
                  {"kind", st(3, 0x1008, 7)}};
     for (const Case &k : cases) {
-        CAPTURE(k.what);
+        const std::string what = k.what;
+        CAPTURE(what);
         std::vector<Access> dec = {ld(3, 0x1000, 5), st(2, 0x2000, 6), k.bad, st(0, 0x2004, 8), ld(1, 0x3000, 9)};
         const CompareResult c = cmp(dec, rec);
         CHECK_FALSE(c.equal);
@@ -239,4 +240,97 @@ TEST_CASE("accrec compare: atomics are left out by class unless kept") {
     wrong[2].value = 3;
     CHECK_FALSE(cmp(wrong, rec, keep).equal);
     CHECK(cmp(wrong, rec).equal);
+}
+
+namespace {
+Access amo(unsigned op, unsigned size, uint64_t addr, uint64_t loaded, uint64_t operand) {
+    Access a = ld(size, addr, loaded, kAtomic);
+    a.packet = true, a.op = uint8_t(op), a.operand = operand;
+    return a;
+}
+Access sc_fail(unsigned size, uint64_t addr) {
+    Access a = amo(kOpScFail, size, addr, 0, 0);
+    return a;
+}
+} // namespace
+
+TEST_CASE("accrec: atomic packets round trip") {
+    const std::vector<Access> v = {amo(1, 2, 0x1000, 5, 3), sc_fail(3, 0x2000), with_pc(amo(6, 3, 8, ~0ull, 1), 0x40)};
+    auto r = reader(v, "amo");
+    Access a;
+    for (const Access &w : v) {
+        REQUIRE(r->next(a));
+        CHECK_MESSAGE(same(a, w), format(a), " vs ", format(w));
+        CHECK(a.op == w.op);
+        CHECK(a.operand == w.operand);
+    }
+    CHECK_FALSE(r->next(a));
+    CHECK(r->error().empty());
+    CHECK(format(v[0]) == "amo op=1 size=2 addr=0x1000 data=0x5 operand=0x3");
+    CHECK(format(v[1]) == "sc_fail size=3 addr=0x2000");
+}
+
+TEST_CASE("accrec compare: atomics paired with the data trace's atomic packets") {
+    const uint64_t A = 0x3000, B = 0x3008;
+    // As the plugin records them: an LR is an atomic load, an AMO and an SC that
+    // reached memory an atomic load and store of one instruction (one pc).
+    const std::vector<Access> rec = {
+        with_pc(ld(3, 0x1000, 1), 0x00),
+        with_pc(ld(2, A, 5, kAtomic), 0x10),                                     // lr.w: 5
+        with_pc(ld(2, A, 5, kAtomic), 0x14), with_pc(st(2, A, 9, kAtomic), 0x14), // sc.w stores 9
+        with_pc(ld(2, B, 10, kAtomic), 0x18), with_pc(st(2, B, 13, kAtomic), 0x18), // amoadd.w +3 (serial TCG)
+        with_pc(ld(2, B, 13, kAtomic), 0x1c), with_pc(st(2, B, 7, kAtomic), 0x1c),  // amoswap.w 7
+        with_pc(ld(2, B, 0xffffffff, kAtomic), 0x20), with_pc(st(2, B, 1, kAtomic), 0x20), // amomax.w: signed
+        with_pc(ld(2, A, 9, kAtomic), 0x24), with_pc(st(2, A, 9, kAtomic), 0x24), // sc.w: 9 is not the LR's 5
+        with_pc(st(3, 0x1000, 2), 0x28)};
+    const std::vector<Access> dec = {ld(3, 0x1000, 1),
+                                     ld(2, A, 5),           // the LR: a load
+                                     st(2, A, 9),           // the SC that stored: a store
+                                     amo(1, 2, B, 10, 3),   // amoadd
+                                     amo(0, 2, B, 13, 7),   // amoswap
+                                     amo(5, 2, B, 0xffffffff, 1), // amomax
+                                     sc_fail(2, A),         // failed on the value
+                                     sc_fail(2, A),         // no reservation: no access
+                                     st(3, 0x1000, 2)};
+    CompareOptions pair;
+    pair.pair_atomics = true;
+    CompareResult c = cmp(dec, rec, pair);
+    CHECK_MESSAGE(c.equal, c.message);
+    CHECK(c.amos == 3);
+    CHECK(c.lrs == 1);
+    CHECK(c.sc_stored == 1);
+    CHECK(c.sc_failed == 1);
+    CHECK(c.sc_no_access == 1);
+    CHECK(c.message.find("3 AMOs, 1 LRs, 1 SCs stored, 1 failed, 1 failed without an access") != std::string::npos);
+
+    // Each deliberate mistake fails.
+    struct Case {
+        const char *what;
+        size_t at;
+        Access bad;
+    } cases[] = {{"LR value", 1, ld(2, A, 6)},
+                 {"SC stored value", 2, st(2, A, 8)},
+                 {"SC stored reported failed", 2, sc_fail(2, A)},
+                 {"AMO value loaded", 3, amo(1, 2, B, 11, 3)},
+                 {"AMO operand", 3, amo(1, 2, B, 10, 4)},
+                 {"AMO address", 3, amo(1, 2, B + 8, 10, 3)},
+                 {"AMO op", 3, amo(2, 2, B, 10, 3)}, // and: neither 10 & 3 nor 3 was stored
+                 {"SC failed reported stored", 6, st(2, A, 9)}};
+    for (const Case &k : cases) {
+        const std::string what = k.what;
+        CAPTURE(what);
+        std::vector<Access> bad = dec;
+        bad[k.at] = k.bad;
+        c = cmp(bad, rec, pair);
+        CHECK_FALSE(c.equal);
+        CHECK(c.message.find("first difference") == 0);
+    }
+    // Not paired (the default): atomics left out on both sides; the LR and SC the
+    // trace reports as a load and a store are then extra.
+    c = cmp(dec, rec);
+    CHECK_FALSE(c.equal);
+    std::vector<Access> plain_only = {ld(3, 0x1000, 1), st(3, 0x1000, 2)};
+    c = cmp(plain_only, rec);
+    CHECK_MESSAGE(c.equal, c.message);
+    CHECK(c.skipped_record[kAtomic] == 11);
 }

@@ -12,10 +12,13 @@
 # data packets from the file backing guest RAM into the same two forms, and
 # `tsbi-trace acc compare` / `runs compare` stream each pair: every load and
 # store must be equal (kind, size, address, value) from the first on, and every
-# instruction. Atomics (AMO, LR/SC) and vector accesses are not data traced by
-# the model yet: the comparison leaves them out on both sides and prints how
-# many (ACC_KEEP=atomic,vector,other compares them too; "other" is
-# cbo.zero, which QEMU reports as 64 byte stores). The buffer holds the whole
+# instruction. Atomics (AMO, LR/SC) are not data traced by this model yet,
+# nor vector accesses and cbo.zero (which QEMU reports as 64 byte stores):
+# the comparison leaves them out on both sides and prints how many.
+# ACC_ATOMICS=pair (for a model that traces atomics) pairs the record's AMOs,
+# LRs and SCs with the decoded atomic packets, loads and stores instead
+# (`tsbi-trace acc compare --atomics pair`); ACC_KEEP=vector,other compares
+# those classes too. The buffer holds the whole
 # boot's trace (about 7 bytes per access): TRACE_MEM (default 8G) of guest RAM,
 # TRACE_SIZE (default 6144) MiB of it for the buffer.
 #
@@ -31,7 +34,8 @@
 # build/trace-linux-data), SMP, TRACE_MEM, TRACE_SIZE, TRACE_TIMEOUT (s,
 # default 3600), TRACE_MAX_TAIL (default 100000: accesses and instructions a
 # secondary hart may make after the boot hart stopped its encoder at power-off),
-# ACC_KEEP, TRACE_SECONDS. Exit status: 0 equal, 1 a check failed, 2 a missing
+# ACC_ATOMICS (skip|pair, default skip), ACC_KEEP, TRACE_DISK_GB (default 20:
+# the free space required), TRACE_SECONDS. Exit status: 0 equal, 1 a check failed, 2 a missing
 # input.
 set -euo pipefail
 cd "$(dirname "$0")/../.."

@@ -13,8 +13,8 @@ dec=build/trace/tsbi-trace plugin=build/qemu-tests/libinsnlog.so
 linux=$(readlink -f "$(scripts/fetch_linux.sh)")
 syms=$(tests/tracelinux/kallsyms.sh "$q" "$fw" "$initrd")
 tail=${TRACE_MAX_TAIL:-100000}
-keep=()
-[ -n "${ACC_KEEP:-}" ] && keep=(--keep "$ACC_KEEP")
+keep=(--atomics "${ACC_ATOMICS:-skip}")
+[ -n "${ACC_KEEP:-}" ] && keep+=(--keep "$ACC_KEEP")
 rm -f "$out"/ram.bin "$out"/rec.* "$out"/decoded.*
 # The RAM file's trace, the plugin's records and the decoded files: about 15 GB.
 avail=$(df -Pk "$out" | awk 'NR == 2 { print int($4 / 1048576) }')
