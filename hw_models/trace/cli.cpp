@@ -1078,7 +1078,7 @@ int linux_decode(const Args &a) {
             dw = std::make_unique<acc::Writer>(df);
         }
         etrace::Decoder dd(qemu_data_params());
-        uint64_t dbytes = 0, dlost = 0, derrors = 0;
+        uint64_t dbytes = 0, dlost = 0, derrors = 0, datomic = 0;
         auto data_packet = [&](unsigned type, std::span<const uint8_t> pl, size_t at) {
             etrace::Record r;
             const etrace::Err e = dd.decode(type, pl, r);
@@ -1103,6 +1103,7 @@ int linux_decode(const Args &a) {
             case etrace::Kind::Atomic:
             case etrace::Kind::ScFail:
                 x.cls = acc::kAtomic, x.packet = true;
+                datomic++;
                 x.op = uint8_t(r.kind == etrace::Kind::ScFail ? acc::kOpScFail : r.subtype & 7);
                 x.operand = r.operand;
                 break;
@@ -1162,13 +1163,13 @@ int linux_decode(const Args &a) {
         sink.w.reset();
         if (f && fclose(f)) return kIo;
         if (dw) {
-            char line[200];
+            char line[256];
             snprintf(line, sizeof line,
                      "hart %u: %llu data trace accesses decoded from %llu bytes of data packets (%.2f bytes each), "
-                     "%llu lost-data reports, %llu data errors\n",
+                     "%llu atomic packets, %llu lost-data reports, %llu data errors\n",
                      hart, (unsigned long long)dw->accesses(), (unsigned long long)dbytes,
-                     dw->accesses() ? double(dbytes) / double(dw->accesses()) : 0.0, (unsigned long long)dlost,
-                     (unsigned long long)derrors);
+                     dw->accesses() ? double(dbytes) / double(dw->accesses()) : 0.0, (unsigned long long)datomic,
+                     (unsigned long long)dlost, (unsigned long long)derrors);
             tops += line;
             dw.reset();
             if (fclose(df)) return kIo;

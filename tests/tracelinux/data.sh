@@ -12,14 +12,16 @@
 # data packets from the file backing guest RAM into the same two forms, and
 # `tsbi-trace acc compare` / `runs compare` stream each pair: every load and
 # store must be equal (kind, size, address, value) from the first on, and every
-# instruction. Atomics (AMO, LR/SC) are not data traced by this model yet,
-# nor vector accesses and cbo.zero (which QEMU reports as 64 byte stores):
-# the comparison leaves them out on both sides and prints how many.
-# ACC_ATOMICS=pair (for a model that traces atomics) pairs the record's AMOs,
-# LRs and SCs with the decoded atomic packets, loads and stores instead
-# (`tsbi-trace acc compare --atomics pair`); ACC_KEEP=vector,other compares
-# those classes too. The buffer holds the whole
-# boot's trace (about 7 bytes per access): TRACE_MEM (default 8G) of guest RAM,
+# instruction. Vector accesses and cbo.zero (which QEMU reports as 64 byte
+# stores) are not data traced: the comparison leaves them out on both sides
+# and prints how many (ACC_KEEP=vector,other compares them too). Atomics
+# (AMO, LR/SC): when the trace has atomic packets, the record's AMOs, LRs and
+# SCs are paired with them and with the loads and stores an LR and an SC
+# that stored are traced as (`tsbi-trace acc compare --atomics pair`);
+# otherwise (a model without atomics in its data trace) they are left out on
+# both sides and counted. ACC_ATOMICS=pair|skip overrides. The buffer holds
+# the whole boot's trace (about 9 bytes of data packets per access):
+# TRACE_MEM (default 8G) of guest RAM,
 # TRACE_SIZE (default 6144) MiB of it for the buffer.
 #
 # Window (TRACE_SECONDS=N, `make trace-linux-data WINDOW=N`): the earlier check
@@ -34,9 +36,9 @@
 # build/trace-linux-data), SMP, TRACE_MEM, TRACE_SIZE, TRACE_TIMEOUT (s,
 # default 3600), TRACE_MAX_TAIL (default 100000: accesses and instructions a
 # secondary hart may make after the boot hart stopped its encoder at power-off),
-# ACC_ATOMICS (skip|pair, default skip), ACC_KEEP, TRACE_DISK_GB (default 20:
-# the free space required), TRACE_SECONDS. Exit status: 0 equal, 1 a check failed, 2 a missing
-# input.
+# ACC_ATOMICS (pair|skip, default: pair when atomic packets were decoded),
+# ACC_KEEP, TRACE_DISK_GB (default 20: the free space required),
+# TRACE_SECONDS. Exit status: 0 equal, 1 a check failed, 2 a missing input.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 out=${OUT:-build/trace-linux-data} secs=${TRACE_SECONDS:-}

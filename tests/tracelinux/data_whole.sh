@@ -13,7 +13,7 @@ dec=build/trace/tsbi-trace plugin=build/qemu-tests/libinsnlog.so
 linux=$(readlink -f "$(scripts/fetch_linux.sh)")
 syms=$(tests/tracelinux/kallsyms.sh "$q" "$fw" "$initrd")
 tail=${TRACE_MAX_TAIL:-100000}
-keep=(--atomics "${ACC_ATOMICS:-skip}")
+keep=()
 [ -n "${ACC_KEEP:-}" ] && keep+=(--keep "$ACC_KEEP")
 rm -f "$out"/ram.bin "$out"/rec.* "$out"/decoded.*
 # The RAM file's trace, the plugin's records and the decoded files: about 15 GB.
@@ -45,8 +45,14 @@ grep -aq '^TSBI-RESULT end test=poweroff rc=0' "$out/console.log" ||
 t0=$(date +%s)
 rc=0
 "$dec" linux decode "$out/ram.bin" --image "$linux/Image" --syms "$syms" --top 0 \
-  -o "$out/decoded.runs" --data "$out/decoded.acc" || rc=1
+  -o "$out/decoded.runs" --data "$out/decoded.acc" | tee "$out/decode.log" || rc=1
 rm -f "$out/ram.bin"
+# Atomics: paired with the record's when the model traced any (atomic packets
+# decoded), else left out on both sides; ACC_ATOMICS=pair|skip overrides.
+atoms=$(sed -n 's/.* \([0-9]*\) atomic packets.*/\1/p' "$out/decode.log" | awk '{ n += $1 } END { print n + 0 }')
+atomics=${ACC_ATOMICS:-$([ "$atoms" -gt 0 ] && echo pair || echo skip)}
+echo "trace-linux-data: $atoms atomic packets decoded: atomics $([ "$atomics" = pair ] && echo paired || echo "left out")"
+keep+=(--atomics "$atomics")
 accesses=0 insns=0
 for d in "$out"/decoded.acc.*; do
   h=${d##*.}
