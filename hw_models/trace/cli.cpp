@@ -739,8 +739,6 @@ int ntrace_gen(const Args &a) {
     return o.close() && written ? kOk : kIo;
 }
 
-// E-Trace instruction trace: decode to retired PCs (as ntrace decode prints them), or
-// list the packets.
 // The project QEMU's E-Trace data trace parameters (hw_models/qemu/README.md "E-Trace
 // data trace"), for `etrace decode --data` and `linux decode --data`: unified loads
 // and stores only (a 2-bit format field), data_width_p and daddress_width_p 64, XOR
@@ -751,6 +749,8 @@ etrace::Params qemu_data_params() {
     return p;
 }
 
+// E-Trace instruction trace: decode to retired PCs (as ntrace decode prints them), or
+// list the packets.
 int etrace_inst_main(const Args &a) {
     std::string err;
     etrace::InstParams p;
