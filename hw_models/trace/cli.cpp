@@ -3,6 +3,7 @@
 //   tsbi-trace ntrace dump|decode|encode|selftest ...
 //   tsbi-trace etrace dump|encode ...
 //   tsbi-trace tv dump|compare ...
+//   tsbi-trace linux decode ...; runs compare|stat|dump ...; acc compare|stat|dump ...
 // Exit codes: 0 success, 1 the data is inconsistent (decode errors, traces differ),
 // 2 usage error, 3 input/output error.
 #include <cstdio>
@@ -23,6 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "accrec.hpp"
 #include "etrace_data.hpp"
 #include "etrace_inst.hpp"
 #include "kernel.hpp"
@@ -98,19 +100,31 @@ const char kUsageText[] =
     "Traced Linux boot (the firmware's boot-time trace buffer in a guest RAM file):\n"
     "  linux decode RAM.bin --image Image [--syms System.map] [-o PREFIX] [--top N]\n"
     "               [--ram-base 0x80000000] [--load 0x80200000] [--virt 0xffffffff80000000]\n"
-    "               [--no-patches]\n"
+    "               [--no-patches] [--data PREFIX]\n"
     "      finds the TSBITRCE buffer (2 MiB aligned) in RAM.bin, decodes every traced hart\n"
     "      (boot hart first; N-Trace or E-Trace, as the header's trTeControl.Format says)\n"
     "      against the raw Image seen at its load and link addresses,\n"
     "      following the code the kernel rewrites (needs --syms: kernel.hpp), prints per\n"
     "      hart instructions, bytes, bits/instruction and the top N functions; -o writes\n"
-    "      PREFIX.<hart> instruction-run files\n"
+    "      PREFIX.<hart> instruction-run files; --data (E-Trace with data trace) decodes\n"
+    "      each hart's data packets into the access-record file PREFIX.<hart>\n"
     "\n"
     "Instruction-run files (runs.hpp: the insnlog plugin's runs=S record, linux decode -o):\n"
     "  runs compare DECODED RECORD [--max-tail N]   streaming comparison; exit 1 unless equal\n"
     "                                               (N: record instructions allowed after the end)\n"
     "  runs stat FILE                                instructions and runs\n"
     "  runs dump FILE                                one \"0xADDR\" line per instruction\n"
+    "\n"
+    "Access-record files (accrec.hpp: the insnlog plugin's acc=S record, linux decode --data):\n"
+    "  acc compare DECODED RECORD [--max-tail N] [--keep CLASS[,CLASS]] [--atomics pair]\n"
+    "                          streaming comparison (kind, size, address, value); exit 1\n"
+    "                          unless equal, printing the first difference with context.\n"
+    "                          Atomic, vector and other accesses are left out on both\n"
+    "                          sides and counted unless kept (--keep atomic,vector,other);\n"
+    "                          --atomics pair: the record's AMOs, LRs and SCs against the\n"
+    "                          decoded atomic packets, loads and stores (accrec.hpp)\n"
+    "  acc stat FILE           accesses per class and kind\n"
+    "  acc dump FILE           one access per line (load|store size=S addr=0x.. data=0x..)\n"
     "\n"
     "Exit status: 0 ok, 1 inconsistent data or traces differ, 2 usage, 3 I/O error.\n";
 
@@ -145,7 +159,8 @@ bool takes_value(const std::string &n) {
                                     "--te-inst-features", "--ts-control", "--count", "--seed", "--raw", "--max-steps",
                                     "--data-width", "--daddress-width", "--lrid-width", "--csr-width", "--compress",
                                     "--max-tail", "--image", "--syms", "--top", "--ram-base", "--virt",
-                                    "--compat", "--cs", "--rpt", "--traps", "--pcinfo-image", "--records", "--data"};
+                                    "--compat", "--cs", "--rpt", "--traps", "--pcinfo-image", "--records", "--data",
+                                    "--keep", "--atomics"};
     for (const char *x : v)
         if (n == x) return true;
     return false;
@@ -724,6 +739,14 @@ int ntrace_gen(const Args &a) {
     return o.close() && written ? kOk : kIo;
 }
 
+// The project QEMU's E-Trace data trace parameters (hw_models/qemu/README.md "E-Trace
+// data trace"), for `etrace decode --data` and `linux decode --data`: unified loads,
+// stores and atomics, no CSR accesses (a 3-bit format field: the defaults),
+// data_width_p and daddress_width_p 64, XOR and differential compression.
+etrace::Params qemu_data_params() {
+    return etrace::Params{};
+}
+
 // E-Trace instruction trace: decode to retired PCs (as ntrace decode prints them), or
 // list the packets.
 int etrace_inst_main(const Args &a) {
@@ -758,7 +781,7 @@ int etrace_inst_main(const Args &a) {
         dout = *dpath == "-" ? stdout : fopen(dpath->c_str(), "w");
         if (!dout) return fprintf(stderr, "tsbi-trace: cannot write %s\n", dpath->c_str()), kIo;
     }
-    etrace::Params dp;
+    const etrace::Params dp = qemu_data_params();
     std::map<unsigned, etrace::Decoder> ddec;
     uint64_t drecords = 0, bad = 0;
     auto data_packet = [&](unsigned id, unsigned type, std::span<const uint8_t> pl, size_t at) -> std::string {
@@ -939,12 +962,16 @@ int linux_decode(const Args &a) {
         h.wp > h.limit + 4 || h.start > h.limit)
         return fprintf(stderr, "tsbi-trace: the buffer is not complete (state %u) or its header is invalid\n", h.state),
                kBadData;
-    // Oldest bytes first: after a wrap they start at the write pointer.
-    std::vector<uint8_t> bytes;
+    // Oldest bytes first: after a wrap they start at the write pointer (copied into
+    // one piece); otherwise the mapped buffer itself (a data-traced boot has GBs).
+    std::vector<uint8_t> wrapped;
     const uint8_t *s = ram + (h.start - ram_base), *w = ram + (h.wp - ram_base), *e = ram + (h.limit + 4 - ram_base);
-    if (h.flags & 1) bytes.insert(bytes.end(), w, e);
-    bytes.insert(bytes.end(), s, w);
     const bool mid = h.flags & 1;
+    if (mid) {
+        wrapped.insert(wrapped.end(), w, e);
+        wrapped.insert(wrapped.end(), s, w);
+    }
+    const std::span<const uint8_t> bytes = mid ? std::span<const uint8_t>(wrapped) : std::span<const uint8_t>(s, w);
 
     // The image at its load (physical, before the MMU is on) and link addresses.
     std::vector<uint8_t> img_bytes;
@@ -998,6 +1025,8 @@ int linux_decode(const Args &a) {
     const bool etr = ntrace::te_get(h.control, NT_TE(trTeControl, Format)) == TCI_FORMAT_ETRACE;
     etrace::InstParams ep;
     ep.src_bytes = (h.src_bits + 7) / 8;
+    const std::string *dpfx = a.get("--data");
+    if (dpfx && !etr) return usage("linux decode --data needs an E-Trace buffer (data trace is E-Trace only)");
     if (etr && mid)
         return fprintf(stderr, "tsbi-trace: the E-Trace buffer wrapped: its first packet is cut (use a larger "
                                "tsbi,trace-size)\n"),
@@ -1036,6 +1065,52 @@ int linux_decode(const Args &a) {
             sink.w = std::make_unique<runs::Writer>(f);
         }
         uint64_t errors;
+        // --data: the hart's data packets (flow 1) as an access record; the
+        // synchronization and support packets (format 3) restart the data compression
+        // and report lost data.
+        FILE *df = nullptr;
+        std::unique_ptr<acc::Writer> dw;
+        if (dpfx) {
+            df = fopen((*dpfx + "." + std::to_string(hart)).c_str(), "wb");
+            if (!df) return fprintf(stderr, "tsbi-trace: cannot write %s.%u\n", dpfx->c_str(), hart), kIo;
+            setvbuf(df, nullptr, _IOFBF, 1 << 20);
+            dw = std::make_unique<acc::Writer>(df);
+        }
+        etrace::Decoder dd(qemu_data_params());
+        uint64_t dbytes = 0, dlost = 0, derrors = 0, datomic = 0;
+        auto data_packet = [&](unsigned type, std::span<const uint8_t> pl, size_t at) {
+            etrace::Record r;
+            const etrace::Err e = dd.decode(type, pl, r);
+            if (e != etrace::Err::None) {
+                if (derrors++ < 10)
+                    fprintf(stderr, "# hart %u data error at offset %zu: %s\n", hart, at, etrace::err_name(e));
+                return;
+            }
+            acc::Access x;
+            switch (r.kind) {
+            case etrace::Kind::Sync: return;
+            case etrace::Kind::Support:
+                if (!r.dloss) return;
+                dlost++;
+                x.lost = true;
+                break;
+            case etrace::Kind::Load:
+            case etrace::Kind::Store:
+            case etrace::Kind::SplitLoadAddr:
+            case etrace::Kind::SplitLoadData: x.store = r.kind == etrace::Kind::Store; break;
+            case etrace::Kind::Csr: x.cls = acc::kOther; break;
+            case etrace::Kind::Atomic:
+            case etrace::Kind::ScFail:
+                x.cls = acc::kAtomic, x.packet = true;
+                datomic++;
+                x.op = uint8_t(r.kind == etrace::Kind::ScFail ? acc::kOpScFail : r.subtype & 7);
+                x.operand = r.operand;
+                break;
+            default: x.cls = acc::kAtomic; break; // split atomics (not from this encoder)
+            }
+            x.size = uint8_t(r.size), x.addr = r.addr, x.value = r.data;
+            dw->add(x);
+        };
         if (etr) {
             etrace::InstDecoder d(
                 ep, img, etrace::InstDecoder::Bulk([&](const uint64_t *pcs, size_t k) { sink.insns(pcs, k); }),
@@ -1052,22 +1127,32 @@ int linux_decode(const Args &a) {
                 };
             }
             size_t off = 0, at = 0;
-            unsigned id;
+            unsigned id, flow;
             std::span<const uint8_t> pl;
             std::string perr;
             uint64_t bad = 0;
-            while (at = off, etrace::next_inst_packet(ep, bytes, off, id, pl, perr)) {
+            while (at = off, etrace::next_inst_packet(ep, bytes, off, id, pl, perr, &flow)) {
                 if (id != hart) continue;
+                if (flow == etrace::kFlowData) {
+                    dbytes += off - at;
+                    if (dw) data_packet(1, pl, at);
+                    continue;
+                }
+                if (flow != etrace::kFlowInst) {
+                    if (bad++ < 10) fprintf(stderr, "# hart error at offset %zu: unknown flow %u\n", at, flow);
+                    continue;
+                }
                 etrace::InstPacket k;
                 if (!etrace::parse_inst(ep, pl, k, perr)) {
                     if (bad++ < 10) fprintf(stderr, "# hart error at offset %zu: %s\n", at, perr.c_str());
                     perr.clear();
                     continue;
                 }
+                if (dw && k.format == 3 && k.subformat != 2) data_packet(0, pl, at);
                 d.packet(k, at);
             }
             d.finish();
-            errors = d.errors() + bad + !perr.empty();
+            errors = d.errors() + bad + !perr.empty() + derrors;
         } else {
             dc.src = int(hart);
             ntrace::Decoder d(dc, img, sink);
@@ -1076,6 +1161,19 @@ int linux_decode(const Args &a) {
         }
         sink.w.reset();
         if (f && fclose(f)) return kIo;
+        if (dw) {
+            char line[256];
+            snprintf(line, sizeof line,
+                     "hart %u: %llu data trace accesses decoded from %llu bytes of data packets (%.2f bytes each), "
+                     "%llu atomic packets, %llu lost-data reports, %llu data errors\n",
+                     hart, (unsigned long long)dw->accesses(), (unsigned long long)dbytes,
+                     dw->accesses() ? double(dbytes) / double(dw->accesses()) : 0.0, (unsigned long long)datomic,
+                     (unsigned long long)dlost, (unsigned long long)derrors);
+            tops += line;
+            dw.reset();
+            if (fclose(df)) return kIo;
+            if (dlost) rc = kBadData;
+        }
         if (errors || !sink.n) rc = kBadData;
         const uint64_t b = cnt.bytes[hart];
         char line[160];
@@ -1148,6 +1246,68 @@ int runs_main(const Args &a) {
     return usage(("unknown runs command " + cmd).c_str());
 }
 
+// ---- acc -----------------------------------------------------------------------------
+int acc_main(const Args &a) {
+    std::string err;
+    const std::string &cmd = a.pos[1];
+    if (cmd == "compare") {
+        if (a.pos.size() != 4) return usage("acc compare DECODED RECORD");
+        acc::CompareOptions o;
+        if (!num(a, "--max-tail", o.max_tail, 0, err)) return usage(err.c_str());
+        if (const std::string *k = a.get("--keep")) {
+            for (size_t p = 0; p <= k->size();) {
+                size_t q = k->find(',', p);
+                if (q == std::string::npos) q = k->size();
+                const std::string c = k->substr(p, q - p);
+                unsigned i = 1;
+                while (i < acc::kClasses && c != acc::class_name(i)) i++;
+                if (i == acc::kClasses) return usage(("--keep: unknown class " + c).c_str());
+                o.skip &= ~(1u << i);
+                p = q + 1;
+            }
+        }
+        if (const std::string *m = a.get("--atomics")) {
+            if (*m != "pair" && *m != "skip") return usage("--atomics: pair or skip");
+            o.pair_atomics = *m == "pair";
+        }
+        acc::Reader d(a.pos[2]), r(a.pos[3]);
+        if (!d.ok() || !r.ok()) return fprintf(stderr, "tsbi-trace: %s\n", (d.ok() ? r : d).error().c_str()), kIo;
+        const acc::CompareResult c = acc::compare(d, r, o);
+        printf("%s\n", c.message.c_str());
+        return c.equal ? kOk : kBadData;
+    }
+    if (cmd == "stat" || cmd == "dump") {
+        if (a.pos.size() != 3) return usage(("acc " + cmd + " FILE").c_str());
+        acc::Reader r(a.pos[2]);
+        if (!r.ok()) return fprintf(stderr, "tsbi-trace: %s\n", r.error().c_str()), kIo;
+        acc::Access x;
+        uint64_t n[acc::kClasses][2] = {}, lost = 0;
+        std::string out;
+        while (r.next(x)) {
+            if (x.lost)
+                lost++;
+            else
+                n[x.cls][x.store]++;
+            if (cmd == "dump") {
+                out += acc::format(x) + "\n";
+                if (out.size() > 60000) fputs(out.c_str(), stdout), out.clear();
+            }
+        }
+        fputs(out.c_str(), stdout);
+        if (!r.error().empty()) return fprintf(stderr, "tsbi-trace: %s\n", r.error().c_str()), kBadData;
+        if (cmd == "stat") {
+            printf("%llu accesses", (unsigned long long)r.read());
+            for (unsigned c = 0; c < acc::kClasses; c++)
+                if (n[c][0] || n[c][1])
+                    printf(", %s: %llu loads %llu stores", acc::class_name(c), (unsigned long long)n[c][0],
+                           (unsigned long long)n[c][1]);
+            printf(", %llu lost-data markers\n", (unsigned long long)lost);
+        }
+        return kOk;
+    }
+    return usage(("unknown acc command " + cmd).c_str());
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -1169,6 +1329,7 @@ int main(int argc, char **argv) {
     if (a.pos[0] == "etrace") return etrace::cli_main(a.pos, a.opts);
     if (a.pos[0] == "tv") return tv::cli_main(a.pos, a.opts);
     if (a.pos[0] == "runs") return runs_main(a);
+    if (a.pos[0] == "acc") return acc_main(a);
     if (a.pos[0] == "linux" && a.pos[1] == "decode") return linux_decode(a);
     return usage(("unknown FORMAT " + a.pos[0]).c_str());
 }

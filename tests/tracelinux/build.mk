@@ -10,9 +10,14 @@
 #                               tsbi,trace-format = "etrace"); FORMAT=ntrace is
 #                               the default
 # The project QEMU is built (or reused) by run.sh under /tmp/tsbi-qemu10.lock.
-#   make trace-linux-data       E-Trace data trace of a Linux boot (1 hart, the first
-#                               TRACE_SECONDS, default 20) against insnlog mem=S
-#                               (tests/tracelinux/data.sh)
+#   make trace-linux-data       E-Trace data trace of a whole Linux boot to power-off
+#                               (1 hart; SMP=2 for 2) against insnlog acc=S: every
+#                               S-mode load and store, and every instruction (runs=S)
+#                               (tests/tracelinux/data.sh; about 10 min and 15 GB of
+#                               disk for 1 hart: not in make test)
+#   make trace-linux-data WINDOW=20
+#                               the first 20 s of a 1-hart boot only, against insnlog
+#                               mem=S (text record, tests/qemu/compare_data.py)
 .PHONY: trace-linux trace-linux-deps trace-linux-data
 trace-linux-deps: firmware trace linux-initrd-boot $(if $(filter 1,$(VERIFY)),qemu-plugin)
 
@@ -20,4 +25,4 @@ trace-linux: trace-linux-deps
 	TRACE_FORMAT=$(or $(FORMAT),ntrace) tests/tracelinux/run.sh $(if $(filter 1,$(VERIFY)),--verify)
 
 trace-linux-data: firmware trace linux-initrd-boot qemu-plugin
-	tests/tracelinux/data.sh
+	$(if $(WINDOW),TRACE_SECONDS=$(WINDOW)) $(if $(SMP),SMP=$(SMP)) tests/tracelinux/data.sh

@@ -1,25 +1,47 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-2-Clause
-# `make trace-linux-data`: E-Trace data trace of a Linux boot, checked against
-# the insnlog plugin, over a bounded window. The whole boot cannot be
-# checked this way: its ~4·10^8 loads and stores would need a few GB of
-# trace and tens of GB of the plugin's text record (mem=S needs priv=on, a
-# line per instruction). So Linux 6.12 boots on 1 hart of the project QEMU
-# with the firmware's boot-time E-Trace plus data trace (/chosen
-# tsbi,trace-format = "etrace", tsbi,trace-data) under insnlog
-# priv=on,mem=S for TRACE_SECONDS (default 20) and is then stopped; the
-# trace written to the buffer so far (the encoder's last unflushed batch is
-# lost with the stop, so the last packet may be cut) is taken from the file
-# backing guest RAM, its data packets decoded (`tsbi-trace etrace decode
-# --data`), and they must equal the recorded S-mode loads and stores from
-# the first one on, access for access (kind, size, address, value; atomics
-# are not data traced: tests/qemu/compare_data.py).
+# `make trace-linux-data`: the E-Trace data trace of a whole Linux boot, checked
+# access for access against the insnlog plugin.
+#
+# Whole boot (the default): Linux 6.12 boots on SMP (default 1) harts of the
+# project QEMU with the firmware's boot-time E-Trace plus data trace (/chosen
+# tsbi,trace-format = "etrace", tsbi,trace-data) to its power-off, under insnlog
+# acc=S,runs=S (every S-mode load and store as a binary access record,
+# hw_models/trace/accrec.hpp, and every S-mode instruction as an instruction-run
+# file). `tsbi-trace linux decode --data` decodes every hart's instruction and
+# data packets from the file backing guest RAM into the same two forms, and
+# `tsbi-trace acc compare` / `runs compare` stream each pair: every load and
+# store must be equal (kind, size, address, value) from the first on, and every
+# instruction. Vector accesses and cbo.zero (which QEMU reports as 64 byte
+# stores) are not data traced: the comparison leaves them out on both sides
+# and prints how many (ACC_KEEP=vector,other compares them too). Atomics
+# (AMO, LR/SC): when the trace has atomic packets, the record's AMOs, LRs and
+# SCs are paired with them and with the loads and stores an LR and an SC
+# that stored are traced as (`tsbi-trace acc compare --atomics pair`);
+# otherwise (a model without atomics in its data trace) they are left out on
+# both sides and counted. ACC_ATOMICS=pair|skip overrides. The buffer holds
+# the whole boot's trace (about 9 bytes of data packets per access):
+# TRACE_MEM (default 8G) of guest RAM,
+# TRACE_SIZE (default 6144) MiB of it for the buffer.
+#
+# Window (TRACE_SECONDS=N, `make trace-linux-data WINDOW=N`): the earlier check
+# of the first N seconds of a 1-hart boot, which is then stopped: insnlog
+# priv=on,mem=S (text records), the trace written so far (the encoder's last
+# unflushed batch is lost with the stop, so the last packet may be cut) taken
+# from the RAM file, its data packets decoded (`tsbi-trace etrace decode
+# --data`) and compared from the first recorded access on by
+# tests/qemu/compare_data.py.
+#
 # Environment: QEMU (default: the project QEMU), OUT (default
-# build/trace-linux-data), TRACE_SECONDS. Exit status: 0 equal, 1 a check
-# failed, 2 a missing input.
+# build/trace-linux-data), SMP, TRACE_MEM, TRACE_SIZE, TRACE_TIMEOUT (s,
+# default 3600), TRACE_MAX_TAIL (default 100000: accesses and instructions a
+# secondary hart may make after the boot hart stopped its encoder at power-off),
+# ACC_ATOMICS (pair|skip, default: pair when atomic packets were decoded),
+# ACC_KEEP, TRACE_DISK_GB (default 20: the free space required),
+# TRACE_SECONDS. Exit status: 0 equal, 1 a check failed, 2 a missing input.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-out=${OUT:-build/trace-linux-data} secs=${TRACE_SECONDS:-20}
+out=${OUT:-build/trace-linux-data} secs=${TRACE_SECONDS:-}
 q=${QEMU:-$(flock /tmp/tsbi-qemu10.lock scripts/qemu10.sh path)}
 fw=build/fw/tsbi_dynamic.bin initrd=build/linux/initrd-boot.cpio.gz
 dec=build/trace/tsbi-trace plugin=build/qemu-tests/libinsnlog.so
@@ -29,7 +51,8 @@ for f in "$q" "$fw" "$initrd" "$dec" "$plugin" "$linux/Image"; do
 done
 command -v fdtput >/dev/null || { echo "trace-linux-data: fdtput missing (device-tree-compiler)" >&2; exit 2; }
 mkdir -p "$out"
-rm -f "$out"/ram.bin "$out"/rec.* "$out"/trace.bin "$out"/decoded.data
+rm -f "$out"/ram.bin "$out"/rec.* "$out"/trace.bin "$out"/decoded.*
+[ -n "$secs" ] || exec tests/tracelinux/data_whole.sh "$q"
 "$q" -M "virt,dumpdtb=$out/virt.dtb" -cpu rv64 -smp 1 -m 2G -nographic -bios none >/dev/null
 fdtput -t s "$out/virt.dtb" /chosen tsbi,trace htm
 fdtput -t i "$out/virt.dtb" /chosen tsbi,trace-size 512

@@ -9,6 +9,7 @@
  * encoder sees. Test payloads raise exceptions only with those.
  *
  *   -plugin libinsnlog.so,out=PATH[,priv=on][,mem=on|mem=S]
+ *   -plugin libinsnlog.so,out=PATH[,runs=S][,acc=S]
  *
  * mem=on also records every load and store in <file>.mem.<vcpu>, one line
  * per access, in execution order:
@@ -22,6 +23,20 @@
  * an AMO is a load of the old value and a store of the new one). What
  * tests/qemu/compare_data.py compares E-Trace data trace with. mem=S (with
  * priv=on) records only the accesses of S-mode instructions.
+ *
+ * acc=S records every load and store of S-mode code in <file>.acc.<vcpu> as
+ * a compact binary access record (hw_models/trace/accrec.hpp, "TSBIACC1":
+ * per access a header byte with size, load/store and class, then the
+ * address, value and pc as zigzag varint deltas; 4 to 31 bytes an access,
+ * 10.4 on average over a Linux boot), in execution order: what `tsbi-trace
+ * acc compare` compares the decoded data trace of a whole Linux boot with
+ * (`make trace-linux-data`). Classes: 0 plain, 1 atomic (AMO, LR, SC), 2
+ * vector (OP-V loads and stores), 3 other (cache-block operations:
+ * cbo.zero); the ones the project QEMU's data trace does not report are
+ * told apart, not left out. S-mode is the translation block's privilege (a
+ * RISC-V block flag, read once at translation), so there is no callback per
+ * instruction, only one per access. acc=S combines with runs=S (one boot,
+ * both references) and excludes priv=on and mem=.
  *
  * priv=on adds the privilege level each instruction executes in (the
  * gdbstub's virtual "priv" register: 0 U, 1 S, 3 M) to its line, and logs
@@ -41,6 +56,7 @@
 QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 
 #define MAX_VCPUS 64
+#define OPCODE_AMO 0x2f
 #define INSN_ECALL   0x00000073u
 #define INSN_EBREAK  0x00100073u
 #define INSN_UNIMP   0xc0001073u
@@ -134,8 +150,6 @@ static void mem_access(unsigned int vcpu, qemu_plugin_meminfo_t info,
             mi->atomic ? " a" : "");
 }
 
-#define OPCODE_AMO 0x2f
-
 static uint32_t insn_word(struct qemu_plugin_insn *insn)
 {
     uint32_t op = 0;
@@ -191,6 +205,25 @@ static struct qemu_plugin_register *reg_priv, *reg_stvec, *reg_scause,
     *reg_sepc, *reg_mcause, *reg_mepc;
 static GByteArray *reg_buf[MAX_VCPUS];
 
+/* acc=S: the access record of each vCPU and its delta state */
+static bool with_acc;
+typedef struct AccState {
+    FILE *f;
+    uint64_t addr, pc, value[5];
+} AccState;
+static AccState acc[MAX_VCPUS];
+/* per instruction: its pc and class (accrec.hpp) */
+typedef struct AccInsn {
+    uint64_t pc;
+    uint8_t cls;
+} AccInsn;
+#define ACC_PLAIN 0
+#define ACC_ATOMIC 1
+#define ACC_VECTOR 2
+#define ACC_OTHER 3
+#define ACC_STORE 0x08
+#define ACC_HAS_PC 0x80
+
 static void put_varint(FILE *f, uint64_t v)
 {
     while (v >= 0x80) {
@@ -198,6 +231,69 @@ static void put_varint(FILE *f, uint64_t v)
         v >>= 7;
     }
     putc_unlocked((int)v, f);
+}
+
+static void put_zigzag(FILE *f, uint64_t d)
+{
+    put_varint(f, (d << 1) ^ (uint64_t)((int64_t)d >> 63));
+}
+
+static void acc_access(unsigned int vcpu, qemu_plugin_meminfo_t info,
+                       uint64_t vaddr, void *udata)
+{
+    const AccInsn *ai = udata;
+    qemu_plugin_mem_value v;
+    unsigned size;
+    uint64_t val = 0;
+    AccState *a;
+
+    if (vcpu >= MAX_VCPUS || !acc[vcpu].f) {
+        return;
+    }
+    a = &acc[vcpu];
+    v = qemu_plugin_mem_get_value(info);
+    size = qemu_plugin_mem_size_shift(info);
+    switch (v.type) {
+    case QEMU_PLUGIN_MEM_VALUE_U8: val = v.data.u8; break;
+    case QEMU_PLUGIN_MEM_VALUE_U16: val = v.data.u16; break;
+    case QEMU_PLUGIN_MEM_VALUE_U32: val = v.data.u32; break;
+    case QEMU_PLUGIN_MEM_VALUE_U64: val = v.data.u64; break;
+    case QEMU_PLUGIN_MEM_VALUE_U128: val = v.data.u128.low; break;
+    }
+    if (size > 4) {
+        size = 4;
+    }
+    putc_unlocked((int)(size | (qemu_plugin_mem_is_store(info) ? ACC_STORE : 0) |
+                        ai->cls << 4 | ACC_HAS_PC), a->f);
+    put_zigzag(a->f, vaddr - a->addr);
+    a->addr = vaddr;
+    put_zigzag(a->f, val - a->value[size]);
+    a->value[size] = val;
+    put_zigzag(a->f, ai->pc - a->pc);
+    a->pc = ai->pc;
+}
+
+/* The access class of an instruction (accrec.hpp): AMO/LR/SC, the vector
+ * loads and stores (LOAD-FP/STORE-FP with a width that is no FP width), and
+ * "other": the cache-block operations (MISC-MEM: cbo.zero's stores, which
+ * QEMU reports byte by byte; Linux's clear_page uses it). */
+static uint8_t acc_class(uint32_t op, size_t n)
+{
+    unsigned opc = op & 0x7f, width = op >> 12 & 7;
+
+    if (n != 4) {
+        return ACC_PLAIN;
+    }
+    if (opc == OPCODE_AMO) {
+        return ACC_ATOMIC;
+    }
+    if ((opc == 0x07 || opc == 0x27) && (width == 0 || width >= 5)) {
+        return ACC_VECTOR;
+    }
+    if (opc == 0x0f) {
+        return ACC_OTHER;
+    }
+    return ACC_PLAIN;
 }
 
 static uint64_t read_reg_buf(GByteArray *b, struct qemu_plugin_register *r,
@@ -340,16 +436,15 @@ static bool insn_may_trap(struct qemu_plugin_insn *insn)
     }
 }
 
-static void run_tb_trans(struct qemu_plugin_tb *tb)
+/* The privilege a block being translated runs in. Translation runs on the
+ * vCPU that executes the block next, in its privilege, which a RISC-V block
+ * keeps (a block flag). vCPUs translate in parallel: a buffer per thread. */
+static uint64_t tb_priv(void)
 {
-    size_t n = qemu_plugin_tb_n_insns(tb);
     static __thread GByteArray *buf;
     uint64_t priv;
     bool ok = true;
 
-    /* Translation runs on the vCPU that executes the block next, in its
-     * privilege, which a RISC-V block keeps (a block flag). vCPUs translate
-     * in parallel: a buffer per thread. */
     if (!buf) {
         buf = g_byte_array_new();
     }
@@ -358,6 +453,30 @@ static void run_tb_trans(struct qemu_plugin_tb *tb)
         fprintf(stderr, "insnlog: cannot read the privilege\n");
         exit(1);
     }
+    return priv;
+}
+
+/* acc=S: a memory callback on every instruction of an S-mode block. */
+static void acc_tb_trans(struct qemu_plugin_tb *tb)
+{
+    size_t n = qemu_plugin_tb_n_insns(tb);
+
+    for (size_t i = 0; i < n; i++) {
+        struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
+        /* never freed, as RunTb: blocks are retranslated rarely */
+        AccInsn *ai = g_new(AccInsn, 1);
+
+        ai->pc = qemu_plugin_insn_vaddr(insn);
+        ai->cls = acc_class(insn_word(insn), qemu_plugin_insn_size(insn));
+        qemu_plugin_register_vcpu_mem_cb(insn, acc_access, QEMU_PLUGIN_CB_NO_REGS,
+                                         QEMU_PLUGIN_MEM_RW, ai);
+    }
+}
+
+static void run_tb_trans(struct qemu_plugin_tb *tb, uint64_t priv)
+{
+    size_t n = qemu_plugin_tb_n_insns(tb);
+
     if (priv != 1) {
         /* Only a trap leaves S-mode for M-mode: check the open block there.
          * U-mode is entered by sret, which retires, and gets no callback. */
@@ -397,8 +516,15 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
     size_t n = qemu_plugin_tb_n_insns(tb);
 
-    if (with_runs) {
-        run_tb_trans(tb);
+    if (with_runs || with_acc) {
+        uint64_t priv = tb_priv();
+
+        if (with_runs) {
+            run_tb_trans(tb, priv);
+        }
+        if (with_acc && priv == 1) {
+            acc_tb_trans(tb);
+        }
         return;
     }
 
@@ -440,11 +566,23 @@ static void vcpu_init(qemu_plugin_id_t id, unsigned int vcpu)
     if (vcpu < MAX_VCPUS) {
         char *name = g_strdup_printf("%s.%u", path, vcpu);
 
-        out[vcpu] = fopen(name, "wb");
+        /* acc=S alone writes no instruction record */
+        out[vcpu] = with_acc && !with_runs ? NULL : fopen(name, "wb");
         if (out[vcpu]) {
             setvbuf(out[vcpu], NULL, _IOFBF, 1 << 20);
         }
         g_free(name);
+        if (with_acc) {
+            name = g_strdup_printf("%s.acc.%u", path, vcpu);
+            acc[vcpu].f = fopen(name, "wb");
+            if (!acc[vcpu].f) {
+                fprintf(stderr, "insnlog: cannot write %s\n", name);
+                exit(1);
+            }
+            setvbuf(acc[vcpu].f, NULL, _IOFBF, 1 << 20);
+            fputs("TSBIACC1", acc[vcpu].f);
+            g_free(name);
+        }
         if (with_mem) {
             name = g_strdup_printf("%s.mem.%u", path, vcpu);
             memout[vcpu] = fopen(name, "wb");
@@ -453,7 +591,7 @@ static void vcpu_init(qemu_plugin_id_t id, unsigned int vcpu)
             }
             g_free(name);
         }
-        if (with_runs) {
+        if (with_runs || with_acc) {
             g_autoptr(GArray) regs = qemu_plugin_get_registers();
             static const struct {
                 const char *name;
@@ -478,7 +616,7 @@ static void vcpu_init(qemu_plugin_id_t id, unsigned int vcpu)
             if (out[vcpu]) {
                 fputs("TSBIRUN1", out[vcpu]);
             }
-            for (size_t j = 0; j < G_N_ELEMENTS(want); j++) {
+            for (size_t j = 0; j < (with_runs ? G_N_ELEMENTS(want) : 1); j++) {
                 if (!*want[j].reg) {
                     fprintf(stderr, "insnlog: no %s register\n", want[j].name);
                     exit(1);
@@ -522,6 +660,10 @@ static void plugin_exit(qemu_plugin_id_t id, void *p)
             fclose(memout[i]);
             memout[i] = NULL;
         }
+        if (acc[i].f) {
+            fclose(acc[i].f);
+            acc[i].f = NULL;
+        }
     }
 }
 
@@ -539,6 +681,12 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
         } else if (!strcmp(argv[i], "mem=S")) {
             with_mem = true;
             mem_priv = 1;
+        } else if (g_str_has_prefix(argv[i], "acc=")) {
+            with_acc = true;
+            if (strcmp(argv[i] + 4, "S")) {
+                fprintf(stderr, "insnlog: acc= supports S (S-mode) only\n");
+                return -1;
+            }
         } else if (g_str_has_prefix(argv[i], "runs=")) {
             with_runs = true;
             if (strcmp(argv[i] + 5, "S")) {
@@ -555,8 +703,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
         fprintf(stderr, "insnlog: mem=S needs priv=on\n");
         return -1;
     }
-    if (with_runs && (with_priv || with_mem)) {
-        fprintf(stderr, "insnlog: runs= excludes priv=on and mem=on\n");
+    if ((with_runs || with_acc) && (with_priv || with_mem)) {
+        fprintf(stderr, "insnlog: runs= and acc= exclude priv=on and mem=\n");
         return -1;
     }
     if (with_runs) {
