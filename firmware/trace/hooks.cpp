@@ -73,6 +73,9 @@ bool place_buffer(const void *fdt, unsigned long next_addr, uint64_t size, uint6
     uint64_t lo = mem.r[0].base, hi = mem.r[0].base + mem.r[0].size;
     uint64_t fdt_at = reinterpret_cast<uintptr_t>(fdt);
     if (fdt_at >= lo && fdt_at < hi) hi = fdt_at;
+    // Below the harts' region, which the firmware put there first.
+    const uint64_t h0 = fw::fw_hart_region_start(), h1 = fw::fw_hart_region_end();
+    if (h1 > h0 && h0 >= lo && h0 < hi) hi = h0;
     if (hi - lo < size) return false;
     uint64_t base = (hi - size) & ~(align - 1);
     if (base < lo) return false;

@@ -10,6 +10,7 @@
 // count the machine was given (the device tree must list them all).
 // Cheap on hundreds of harts: at most three secondaries run at a time.
 #include "payload.hpp"
+#include "riscv/csr.hpp"
 
 using namespace pl;
 
@@ -184,6 +185,43 @@ void word_boundary() {
     stop_secondary(hi);
 }
 
+void load_word(void *arg) {
+    auto *p = static_cast<unsigned long *>(arg);
+    *p = *reinterpret_cast<volatile unsigned long *>(*p);
+}
+
+// Every /reserved-memory no-map region (the firmware's, and with many harts
+// its harts' region at the top of RAM: core/README.md "Harts and their
+// memory") is closed to S-mode: a load from its first and last word faults
+// (PMP), and a DBCN write from it is INVALID_PARAM (the firmware's own
+// shared-memory check). INFO names them, for the suite.
+void reserved_closed() {
+    const Platform &p = platform();
+    unsigned nomap = 0;
+    for (unsigned i = 0; i < p.nreserved && i < 8; i++) {
+        const Platform::Region &r = p.reserved[i];
+        if (!r.no_map || !r.size) continue;
+        nomap++;
+        info("harts", "reserved no-map 0x%lx+0x%lx", r.base, r.size);
+        clause("isolation/firmware_memory/pmp");
+        const unsigned long at[] = {r.base, r.base + r.size - sizeof(long)};
+        for (unsigned long a : at) {
+            unsigned long v = a, tval = 0;
+            const unsigned long cause = catch_exception(load_word, &v, &tval);
+            char why[96];
+            snprintf(why, sizeof why, "load 0x%lx: scause 0x%lx stval 0x%lx", a, cause, tval);
+            if (cause == csr::cause::load_access && tval == a) pass("reserved/0x%lx/load_faults", a);
+            else fail(why, "reserved/0x%lx/load_faults", a);
+        }
+        if (sbi_probe(eid::dbcn).value) {
+            clause("dbcn/console_write/INVALID_PARAM");
+            expect_err_or(sbi_call(eid::dbcn, fid::dbcn::write, 1, r.base, 0), ERR_INVALID_PARAM,
+                          ERR_FAILED, "reserved/0x%lx/dbcn_write", r.base);
+        }
+    }
+    info("harts", "%u reserved no-map regions", nomap);
+}
+
 } // namespace
 
 void payload_main() {
@@ -194,4 +232,5 @@ void payload_main() {
     start_stop_every_hart();
     highest_hart();
     word_boundary();
+    reserved_closed();
 }
