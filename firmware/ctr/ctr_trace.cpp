@@ -22,14 +22,21 @@ struct State {
 
 namespace {
 
-// By hart ID below trace::kMaxHarts (the harts an encoder can serve); every
-// other hart shares the last entry, whose feed is never possible or on.
+// By the trace service's slot of the hart's encoder (trace/topology.hpp:
+// at most trace::kMaxHarts harts, any hart IDs); every hart without one
+// shares the last entry, whose feed is never possible or on. The slot of
+// each hart, by hart index, is set by hart_init (the last entry before).
 State g_state[trace::kMaxHarts + 1];
+struct SlotTable {
+    uint8_t s[fw::kMaxHarts];
+    constexpr SlotTable() : s{} {
+        for (auto &x : s) x = trace::kMaxHarts;
+    }
+};
+static_assert(trace::kMaxHarts < 256, "a slot fits a byte");
+SlotTable g_slot;
 
-CTR_INLINE State &of(unsigned long hartid) {
-    return g_state[hartid < trace::kMaxHarts ? hartid : trace::kMaxHarts];
-}
-CTR_INLINE State &state() { return of(fw::current_hartid()); }
+CTR_INLINE State &state() { return g_state[g_slot.s[fw::this_index()]]; }
 
 // Types a trap from the trace cannot tell apart are passed as this cause: it
 // is neither a breakpoint nor an LCOFI, which freeze through M-mode (the
@@ -188,7 +195,9 @@ bool wanted(const Hart &h) { return (h.mctl & rc::S) && !frozen(h); }
 } // namespace
 
 bool hart_init(unsigned long hartid) {
-    State &s = of(hartid);
+    const unsigned slot = trace::slot(hartid);
+    g_slot.s[fw::hart_index(hartid)] = static_cast<uint8_t>(slot == trace::kNoSlot ? trace::kMaxHarts : slot);
+    State &s = g_state[g_slot.s[fw::hart_index(hartid)]];
     if (s.on) trace::ctr_feed_stop(hartid);
     s = State{};
     s.possible = trace::ctr_feed_possible(hartid);

@@ -183,8 +183,12 @@ void trace::subsystem::cold_init(const void *fdt, unsigned long next_addr) {
     // tsbi,trace-data (with E-Trace): every load and store as well.
     const bool data = etrace && fdt_getprop(fdt, chosen, "tsbi,trace-data", nullptr);
     boot.config = mode | cfg::PRIV_S | (etrace ? cfg::ETRACE : 0) | (data ? cfg::DATA : 0);
-    for (unsigned h = 0; h < kMaxHarts; h++)
-        if (fw::hart_valid(h)) boot_harts |= 1ull << h;
+    // Every served hart with an encoder slot (topology.hpp).
+    for (unsigned i = 0; i < fw::hart_count(); i++) {
+        if (!fw::index_valid(i)) continue;
+        const unsigned s = slot(fw::hart_at(i).hartid);
+        if (s != kNoSlot) boot_harts |= 1ull << s;
+    }
 }
 
 void trace::subsystem::fdt_fixup(void *fdt) {

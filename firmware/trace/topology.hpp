@@ -24,7 +24,8 @@ struct Encoder {
     bool present;
     uint64_t base;
     Link out;
-    uint64_t sink; // the RAM sink its trace reaches
+    uint64_t sink;         // the RAM sink its trace reaches
+    unsigned long hartid;  // the hart it traces (its `cpus`)
 };
 
 struct Funnel {
@@ -38,13 +39,15 @@ struct Sink {
     uint64_t base;
 };
 
-// Harts the trace service serves: hart IDs below 64, one bit each in a
-// 64-bit mask (HartMask, the trace extension's status words). A hart with a
-// higher ID has no encoder as far as the firmware is concerned (README).
+// Harts the trace service serves: up to 64 harts with an encoder, any hart
+// IDs below FW_HARTID_LIMIT, each in a slot 0..63 (one bit of the service's
+// HartMask). The slots go to the first 64 encoders of enabled harts in the
+// tree's order; an encoder past them is not used (README "Harts").
 constexpr unsigned kMaxHarts = 64;
+constexpr unsigned kNoSlot = ~0u;
 
 struct Topology {
-    Encoder encoder[kMaxHarts]; // indexed by hart ID
+    Encoder encoder[kMaxHarts]; // by slot: encoder[0 .. encoders-1]
     Funnel funnel[kMaxFunnels];
     unsigned funnels;
     Sink sink;
@@ -56,6 +59,15 @@ struct Topology {
     uint64_t sink_base[kMaxHarts];
     unsigned sinks;
 };
+
+// The slot of hart `hartid`'s encoder, kNoSlot when it has none. One
+// comparison when the slots follow the hart IDs (a machine numbered 0..n-1).
+inline unsigned slot_of(const Topology &t, unsigned long hartid) {
+    if (hartid < t.encoders && t.encoder[hartid].hartid == hartid) return static_cast<unsigned>(hartid);
+    for (unsigned s = 0; s < t.encoders; s++)
+        if (t.encoder[s].hartid == hartid) return s;
+    return kNoSlot;
+}
 
 // A component's type (TCI_COMPTYPE_*) from the registers at `base`, 0 when
 // it has none the scan can use (the firmware's: component_type, driver.hpp).

@@ -117,7 +117,11 @@ TEST_CASE("topology: the type is read from tr??Impl (component_type)") {
     SUBCASE("an encoder of another type is not an encoder") {
         r.enc[2]->impl.comp_type = TCI_COMPTYPE_FUNNEL;
         CHECK(trace::scan_topology(blob.data(), t, trace::component_type) == 3);
-        CHECK_FALSE(t.encoder[2].present);
+        // Slots 0..2 go to harts 0, 1 and 3: hart 2 has none.
+        CHECK(trace::slot_of(t, 2) == trace::kNoSlot);
+        CHECK(trace::slot_of(t, 3) == 2);
+        CHECK(t.encoder[2].hartid == 3);
+        CHECK_FALSE(t.encoder[3].present);
     }
 }
 
@@ -134,6 +138,25 @@ TEST_CASE("topology: four harts through one funnel") {
         CHECK(s.t.encoder[h].out.port == h); // the funnel input's reg
     }
     CHECK(s.encoders_present() == 4);
+}
+
+TEST_CASE("topology: sparse hart IDs take slots in tree order (issue 29)") {
+    // Harts 0, 100, 5 (disabled) and 4095: the disabled hart's encoder is
+    // not used, the others take slots 0, 1, 2 with their hart IDs.
+    Scanned s("sparse_harts.dtb");
+    CHECK(s.n == 3);
+    CHECK(s.t.encoders == 3);
+    CHECK(s.t.encoder[0].hartid == 0);
+    CHECK(s.t.encoder[1].hartid == 100);
+    CHECK(s.t.encoder[2].hartid == 4095);
+    CHECK(s.t.encoder[1].base == kEncoderBase + 0x1000);
+    CHECK(s.t.encoder[2].base == kEncoderBase + 0x3000);
+    CHECK(s.t.encoder[2].out.port == 3);
+    CHECK(trace::slot_of(s.t, 0) == 0);
+    CHECK(trace::slot_of(s.t, 100) == 1);
+    CHECK(trace::slot_of(s.t, 4095) == 2);
+    CHECK(trace::slot_of(s.t, 5) == trace::kNoSlot);
+    CHECK(trace::slot_of(s.t, 1) == trace::kNoSlot);
 }
 
 TEST_CASE("topology: 18 harts through leaf funnels into a top-level funnel") {
