@@ -672,6 +672,12 @@ unsigned mmode_regions(Region *out, unsigned max) {
     };
     for (unsigned h = 0; h < st.topo.encoders; h++)
         if (st.topo.encoder[h].present) add(0, st.topo.encoder[h].base);
+    // Encoders of harts past the slots too: S-mode must not program an
+    // encoder whose trace may reach the sink.
+    if (st.topo.unslotted_hi) {
+        add(0, st.topo.unslotted_lo);
+        add(0, st.topo.unslotted_hi - TCI_COMPONENT_SIZE);
+    }
     for (unsigned f = 0; f < st.topo.funnels; f++) add(1, st.topo.funnel[f].base);
     if (st.topo.sink.present) add(1, st.topo.sink.base);
     unsigned n = 0;

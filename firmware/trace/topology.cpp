@@ -126,6 +126,19 @@ unsigned scan_topology(const void *fdt, Topology &t, ComponentType type_of) {
             if (ph && id < FW_HARTID_LIMIT && ncpus < kMaxCpus && enabled(cpu))
                 cpus[ncpus++] = {ph, static_cast<uint32_t>(id)};
         }
+    // The slots go to the lowest hart IDs: encoders of harts above the
+    // kMaxHarts-th enabled hart ID get none (in tree order they may come
+    // first: QEMU lists its components from the highest hart down).
+    static uint64_t seen[FW_HARTID_LIMIT / 64];
+    memset(seen, 0, sizeof seen);
+    for (unsigned c = 0; c < ncpus; c++) seen[cpus[c].hartid / 64] |= 1ull << (cpus[c].hartid % 64);
+    uint32_t id_cut = FW_HARTID_LIMIT; // hart IDs at or above it get no slot
+    for (unsigned w = 0, k = 0; w < FW_HARTID_LIMIT / 64 && id_cut == FW_HARTID_LIMIT; w++)
+        for (uint64_t m = seen[w]; m; m &= m - 1)
+            if (++k > kMaxHarts) {
+                id_cut = w * 64 + static_cast<uint32_t>(__builtin_ctzll(m));
+                break;
+            }
     auto hart_of = [&](int node, uint32_t &id) {
         uint32_t ph;
         if (!get_u32(fdt, node, "cpus", ph)) return false;
@@ -147,7 +160,17 @@ unsigned scan_topology(const void *fdt, Topology &t, ComponentType type_of) {
         // An encoder takes a node only for an enabled hart, and the first
         // kMaxHarts of them only: the funnels and sinks keep their room.
         uint32_t id;
-        if (c.type == TCI_COMPTYPE_ENCODER && (nencoders == kMaxHarts || !hart_of(node, id))) continue;
+        if (c.type == TCI_COMPTYPE_ENCODER) {
+            if (!hart_of(node, id)) continue;
+            if (nencoders == kMaxHarts || id >= id_cut) {
+                // An enabled hart's encoder past the slots: no service, but
+                // closed to S-mode with the others (its trace may reach the
+                // sink M-mode keeps).
+                if (!t.unslotted_hi || c.base < t.unslotted_lo) t.unslotted_lo = c.base;
+                if (c.base + TCI_COMPONENT_SIZE > t.unslotted_hi) t.unslotted_hi = c.base + TCI_COMPONENT_SIZE;
+                continue;
+            }
+        }
         nencoders += c.type == TCI_COMPTYPE_ENCODER;
         if (c.type) nodes[n++] = c;
     }

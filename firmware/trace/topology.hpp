@@ -58,6 +58,10 @@ struct Topology {
     // sink: with more, the components are S-mode's (hooks.cpp).
     uint64_t sink_base[kMaxHarts];
     unsigned sinks;
+    // The encoders of enabled harts past the kMaxHarts slots: [lo, hi)
+    // (0, 0 without), closed to S-mode with the components M-mode keeps
+    // (service.cpp mmode_regions).
+    uint64_t unslotted_lo, unslotted_hi;
 };
 
 // The slot of hart `hartid`'s encoder, kNoSlot when it has none. One
