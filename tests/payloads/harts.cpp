@@ -205,7 +205,7 @@ void reserved_closed() {
         if (!r.no_map || !r.size) continue;
         nomap++;
         info("harts", "reserved no-map 0x%lx+0x%lx", r.base, r.size);
-        clause("isolation/firmware_memory/pmp");
+        clause("isolation/firmware_memory/protected");
         const unsigned long at[] = {r.base, r.base + r.size - sizeof(long)};
         for (unsigned long a : at) {
             unsigned long v = a, tval = 0;
@@ -235,6 +235,7 @@ void trace_high_harts() {
     constexpr long EID = sbi::eid::tsbi_trace;
     enum : long { GET_CAPS, CONFIGURE, SET_SINK, START, STOP, GET_STATUS };
     const Platform &p = platform();
+    clause("tsbi_trace/hart_mask");
     if (sbi_probe(EID).value != 1) {
         not_applicable("no trace service", "trace/high_harts");
         return;
