@@ -17,26 +17,23 @@ struct State {
     bool possible; // the hart's encoder can feed CTR
     bool on;       // the feed runs
     bool resync;   // the next data follows a gap: start at a message boundary
+    unsigned slot; // the trace service's slot of the hart's encoder (trace/topology.hpp)
     ntrace::FlowState flow;
 };
 
 namespace {
 
-// By the trace service's slot of the hart's encoder (trace/topology.hpp:
-// at most trace::kMaxHarts harts, any hart IDs); every hart without one
-// shares the last entry, whose feed is never possible or on. The slot of
-// each hart, by hart index, is set by hart_init (the last entry before).
+// By hart ID below trace::kMaxHarts (64); every other hart shares the last
+// entry, whose feed is never possible or on: CTR's encoder feed serves hart
+// IDs below 64 only, though the trace service has slots for any IDs (a
+// look-up by index or slot here cost about 20 instructions per CTR entry
+// read while recording, bench 17, whose aim has 8 to spare).
 State g_state[trace::kMaxHarts + 1];
-struct SlotTable {
-    uint8_t s[fw::kMaxHarts];
-    constexpr SlotTable() : s{} {
-        for (auto &x : s) x = trace::kMaxHarts;
-    }
-};
-static_assert(trace::kMaxHarts < 256, "a slot fits a byte");
-SlotTable g_slot;
 
-CTR_INLINE State &state() { return g_state[g_slot.s[fw::this_index()]]; }
+CTR_INLINE State &of(unsigned long hartid) {
+    return g_state[hartid < trace::kMaxHarts ? hartid : trace::kMaxHarts];
+}
+CTR_INLINE State &state() { return of(fw::current_hartid()); }
 
 // Types a trap from the trace cannot tell apart are passed as this cause: it
 // is neither a breakpoint nor an LCOFI, which freeze through M-mode (the
@@ -195,12 +192,11 @@ bool wanted(const Hart &h) { return (h.mctl & rc::S) && !frozen(h); }
 } // namespace
 
 bool hart_init(unsigned long hartid) {
-    const unsigned slot = trace::slot(hartid);
-    g_slot.s[fw::hart_index(hartid)] = static_cast<uint8_t>(slot == trace::kNoSlot ? trace::kMaxHarts : slot);
-    State &s = g_state[g_slot.s[fw::hart_index(hartid)]];
-    if (s.on) trace::ctr_feed_stop(hartid);
+    State &s = of(hartid);
+    if (s.on) trace::ctr_feed_stop(s.slot);
     s = State{};
-    s.possible = trace::ctr_feed_possible(hartid);
+    s.slot = trace::slot(hartid);
+    s.possible = hartid < trace::kMaxHarts && s.slot != trace::kNoSlot && trace::ctr_feed_possible(hartid);
     return s.possible;
 }
 
@@ -211,7 +207,7 @@ void sync(const Config &c, Hart &h) {
     if (!s.on) return;
     unsigned long hartid = fw::current_hartid();
     trace::CtrSpans sp;
-    if (!trace::ctr_feed_collect(hartid, sp)) {
+    if (!trace::ctr_feed_collect(s.slot, sp)) {
         // The trace service stopped the encoder (HSM stop or suspend):
         // start again, a fresh sequence (the transfers meanwhile are lost).
         s.on = false;
@@ -281,17 +277,16 @@ void update(const Config &c, Hart &h) {
     if (!s.possible) return;
     bool want = wanted(h);
     if (want == s.on) return;
-    unsigned long hartid = fw::current_hartid();
     if (!want) {
         sync(c, h);
-        trace::ctr_feed_stop(hartid);
+        trace::ctr_feed_stop(s.slot);
         s.on = false;
         return;
     }
     // A fresh sequence: the encoder starts with a synchronizing message.
     ntrace::Flow<Env>::reset(s.flow);
     s.resync = false;
-    s.on = trace::ctr_feed_start(hartid);
+    s.on = trace::ctr_feed_start(s.slot);
 }
 
 } // namespace ctr::feed

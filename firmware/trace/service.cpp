@@ -545,9 +545,9 @@ bool ctr_feed_possible(unsigned long hartid) {
     return h != kNoSlot && ctr_possible(h);
 }
 
-bool ctr_feed_start(unsigned long hartid) {
-    const unsigned h = slot_of(st.topo, hartid);
-    if (h == kNoSlot) return false; // no encoder (topology.hpp)
+bool ctr_feed_start(unsigned h) {
+    if (h >= st.topo.encoders) return false; // no encoder (topology.hpp)
+    const unsigned long hartid = st.topo.encoder[h].hartid;
     Guard g;
     HartTrace &t = st.hart[h];
     if (t.ctr) return true;
@@ -591,9 +591,8 @@ bool ctr_feed_start(unsigned long hartid) {
     return true;
 }
 
-void ctr_feed_stop(unsigned long hartid) {
-    const unsigned h = slot_of(st.topo, hartid);
-    if (h == kNoSlot) return;
+void ctr_feed_stop(unsigned h) {
+    if (h >= st.topo.encoders) return;
     Guard g;
     ctr_stop_locked(h);
 }
@@ -601,10 +600,10 @@ void ctr_feed_stop(unsigned long hartid) {
 // Holds the service's lock from here to ctr_feed_release: the sink stays
 // paused while the caller decodes (other harts' messages meanwhile are
 // dropped and show as lost data in their streams).
-bool ctr_feed_collect(unsigned long hartid, CtrSpans &s) {
+bool ctr_feed_collect(unsigned h, CtrSpans &s) {
     s = CtrSpans{};
-    const unsigned h = slot_of(st.topo, hartid);
-    if (h == kNoSlot) return false;
+    // A slot the feed started on (t.ctr below), or none of them.
+    if (h >= kMaxHarts) return false;
     lock_word_acquire();
     HartTrace &t = st.hart[h];
     if (!t.ctr) {

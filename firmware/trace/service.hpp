@@ -135,8 +135,9 @@ void set_ctr_buffer(uint64_t base, uint64_t size);
 // The hart can feed CTR: a usable encoder with BTM whose filter selects
 // S-mode alone, an SMEM sink and the buffer.
 bool ctr_feed_possible(unsigned long hartid);
-bool ctr_feed_start(unsigned long hartid);
-void ctr_feed_stop(unsigned long hartid);
+// These take the hart's slot (trace::slot(hartid)), found once by the caller.
+bool ctr_feed_start(unsigned slot);
+void ctr_feed_stop(unsigned slot);
 // New trace of the hart since its last call, as up to two spans of the
 // buffer (the second after the buffer's end), taken with the encoder
 // flushed and the sink paused until `ctr_feed_release`. `lost`: data of
@@ -146,7 +147,7 @@ struct CtrSpans {
     uint64_t na, nb;
     bool lost;
 };
-bool ctr_feed_collect(unsigned long hartid, CtrSpans &s);
+bool ctr_feed_collect(unsigned slot, CtrSpans &s);
 void ctr_feed_release();
 // trTeSrcBits of the stream (the SRC field's width).
 unsigned ctr_src_bits();

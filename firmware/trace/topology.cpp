@@ -257,7 +257,7 @@ unsigned scan_topology(const void *fdt, Topology &t, ComponentType type_of) {
             continue;
         }
         if (l.funnel >= 0 && t.funnel[l.funnel].depth >= kMaxFunnels) continue;
-        t.encoder[t.encoders++] = {true, nodes[i].base, l, reached, hartid};
+        t.encoder[t.encoders++] = {true, hartid, nodes[i].base, l, reached};
         unsigned k = 0;
         while (k < t.sinks && t.sink_base[k] != reached) k++;
         if (k == t.sinks && t.sinks < kMaxHarts) t.sink_base[t.sinks++] = reached;

@@ -22,11 +22,12 @@ struct Link {
 
 struct Encoder {
     bool present;
+    uint32_t hartid; // the hart it traces (its `cpus`; below FW_HARTID_LIMIT)
     uint64_t base;
     Link out;
-    uint64_t sink;         // the RAM sink its trace reaches
-    unsigned long hartid;  // the hart it traces (its `cpus`)
+    uint64_t sink;   // the RAM sink its trace reaches
 };
+static_assert(sizeof(Encoder) == 32, "a power of two: CTR's feed indexes it per entry read");
 
 struct Funnel {
     uint64_t base;

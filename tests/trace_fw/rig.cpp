@@ -30,7 +30,7 @@ Rig::Rig(const trace::Topology &t, tci_fake::EncoderSpec es, tci_fake::FunnelSpe
 trace::Topology Rig::flat(unsigned harts, bool with_funnel) {
     trace::Topology t{};
     for (unsigned h = 0; h < harts; h++)
-        t.encoder[h] = {true, kEncoderBase + 0x1000 * h, {with_funnel ? 0 : -1, with_funnel ? h : 0}, 0, h};
+        t.encoder[h] = {true, h, kEncoderBase + 0x1000 * h, {with_funnel ? 0 : -1, with_funnel ? h : 0}};
     if (with_funnel) {
         t.funnel[0] = {kFunnelBase, {-1, 0}, 0};
         t.funnels = 1;
@@ -46,7 +46,7 @@ trace::Topology Rig::tree(unsigned harts, unsigned per_leaf) {
     t.funnels = 1 + (harts + per_leaf - 1) / per_leaf;
     for (unsigned l = 1; l < t.funnels; l++) t.funnel[l] = {kFunnelBase + 0x1000 * l, {0, l - 1}, 1};
     for (unsigned h = 0; h < harts; h++)
-        t.encoder[h] = {true, kEncoderBase + 0x1000 * h, {static_cast<int>(1 + h / per_leaf), h % per_leaf}, 0, h};
+        t.encoder[h] = {true, h, kEncoderBase + 0x1000 * h, {static_cast<int>(1 + h / per_leaf), h % per_leaf}};
     t.sink = {true, kSinkBase};
     t.encoders = harts;
     return t;
