@@ -447,7 +447,8 @@ void report_left_out(const dt::Beyond &left) {
     const unsigned n = left.count;
     const unsigned long *ids = left.ids;
     if (harts_fit < kMaxHarts)
-        printf("tsbi: WARNING: the per-hart memory of %u harts fits below the next stage at 0x%lx\n",
+        printf("tsbi: WARNING: the per-hart memory of %u harts fits below the next stage at 0x%lx, "
+               "and the harts' region does not fit at the top of RAM (or has no PMP entry)\n",
                harts_fit, boot.next_addr);
     printf("tsbi: WARNING: %u hart(s) left out: this build serves at most %u harts, with hart "
            "IDs below %lu (FW_MAX_HARTS, FW_HARTID_LIMIT); left out:", n, kMaxHarts, kHartIdLimit);

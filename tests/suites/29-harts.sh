@@ -84,6 +84,17 @@ expect_line "harts/smp512/harts_region_in_banner" "$log" \
   "tsbi: the harts' stacks and state at 0x8f800000-0x8fc00000 (reserved, PMP-protected)"
 expect_line "harts/smp512/two_reserved_regions" "$log" "INFO: harts/harts .*2 reserved no-map regions"
 expect_line "harts/smp512/harts_region_closed" "$log" "PASS: harts/reserved/0x8fbffff8/load_faults"
+# With 64 MiB of RAM the harts' region has no room above the next stage's
+# first 64 MiB: the harts whose memory fits after the image are served (the
+# lowest IDs), the others named and disabled in the tree.
+log=$out/harts-smp512-64M.log
+harts_run "harts-smp512-64M" "$log" --smp 512 --mem 64M
+fit=$(grep -a "per-hart memory of [0-9]* harts fits below the next stage" "$log" | sed 's/.*memory of \([0-9]*\) harts.*/\1/' | head -1)
+expect_line "harts/smp512-64M/left_out_named" "$log" \
+  "tsbi: WARNING: $((512 - ${fit:-0})) hart(s) left out: .*; left out: ${fit:-x} $((${fit:-0} + 1)) "
+expect_line "harts/smp512-64M/payload_sees_the_served" "$log" "INFO: harts/harts ${fit:-x} harts, highest hart ID $((${fit:-0} - 1)),"
+if [ -n "$fit" ] && [ "$fit" -ge 256 ]; then pass "harts/smp512-64M/at_least_256_fit"
+else fail_log "harts/smp512-64M/at_least_256_fit" "$log" "expected the memory of at least 256 harts to fit, got '${fit:-none}'"; fi
 
 # Sparse hart IDs: QEMU virt's 128-hart tree with harts 0, 1, 64 and 127
 # enabled (table mode of core/hartmap.hpp), and cpu@2 renamed hart 5000
