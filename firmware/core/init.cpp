@@ -65,9 +65,11 @@ static_assert(FW_DYNAMIC_INFO_MAGIC == 0x4942534f && MIP_MSIP == 1 << csr::irq::
 static_assert(offsetof(FwDynamicInfo, boot_hart) == 5 * sizeof(long), "entry.S reads boot_hart there");
 // fw_jump default: next stage 2 MiB (RV64) / 4 MiB (RV32) above the firmware.
 constexpr unsigned long kJumpOffset = sizeof(long) == 8 ? 0x200000 : 0x400000;
-// Room for device-tree fix-ups, plus a status = "disabled" property (a
-// 12-byte property header and "disabled", padded) for each hart that may get one.
-constexpr unsigned kFdtExtra = 4096, kFdtExtraPerHart = 24;
+// Room for device-tree fix-ups, plus two status = "disabled" properties (a
+// 12-byte property header and "disabled", padded) for each hart that may
+// get them: its cpu node and its trace encoder, which the trace subsystem
+// disables when M-mode keeps it (QEMU 10's 512 harts: 547 components).
+constexpr unsigned kFdtExtra = 4096, kFdtExtraPerHart = 48;
 
 struct BootInfo {
     unsigned long next_addr, next_mode, fdt;

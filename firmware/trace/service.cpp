@@ -166,9 +166,18 @@ Error build_config(unsigned long hartid, const HartTrace &h, uint32_t config, En
 
 // Funnels from the sink outwards (depth order), so each is enabled before
 // anything feeds it; disabling runs the other way.
+// The deepest funnel that reaches the sink (depth kMaxFunnels: one that
+// does not, never enabled).
+unsigned funnels_depth() {
+    unsigned m = 0;
+    for (unsigned f = 0; f < st.topo.funnels; f++)
+        if (st.topo.funnel[f].depth < kMaxFunnels && st.topo.funnel[f].depth > m) m = st.topo.funnel[f].depth;
+    return m;
+}
+
 bool funnels_start() {
     bool ok = true;
-    for (unsigned d = 0; d < kMaxFunnels; d++)
+    for (unsigned d = 0, n = funnels_depth(); d <= n; d++)
         for (unsigned f = 0; f < st.topo.funnels; f++)
             if (st.topo.funnel[f].depth == d) ok &= funnel_start(st.topo.funnel[f].base, d == 0);
     return ok;
@@ -176,7 +185,7 @@ bool funnels_start() {
 
 bool funnels_stop() {
     bool ok = true;
-    for (unsigned d = kMaxFunnels; d-- > 0;)
+    for (unsigned d = funnels_depth() + 1; d-- > 0;)
         for (unsigned f = 0; f < st.topo.funnels; f++)
             if (st.topo.funnel[f].depth == d) ok &= disable_and_flush(st.topo.funnel[f].base);
     return ok;

@@ -11,7 +11,10 @@
 
 namespace trace {
 
-constexpr unsigned kMaxFunnels = 16; // 64 harts: one top-level and four leaf funnels
+// 512 harts on the project QEMU 10: 32 leaf funnels of 16 harts, 2 above
+// them and the top-level one (hw_models/qemu/README.md, a third level above
+// 256 harts); 64 harts: the top-level and four leaf funnels.
+constexpr unsigned kMaxFunnels = 40;
 
 // Where a component's output goes: a funnel (index into Topology::funnel)
 // or the sink, and the input number there (its bit in trFunnelDisInput).

@@ -252,7 +252,7 @@ void trace_high_harts() {
         const unsigned long h = p.hartids[i];
         if (h == hartid()) continue;
         if (has_encoder(h)) found[nfound++] = h;
-        else if (nfound == 0) {
+        else if (nfound == 0 && h == p.max_hartid) { // the highest hart only
             clause("tsbi_trace/NOT_SUPPORTED");
             expect_err(sbi_call(EID, CONFIGURE, hart_list(h).mask, hart_list(h).base, 6 | trace::cfg::PRIV_S),
                        ERR_NOT_SUPPORTED, "trace/no_encoder/hart%lu/configure", h);
