@@ -82,4 +82,24 @@ constexpr Layout plan_layout(uint64_t start, uint64_t image_end, unsigned n, uin
     }
 }
 
+// The harts' region (issue 29; core/README.md "Harts and their memory"):
+// `size` bytes (a power of two) at the top of [lo, hi) (the /memory range
+// the firmware starts in, ending below the device tree when the tree lies
+// in it), aligned to `size` so one NAPOT PMP entry covers it, at or above
+// `floor` (where the next stage's early memory ends) and clear of
+// [avoid, avoid_end) (the initrd; empty when avoid_end <= avoid): below it
+// when the top is taken. 0 when it does not fit.
+constexpr uint64_t place_top(uint64_t lo, uint64_t hi, uint64_t size, uint64_t floor,
+                             uint64_t avoid, uint64_t avoid_end) {
+    if (size == 0 || (size & (size - 1))) return 0;
+    for (int tries = 0; tries < 2; tries++) {
+        if (hi < size || hi - size < lo) return 0;
+        const uint64_t base = (hi - size) & ~(size - 1);
+        if (base < lo || base < floor) return 0;
+        if (avoid_end <= avoid || base >= avoid_end || base + size <= avoid) return base;
+        hi = avoid;
+    }
+    return 0;
+}
+
 } // namespace fw::region

@@ -65,9 +65,11 @@ static_assert(FW_DYNAMIC_INFO_MAGIC == 0x4942534f && MIP_MSIP == 1 << csr::irq::
 static_assert(offsetof(FwDynamicInfo, boot_hart) == 5 * sizeof(long), "entry.S reads boot_hart there");
 // fw_jump default: next stage 2 MiB (RV64) / 4 MiB (RV32) above the firmware.
 constexpr unsigned long kJumpOffset = sizeof(long) == 8 ? 0x200000 : 0x400000;
-// Room for device-tree fix-ups, plus a status = "disabled" property (a
-// 12-byte property header and "disabled", padded) for each hart that may get one.
-constexpr unsigned kFdtExtra = 4096, kFdtExtraPerHart = 24;
+// Room for device-tree fix-ups, plus two status = "disabled" properties (a
+// 12-byte property header and "disabled", padded) for each hart that may
+// get them: its cpu node and its trace encoder, which the trace subsystem
+// disables when M-mode keeps it (QEMU 10's 512 harts: 547 components).
+constexpr unsigned kFdtExtra = 4096, kFdtExtraPerHart = 48;
 
 struct BootInfo {
     unsigned long next_addr, next_mode, fdt;
@@ -80,6 +82,14 @@ uintptr_t region_start, region_end; // PMP/NAPOT-sized firmware region
 // it; carve_fw_memory carves from the region's top down to `carved_top`.
 uintptr_t carve_end;
 uint64_t carved_top;
+// The harts' region (core/README.md "Harts and their memory"): when the
+// per-hart memory of the harts present does not fit between the image and
+// the next stage, their stacks, blocks and the subsystems' per-hart memory
+// go to a second naturally aligned power-of-two region at the top of RAM,
+// with its own PMP entry and /reserved-memory node; [0, 0) when unused.
+// carve_per_hart then carves from hart_region_start up and the first region
+// keeps the image, the hart descriptions and the map up to `low_end`.
+uintptr_t hart_region_start, hart_region_end, low_end;
 // The other regions setup_pmp() closes to S-mode (M-mode-only MMIO, the
 // trace components): no S-mode memory either.
 constexpr unsigned kMaxMOnly = 8;
@@ -192,6 +202,9 @@ void setup_pmp() {
     unsigned wanted = 0;
     if (!napot(region_start, region_end - region_start, addr[wanted++]))
         fatal("the firmware region is not a naturally aligned power of two (PMP)");
+    if (hart_region_start &&
+        !napot(hart_region_start, hart_region_end - hart_region_start, addr[wanted++]))
+        fatal("the harts' region is not a naturally aligned power of two (PMP)");
     platform::MmioRegion mm[kMaxMOnly];
     unsigned nm = collect_m_only(mm, true);
     // Every hart computes the same list; the boot hart's is in place before
@@ -200,6 +213,7 @@ void setup_pmp() {
     for (unsigned i = 0; i < nm; i++) m_only[i] = mm[i];
     n_m_only = nm;
     platform::MmioRegion napot_of[kPmpEntries];
+    if (hart_region_start) napot_of[1] = {hart_region_start, hart_region_end - hart_region_start};
     for (unsigned i = 0; i < nm && wanted < kPmpEntries; i++) {
         if (napot(mm[i].base, mm[i].size, addr[wanted]))
             napot_of[wanted++] = mm[i];
@@ -421,6 +435,9 @@ void print_banner(unsigned nharts) {
     printf("tsbi: firmware at 0x%lx-0x%lx, next stage at 0x%lx (%s-mode), fdt at 0x%lx\n",
            static_cast<unsigned long>(region_start), static_cast<unsigned long>(region_end),
            boot.next_addr, boot.next_mode == FW_DYNAMIC_NEXT_MODE_U ? "U" : "S", boot.fdt);
+    if (hart_region_start)
+        printf("tsbi: the harts' stacks and state at 0x%lx-0x%lx (reserved, PMP-protected)\n",
+               static_cast<unsigned long>(hart_region_start), static_cast<unsigned long>(hart_region_end));
 }
 
 // Harts the device tree describes that this build cannot serve (more than
@@ -432,7 +449,8 @@ void report_left_out(const dt::Beyond &left) {
     const unsigned n = left.count;
     const unsigned long *ids = left.ids;
     if (harts_fit < kMaxHarts)
-        printf("tsbi: WARNING: the per-hart memory of %u harts fits below the next stage at 0x%lx\n",
+        printf("tsbi: WARNING: the per-hart memory of %u harts fits below the next stage at 0x%lx, "
+               "and the harts' region does not fit at the top of RAM (or has no PMP entry)\n",
                harts_fit, boot.next_addr);
     printf("tsbi: WARNING: %u hart(s) left out: this build serves at most %u harts, with hart "
            "IDs below %lu (FW_MAX_HARTS, FW_HARTID_LIMIT); left out:", n, kMaxHarts, kHartIdLimit);
@@ -459,6 +477,39 @@ uint64_t room_limit() {
             limit = r.base + r.size;
     }
     return limit;
+}
+
+// The harts' region for `n` harts of `per_hart` bytes each, when the boot
+// hart's PMP can close it too (a third entry; with no or one entry nothing is
+// closed anyway): at the top of the /memory range the firmware starts in,
+// below the device tree when it lies there, clear of the initrd, and above
+// the next stage's first 64 MiB (a kernel and its early allocations), as
+// the trace buffer (trace/hooks.cpp place_buffer). Sets hart_region_start
+// and hart_region_end; false when it cannot be placed.
+bool place_hart_region(const void *blob, unsigned n, uint64_t per_hart) {
+    if (pmp_entries_boot == 2) return false;
+    const uint64_t size = region::napot_size(static_cast<uint64_t>(n) * per_hart);
+    uint64_t lo = 0, hi = 0;
+    for (unsigned i = 0; i < memory.count; i++) {
+        const dt::MemRegion &r = memory.r[i];
+        if (region_start >= r.base && region_start - r.base < r.size) lo = r.base, hi = r.base + r.size;
+    }
+    if (boot.fdt > region_start && boot.fdt < hi) hi = boot.fdt;
+    const uint64_t floor = (boot.next_addr > region_start ? boot.next_addr : region_start) + (64ull << 20);
+    uint64_t ird = 0, ird_end = 0;
+    const int chosen = fdtw::root_child(blob, "chosen");
+    int l0 = 0, l1 = 0;
+    const void *s = chosen >= 0 ? fdt_getprop(blob, chosen, "linux,initrd-start", &l0) : nullptr;
+    const void *e = chosen >= 0 ? fdt_getprop(blob, chosen, "linux,initrd-end", &l1) : nullptr;
+    if (s && e && (l0 == 4 || l0 == 8) && (l1 == 4 || l1 == 8)) {
+        ird = l0 == 8 ? fdt64_to_cpu(*static_cast<const fdt64_t *>(s)) : fdt32_to_cpu(*static_cast<const fdt32_t *>(s));
+        ird_end = l1 == 8 ? fdt64_to_cpu(*static_cast<const fdt64_t *>(e)) : fdt32_to_cpu(*static_cast<const fdt32_t *>(e));
+    }
+    const uint64_t base = region::place_top(lo, hi, size, floor, ird, ird_end);
+    if (!base || base + size > ~static_cast<uintptr_t>(0)) return false;
+    hart_region_start = static_cast<uintptr_t>(base);
+    hart_region_end = static_cast<uintptr_t>(base + size);
+    return true;
 }
 
 // Per-hart memory right after the image, for the harts the device tree
@@ -497,8 +548,14 @@ const char *carve_harts(unsigned long boot_id, const void *blob, dt::Beyond &lef
     const region::Layout fit = region::plan_layout(region_start, at, n ? n : 1, kStackSize, stride,
                                                    entries * sizeof(uint16_t), limit);
     if (!fit.region_end || !fit.fits) return "no room for the boot hart's state below the next stage";
-    const unsigned max_harts = fit.fits < kMaxHarts ? fit.fits : kMaxHarts;
-    if (fit.fits < n) harts_fit = fit.fits;
+    unsigned max_harts = fit.fits < kMaxHarts ? fit.fits : kMaxHarts;
+    if (fit.fits < n) {
+        // Not all of them after the image: every hart's stack, block and
+        // per-hart memory in the harts' region, if there is one.
+        const unsigned want = n < kMaxHarts ? n : kMaxHarts;
+        if (place_hart_region(blob, want, kStackSize + stride)) max_harts = want;
+        if (max_harts < n) harts_fit = max_harts;
+    }
     const hartmap::Built b = hartmap::build(ids, n, boot_id, kHartIdLimit, max_harts, table);
     fw_hart_map = b.map;
     if (b.map.table) at += entries * sizeof(uint16_t);
@@ -509,9 +566,16 @@ const char *carve_harts(unsigned long boot_id, const void *blob, dt::Beyond &lef
         if (left.count < dt::Beyond::kNamed) left.ids[left.count] = descs[i].hartid;
         left.count++;
     }
+    if (hart_region_start) {
+        // The first region keeps the image, the descriptions and the table.
+        low_end = static_cast<uintptr_t>(at);
+        region_end = region_start + static_cast<uintptr_t>(region::napot_size(at - region_start));
+        at = hart_region_start;
+    }
     const uint64_t stacks = region::align_up(at, kStackSize);
     const uint64_t end = stacks + static_cast<uint64_t>(b.map.n) * kStackSize;
-    if (region_start + region::napot_size(end - region_start) > limit)
+    if (hart_region_start ? end > hart_region_end
+                          : region_start + region::napot_size(end - region_start) > limit)
         return "no room for the harts' stacks below the next stage";
     fw_stacks_base = static_cast<uintptr_t>(stacks);
     carve_end = static_cast<uintptr_t>(end);
@@ -544,6 +608,9 @@ void cold_boot(unsigned long hartid, unsigned long fdt, const FwDynamicInfo *di)
     // The harts and their memory first: the platform's drivers keep
     // per-hart state by hart index (the ACLINT's MSIP and mtimecmp).
     dt::Beyond left{kHartIdLimit, 0, {}};
+    // The PMP entries first: the harts' region needs one of its own.
+    unsigned long pmp_held;
+    pmp_entries_boot = count_pmp_entries(pmp_held);
     const char *no_room = have_memory ? carve_harts(hartid, blob, left) : nullptr;
     if (!platform::cold_init(blob)) fatal("platform initialisation failed");
     if (!have_memory) fatal("no /memory in the device tree");
@@ -574,8 +641,6 @@ void cold_boot(unsigned long hartid, unsigned long fdt, const FwDynamicInfo *di)
     // for their regions before they choose them (fw::pmp_spare_entries).
     int chosen = drivers::fdt_find_path(blob, "/chosen");
     require_pmp = chosen >= 0 && fdt_getprop(blob, chosen, "tsbi,require-pmp", nullptr);
-    unsigned long pmp_held;
-    pmp_entries_boot = count_pmp_entries(pmp_held);
     if (pmp_entries_boot < 2 && require_pmp)
         fatal("fewer than two PMP entries: the firmware cannot be protected from S-mode "
               "(tsbi,require-pmp)");
@@ -586,6 +651,8 @@ void cold_boot(unsigned long hartid, unsigned long fdt, const FwDynamicInfo *di)
     drivers::fdt_index_drop();
     int err = dt::open_for_fixup(blob, kFdtExtra + kFdtExtraPerHart * (n + left.count));
     if (!err) err = dt::fixup_reserve(blob, region_start, region_end - region_start);
+    if (!err && hart_region_start)
+        err = dt::fixup_reserve(blob, hart_region_start, hart_region_end - hart_region_start);
     // Only when a hart is left out or not served (no S-mode): the walk costs
     // about 1,800 instructions a hart and finds nothing to edit otherwise.
     if (!err && (left.count != 0 || served < n))
@@ -651,8 +718,8 @@ uintptr_t carve_fw_memory(unsigned long size) {
     // firmware's already: closed by the firmware's PMP entry, reserved in
     // the device tree, refused by s_mode_range_ok. The region may grow up to
     // the next stage, inside the /memory range it starts in.
-    region::Carve c = region::carve_top(region_start, region_end, carved_top, carve_end, size,
-                                        room_limit());
+    region::Carve c = region::carve_top(region_start, region_end, carved_top,
+                                        hart_region_start ? low_end : carve_end, size, room_limit());
     if (!c.base) return 0;
     region_end = static_cast<uintptr_t>(c.end);
     carved_top = c.lowest;
@@ -662,13 +729,17 @@ uintptr_t carve_fw_memory(unsigned long size) {
 void *carve_per_hart(unsigned long size, unsigned long align) {
     // After what was carved before, below what carve_fw_memory took from
     // the top (the region grows instead when that is in the way).
+    // In the harts' region when there is one: sized at cold boot for what
+    // every subsystem asks here (Subsystem::per_hart_bytes), it never grows.
     const uint64_t base = region::align_up(carve_end, align);
     const uint64_t end = base + static_cast<uint64_t>(hart_count()) * size;
     const uint64_t region = region_start + region::napot_size(end - region_start);
-    if (region > room_limit() || (carved_top && end > carved_top)) return nullptr;
+    if (hart_region_start ? end > hart_region_end
+                          : region > room_limit() || (carved_top && end > carved_top))
+        return nullptr;
     memset(reinterpret_cast<void *>(static_cast<uintptr_t>(base)), 0, static_cast<size_t>(end - base));
     carve_end = static_cast<uintptr_t>(end);
-    if (region > region_end) region_end = static_cast<uintptr_t>(region);
+    if (!hart_region_start && region > region_end) region_end = static_cast<uintptr_t>(region);
     return reinterpret_cast<void *>(static_cast<uintptr_t>(base));
 }
 
@@ -676,7 +747,7 @@ unsigned pmp_spare_entries() {
     // Of the boot hart's entries: one opens memory to S-mode, one closes the
     // firmware, one each the platform's M-mode-only regions that take one.
     platform::MmioRegion mm[kMaxMOnly];
-    unsigned nm = collect_m_only(mm, false), used = 2;
+    unsigned nm = collect_m_only(mm, false), used = 2 + (hart_region_start != 0);
     unsigned long addr;
     for (unsigned i = 0; i < nm; i++) used += napot(mm[i].base, mm[i].size, addr);
     return pmp_entries_boot > used ? pmp_entries_boot - used : 0;
@@ -684,6 +755,8 @@ unsigned pmp_spare_entries() {
 
 uintptr_t fw_region_start() { return region_start; }
 uintptr_t fw_region_end() { return region_end; }
+uintptr_t fw_hart_region_start() { return hart_region_start; }
+uintptr_t fw_hart_region_end() { return hart_region_end; }
 
 
 bool s_mode_range_ok(unsigned long lo, unsigned long hi, unsigned long size) {
@@ -701,6 +774,7 @@ bool s_mode_range_ok(unsigned long lo, unsigned long hi, unsigned long size) {
     // refused where no entry closes them (too few PMP entries, or none).
     for (unsigned i = 0; i < n_m_only; i++)
         if (lo < m_only[i].base + m_only[i].size && last >= m_only[i].base) return false;
+    if (hart_region_start && lo < hart_region_end && last >= hart_region_start) return false;
     return dt::range_in_memory(memory, region_start, region_end, lo, size);
 }
 

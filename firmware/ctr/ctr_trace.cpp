@@ -17,6 +17,7 @@ struct State {
     bool possible; // the hart's encoder can feed CTR
     bool on;       // the feed runs
     bool resync;   // the next data follows a gap: start at a message boundary
+    unsigned slot; // the trace service's slot of the hart's encoder (trace/topology.hpp)
     ntrace::FlowState flow;
 };
 
@@ -32,8 +33,11 @@ struct Time {
 
 namespace {
 
-// By hart ID below trace::kMaxHarts (the harts an encoder can serve); every
-// other hart shares the last entry, whose feed is never possible or on.
+// By hart ID below trace::kMaxHarts (64); every other hart shares the last
+// entry, whose feed is never possible or on: CTR's encoder feed serves hart
+// IDs below 64 only, though the trace service has slots for any IDs (a
+// look-up by index or slot here cost about 20 instructions per CTR entry
+// read while recording, bench 17, whose aim has 8 to spare).
 State g_state[trace::kMaxHarts + 1];
 
 // Cycle counts asked for (/chosen/tsbi,ctr-cycles, set_cycles).
@@ -325,9 +329,10 @@ bool wanted(const Hart &h) { return (h.mctl & rc::S) && !frozen(h); }
 
 bool hart_init(unsigned long hartid) {
     State &s = of(hartid);
-    if (s.on) trace::ctr_feed_stop(hartid);
+    if (s.on) trace::ctr_feed_stop(s.slot);
     s = State{};
-    s.possible = trace::ctr_feed_possible(hartid);
+    s.slot = trace::slot(hartid);
+    s.possible = hartid < trace::kMaxHarts && s.slot != trace::kNoSlot && trace::ctr_feed_possible(hartid);
     return s.possible;
 }
 
@@ -415,7 +420,7 @@ void sync(const Config &c, Hart &h) {
     if (!s.on) return;
     unsigned long hartid = fw::current_hartid();
     trace::CtrSpans sp;
-    if (!trace::ctr_feed_collect(hartid, sp)) {
+    if (!trace::ctr_feed_collect(s.slot, sp)) {
         // The trace service stopped the encoder (HSM stop or suspend):
         // start again, a fresh sequence (the transfers meanwhile are lost).
         s.on = false;
@@ -435,7 +440,7 @@ void update(const Config &c, Hart &h) {
     unsigned long hartid = fw::current_hartid();
     if (!want) {
         sync(c, h);
-        trace::ctr_feed_stop(hartid);
+        trace::ctr_feed_stop(s.slot);
         s.on = false;
         return;
     }
@@ -443,7 +448,7 @@ void update(const Config &c, Hart &h) {
     FlowAny::reset(s.flow);
     s.resync = false;
     time_of(hartid).open = false;
-    s.on = trace::ctr_feed_start(hartid, g_cycles);
+    s.on = trace::ctr_feed_start(s.slot, g_cycles);
 }
 
 } // namespace ctr::feed

@@ -91,6 +91,11 @@ void *carve_per_hart(unsigned long size, unsigned long align);
 // the hart has PMP (core/README.md).
 uintptr_t fw_region_start();
 uintptr_t fw_region_end();
+// The harts' region, [0, 0) when the harts' memory fits in the first one
+// (core/README.md "Harts and their memory"): also the firmware's, also
+// protected, at the top of RAM.
+uintptr_t fw_hart_region_start();
+uintptr_t fw_hart_region_end();
 
 // Console output from M-mode (boot banner, diagnostics).
 void puts(const char *s);

@@ -28,9 +28,10 @@ SbiRet result(Error e, unsigned long value = 0) {
     return e == Error::Success ? ok(value) : err(e);
 }
 
-// The targets as a mask of hart IDs; a target whose ID is past the trace
-// service's harts (trace::kMaxHarts) has no encoder: NOT_SUPPORTED, as for
-// any hart without one.
+// The targets (SBI "Hart list parameter": any hart IDs) as the service's
+// mask of encoder slots; a named hart without a slot has no encoder:
+// NOT_SUPPORTED, as the service answers for one. Base -1 takes the harts
+// that have one.
 Error harts_of(unsigned long mask, unsigned long base, trace::HartMask &out) {
     constexpr unsigned xlen = sizeof(long) * 8;
     HartBitmap b;
@@ -38,9 +39,12 @@ Error harts_of(unsigned long mask, unsigned long base, trace::HartMask &out) {
     if (Error e = targets_from_mask(mask, base, b); e != Error::Success) return e;
     for (unsigned w = 0, n = fw::hart_words(); w < n; w++)
         for (unsigned long m = b.w[w]; m; m &= m - 1) {
-            const unsigned long id = fw::hart_at(w * xlen + __builtin_ctzl(m)).hartid;
-            if (id >= trace::kMaxHarts) return base == ~0ul ? Error::Success : Error::NotSupported;
-            out |= trace::HartMask(1) << id;
+            const unsigned s = trace::slot(fw::hart_at(w * xlen + __builtin_ctzl(m)).hartid);
+            if (s == trace::kNoSlot) {
+                if (base == ~0ul) continue;
+                return Error::NotSupported;
+            }
+            out |= trace::HartMask(1) << s;
         }
     return Error::Success;
 }
@@ -82,8 +86,9 @@ SbiRet handle(unsigned long a0, unsigned long a1, unsigned long a2, unsigned lon
         if (a0 & (alignof(uint64_t) - 1)) return err(Error::InvalidParam);
         if (!phys(a0, a1, addr) || !trace::s_mode_range_ok(addr, sizeof(trace::Status)))
             return err(Error::InvalidAddress);
+        // a2: the first hart ID of the two hart words (README).
         trace::Status s;
-        e = trace::get_status(s);
+        e = trace::get_status(s, a2);
         if (e == Error::Success) {
             auto *dst = reinterpret_cast<volatile uint64_t *>(static_cast<uintptr_t>(addr));
             auto *src = reinterpret_cast<const uint64_t *>(&s);

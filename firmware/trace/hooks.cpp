@@ -73,6 +73,9 @@ bool place_buffer(const void *fdt, unsigned long next_addr, uint64_t size, uint6
     uint64_t lo = mem.r[0].base, hi = mem.r[0].base + mem.r[0].size;
     uint64_t fdt_at = reinterpret_cast<uintptr_t>(fdt);
     if (fdt_at >= lo && fdt_at < hi) hi = fdt_at;
+    // Below the harts' region, which the firmware put there first.
+    const uint64_t h0 = fw::fw_hart_region_start(), h1 = fw::fw_hart_region_end();
+    if (h1 > h0 && h0 >= lo && h0 < hi) hi = h0;
     if (hi - lo < size) return false;
     uint64_t base = (hi - size) & ~(align - 1);
     if (base < lo) return false;
@@ -180,8 +183,12 @@ void trace::subsystem::cold_init(const void *fdt, unsigned long next_addr) {
     // tsbi,trace-data (with E-Trace): every load, store and atomic as well.
     const bool data = etrace && fdt_getprop(fdt, chosen, "tsbi,trace-data", nullptr);
     boot.config = mode | cfg::PRIV_S | (etrace ? cfg::ETRACE : 0) | (data ? cfg::DATA : 0);
-    for (unsigned h = 0; h < kMaxHarts; h++)
-        if (fw::hart_valid(h)) boot_harts |= 1ull << h;
+    // Every served hart with an encoder slot (topology.hpp).
+    for (unsigned i = 0; i < fw::hart_count(); i++) {
+        if (!fw::index_valid(i)) continue;
+        const unsigned s = slot(fw::hart_at(i).hartid);
+        if (s != kNoSlot) boot_harts |= 1ull << s;
+    }
 }
 
 void trace::subsystem::fdt_fixup(void *fdt) {

@@ -119,7 +119,7 @@ unsigned long caps_of(const HartTrace &h) {
 }
 
 // Validates `config` for hart `h` and builds its encoder programming.
-Error build_config(unsigned hartid, const HartTrace &h, uint32_t config, EncoderConfig &out) {
+Error build_config(unsigned long hartid, const HartTrace &h, uint32_t config, EncoderConfig &out) {
     unsigned mode = config & cfg::MODE_MASK;
     unsigned iret_mode = (config >> cfg::IRET_MODE_SHIFT) & 3;
     unsigned sync_mode = (config >> cfg::SYNC_MODE_SHIFT) & 3;
@@ -154,7 +154,7 @@ Error build_config(unsigned hartid, const HartTrace &h, uint32_t config, Encoder
                   ((config & cfg::CONTEXT) ? TCI_BIT(trTeControl, Context) : 0);
     out.data_control = data ? TCI_BIT(trTeDataControl, Tracing) : 0;
     uint32_t f = TCI_SET(trTeInstFeatures, ImplicitReturnMode, iret_mode) |
-                 TCI_SET(trTeInstFeatures, SrcID, hartid) |
+                 TCI_SET(trTeInstFeatures, SrcID, static_cast<uint32_t>(hartid)) |
                  TCI_SET(trTeInstFeatures, SrcBits, st.src_bits);
     for (auto &m : kFeatureMap)
         if (config & m[0]) f |= m[1];
@@ -173,9 +173,18 @@ Error build_config(unsigned hartid, const HartTrace &h, uint32_t config, Encoder
 
 // Funnels from the sink outwards (depth order), so each is enabled before
 // anything feeds it; disabling runs the other way.
+// The deepest funnel that reaches the sink (depth kMaxFunnels: one that
+// does not, never enabled).
+unsigned funnels_depth() {
+    unsigned m = 0;
+    for (unsigned f = 0; f < st.topo.funnels; f++)
+        if (st.topo.funnel[f].depth < kMaxFunnels && st.topo.funnel[f].depth > m) m = st.topo.funnel[f].depth;
+    return m;
+}
+
 bool funnels_start() {
     bool ok = true;
-    for (unsigned d = 0; d < kMaxFunnels; d++)
+    for (unsigned d = 0, n = funnels_depth(); d <= n; d++)
         for (unsigned f = 0; f < st.topo.funnels; f++)
             if (st.topo.funnel[f].depth == d) ok &= funnel_start(st.topo.funnel[f].base, d == 0);
     return ok;
@@ -183,7 +192,7 @@ bool funnels_start() {
 
 bool funnels_stop() {
     bool ok = true;
-    for (unsigned d = kMaxFunnels; d-- > 0;)
+    for (unsigned d = funnels_depth() + 1; d-- > 0;)
         for (unsigned f = 0; f < st.topo.funnels; f++)
             if (st.topo.funnel[f].depth == d) ok &= disable_and_flush(st.topo.funnel[f].base);
     return ok;
@@ -257,7 +266,7 @@ Error start_locked(HartMask harts) {
         st.hart[h].wanted = true;
         st.hart[h].lost = false;
         // A stopped or suspended hart starts tracing as it enters S-mode.
-        if (!hart_is_stopped(h)) ok &= enc_start(h);
+        if (!hart_is_stopped(st.topo.encoder[h].hartid)) ok &= enc_start(h);
     });
     return ok ? Error::Success : Error::Failed;
 }
@@ -277,6 +286,8 @@ void ctr_stop_locked(unsigned h) {
 
 bool available() { return st.usable; }
 
+unsigned slot(unsigned long hartid) { return slot_of(st.topo, hartid); }
+
 unsigned smode_encoders_without_mmode() { return st.mmode_excluded; }
 
 bool init(const Topology &t, bool smode_owner, bool allow_mmode) {
@@ -293,7 +304,7 @@ bool init(const Topology &t, bool smode_owner, bool allow_mmode) {
         for (unsigned k = 0; k < t.sinks; k++) reset(t.sink_base[k]);
         // Unless the platform lets traces include M-mode, M-mode is kept
         // out of whatever S-mode traces where the encoder can enforce it.
-        for (unsigned h = 0; h < kMaxHarts; h++)
+        for (unsigned h = 0; h < t.encoders; h++)
             if (t.encoder[h].present && reset(t.encoder[h].base) && !allow_mmode &&
                 encoder_exclude_mmode(t.encoder[h].base))
                 st.mmode_excluded++;
@@ -310,12 +321,15 @@ bool init(const Topology &t, bool smode_owner, bool allow_mmode) {
     for (unsigned f = 0; f < t.funnels; f++)
         funnels_ok &= reset(t.funnel[f].base) && impl_ok(t.funnel[f].base, TCI_COMPTYPE_FUNNEL);
     unsigned long max_id = 0;
-    for (unsigned h = 0; h < kMaxHarts; h++) {
+    unsigned first = kNoSlot;
+    for (unsigned h = 0; h < t.encoders; h++) {
         if (!t.encoder[h].present) continue;
         HartTrace &ht = st.hart[h];
         ht.usable = reset(t.encoder[h].base) && impl_ok(t.encoder[h].base, TCI_COMPTYPE_ENCODER) &&
                     discover_encoder(t.encoder[h].base, ht.caps) && (ht.caps.btm || ht.caps.htm);
-        if (ht.usable) max_id = h;
+        if (!ht.usable) continue;
+        if (t.encoder[h].hartid > max_id) max_id = t.encoder[h].hartid;
+        if (first == kNoSlot) first = h;
     }
     if (!sink_ok || !funnels_ok || !(st.sink_caps.sram || st.sink_caps.smem))
         return false;
@@ -325,7 +339,7 @@ bool init(const Topology &t, bool smode_owner, bool allow_mmode) {
     st.src_bits = bits_for(max_id);
     unsigned encoders = 0;
     for (auto &ht : st.hart) encoders += ht.usable;
-    if (encoders == 1 && max_id == 0 && st.hart[0].caps.src_bits_max == 0) st.src_bits = 0;
+    if (encoders == 1 && max_id == 0 && st.hart[first].caps.src_bits_max == 0) st.src_bits = 0;
     bool any = false;
     for (auto &ht : st.hart) {
         ht.usable &= ht.caps.src_bits_max >= st.src_bits;
@@ -337,8 +351,9 @@ bool init(const Topology &t, bool smode_owner, bool allow_mmode) {
 
 Error get_caps(unsigned long hartid, unsigned long &value) {
     Guard g;
-    // A hart past the service's (topology.hpp) has no encoder: no caps.
-    value = hartid < kMaxHarts ? caps_of(st.hart[hartid]) : caps_of(HartTrace{});
+    // A hart without a slot (topology.hpp) has no encoder: no caps.
+    const unsigned h = slot_of(st.topo, hartid);
+    value = h != kNoSlot ? caps_of(st.hart[h]) : caps_of(HartTrace{});
     return Error::Success;
 }
 
@@ -353,7 +368,7 @@ Error configure(HartMask harts, uint32_t config) {
         if (e != Error::Success) return;
         if (st.hart[h].wanted) e = Error::AlreadyStarted;
         else if (!st.hart[h].usable) e = Error::NotSupported;
-        else e = build_config(h, st.hart[h], config, c[h]);
+        else e = build_config(st.topo.encoder[h].hartid, st.hart[h], config, c[h]);
     });
     if (e != Error::Success) return e;
     for_each(harts, [&](unsigned h) {
@@ -444,7 +459,7 @@ Error stop(HartMask harts) {
     return ok ? Error::Success : Error::Timeout;
 }
 
-Error get_status(Status &s) {
+Error get_status(Status &s, unsigned long hart_base) {
     Guard g;
     s = Status{};
     if (!st.sink_set) return Error::Success;
@@ -458,16 +473,21 @@ Error get_status(Status &s) {
     bool capturing = st.sink_running && sink_enabled(st.topo.sink.base);
     s.flags = (capturing ? STATUS_SINK_ENABLED : 0) | (wrapped ? STATUS_WRAPPED : 0) |
               (st.sink.smem ? STATUS_SMEM : 0);
-    for (unsigned h = 0; h < kMaxHarts; h++) {
+    bool any_lost = false;
+    for (unsigned h = 0; h < st.topo.encoders; h++) {
         HartTrace &t = st.hart[h];
         if (t.running) {
             // The sticky overflow bit can be read while tracing.
             t.lost |= encoder_lost(st.topo.encoder[h].base);
         }
-        if (t.wanted) s.harts |= 1ull << h;
-        if (t.lost) s.lost_harts |= 1ull << h;
+        any_lost |= t.lost;
+        // Bit i: hart hart_base + i (README, trace_get_status).
+        const unsigned long id = st.topo.encoder[h].hartid;
+        if (id < hart_base || id - hart_base >= 64) continue;
+        if (t.wanted) s.harts |= 1ull << (id - hart_base);
+        if (t.lost) s.lost_harts |= 1ull << (id - hart_base);
     }
-    if (s.lost_harts) s.flags |= STATUS_LOST;
+    if (any_lost) s.flags |= STATUS_LOST;
     s.src_bits = st.src_bits;
     return Error::Success;
 }
@@ -512,33 +532,40 @@ Error boot_trace(const BootOptions &o, HartMask harts) {
     *b = BootHeader{kBootMagic, 1, kBootHeaderSize, st.sink.start, st.sink.limit, st.sink.start,
                     BOOT_TRACING, 0, TCI_GET(st.hart[first].config.control, trTeControl, InstMode),
                     st.src_bits, st.hart[first].config.features & ~TCI_trTeInstFeatures_SrcID_MASK,
-                    st.hart[first].config.control, usable};
+                    st.hart[first].config.control, {}};
+    // The traced harts by hart ID (README, the header's table).
+    for_each(usable, [&](unsigned h) {
+        const unsigned long id = st.topo.encoder[h].hartid;
+        b->harts[id / 64] |= 1ull << (id % 64);
+    });
     st.boot = b;
     return start_locked(usable);
 }
 
 void hart_start(unsigned long hartid) {
-    if (hartid >= kMaxHarts) return;
+    const unsigned h = slot_of(st.topo, hartid);
+    if (h == kNoSlot) return;
     Guard g;
-    HartTrace &t = st.hart[hartid];
-    if (t.wanted && !t.running) enc_start(static_cast<unsigned>(hartid));
+    HartTrace &t = st.hart[h];
+    if (t.wanted && !t.running) enc_start(h);
 }
 
 void hart_stop(unsigned long hartid) {
-    if (hartid >= kMaxHarts) return;
+    const unsigned h = slot_of(st.topo, hartid);
+    if (h == kNoSlot) return;
     Guard g;
     // CTR's feed: a stopped hart's encoder starts again (a fresh sequence)
     // when S-mode enables recording on it.
-    ctr_stop_locked(static_cast<unsigned>(hartid));
+    ctr_stop_locked(h);
     // Flush what this hart's encoder holds; it starts again, with a
     // synchronizing message, when the hart resumes or restarts.
-    if (st.hart[hartid].running) enc_stop(static_cast<unsigned>(hartid));
+    if (st.hart[h].running) enc_stop(h);
 }
 
 void system_reset() {
     Guard g;
     if (!st.sink_running) return;
-    for (unsigned h = 0; h < kMaxHarts; h++)
+    for (unsigned h = 0; h < st.topo.encoders; h++)
         if (st.hart[h].running) enc_stop(h);
     sink_stop_all();
 }
@@ -560,17 +587,19 @@ bool ctr_possible(unsigned h) {
 } // namespace
 
 bool ctr_feed_possible(unsigned long hartid) {
-    return hartid < kMaxHarts && ctr_possible(static_cast<unsigned>(hartid));
+    const unsigned h = slot_of(st.topo, hartid);
+    return h != kNoSlot && ctr_possible(h);
 }
 
 bool ctr_cycles_possible(unsigned long hartid) {
-    return ctr_feed_possible(hartid) && st.hart[hartid].caps.core_timestamp;
+    const unsigned h = slot_of(st.topo, hartid);
+    return h != kNoSlot && ctr_possible(h) && st.hart[h].caps.core_timestamp;
 }
 
-bool ctr_feed_start(unsigned long hartid, bool cycles) {
-    if (hartid >= kMaxHarts) return false; // no encoder (topology.hpp)
+bool ctr_feed_start(unsigned h, bool cycles) {
+    if (h >= st.topo.encoders) return false; // no encoder (topology.hpp)
+    const unsigned long hartid = st.topo.encoder[h].hartid;
     Guard g;
-    unsigned h = static_cast<unsigned>(hartid);
     HartTrace &t = st.hart[h];
     if (t.ctr) return true;
     // S-mode's trace has the sink (or a boot-time trace does).
@@ -599,7 +628,8 @@ bool ctr_feed_start(unsigned long hartid, bool cycles) {
                         : 0;
     EncoderConfig c{TCI_SET(trTeControl, InstMode, TCI_INSTMODE_BTM) |
                         TCI_SET(trTeControl, Format, TCI_FORMAT_NTRACE) | sync,
-                    TCI_SET(trTeInstFeatures, SrcID, h) | TCI_SET(trTeInstFeatures, SrcBits, st.src_bits),
+                    TCI_SET(trTeInstFeatures, SrcID, static_cast<uint32_t>(hartid)) |
+                        TCI_SET(trTeInstFeatures, SrcBits, st.src_bits),
                     1u << TCI_PRIV_S,
                     // The hart's cycles from 0, relative TSTAMP in each
                     // message: CTR's cycle counts (README "Cycle counts").
@@ -623,26 +653,27 @@ bool ctr_feed_start(unsigned long hartid, bool cycles) {
     return true;
 }
 
-void ctr_feed_stop(unsigned long hartid) {
-    if (hartid >= kMaxHarts) return;
+void ctr_feed_stop(unsigned h) {
+    if (h >= st.topo.encoders) return;
     Guard g;
-    ctr_stop_locked(static_cast<unsigned>(hartid));
+    ctr_stop_locked(h);
 }
 
 // Holds the service's lock from here to ctr_feed_release: the sink stays
 // paused while the caller decodes (other harts' messages meanwhile are
 // dropped and show as lost data in their streams).
-bool ctr_feed_collect(unsigned long hartid, CtrSpans &s) {
+bool ctr_feed_collect(unsigned h, CtrSpans &s) {
     s = CtrSpans{};
-    if (hartid >= kMaxHarts) return false;
+    // A slot the feed started on (t.ctr below), or none of them.
+    if (h >= kMaxHarts) return false;
     lock_word_acquire();
-    HartTrace &t = st.hart[hartid];
+    HartTrace &t = st.hart[h];
     if (!t.ctr) {
         lock_word.store(0, fw::memory_order_release);
         return false;
     }
     bool lost = false, wrapped = false;
-    encoder_flush(st.topo.encoder[hartid].base, lost);
+    encoder_flush(st.topo.encoder[h].base, lost);
     uint64_t wp;
     sink_pause(st.topo.sink.base, wp, wrapped);
     // Stream positions: the buffer holds the last ctr_size bytes before
@@ -660,7 +691,7 @@ bool ctr_feed_collect(unsigned long hartid, CtrSpans &s) {
         lost = true;
     }
     t.ctr_pos = st.ctr_total;
-    st.ctr_collector = static_cast<unsigned>(hartid);
+    st.ctr_collector = h;
     uint64_t n = st.ctr_total - from, off = from & (size - 1);
     auto *buf = reinterpret_cast<const uint8_t *>(static_cast<uintptr_t>(st.ctr_base));
     s.a = buf + off;
@@ -701,8 +732,14 @@ unsigned mmode_regions(Region *out, unsigned max) {
         if (base < lo[i]) lo[i] = base;
         if (base + TCI_COMPONENT_SIZE > hi[i]) hi[i] = base + TCI_COMPONENT_SIZE;
     };
-    for (auto &e : st.topo.encoder)
-        if (e.present) add(0, e.base);
+    for (unsigned h = 0; h < st.topo.encoders; h++)
+        if (st.topo.encoder[h].present) add(0, st.topo.encoder[h].base);
+    // Encoders of harts past the slots too: S-mode must not program an
+    // encoder whose trace may reach the sink.
+    if (st.topo.unslotted_hi) {
+        add(0, st.topo.unslotted_lo);
+        add(0, st.topo.unslotted_hi - TCI_COMPONENT_SIZE);
+    }
     for (unsigned f = 0; f < st.topo.funnels; f++) add(1, st.topo.funnel[f].base);
     if (st.topo.sink.present) add(1, st.topo.sink.base);
     unsigned n = 0;

@@ -68,15 +68,15 @@ struct Status {
     uint64_t write_pointer; // trRamWP without Wrap (a physical address for SMEM)
     uint64_t bytes;         // bytes of trace in the buffer
     uint64_t start, limit;  // the buffer: trRamStart, trRamLimit (last word)
-    uint64_t harts;         // harts with tracing on (bit = hart ID)
-    uint64_t lost_harts;    // harts whose encoder lost data since its start
+    uint64_t harts;         // harts with tracing on (bit i = hart hart_base + i)
+    uint64_t lost_harts;    // harts whose encoder lost data since its start (as harts)
     uint64_t src_bits;      // trTeSrcBits of the stream; SrcID = hart ID
 };
 constexpr uint64_t STATUS_SINK_ENABLED = 1, STATUS_WRAPPED = 2, STATUS_LOST = 4,
                    STATUS_SMEM = 8;
 
 using sbi::Error;
-using HartMask = uint64_t; // bit = hart ID (trace::kMaxHarts == 64)
+using HartMask = uint64_t; // bit = slot (topology.hpp: Topology::encoder[slot].hartid)
 static_assert(kMaxHarts <= 64, "trace hart masks are 64-bit words");
 
 bool available();
@@ -89,7 +89,10 @@ Error set_filter(HartMask harts, uint64_t lo, uint64_t hi, unsigned long flags);
 Error set_sink(uint32_t flags, uint64_t addr, uint64_t size);
 Error start(HartMask harts);
 Error stop(HartMask harts);
-Error get_status(Status &s);
+// Status::harts and lost_harts name harts hart_base .. hart_base + 63.
+Error get_status(Status &s, unsigned long hart_base = 0);
+// The slot of hart `hartid`'s encoder (topology.hpp), kNoSlot when it has none.
+unsigned slot(unsigned long hartid);
 // Copies up to `size` bytes of the stopped SRAM's trace, from `offset`
 // bytes after the oldest one, to `dst`; `copied` is how many there were.
 Error read_sram(uint64_t offset, uint8_t *dst, uint64_t size, uint64_t &copied);
@@ -102,8 +105,9 @@ struct BootHeader {
     uint64_t data_start, data_limit, write_pointer;
     uint32_t state, flags;
     uint32_t inst_mode, src_bits, inst_features, te_control;
-    uint64_t harts;
+    uint64_t harts[FW_HARTID_LIMIT / 64]; // traced harts: bit id % 64 of word id / 64
 };
+static_assert(sizeof(BootHeader) <= 4096, "the header is 4 KiB");
 constexpr uint64_t kBootMagic = 0x4543525449425354ull; // "TSBITRCE"
 constexpr uint32_t kBootHeaderSize = 4096;
 constexpr uint32_t BOOT_TRACING = 1, BOOT_STOPPED = 2;
@@ -146,10 +150,11 @@ void set_ctr_buffer(uint64_t base, uint64_t size);
 bool ctr_feed_possible(unsigned long hartid);
 // The hart's encoder also counts the hart's cycles (trTsMode Internal Core).
 bool ctr_cycles_possible(unsigned long hartid);
+// These take the hart's slot (trace::slot(hartid)), found once by the caller.
 // `cycles`: with TSTAMP of the hart's cycles in every message, where the
 // encoder can (decided by the first hart to start: one framing per stream).
-bool ctr_feed_start(unsigned long hartid, bool cycles);
-void ctr_feed_stop(unsigned long hartid);
+bool ctr_feed_start(unsigned slot, bool cycles);
+void ctr_feed_stop(unsigned slot);
 // New trace of the hart since its last call, as up to two spans of the
 // buffer (the second after the buffer's end), taken with the encoder
 // flushed and the sink paused until `ctr_feed_release`. `lost`: data of
@@ -159,7 +164,7 @@ struct CtrSpans {
     uint64_t na, nb;
     bool lost;
 };
-bool ctr_feed_collect(unsigned long hartid, CtrSpans &s);
+bool ctr_feed_collect(unsigned slot, CtrSpans &s);
 void ctr_feed_release();
 // trTeSrcBits of the stream (the SRC field's width).
 unsigned ctr_src_bits();

@@ -13,7 +13,9 @@ namespace {
 
 constexpr const char *kCompatible = "riscv,trace-component";
 constexpr unsigned kMaxComponents = kMaxHarts + kMaxFunnels + 4;
-constexpr unsigned kMaxInputs = kMaxComponents; // input endpoints, all funnels and sinks
+// Input endpoints of all funnels (16 inputs each) and sinks, those of
+// harts without a slot included.
+constexpr unsigned kMaxInputs = kMaxFunnels * 16 + 8;
 
 uint64_t read_cells(const fdt32_t *p, int cells) {
     uint64_t v = 0;
@@ -43,9 +45,10 @@ struct Input {
 };
 
 struct Cpu {
-    uint32_t phandle;
-    unsigned long hartid;
+    uint32_t phandle, hartid;
 };
+// Enabled cpu nodes the scan keeps (any hart the firmware may serve).
+constexpr unsigned kMaxCpus = FW_MAX_HARTS;
 
 } // namespace
 
@@ -101,32 +104,74 @@ unsigned scan_topology(const void *fdt, Topology &t, ComponentType type_of) {
     // Not on the stack: these tables are about 4 KiB, an M-mode stack's size
     // (the scan runs once, on the boot hart, before any other hart runs).
     static Node nodes[kMaxComponents];
-    static Cpu cpus[kMaxHarts];
-    unsigned n = 0, ncpus = 0;
+    static Cpu cpus[kMaxCpus];
+    unsigned n = 0, ncpus = 0, nencoders = 0;
+    auto enabled = [&](int node) {
+        const char *status = static_cast<const char *>(fdt_getprop(fdt, node, "status", nullptr));
+        return !status || !strcmp(status, "okay") || !strcmp(status, "ok");
+    };
+    // The harts an encoder can serve: enabled cpu nodes with a hart ID
+    // below FW_HARTID_LIMIT, before the components (the slots go to
+    // encoders of these harts only).
+    const int cpus_node = fdt_path_offset(fdt, "/cpus");
+    int cpu;
+    if (cpus_node >= 0)
+        fdt_for_each_subnode(cpu, fdt, cpus_node) {
+            int len;
+            auto *reg = static_cast<const fdt32_t *>(fdt_getprop(fdt, cpu, "reg", &len));
+            const uint32_t ph = fdt_get_phandle(fdt, cpu);
+            const uint64_t id = !reg || len < 4 ? FW_HARTID_LIMIT
+                                : len >= 8     ? read_cells(reg, 2)
+                                               : fdt32_to_cpu(reg[0]);
+            if (ph && id < FW_HARTID_LIMIT && ncpus < kMaxCpus && enabled(cpu))
+                cpus[ncpus++] = {ph, static_cast<uint32_t>(id)};
+        }
+    // The slots go to the lowest hart IDs: encoders of harts above the
+    // kMaxHarts-th enabled hart ID get none (in tree order they may come
+    // first: QEMU lists its components from the highest hart down).
+    static uint64_t seen[FW_HARTID_LIMIT / 64];
+    memset(seen, 0, sizeof seen);
+    for (unsigned c = 0; c < ncpus; c++) seen[cpus[c].hartid / 64] |= 1ull << (cpus[c].hartid % 64);
+    uint32_t id_cut = FW_HARTID_LIMIT; // hart IDs at or above it get no slot
+    for (unsigned w = 0, k = 0; w < FW_HARTID_LIMIT / 64 && id_cut == FW_HARTID_LIMIT; w++)
+        for (uint64_t m = seen[w]; m; m &= m - 1)
+            if (++k > kMaxHarts) {
+                id_cut = w * 64 + static_cast<uint32_t>(__builtin_ctzll(m));
+                break;
+            }
+    auto hart_of = [&](int node, uint32_t &id) {
+        uint32_t ph;
+        if (!get_u32(fdt, node, "cpus", ph)) return false;
+        for (unsigned c = 0; c < ncpus; c++)
+            if (cpus[c].phandle == ph) return id = cpus[c].hartid, true;
+        return false;
+    };
     int stack[kMaxDepth + 1] = {-1};
-    int cpus_node = fdt_path_offset(fdt, "/cpus");
     for (int node = 0, depth = 0; node >= 0 && depth >= 0; node = fdt_next_node(fdt, node, &depth)) {
         if (depth > kMaxDepth) continue;
         stack[depth] = node;
         int parent = depth ? stack[depth - 1] : -1;
-        if (parent == cpus_node && depth == 2) {
-            // The harts an encoder can serve (IDs below kMaxHarts), in any
-            // order among the others.
-            int len;
-            auto *reg = static_cast<const fdt32_t *>(fdt_getprop(fdt, node, "reg", &len));
-            uint32_t ph = fdt_get_phandle(fdt, node);
-            const unsigned long id = !reg || len < 4 ? kMaxHarts
-                                     : len >= 8     ? static_cast<unsigned long>(read_cells(reg, 2))
-                                                    : fdt32_to_cpu(reg[0]);
-            if (ph && id < kMaxHarts && ncpus < kMaxHarts) cpus[ncpus++] = {ph, id};
-            continue;
-        }
+        if (parent == cpus_node && depth == 2) continue;
         Node c{node, parent, 0, 0};
         if (n == kMaxComponents || !component_node(fdt, node, parent, c.base)) continue;
-        const char *status = static_cast<const char *>(fdt_getprop(fdt, node, "status", nullptr));
-        if (status && strcmp(status, "okay") != 0 && strcmp(status, "ok") != 0) continue;
+        if (!enabled(node)) continue;
         // The binding names no type: the component tells it (tr??Impl).
         c.type = type_of(c.base);
+        // An encoder takes a node only for an enabled hart, and the first
+        // kMaxHarts of them only: the funnels and sinks keep their room.
+        uint32_t id;
+        if (c.type == TCI_COMPTYPE_ENCODER) {
+            if (!hart_of(node, id)) continue;
+            if (nencoders == kMaxHarts || id >= id_cut) {
+                // An enabled hart's encoder past the slots: no service, but
+                // closed to S-mode with the others (its trace may reach the
+                // sink M-mode keeps).
+                if (!t.unslotted_hi || c.base < t.unslotted_lo) t.unslotted_lo = c.base;
+                if (c.base + TCI_COMPONENT_SIZE > t.unslotted_hi) t.unslotted_hi = c.base + TCI_COMPONENT_SIZE;
+                continue;
+            }
+        }
+        nencoders += c.type == TCI_COMPTYPE_ENCODER;
         if (c.type) nodes[n++] = c;
     }
     // Input endpoints of funnels and sinks.
@@ -200,13 +245,9 @@ unsigned scan_topology(const void *fdt, Topology &t, ComponentType type_of) {
     }
     for (unsigned i = 0; i < n; i++) {
         if (nodes[i].type != TCI_COMPTYPE_ENCODER) continue;
-        uint32_t ph;
-        if (!get_u32(fdt, nodes[i].offset, "cpus", ph)) continue;
-        unsigned long hartid = kMaxHarts;
-        for (unsigned c = 0; c < ncpus; c++)
-            if (cpus[c].phandle == ph) hartid = cpus[c].hartid;
+        uint32_t hartid;
+        if (!hart_of(nodes[i].offset, hartid) || slot_of(t, hartid) != kNoSlot) continue;
         Link l;
-        if (hartid >= kMaxHarts || t.encoder[hartid].present) continue;
         uint64_t reached = t.sink.base;
         int to = follow(i, l.port);
         if (to >= 0 && to != sink && nodes[to].type == TCI_COMPTYPE_RAMSINK) {
@@ -216,8 +257,7 @@ unsigned scan_topology(const void *fdt, Topology &t, ComponentType type_of) {
             continue;
         }
         if (l.funnel >= 0 && t.funnel[l.funnel].depth >= kMaxFunnels) continue;
-        t.encoder[hartid] = {true, nodes[i].base, l, reached};
-        t.encoders++;
+        t.encoder[t.encoders++] = {true, hartid, nodes[i].base, l, reached};
         unsigned k = 0;
         while (k < t.sinks && t.sink_base[k] != reached) k++;
         if (k == t.sinks && t.sinks < kMaxHarts) t.sink_base[t.sinks++] = reached;

@@ -11,7 +11,10 @@
 
 namespace trace {
 
-constexpr unsigned kMaxFunnels = 16; // 64 harts: one top-level and four leaf funnels
+// 512 harts on the project QEMU 10: 32 leaf funnels of 16 harts, 2 above
+// them and the top-level one (hw_models/qemu/README.md, a third level above
+// 256 harts); 64 harts: the top-level and four leaf funnels.
+constexpr unsigned kMaxFunnels = 40;
 
 // Where a component's output goes: a funnel (index into Topology::funnel)
 // or the sink, and the input number there (its bit in trFunnelDisInput).
@@ -22,10 +25,12 @@ struct Link {
 
 struct Encoder {
     bool present;
+    uint32_t hartid; // the hart it traces (its `cpus`; below FW_HARTID_LIMIT)
     uint64_t base;
     Link out;
-    uint64_t sink; // the RAM sink its trace reaches
+    uint64_t sink;   // the RAM sink its trace reaches
 };
+static_assert(sizeof(Encoder) == 32, "a power of two: CTR's feed indexes it per entry read");
 
 struct Funnel {
     uint64_t base;
@@ -38,13 +43,15 @@ struct Sink {
     uint64_t base;
 };
 
-// Harts the trace service serves: hart IDs below 64, one bit each in a
-// 64-bit mask (HartMask, the trace extension's status words). A hart with a
-// higher ID has no encoder as far as the firmware is concerned (README).
+// Harts the trace service serves: up to 64 harts with an encoder, any hart
+// IDs below FW_HARTID_LIMIT, each in a slot 0..63 (one bit of the service's
+// HartMask). The slots go to the first 64 encoders of enabled harts in the
+// tree's order; an encoder past them is not used (README "Harts").
 constexpr unsigned kMaxHarts = 64;
+constexpr unsigned kNoSlot = ~0u;
 
 struct Topology {
-    Encoder encoder[kMaxHarts]; // indexed by hart ID
+    Encoder encoder[kMaxHarts]; // by slot: encoder[0 .. encoders-1]
     Funnel funnel[kMaxFunnels];
     unsigned funnels;
     Sink sink;
@@ -55,7 +62,20 @@ struct Topology {
     // sink: with more, the components are S-mode's (hooks.cpp).
     uint64_t sink_base[kMaxHarts];
     unsigned sinks;
+    // The encoders of enabled harts past the kMaxHarts slots: [lo, hi)
+    // (0, 0 without), closed to S-mode with the components M-mode keeps
+    // (service.cpp mmode_regions).
+    uint64_t unslotted_lo, unslotted_hi;
 };
+
+// The slot of hart `hartid`'s encoder, kNoSlot when it has none. One
+// comparison when the slots follow the hart IDs (a machine numbered 0..n-1).
+inline unsigned slot_of(const Topology &t, unsigned long hartid) {
+    if (hartid < t.encoders && t.encoder[hartid].hartid == hartid) return static_cast<unsigned>(hartid);
+    for (unsigned s = 0; s < t.encoders; s++)
+        if (t.encoder[s].hartid == hartid) return s;
+    return kNoSlot;
+}
 
 // A component's type (TCI_COMPTYPE_*) from the registers at `base`, 0 when
 // it has none the scan can use (the firmware's: component_type, driver.hpp).

@@ -500,6 +500,26 @@ TEST_CASE_TEMPLATE("hart set: sparse IDs (table mode) 0, 1, 64, 4095", W, unsign
     CHECK(indices(s, words) == std::vector<unsigned>{0, 1, 2, 3});
 }
 
+TEST_CASE("firmware region: the harts' region at the top of RAM (place_top)") {
+    constexpr uint64_t K = 1024, M = 1024 * K, S = 0x80000000;
+    // QEMU virt, 256 MiB: the tree at the last 2 MiB; 512 harts of 7,088
+    // bytes plus a 4 KiB stack: 4 MiB, below the tree, 4 MiB aligned.
+    const uint64_t fdt = S + 256 * M - 2 * M, floor = S + 2 * M + 64 * M;
+    CHECK(region::napot_size(512 * (4096 + 7088)) == 8 * M);
+    CHECK(region::place_top(S, fdt, 4 * M, floor, 0, 0) == S + 248 * M);
+    CHECK(region::place_top(S, fdt, 8 * M, floor, 0, 0) == S + 240 * M);
+    // Not a power of two, or no room above the floor (64 MiB of RAM).
+    CHECK(region::place_top(S, fdt, 3 * M, floor, 0, 0) == 0);
+    CHECK(region::place_top(S, S + 62 * M, 4 * M, floor, 0, 0) == 0);
+    // An initrd in the way: below it; an initrd below: unchanged.
+    CHECK(region::place_top(S, fdt, 4 * M, floor, S + 200 * M, S + 250 * M) == S + 196 * M);
+    CHECK(region::place_top(S, fdt, 4 * M, floor, S + 128 * M, S + 140 * M) == S + 248 * M);
+    // An initrd that leaves no room above the floor below it.
+    CHECK(region::place_top(S, fdt, 4 * M, floor, S + 60 * M, S + 254 * M) == 0);
+    // Memory ending at 2^64 without a wrap.
+    CHECK(region::place_top(~0ull - 16 * M + 1, 0, 4 * M, 0, 0, 0) == 0);
+}
+
 TEST_CASE("firmware region: per-hart memory carved after the image, one NAPOT region") {
     constexpr uint64_t S = 0x80000000, K = 1024, M = 1024 * K;
     // The design's estimate (core/README.md): a 116 KiB image, 2 KiB stack

@@ -251,7 +251,7 @@ void pick_mask(Rng &r, unsigned long &mask, unsigned long &base) {
     switch (r.below(6)) {
     case 0: mask = r.next(), base = r.below(4); break;
     case 1: mask = 1ul << r.below(64), base = r.below(8); break;
-    case 2: mask = (1ul << p.nharts) - 1, base = p.hartids[0]; break;
+    case 2: mask = p.nharts < kXlen ? (1ul << p.nharts) - 1 : ~0ul, base = p.hartids[0]; break;
     case 3: mask = r.next(), base = ~0ul; break;
     case 4: mask = 0, base = r.next(); break;
     default: mask = r.next() & 0xf, base = ~0ul - r.below(4); break;

@@ -10,6 +10,9 @@
 // count the machine was given (the device tree must list them all).
 // Cheap on hundreds of harts: at most three secondaries run at a time.
 #include "payload.hpp"
+#include "riscv/csr.hpp"
+#include "workload.hpp"
+#include "trace/service.hpp"
 
 using namespace pl;
 
@@ -184,6 +187,118 @@ void word_boundary() {
     stop_secondary(hi);
 }
 
+void load_word(void *arg) {
+    auto *p = static_cast<unsigned long *>(arg);
+    *p = *reinterpret_cast<volatile unsigned long *>(*p);
+}
+
+// Every /reserved-memory no-map region (the firmware's, and with many harts
+// its harts' region at the top of RAM: core/README.md "Harts and their
+// memory") is closed to S-mode: a load from its first and last word faults
+// (PMP), and a DBCN write from it is INVALID_PARAM (the firmware's own
+// shared-memory check). INFO names them, for the suite.
+void reserved_closed() {
+    const Platform &p = platform();
+    unsigned nomap = 0;
+    for (unsigned i = 0; i < p.nreserved && i < 8; i++) {
+        const Platform::Region &r = p.reserved[i];
+        if (!r.no_map || !r.size) continue;
+        nomap++;
+        info("harts", "reserved no-map 0x%lx+0x%lx", r.base, r.size);
+        clause("isolation/firmware_memory/protected");
+        const unsigned long at[] = {r.base, r.base + r.size - sizeof(long)};
+        for (unsigned long a : at) {
+            unsigned long v = a, tval = 0;
+            const unsigned long cause = catch_exception(load_word, &v, &tval);
+            char why[96];
+            snprintf(why, sizeof why, "load 0x%lx: scause 0x%lx stval 0x%lx", a, cause, tval);
+            if (cause == csr::cause::load_access && tval == a) pass("reserved/0x%lx/load_faults", a);
+            else fail(why, "reserved/0x%lx/load_faults", a);
+        }
+        if (sbi_probe(eid::dbcn).value) {
+            clause("dbcn/console_write/INVALID_PARAM");
+            expect_err_or(sbi_call(eid::dbcn, fid::dbcn::write, 1, r.base, 0), ERR_INVALID_PARAM,
+                          ERR_FAILED, "reserved/0x%lx/dbcn_write", r.base);
+        }
+    }
+    info("harts", "%u reserved no-map regions", nomap);
+}
+
+void traced_work(void *) { workload_rounds(2); }
+
+// The firmware's trace service (firmware/trace/README.md) on harts past 63,
+// where the machine has trace components the firmware owns (the project
+// QEMU 10 with tsbi,trace-owner = "m-mode"): the two highest harts named by
+// one hart list, their status words from a hart_base, and a trace of the
+// highest one's S-mode work in the sink's SRAM.
+void trace_high_harts() {
+    constexpr long EID = sbi::eid::tsbi_trace;
+    enum : long { GET_CAPS, CONFIGURE, SET_SINK, START, STOP, GET_STATUS };
+    const Platform &p = platform();
+    clause("tsbi_trace/hart_mask");
+    if (sbi_probe(EID).value != 1) {
+        not_applicable("no trace service", "trace/high_harts");
+        return;
+    }
+    // The service serves at most 64 harts with encoders (trace/README.md
+    // "Harts"): a hart past them has none (caps 0) and is NOT_SUPPORTED.
+    auto has_encoder = [&](unsigned long h) {
+        SbiRet r = sbi_call(EID, GET_CAPS, h);
+        return r.error == 0 && r.value != 0;
+    };
+    unsigned long found[2] = {~0ul, ~0ul};
+    unsigned nfound = 0;
+    for (unsigned i = p.nharts; i-- > 0 && nfound < 2;) {
+        const unsigned long h = p.hartids[i];
+        if (h == hartid()) continue;
+        if (has_encoder(h)) found[nfound++] = h;
+        else if (nfound == 0 && h == p.max_hartid) { // the highest hart only
+            clause("tsbi_trace/NOT_SUPPORTED");
+            expect_err(sbi_call(EID, CONFIGURE, hart_list(h).mask, hart_list(h).base, 6 | trace::cfg::PRIV_S),
+                       ERR_NOT_SUPPORTED, "trace/no_encoder/hart%lu/configure", h);
+        }
+    }
+    const unsigned long last = found[0], prev = found[1];
+    if (nfound < 2 || last < kXlen) {
+        not_applicable("no two secondaries with encoders, one past 63", "trace/high_harts");
+        return;
+    }
+    clause("tsbi_trace/hart_mask");
+    HartList l = hart_list(last);
+    if (!hart_list_add(l, prev)) l = {1ul | 1ul << (last - prev), prev};
+    if (last - prev >= kXlen) {
+        not_applicable("the two highest harts are not in one XLEN window", "trace/high_harts");
+        return;
+    }
+    const unsigned long cfg = 6 | trace::cfg::PRIV_S; // HTM of S-mode
+    if (!expect_err(sbi_call(EID, GET_CAPS, last), SUCCESS, "trace/high/caps") ||
+        !expect_err(sbi_call(EID, CONFIGURE, l.mask, l.base, cfg), SUCCESS, "trace/high/configure") ||
+        !expect_err(sbi_call(EID, SET_SINK, 0, 0, 0, 0), SUCCESS, "trace/high/set_sink_sram") ||
+        !expect_err(sbi_call(EID, START, l.mask, l.base), SUCCESS, "trace/high/start"))
+        return;
+    static trace::Status st;
+    // Bit i of the status words: hart hart_base + i.
+    const unsigned long base = prev & ~63ul;
+    expect_err(sbi_call(EID, GET_STATUS, reinterpret_cast<unsigned long>(&st), 0, base), SUCCESS,
+               "trace/high/status");
+    const uint64_t want = (1ull << (prev - base)) | (last - base < 64 ? 1ull << (last - base) : 0);
+    expect_eq(st.harts & want, want, "trace/high/status_names_both");
+    expect_err(sbi_call(EID, GET_STATUS, reinterpret_cast<unsigned long>(&st), 0, 0), SUCCESS,
+               "trace/high/status_base0");
+    expect_eq(st.harts, prev < 64 ? 1ull << prev : 0, "trace/high/status_base0_below_64_only");
+    // The highest hart runs S-mode code while it traces.
+    if (expect_true(start(last), "trace/high/started")) {
+        run_on(last, traced_work, nullptr);
+        stop_secondary(last);
+    }
+    expect_err(sbi_call(EID, STOP, l.mask, l.base), SUCCESS, "trace/high/stop");
+    sbi_call(EID, GET_STATUS, reinterpret_cast<unsigned long>(&st), 0, base);
+    expect_eq(st.harts, 0, "trace/high/stopped");
+    info("harts", "trace of harts %lu and %lu: %lu bytes in the SRAM", prev, last,
+         static_cast<unsigned long>(st.bytes));
+    expect_true(st.bytes > 0, "trace/high/trace_in_sram");
+}
+
 } // namespace
 
 void payload_main() {
@@ -194,4 +309,6 @@ void payload_main() {
     start_stop_every_hart();
     highest_hart();
     word_boundary();
+    reserved_closed();
+    trace_high_harts();
 }

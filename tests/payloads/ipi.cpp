@@ -37,32 +37,32 @@ void settle() {
     }
 }
 
-// Checks that exactly the harts in `want` (bit = index into hartids) got at
+// Checks that exactly the harts in `want` (indices into hartids) got at
 // least one IPI since `before`, waiting for the expected ones first, then
 // settle() for stray ones.
-void expect_delivery(const Snapshot &before, unsigned long want, const char *name) {
+void expect_delivery(const Snapshot &before, const IndexSet &want, const char *name) {
     const Platform &p = platform();
     bool arrived = wait_until(
         [&] {
             for (unsigned i = 0; i < p.nharts; i++)
-                if ((want >> i & 1) && irq_state(p.hartids[i]).ssi == before.ssi[i]) return false;
+                if (want.test(i) && irq_state(p.hartids[i]).ssi == before.ssi[i]) return false;
             return true;
         },
         kPatience);
     settle();
-    unsigned long got = 0;
+    IndexSet got{};
     for (unsigned i = 0; i < p.nharts; i++)
-        if (irq_state(p.hartids[i]).ssi != before.ssi[i]) got |= 1ul << i;
-    char why[96];
-    snprintf(why, sizeof why, "harts reached (index mask) 0x%lx, expected 0x%lx%s", got, want,
-             arrived ? "" : " (timeout)");
+        if (irq_state(p.hartids[i]).ssi != before.ssi[i]) got.set(i);
+    char why[128];
+    const unsigned d = got.first_difference(want);
+    snprintf(why, sizeof why, "harts reached (index mask, first word) 0x%lx, expected 0x%lx; first "
+             "difference: hart %lu %s%s", got.w[0], want.w[0], d < p.nharts ? p.hartids[d] : 0ul,
+             d < p.nharts && got.test(d) ? "reached" : "missed", arrived ? "" : " (timeout)");
     if (got == want) pass("%s/delivered", name);
     else fail(why, "%s/delivered", name);
 }
 
-unsigned long all_index_mask() { return (1ul << platform().nharts) - 1; }
-
-void send_and_check(unsigned long mask, unsigned long base, unsigned long want, const char *fmt,
+void send_and_check(unsigned long mask, unsigned long base, const IndexSet &want, const char *fmt,
                     unsigned long arg) {
     char name[96];
     snprintf(name, sizeof name, fmt, arg);
@@ -74,23 +74,35 @@ void send_and_check(unsigned long mask, unsigned long base, unsigned long want, 
 void valid_targets() {
     const Platform &p = platform();
     const unsigned long me = hartid();
-    const unsigned long my_idx = 1ul << hart_index(me);
+    const IndexSet my_idx = index_set(hart_index(me));
     clause("ipi/send_ipi/delivery");
-    send_and_check(1ul << me, 0, my_idx, "self_mask_base0", 0);
+    // Base 0 where the hart's bit fits, else the base of its XLEN window.
+    const HartList self = hart_list(me);
+    send_and_check(self.mask, self.base, my_idx, "self_mask_base0", 0);
     send_and_check(1, me, my_idx, "self_base_self", 0);
     if (me >= 1) send_and_check(2, me - 1, my_idx, "self_base_minus1", 0);
     clause("ipi/send_ipi/base_minus_one");
-    send_and_check(0, ~0ul, all_index_mask(), "all_base_minus_one", 0);
-    send_and_check(0x5a5a, ~0ul, all_index_mask(), "all_base_minus_one_mask_ignored", 0);
+    send_and_check(0, ~0ul, all_indices(), "all_base_minus_one", 0);
+    send_and_check(0x5a5a, ~0ul, all_indices(), "all_base_minus_one_mask_ignored", 0);
     clause("ipi/send_ipi/delivery");
-    unsigned long every = 0;
-    for (unsigned i = 0; i < p.nharts; i++) every |= 1ul << p.hartids[i];
-    send_and_check(every, 0, all_index_mask(), "every_hart_mask", 0);
+    {
+        // Every hart by masks: one call per XLEN window that holds harts.
+        Snapshot s = snap();
+        bool ok = true;
+        for (unsigned i = 0; i < p.nharts;) {
+            HartList l = hart_list(p.hartids[i++]);
+            while (i < p.nharts && hart_list_add(l, p.hartids[i])) i++;
+            ok = expect_err(sbi_send_ipi(l.mask, l.base), SUCCESS, "every_hart_mask/error/base%lu",
+                            l.base) && ok;
+        }
+        if (ok) expect_delivery(s, all_indices(), "every_hart_mask");
+    }
     for (unsigned i = 0; i < p.nharts; i++) {
         unsigned long h = p.hartids[i];
         if (h == me) continue;
-        send_and_check(1ul << h, 0, 1ul << i, "hart%lu_mask", h);
-        send_and_check(1, h, 1ul << i, "hart%lu_base", h);
+        const HartList l = hart_list(h);
+        send_and_check(l.mask, l.base, index_set(i), "hart%lu_mask", h);
+        send_and_check(1, h, index_set(i), "hart%lu_base", h);
     }
     // Mask 0 names no hart, so no hart ID is constructed and even an
     // invalid base is fine ("hart_mask_base does not need to be an enabled
@@ -103,7 +115,7 @@ void valid_targets() {
     expect_err(sbi_send_ipi(2, p.max_hartid + 100 - 1), ERR_INVALID_PARAM,
                "bit1_names_invalid_hart/error");
     clause("ipi/send_ipi/mask_zero");
-    expect_delivery(s, 0, "mask_zero");
+    expect_delivery(s, IndexSet{}, "mask_zero");
 }
 
 void invalid_masks() {
@@ -113,12 +125,18 @@ void invalid_masks() {
         const char *name;
         unsigned long mask, base;
     };
+    // This hart and the one past the last in one mask; when they are not in
+    // one XLEN window, the last hart and the one past it.
+    HartList plus = hart_list(beyond);
+    const bool self_in_window = hart_list_add(plus, hartid());
+    if (!self_in_window) plus = {3, p.max_hartid};
     const Case cases[] = {
-        {"bit_beyond_last_hart", 1ul << beyond, 0},
-        {"self_plus_beyond", (1ul << hartid()) | (1ul << beyond), 0},
+        {"bit_beyond_last_hart", hart_list(beyond).mask, hart_list(beyond).base},
+        {self_in_window ? "self_plus_beyond" : "last_plus_beyond", plus.mask, plus.base},
         {"base_beyond_last_hart", 1, beyond},
         {"base_far_away", 1, 4096},
-        {"bit63", kTopBit, 1},
+        // The top bit names the hart past the last (hart 64 with fewer harts).
+        {"bit63", kTopBit, top_bit_base()},
         // base + bit index overflows: hart ID 2^64 + 0 is not hart 0.
         {"base_wraps_to_hart0", 4, ~0ul - 1},
         {"base_minus_two", 2, ~0ul - 1},
@@ -156,7 +174,7 @@ void from_secondaries() {
         if (h == hartid()) continue;
         // To the boot hart, to itself and to all.
         unsigned long targets[] = {hartid(), h};
-        unsigned long want[] = {1ul << hart_index(hartid()), 1ul << i};
+        const IndexSet want[] = {index_set(hart_index(hartid())), index_set(i)};
         for (unsigned t = 0; t < 2; t++) {
             // A late IPI of an earlier check must land before the snapshot,
             // not count as this one's (OpenSBI 1.6 RV32 under load: the
@@ -191,7 +209,7 @@ void storm() {
     for (unsigned i = 0; i < p.nharts; i++)
         if (p.hartids[i] != hartid()) done &= wait_job(p.hartids[i]);
     expect_true(done, "storm/all_senders_return");
-    expect_delivery(s, all_index_mask(), "storm");
+    expect_delivery(s, all_indices(), "storm");
     expect_alive("storm");
 }
 

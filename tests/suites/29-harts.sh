@@ -11,11 +11,13 @@
 # firmware counter on the last hart. Without -icount: in QEMU's round-robin
 # icount mode a spinning waiter keeps the CPU for up to 2^31 instructions
 # before the hart it waits for runs, so the payload's waits time out; its
-# checks do not depend on timing. On RV64 the per-hart memory of 262 harts
-# fits below a next stage at +2 MiB: at 512 the others are named in a boot
-# warning and disabled in the tree. A device tree with sparse hart IDs (0, 1,
-# 64, 127: the others disabled, QEMU numbers its harts densely) and a hart
-# with ID 5000 (left out, named) runs the payload too.
+# checks do not depend on timing. On RV64 the per-hart memory of about 260
+# harts fits below a next stage at +2 MiB: at 512 it goes to the harts'
+# region at the top of RAM (firmware/core/README.md "Harts and their
+# memory"), reserved no-map in the tree and closed by its own PMP entry
+# (the payload's loads from it fault). A device tree with sparse hart IDs
+# (0, 1, 64, 127: the others disabled, QEMU numbers its harts densely) and a
+# hart with ID 5000 (left out, named) runs the harts and ipi payloads too.
 . "$(dirname "$0")/../lib.sh"
 build firmware bootcost payloads
 build firmware payloads FW_XLEN=32 PL_XLEN=32
@@ -61,7 +63,7 @@ else fail_log "harts/smp64/region_holds_64_stacks" "$out/smp64.log" \
 harts_run() {
   local tag=$1 log=$2; shift 2
   rm -f "$log"
-  tests/payloads/run.py --timeout 300 --tag "$tag" --log "$log" "$@" harts
+  tests/payloads/run.py --timeout 300 --tag "$tag" --log "$log" "$@" ${HARTS_PAYLOADS:-harts}
 }
 for n in 64 65 128; do
   harts_run "harts-smp$n" "$out/harts-smp$n.log" --smp $n --qemu-arg=-append --qemu-arg="harts=$n"
@@ -71,17 +73,28 @@ done
 harts_run "harts-rv32-smp512" "$out/harts-rv32-smp512.log" --xlen 32 --smp 512 \
   --qemu-arg=-append --qemu-arg="harts=512"
 expect_no_line "harts/rv32-smp512/none_left_out" "$out/harts-rv32-smp512.log" "TSBI-DONE" "left out"
-# 512 harts on RV64: those whose memory fits are served, the others (the
-# highest IDs) named, disabled in the tree, and the payload sees the rest.
+# 512 harts on RV64: every hart served, its stack and state in the harts'
+# region (4 MiB at the top of the 256 MiB of RAM, below the tree QEMU puts
+# in the last 2 MiB), which the payload finds reserved no-map and closed.
 log=$out/harts-smp512.log
-harts_run "harts-smp512" "$log" --smp 512
+harts_run "harts-smp512" "$log" --smp 512 --qemu-arg=-append --qemu-arg="harts=512"
+expect_no_line "harts/smp512/none_left_out" "$log" "TSBI-DONE" "left out"
+expect_line "harts/smp512/served_in_banner" "$log" "tsbi: SBI firmware .* 512 hart(s)"
+expect_line "harts/smp512/harts_region_in_banner" "$log" \
+  "tsbi: the harts' stacks and state at 0x8f800000-0x8fc00000 (reserved, PMP-protected)"
+expect_line "harts/smp512/two_reserved_regions" "$log" "INFO: harts/harts .*2 reserved no-map regions"
+expect_line "harts/smp512/harts_region_closed" "$log" "PASS: harts/reserved/0x8fbffff8/load_faults"
+# With 64 MiB of RAM the harts' region has no room above the next stage's
+# first 64 MiB: the harts whose memory fits after the image are served (the
+# lowest IDs), the others named and disabled in the tree.
+log=$out/harts-smp512-64M.log
+harts_run "harts-smp512-64M" "$log" --smp 512 --mem 64M
 fit=$(grep -a "per-hart memory of [0-9]* harts fits below the next stage" "$log" | sed 's/.*memory of \([0-9]*\) harts.*/\1/' | head -1)
-expect_line "harts/smp512/left_out_named" "$log" \
+expect_line "harts/smp512-64M/left_out_named" "$log" \
   "tsbi: WARNING: $((512 - ${fit:-0})) hart(s) left out: .*; left out: ${fit:-x} $((${fit:-0} + 1)) "
-expect_line "harts/smp512/served_in_banner" "$log" "tsbi: SBI firmware .* ${fit:-x} hart(s)"
-expect_line "harts/smp512/payload_sees_the_served" "$log" "INFO: harts/harts ${fit:-x} harts, highest hart ID $((${fit:-0} - 1)),"
-if [ -n "$fit" ] && [ "$fit" -ge 256 ]; then pass "harts/smp512/at_least_256_fit"
-else fail_log "harts/smp512/at_least_256_fit" "$log" "expected the memory of at least 256 harts to fit, got '${fit:-none}'"; fi
+expect_line "harts/smp512-64M/payload_sees_the_served" "$log" "INFO: harts/harts ${fit:-x} harts, highest hart ID $((${fit:-0} - 1)),"
+if [ -n "$fit" ] && [ "$fit" -ge 256 ]; then pass "harts/smp512-64M/at_least_256_fit"
+else fail_log "harts/smp512-64M/at_least_256_fit" "$log" "expected the memory of at least 256 harts to fit, got '${fit:-none}'"; fi
 
 # Sparse hart IDs: QEMU virt's 128-hart tree with harts 0, 1, 64 and 127
 # enabled (table mode of core/hartmap.hpp), and cpu@2 renamed hart 5000
@@ -91,7 +104,8 @@ qemu-system-riscv64 -M virt,dumpdtb="$dtb" -smp 128 -m 256M -nographic >/dev/nul
 for i in $(seq 3 126); do [ "$i" = 64 ] || echo "/cpus/cpu@$i"; done | xargs -I{} fdtput -t s "$dtb" {} status disabled
 fdtput -t i "$dtb" /cpus/cpu@2 reg 5000
 log=$out/harts-sparse.log
-harts_run "harts-sparse" "$log" --smp 128 --qemu-arg=-dtb --qemu-arg="$dtb" --qemu-arg=-append --qemu-arg="harts=4"
+HARTS_PAYLOADS="harts ipi" harts_run "harts-sparse" "$log" --smp 128 --qemu-arg=-dtb --qemu-arg="$dtb" \
+  --qemu-arg=-append --qemu-arg="harts=4"
 expect_line "harts/sparse/ids_0_1_64_127" "$log" "INFO: harts/harts 4 harts, highest hart ID 127,"
 expect_line "harts/sparse/hole_is_invalid" "$log" "PASS: harts/hole/hart_get_status"
 expect_line "harts/sparse/id_5000_left_out_named" "$log" "tsbi: WARNING: 1 hart(s) left out: .*; left out: 5000[[:space:]]*$"

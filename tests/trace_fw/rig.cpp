@@ -30,7 +30,7 @@ Rig::Rig(const trace::Topology &t, tci_fake::EncoderSpec es, tci_fake::FunnelSpe
 trace::Topology Rig::flat(unsigned harts, bool with_funnel) {
     trace::Topology t{};
     for (unsigned h = 0; h < harts; h++)
-        t.encoder[h] = {true, kEncoderBase + 0x1000 * h, {with_funnel ? 0 : -1, with_funnel ? h : 0}};
+        t.encoder[h] = {true, h, kEncoderBase + 0x1000 * h, {with_funnel ? 0 : -1, with_funnel ? h : 0}};
     if (with_funnel) {
         t.funnel[0] = {kFunnelBase, {-1, 0}, 0};
         t.funnels = 1;
@@ -46,7 +46,7 @@ trace::Topology Rig::tree(unsigned harts, unsigned per_leaf) {
     t.funnels = 1 + (harts + per_leaf - 1) / per_leaf;
     for (unsigned l = 1; l < t.funnels; l++) t.funnel[l] = {kFunnelBase + 0x1000 * l, {0, l - 1}, 1};
     for (unsigned h = 0; h < harts; h++)
-        t.encoder[h] = {true, kEncoderBase + 0x1000 * h, {static_cast<int>(1 + h / per_leaf), h % per_leaf}};
+        t.encoder[h] = {true, h, kEncoderBase + 0x1000 * h, {static_cast<int>(1 + h / per_leaf), h % per_leaf}};
     t.sink = {true, kSinkBase};
     t.encoders = harts;
     return t;
@@ -89,7 +89,7 @@ void write32(uint64_t addr, uint32_t value) {
 
 // Platform glue of the service (firmware: firmware/trace/hooks.cpp).
 namespace trace {
-bool hart_is_stopped(unsigned long hartid) { return tfw::stopped_harts >> hartid & 1; }
+bool hart_is_stopped(unsigned long hartid) { return hartid < 64 && (tfw::stopped_harts >> hartid & 1); }
 bool s_mode_range_ok(uint64_t addr, uint64_t size) {
     uint64_t end = addr + size;
     return end >= addr && addr >= tfw::ram_base && end <= tfw::ram_base + tfw::ram_size;

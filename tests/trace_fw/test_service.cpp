@@ -57,6 +57,51 @@ size_t disable_at(const Rig &r, const Component &c, size_t from = 0) {
 
 // ---- discovery and capabilities ---------------------------------------------
 
+TEST_CASE("service: sparse hart IDs beyond 64 (issue 29)") {
+    // Four encoders in slots 0..3 for harts 0, 64, 100 and 4095.
+    trace::Topology t = Rig::flat(4);
+    const unsigned long ids[] = {0, 64, 100, 4095};
+    for (unsigned h = 0; h < 4; h++) t.encoder[h].hartid = ids[h];
+    Rig r(t, {}, {}, {});
+    REQUIRE(r.init());
+    CHECK(trace::slot(100) == 2);
+    CHECK(trace::slot(1) == trace::kNoSlot);
+    // Caps by hart ID: SrcBits what hart 4095 needs.
+    CHECK((caps_of(4095) >> caps::SRC_BITS_SHIFT & 0xf) == 12);
+    CHECK(caps_of(100) != 0);
+    CHECK(caps_of(1) == 0);
+    trace_sram(0b1110); // harts 64, 100, 4095
+    for (unsigned h = 1; h < 4; h++) {
+        CAPTURE(h);
+        CHECK(r.enc[h]->inst_tracing());
+        CHECK(TCI_GET(r.enc[h]->inst_features(), trTeInstFeatures, SrcID) == ids[h]);
+        CHECK(TCI_GET(r.enc[h]->inst_features(), trTeInstFeatures, SrcBits) == 12);
+    }
+    CHECK_FALSE(r.enc[0]->inst_tracing());
+    // Status words by hart ID from hart_base.
+    trace::Status st;
+    REQUIRE(trace::get_status(st, 0) == Error::Success);
+    CHECK(st.harts == 0);
+    REQUIRE(trace::get_status(st, 64) == Error::Success);
+    CHECK(st.harts == ((1ull << 0) | (1ull << 36)));
+    REQUIRE(trace::get_status(st, 4032) == Error::Success);
+    CHECK(st.harts == 1ull << 63);
+    REQUIRE(trace::get_status(st, 100) == Error::Success);
+    CHECK(st.harts == 1);
+    // The HSM hooks by hart ID: hart 100 stops (its encoder is flushed and
+    // off) and starts again; hart 1 has none.
+    trace::hart_stop(100);
+    CHECK_FALSE(r.enc[2]->inst_tracing());
+    CHECK(r.enc[3]->inst_tracing());
+    trace::hart_start(100);
+    CHECK(r.enc[2]->inst_tracing());
+    trace::hart_stop(1);
+    trace::hart_start(1);
+    REQUIRE(trace::stop(0b1110) == Error::Success);
+    REQUIRE(trace::get_status(st, 64) == Error::Success);
+    CHECK(st.harts == 0);
+}
+
 TEST_CASE("service: capabilities come from WARL discovery") {
     SUBCASE("a full encoder") {
         Service s(4);
@@ -818,7 +863,7 @@ TEST_CASE("service: boot_trace writes the header; system_reset completes it") {
     CHECK(TCI_GET(h->inst_features, trTeInstFeatures, SrcBits) == 2);
     CHECK(TCI_GET(h->te_control, trTeControl, InstMode) == kBTM);
     CHECK(TCI_GET(h->te_control, trTeControl, Format) == TCI_FORMAT_NTRACE);
-    CHECK(h->harts == 0xf);
+    CHECK(h->harts[0] == 0xf);
     CHECK(s.sink->smem_mode());
     CHECK(s.sink->start() == data);
     CHECK(s.sink->limit() == limit);

@@ -117,7 +117,11 @@ TEST_CASE("topology: the type is read from tr??Impl (component_type)") {
     SUBCASE("an encoder of another type is not an encoder") {
         r.enc[2]->impl.comp_type = TCI_COMPTYPE_FUNNEL;
         CHECK(trace::scan_topology(blob.data(), t, trace::component_type) == 3);
-        CHECK_FALSE(t.encoder[2].present);
+        // Slots 0..2 go to harts 0, 1 and 3: hart 2 has none.
+        CHECK(trace::slot_of(t, 2) == trace::kNoSlot);
+        CHECK(trace::slot_of(t, 3) == 2);
+        CHECK(t.encoder[2].hartid == 3);
+        CHECK_FALSE(t.encoder[3].present);
     }
 }
 
@@ -134,6 +138,135 @@ TEST_CASE("topology: four harts through one funnel") {
         CHECK(s.t.encoder[h].out.port == h); // the funnel input's reg
     }
     CHECK(s.encoders_present() == 4);
+}
+
+TEST_CASE("topology: sparse hart IDs take slots in tree order (issue 29)") {
+    // Harts 0, 100, 5 (disabled) and 4095: the disabled hart's encoder is
+    // not used, the others take slots 0, 1, 2 with their hart IDs.
+    Scanned s("sparse_harts.dtb");
+    CHECK(s.n == 3);
+    CHECK(s.t.encoders == 3);
+    CHECK(s.t.encoder[0].hartid == 0);
+    CHECK(s.t.encoder[1].hartid == 100);
+    CHECK(s.t.encoder[2].hartid == 4095);
+    CHECK(s.t.encoder[1].base == kEncoderBase + 0x1000);
+    CHECK(s.t.encoder[2].base == kEncoderBase + 0x3000);
+    CHECK(s.t.encoder[2].out.port == 3);
+    CHECK(trace::slot_of(s.t, 0) == 0);
+    CHECK(trace::slot_of(s.t, 100) == 1);
+    CHECK(trace::slot_of(s.t, 4095) == 2);
+    CHECK(trace::slot_of(s.t, 5) == trace::kNoSlot);
+    CHECK(trace::slot_of(s.t, 1) == trace::kNoSlot);
+}
+
+// 70 harts whose encoders feed the sink directly, listed from the highest
+// hart down (as QEMU lists its components): the slots go to harts 0-63.
+unsigned type_upto_128(uint64_t base) {
+    if (base >= kEncoderBase && base < kEncoderBase + 0x1000 * 128) return TCI_COMPTYPE_ENCODER;
+    return base == kSinkBase ? TCI_COMPTYPE_RAMSINK : 0;
+}
+std::vector<char> seventy_harts() {
+    constexpr unsigned kHarts = 70;
+    std::vector<char> b(1 << 17);
+    char *f = b.data();
+    auto u32 = [&](const char *name, uint32_t v) { REQUIRE(fdt_property_u32(f, name, v) == 0); };
+    auto reg = [&](uint64_t base) {
+        fdt32_t r[4] = {cpu_to_fdt32(uint32_t(base >> 32)), cpu_to_fdt32(uint32_t(base)), 0, cpu_to_fdt32(0x1000)};
+        REQUIRE(fdt_property(f, "reg", r, sizeof r) == 0);
+    };
+    auto compatible = [&] { REQUIRE(fdt_property_string(f, "compatible", "riscv,trace-component") == 0); };
+    char name[48];
+    REQUIRE(fdt_create(f, int(b.size())) == 0);
+    REQUIRE(fdt_finish_reservemap(f) == 0);
+    REQUIRE(fdt_begin_node(f, "") == 0);
+    u32("#address-cells", 2);
+    u32("#size-cells", 2);
+    REQUIRE(fdt_begin_node(f, "cpus") == 0);
+    u32("#address-cells", 1);
+    u32("#size-cells", 0);
+    for (unsigned i = 0; i < kHarts; i++) {
+        snprintf(name, sizeof name, "cpu@%x", i);
+        REQUIRE(fdt_begin_node(f, name) == 0);
+        REQUIRE(fdt_property_string(f, "device_type", "cpu") == 0);
+        u32("reg", i);
+        u32("phandle", 1 + i);
+        REQUIRE(fdt_end_node(f) == 0);
+    }
+    REQUIRE(fdt_end_node(f) == 0);
+    REQUIRE(fdt_begin_node(f, "soc") == 0);
+    u32("#address-cells", 2);
+    u32("#size-cells", 2);
+    REQUIRE(fdt_property(f, "ranges", nullptr, 0) == 0);
+    for (unsigned i = kHarts; i-- > 0;) {
+        snprintf(name, sizeof name, "trace-encoder@%llx", (unsigned long long)(kEncoderBase + 0x1000 * i));
+        REQUIRE(fdt_begin_node(f, name) == 0);
+        compatible();
+        reg(kEncoderBase + 0x1000 * i);
+        u32("cpus", 1 + i);
+        REQUIRE(fdt_begin_node(f, "out-ports") == 0);
+        REQUIRE(fdt_begin_node(f, "port@0") == 0);
+        u32("reg", 0);
+        REQUIRE(fdt_begin_node(f, "endpoint") == 0);
+        u32("remote-endpoint", 1000 + i);
+        REQUIRE(fdt_end_node(f) == 0);
+        REQUIRE(fdt_end_node(f) == 0);
+        REQUIRE(fdt_end_node(f) == 0);
+        REQUIRE(fdt_end_node(f) == 0);
+    }
+    snprintf(name, sizeof name, "trace-ramsink@%llx", (unsigned long long)kSinkBase);
+    REQUIRE(fdt_begin_node(f, name) == 0);
+    compatible();
+    reg(kSinkBase);
+    REQUIRE(fdt_begin_node(f, "in-ports") == 0);
+    u32("#address-cells", 1);
+    u32("#size-cells", 0);
+    for (unsigned i = 0; i < kHarts; i++) {
+        snprintf(name, sizeof name, "port@%x", i);
+        REQUIRE(fdt_begin_node(f, name) == 0);
+        u32("reg", i);
+        REQUIRE(fdt_begin_node(f, "endpoint") == 0);
+        u32("phandle", 1000 + i);
+        REQUIRE(fdt_end_node(f) == 0);
+        REQUIRE(fdt_end_node(f) == 0);
+    }
+    REQUIRE(fdt_end_node(f) == 0);
+    REQUIRE(fdt_end_node(f) == 0);
+    REQUIRE(fdt_end_node(f) == 0);
+    REQUIRE(fdt_end_node(f) == 0);
+    REQUIRE(fdt_finish(f) == 0);
+    return b;
+}
+
+TEST_CASE("topology: more than 64 harts: the slots go to the lowest hart IDs (issue 29)") {
+    auto blob = seventy_harts();
+    trace::Topology t{};
+    REQUIRE(trace::scan_topology(blob.data(), t, type_upto_128) == 64);
+    REQUIRE(t.encoders == 64);
+    for (unsigned long h = 0; h < 64; h++) {
+        CAPTURE(h);
+        const unsigned s = trace::slot_of(t, h);
+        REQUIRE(s != trace::kNoSlot);
+        CHECK(t.encoder[s].base == kEncoderBase + 0x1000 * h);
+        CHECK(t.encoder[s].out.funnel == -1);
+    }
+    for (unsigned long h = 64; h < 70; h++) CHECK(trace::slot_of(t, h) == trace::kNoSlot);
+    // Harts 64-69's encoders, without a slot, are closed to S-mode with
+    // the others (their trace would reach the sink M-mode keeps).
+    CHECK(t.unslotted_lo == kEncoderBase + 0x1000 * 64);
+    CHECK(t.unslotted_hi == kEncoderBase + 0x1000 * 70);
+    Rig r(t);
+    REQUIRE(r.init());
+    trace::Region reg[2];
+    const unsigned n = trace::mmode_regions(reg, 2);
+    bool covered = false;
+    for (unsigned i = 0; i < n; i++)
+        covered |= reg[i].base <= kEncoderBase && reg[i].base + reg[i].size >= kEncoderBase + 0x1000 * 70;
+    CHECK(covered);
+    unsigned long caps = 1;
+    REQUIRE(trace::get_caps(64, caps) == Error::Success);
+    CHECK(caps == 0);
+    REQUIRE(trace::get_caps(63, caps) == Error::Success);
+    CHECK(caps != 0);
 }
 
 TEST_CASE("topology: 18 harts through leaf funnels into a top-level funnel") {

@@ -348,6 +348,50 @@ unsigned long image_end();
 unsigned long hartid(); // this hart (kept in tp)
 inline bool is_boot_hart() { return hartid() == platform().boot_hartid; }
 unsigned hart_index(unsigned long hartid); // index into platform().hartids, ~0u for none
+
+// Hart lists (binary-encoding.adoc, "Hart list parameter") for any hart ID:
+// `1ul << hartid` is undefined from XLEN on, so a hart is named by a mask
+// and a base, the base the start of its XLEN-wide window.
+struct HartList {
+    unsigned long mask, base;
+};
+inline HartList hart_list(unsigned long id) { return {1ul << (id % kXlen), id - id % kXlen}; }
+// Adds hart `id` to `l`; false (l unchanged) when it lies outside l's window.
+inline bool hart_list_add(HartList &l, unsigned long id) {
+    if (id < l.base || id - l.base >= kXlen) return false;
+    l.mask |= 1ul << (id - l.base);
+    return true;
+}
+// A set of hart indices (into platform().hartids), one bit each.
+struct IndexSet {
+    unsigned long w[kMaxHarts / kXlen];
+    void set(unsigned i) { w[i / kXlen] |= 1ul << (i % kXlen); }
+    bool test(unsigned i) const { return (w[i / kXlen] >> (i % kXlen)) & 1; }
+    bool operator==(const IndexSet &o) const {
+        for (unsigned k = 0; k < kMaxHarts / kXlen; k++)
+            if (w[k] != o.w[k]) return false;
+        return true;
+    }
+    // The first index in one set and not in the other, ~0u when equal.
+    unsigned first_difference(const IndexSet &o) const {
+        for (unsigned i = 0; i < kMaxHarts; i++)
+            if (test(i) != o.test(i)) return i;
+        return ~0u;
+    }
+};
+inline IndexSet index_set(unsigned i) {
+    IndexSet s{};
+    s.set(i);
+    return s;
+}
+// Every hart of platform().
+IndexSet all_indices();
+// A base whose mask bit XLEN-1 names no hart: past the last one (1, as
+// before, while hart XLEN is past it).
+inline unsigned long top_bit_base() {
+    const unsigned long last = platform().max_hartid;
+    return last + 1 > kXlen ? last + 2 - kXlen : 1;
+}
 // The harts other than the boot hart (which hart boots is the firmware's
 // choice, e.g. OpenSBI's lottery): i = 0 .. nharts - 2, ascending hart IDs.
 unsigned long secondary_hartid(unsigned i);

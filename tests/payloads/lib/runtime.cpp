@@ -88,6 +88,12 @@ unsigned hart_index(unsigned long id) {
     return id < PL_MAX_HARTID && pl_hart_slot[id] ? pl_hart_slot[id] - 1u : ~0u;
 }
 
+IndexSet all_indices() {
+    IndexSet s{};
+    for (unsigned i = 0; i < platform().nharts; i++) s.set(i);
+    return s;
+}
+
 unsigned long secondary_hartid(unsigned i) {
     for (unsigned k = 0; k < platform().nharts; k++) {
         unsigned long h = platform().hartids[k];
