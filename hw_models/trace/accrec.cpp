@@ -8,17 +8,9 @@
 
 namespace acc {
 
-namespace {
-void put_varint(FILE *f, uint64_t v) {
-    while (v >= 0x80) {
-        putc_unlocked(int(v & 0x7F) | 0x80, f);
-        v >>= 7;
-    }
-    putc_unlocked(int(v), f);
-}
-uint64_t zigzag(uint64_t d) { return (d << 1) ^ uint64_t(int64_t(d) >> 63); }
-uint64_t unzigzag(uint64_t z) { return (z >> 1) ^ (0 - (z & 1)); }
-} // namespace
+using varfile::put_varint;
+using varfile::unzigzag;
+using varfile::zigzag;
 
 const char *class_name(unsigned c) {
     static const char *const names[kClasses] = {"plain", "atomic", "vector", "other"};
@@ -69,35 +61,14 @@ void Writer::add(const Access &a) {
     }
 }
 
-Reader::Reader(const std::string &path) : name_(path), buf_(1 << 20) {
-    f_ = fopen(path.c_str(), "rb");
-    if (!f_) {
-        err_ = "cannot open " + path;
-        return;
-    }
-    start();
+Reader::Reader(const std::string &path) : name_(path) {
+    ok_ = in_.open(path, kMagic, "an access-record file");
+    if (!ok_) err_ = in_.error();
 }
 
-Reader::Reader(FILE *f, const std::string &name) : f_(f), name_(name), buf_(1 << 20) { start(); }
-
-void Reader::start() {
-    char m[sizeof kMagic];
-    if (fread(m, 1, sizeof m, f_) != sizeof m || memcmp(m, kMagic, sizeof m)) {
-        err_ = name_ + ": not an access-record file (no TSBIACC1 magic)";
-        return;
-    }
-    ok_ = true;
-}
-
-Reader::~Reader() {
-    if (f_) fclose(f_);
-}
-
-bool Reader::refill() {
-    if (!f_) return false;
-    len_ = fread(buf_.data(), 1, buf_.size(), f_);
-    pos_ = 0;
-    return len_ > 0;
+Reader::Reader(FILE *f, const std::string &name) : name_(name) {
+    ok_ = in_.adopt(f, name, kMagic, "an access-record file");
+    if (!ok_) err_ = in_.error();
 }
 
 bool Reader::fail(const char *what) {
@@ -108,20 +79,9 @@ bool Reader::fail(const char *what) {
     return false;
 }
 
-bool Reader::varint(uint64_t &v) {
-    v = 0;
-    for (unsigned shift = 0; shift < 64; shift += 7) {
-        int c = get();
-        if (c < 0) return false;
-        v |= uint64_t(c & 0x7F) << shift;
-        if (!(c & 0x80)) return true;
-    }
-    return false;
-}
-
 bool Reader::next(Access &a) {
     if (!ok_) return false;
-    const int h = get();
+    const int h = in_.get();
     if (h < 0) return false; // clean end
     a = Access{};
     if (h == kLost) {
@@ -137,14 +97,14 @@ bool Reader::next(Access &a) {
     a.cls = uint8_t((h & kClassMask) >> kClassShift);
     a.has_pc = h & kHasPc;
     uint64_t za, zv, zp = 0;
-    if (!varint(za) || !varint(zv) || (a.has_pc && !varint(zp))) return fail("truncated or corrupt access");
+    if (!in_.varint(za) || !in_.varint(zv) || (a.has_pc && !in_.varint(zp))) return fail("truncated or corrupt access");
     a.addr = addr_ += unzigzag(za);
     a.value = value_[a.size] += unzigzag(zv);
     if (a.value & ~value_mask(a.size)) return fail("value wider than its size");
     if (a.has_pc) a.pc = pc_ += unzigzag(zp);
     if (a.packet) {
-        const int op = get();
-        if (op < 0 || op > 7 || !varint(a.operand)) return fail("truncated or corrupt atomic packet");
+        const int op = in_.get();
+        if (op < 0 || op > 7 || !in_.varint(a.operand)) return fail("truncated or corrupt atomic packet");
         a.op = uint8_t(op);
     }
     n_++;

@@ -33,6 +33,8 @@
 #include <string>
 #include <vector>
 
+#include "varfile.hpp"
+
 namespace acc {
 
 inline constexpr char kMagic[8] = {'T', 'S', 'B', 'I', 'A', 'C', 'C', '1'};
@@ -80,9 +82,6 @@ class Reader {
     explicit Reader(const std::string &path);
     // Reads an open file from its current position (tests: tmpfile()); takes it over.
     Reader(FILE *f, const std::string &name);
-    ~Reader();
-    Reader(const Reader &) = delete;
-    Reader &operator=(const Reader &) = delete;
     bool ok() const { return ok_; }
     const std::string &error() const { return err_; }
     // Next access; false at the end of the file (or on a format error: see error()).
@@ -90,20 +89,11 @@ class Reader {
     uint64_t read() const { return n_; } // accesses returned so far
 
   private:
-    void start();
-    bool varint(uint64_t &v);
-    int get() {
-        if (pos_ == len_ && !refill()) return -1;
-        return buf_[pos_++];
-    }
-    bool refill();
     bool fail(const char *what);
-    FILE *f_ = nullptr;
+    varfile::In in_;
     std::string name_;
     bool ok_ = false;
     std::string err_;
-    std::vector<uint8_t> buf_;
-    size_t pos_ = 0, len_ = 0;
     uint64_t n_ = 0, addr_ = 0, pc_ = 0;
     std::array<uint64_t, kMaxSize + 1> value_{};
 };

@@ -7,15 +7,7 @@
 
 namespace runs {
 
-namespace {
-void put_varint(FILE *f, uint64_t v) {
-    while (v >= 0x80) {
-        putc_unlocked(int(v & 0x7F) | 0x80, f);
-        v >>= 7;
-    }
-    putc_unlocked(int(v), f);
-}
-} // namespace
+using varfile::put_varint;
 
 Writer::Writer(FILE *f) : f_(f) { fwrite(kMagic, 1, sizeof kMagic, f_); }
 
@@ -31,47 +23,16 @@ void Writer::flush_run() {
     n_ = 0;
 }
 
-Reader::Reader(const std::string &path) : buf_(1 << 20) {
-    f_ = fopen(path.c_str(), "rb");
-    if (!f_) {
-        err_ = "cannot open " + path;
-        return;
-    }
-    char m[sizeof kMagic];
-    if (fread(m, 1, sizeof m, f_) != sizeof m || memcmp(m, kMagic, sizeof m)) {
-        err_ = path + ": not an instruction-run file (no TSBIRUN1 magic)";
-        return;
-    }
-    ok_ = true;
-}
-
-Reader::~Reader() {
-    if (f_) fclose(f_);
-}
-
-bool Reader::refill() {
-    if (!f_) return false;
-    len_ = fread(buf_.data(), 1, buf_.size(), f_);
-    pos_ = 0;
-    return len_ > 0;
-}
-
-bool Reader::varint(uint64_t &v) {
-    v = 0;
-    for (unsigned shift = 0; shift < 64; shift += 7) {
-        int c = get();
-        if (c < 0) return false;
-        v |= uint64_t(c & 0x7F) << shift;
-        if (!(c & 0x80)) return true;
-    }
-    return false;
+Reader::Reader(const std::string &path) {
+    ok_ = in_.open(path, kMagic, "an instruction-run file");
+    if (!ok_) err_ = in_.error();
 }
 
 bool Reader::next_run() {
     if (!ok_) return false;
     uint64_t zz, n;
-    if (pos_ == len_ && !refill()) return false; // clean end
-    if (!varint(zz) || !varint(n) || n == 0 || n > (1u << 24)) {
+    if (in_.at_end()) return false; // clean end
+    if (!in_.varint(zz) || !in_.varint(n) || n == 0 || n > (1u << 24)) {
         err_ = "truncated or corrupt run";
         ok_ = false;
         return false;
@@ -80,7 +41,7 @@ bool Reader::next_run() {
     const uint64_t prev_last = pc_;
     steps_.resize((n - 1 + 7) / 8);
     for (auto &b : steps_) {
-        int c = get();
+        int c = in_.get();
         if (c < 0) {
             err_ = "truncated run";
             ok_ = false;

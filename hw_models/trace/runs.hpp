@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "varfile.hpp"
+
 namespace runs {
 
 inline constexpr char kMagic[8] = {'T', 'S', 'B', 'I', 'R', 'U', 'N', '1'};
@@ -48,7 +50,6 @@ class Reader {
   public:
     // Opens the file; ok() is false when it cannot be read or has no magic.
     explicit Reader(const std::string &path);
-    ~Reader();
     bool ok() const { return ok_; }
     const std::string &error() const { return err_; }
     // Next address; false at the end of the file (or on a format error: see error()).
@@ -64,17 +65,9 @@ class Reader {
 
   private:
     bool next_run();
-    bool varint(uint64_t &v);
-    int get() {
-        if (pos_ == len_ && !refill()) return -1;
-        return buf_[pos_++];
-    }
-    bool refill();
-    FILE *f_ = nullptr;
+    varfile::In in_;
     bool ok_ = false;
     std::string err_;
-    std::vector<uint8_t> buf_;
-    size_t pos_ = 0, len_ = 0;
     uint64_t pc_ = 0;
     uint32_t n_ = 0, i_ = 0;
     std::vector<uint8_t> steps_;
