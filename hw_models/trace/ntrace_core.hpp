@@ -253,6 +253,20 @@ struct Fields {
     uint64_t get(Fld f) const { return v[unsigned(f)]; }
 };
 namespace detail {
+// A variable field from b[i] (at least one byte) to its end of field or of the
+// message: its MDO bits in v (nb of them) and the MSEO that ended it.
+[[gnu::always_inline]] inline bool read_var_field(const uint8_t *b, size_t n, size_t &i, uint64_t &v, unsigned &nb,
+                                                  uint8_t &mseo) {
+    using namespace wire;
+    v = 0, nb = 0;
+    do {
+        if (i >= n || nb + kMdoBits > 64) return false;
+        v |= uint64_t(b[i] >> 2) << nb;
+        nb += kMdoBits;
+        mseo = b[i++] & 3;
+    } while (mseo == kMseoData);
+    return true;
+}
 // One message kind: F1 and F2 the fixed fields after SRC (TCODE: none), Addr
 // the address after I-CNT (TCODE: none); constants, so that each kind
 // compiles to its own straight reader.
@@ -301,24 +315,12 @@ inline bool read_common(const Framing &fr, const uint8_t *b, size_t n, Fields &m
     m.v[unsigned(Fld::ICNT)] = v, p |= 1u << unsigned(Fld::ICNT);
     if constexpr (Addr != Fld::TCODE) {
         if (mseo != kMseoEndField) return false;
-        v = 0, nb = 0;
-        do {
-            if (i >= n || nb + kMdoBits > 64) return false;
-            v |= uint64_t(b[i] >> 2) << nb;
-            nb += kMdoBits;
-            mseo = b[i++] & 3;
-        } while (mseo == kMseoData);
+        if (!read_var_field(b, n, i, v, nb, mseo)) return false;
         if (fr.extend_addr) v = extend_addr_field(v, nb, fr.xlen);
         m.v[unsigned(Addr)] = v, p |= 1u << unsigned(Addr);
     }
     if (Ts && mseo == kMseoEndField) { // TSTAMP, the last field
-        v = 0, nb = 0;
-        do {
-            if (i >= n || nb + kMdoBits > 64) return false;
-            v |= uint64_t(b[i] >> 2) << nb;
-            nb += kMdoBits;
-            mseo = b[i++] & 3;
-        } while (mseo == kMseoData);
+        if (!read_var_field(b, n, i, v, nb, mseo)) return false;
         m.v[unsigned(Fld::TSTAMP)] = v, p |= 1u << unsigned(Fld::TSTAMP);
     }
     if (mseo != kMseoEndMsg || i != n) return false;
