@@ -125,24 +125,32 @@ typedef struct MemInsn {
     bool atomic;
 } MemInsn;
 
+/* The value an access loaded or stored (the low 64 bits of a 128-bit one). */
+static uint64_t mem_value(qemu_plugin_meminfo_t info)
+{
+    qemu_plugin_mem_value v = qemu_plugin_mem_get_value(info);
+
+    switch (v.type) {
+    case QEMU_PLUGIN_MEM_VALUE_U8: return v.data.u8;
+    case QEMU_PLUGIN_MEM_VALUE_U16: return v.data.u16;
+    case QEMU_PLUGIN_MEM_VALUE_U32: return v.data.u32;
+    case QEMU_PLUGIN_MEM_VALUE_U64: return v.data.u64;
+    case QEMU_PLUGIN_MEM_VALUE_U128: return v.data.u128.low;
+    }
+    return 0;
+}
+
 static void mem_access(unsigned int vcpu, qemu_plugin_meminfo_t info,
                        uint64_t vaddr, void *udata)
 {
     const MemInsn *mi = udata;
-    qemu_plugin_mem_value v = qemu_plugin_mem_get_value(info);
-    uint64_t val = 0;
+    uint64_t val;
 
     if (vcpu >= MAX_VCPUS || !memout[vcpu] || !nlines[vcpu] ||
         (mem_priv >= 0 && cur_priv[vcpu] != (unsigned)mem_priv)) {
         return;
     }
-    switch (v.type) {
-    case QEMU_PLUGIN_MEM_VALUE_U8: val = v.data.u8; break;
-    case QEMU_PLUGIN_MEM_VALUE_U16: val = v.data.u16; break;
-    case QEMU_PLUGIN_MEM_VALUE_U32: val = v.data.u32; break;
-    case QEMU_PLUGIN_MEM_VALUE_U64: val = v.data.u64; break;
-    case QEMU_PLUGIN_MEM_VALUE_U128: val = v.data.u128.low; break;
-    }
+    val = mem_value(info);
     fprintf(memout[vcpu], "%" PRIu64 " 0x%" PRIx64 " %c %u 0x%" PRIx64
             " 0x%" PRIx64 "%s\n", nlines[vcpu] - 1, mi->addr,
             qemu_plugin_mem_is_store(info) ? 'S' : 'L',
@@ -242,24 +250,16 @@ static void acc_access(unsigned int vcpu, qemu_plugin_meminfo_t info,
                        uint64_t vaddr, void *udata)
 {
     const AccInsn *ai = udata;
-    qemu_plugin_mem_value v;
     unsigned size;
-    uint64_t val = 0;
+    uint64_t val;
     AccState *a;
 
     if (vcpu >= MAX_VCPUS || !acc[vcpu].f) {
         return;
     }
     a = &acc[vcpu];
-    v = qemu_plugin_mem_get_value(info);
+    val = mem_value(info);
     size = qemu_plugin_mem_size_shift(info);
-    switch (v.type) {
-    case QEMU_PLUGIN_MEM_VALUE_U8: val = v.data.u8; break;
-    case QEMU_PLUGIN_MEM_VALUE_U16: val = v.data.u16; break;
-    case QEMU_PLUGIN_MEM_VALUE_U32: val = v.data.u32; break;
-    case QEMU_PLUGIN_MEM_VALUE_U64: val = v.data.u64; break;
-    case QEMU_PLUGIN_MEM_VALUE_U128: val = v.data.u128.low; break;
-    }
     if (size > 4) {
         size = 4;
     }
