@@ -2969,17 +2969,47 @@ static void enc_schedule_apply(RVTraceEncoderState *s)
  * Sdtrig trace actions (TCI 1.0 "Debug Trigger Module"; debug.c keeps
  * action 2 and 3 in mcontrol/mcontrol6 of execute triggers when this
  * returns true): trace-on and trace-off set and clear trTeInstTracing while
- * trTeInstTrigEnable is 1. Trace-notify (4) is not implemented: a hart
- * reads it back as 0. The trigger fires before the instruction at its
- * address executes, so trace-on traces that instruction first (SYNC=5)
- * and trace-off ends the trace before it (EVCODE=4), as the E-Trace
- * ingress port's "tracing starts from the oldest instruction retired in
- * the cycle that Trace-on is asserted".
+ * trTeInstTrigEnable is 1; trace-notify reports the trigger's address
+ * (enc_notify). The trigger fires before the instruction at its address
+ * executes, so trace-on traces that instruction first (SYNC=5) and
+ * trace-off ends the trace before it (EVCODE=4), as the E-Trace ingress
+ * port's "tracing starts from the oldest instruction retired in the cycle
+ * that Trace-on is asserted".
  */
 bool riscv_trace_trigger_supported(CPURISCVState *env, int action)
 {
     return env->trace_encoder && (action == TCI_TRIGACTION_TRACE_ON ||
-                                  action == TCI_TRIGACTION_TRACE_OFF);
+                                  action == TCI_TRIGACTION_TRACE_OFF ||
+                                  action == TCI_TRIGACTION_TRACE_NOTIFY);
+}
+
+/*
+ * Trace-notify (TCI 1.0: "If tracing is active (trTeInstTracing = 1), then
+ * the encoder generates a packet with the current PC and, if enabled, a
+ * timestamp") at @pc, the instruction about to execute. N-Trace 1.0 marks a
+ * trace event with SYNC=6; the message carries the I-CNT (and HIST) of the
+ * instructions before @pc, so no trace data is lost ("For HTM mode, the
+ * IndirectBranchHistSync or IndirectBranchSync message with SYNC=6 (Trace
+ * Event) should be used"), and B-TYPE=0 as synchronizing messages "not
+ * related to code being executed (periodic, notifications etc.)" between
+ * indirect jumps have it. BTM uses IndirectBranchSync for the same reason
+ * (ProgTraceSync has no I-CNT). F-ADDR is @pc. A pending FIFO-overrun
+ * restart keeps its SYNC=7. Nothing is sent while filters exclude the code
+ * (not traced) or in E-Trace (not implemented there).
+ */
+static void enc_notify(RVTraceEncoderState *s, CPURISCVState *env,
+                       uint64_t pc)
+{
+    if (!s->tracing || s->filtered || s->etrace) {
+        return;
+    }
+    enc_enter(s, pc);
+    if (!s->need_sync || s->sync_reason != NT_SYNC_FIFO_OVERRUN) {
+        s->sync_reason = NT_SYNC_TRACE_EVENT;
+    }
+    s->need_sync = true;
+    enc_indirect(s, env, pc, NT_BTYPE_INDIRECT);
+    enc_leave(s, pc);
 }
 
 bool riscv_trace_trigger(CPURISCVState *env, target_ulong pc, int action)
@@ -2996,6 +3026,16 @@ bool riscv_trace_trigger(CPURISCVState *env, target_ulong pc, int action)
         if (s->trig_skip_pc == pc) {
             return false;
         }
+    }
+    if (action == TCI_TRIGACTION_TRACE_NOTIFY) {
+        /*
+         * Whenever tracing is active (trTeInstTrigEnable only gates
+         * trace-on/off), at every execution: translations stay the same.
+         */
+        enc_batch_run(s);
+        enc_notify(s, env, pc);
+        enc_batch_arm(s);
+        return false;
     }
     if (s->sh_owner ||
         !FIELD_EX32(s->control, trTeControl, InstTrigEnable)) {
