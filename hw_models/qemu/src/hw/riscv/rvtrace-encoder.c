@@ -1392,6 +1392,7 @@ static void enc_batch_run(RVTraceEncoderState *s)
     if (likely(!n)) {
         return;
     }
+    s->notify_live = false;
     k = env->trace_icnt_k;
     if (enc_batch_ok(s)) {
         enc_dtab_update(s);
@@ -1461,6 +1462,7 @@ void riscv_trace_cf(CPURISCVState *env, target_ulong pc, target_ulong next,
     if (!s) {
         return;
     }
+    s->notify_live = false;
     enc_batch_run(s);
     if (s->tracing) {
         s->et.cf_len = succ - pc;
@@ -1509,6 +1511,7 @@ void riscv_trace_trap(CPURISCVState *env, target_ulong epc,
     if (!s) {
         return;
     }
+    s->notify_live = false;
     enc_batch_run(s);
     if (s->tracing) {
         enc_trap(s, env, epc, handler, interrupt);
@@ -1547,6 +1550,7 @@ void riscv_trace_fixup(CPURISCVState *env, target_ulong next)
     if (!s) {
         return;
     }
+    s->notify_live = false;
     enc_batch_run(s);
     if (s->tracing) {
         enc_fixup(s, env, next);
@@ -2848,6 +2852,7 @@ static void enc_start(RVTraceEncoderState *s, CPURISCVState *env,
                       unsigned reason)
 {
     s->tracing = true;
+    s->notify_live = false;
     /* Trap windows open at traps taken while tracing. */
     memset(s->filter_trap_depth, 0, sizeof(s->filter_trap_depth));
     enc_comps_arm(s);
@@ -3003,6 +3008,15 @@ static void enc_notify(RVTraceEncoderState *s, CPURISCVState *env,
     if (!s->tracing || s->filtered || s->etrace) {
         return;
     }
+    /*
+     * The same execution checked again: nothing was reported since (a way
+     * back to @pc is a reported transfer, a queued branch or a HIST bit).
+     */
+    if (s->notify_live && s->notify_pc == pc && env->trace_hist == 1) {
+        return;
+    }
+    s->notify_live = true;
+    s->notify_pc = pc;
     enc_enter(s, pc);
     if (!s->need_sync || s->sync_reason != NT_SYNC_FIFO_OVERRUN) {
         s->sync_reason = NT_SYNC_TRACE_EVENT;

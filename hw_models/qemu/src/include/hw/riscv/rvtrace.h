@@ -297,6 +297,13 @@ struct RVTraceEncoderState {
     /* Sdtrig trace action that switched tracing at this pc (ignored once). */
     bool trig_skip;
     uint64_t trig_skip_pc;
+    /*
+     * Trace-notify sent at notify_pc, and no ingress report (or queued
+     * branch) since: QEMU
+     * checks a breakpoint twice before a block it still has to translate.
+     */
+    bool notify_live;
+    uint64_t notify_pc;
     uint32_t trig_ext_in;
     RVTraceTimestamp ts;
 
