@@ -859,6 +859,9 @@ int etrace_inst_main(const Args &a) {
     o.write(buf);
     if (dout && dout != stdout && fclose(dout)) return kIo;
     if (dout) fprintf(stderr, "# %llu data trace records\n", (unsigned long long)drecords);
+    if (d.notifies())
+        fprintf(stderr, "tsbi-trace: %llu trace-notify packets (notify != address MSB)\n",
+                (unsigned long long)d.notifies());
     if (!o.close()) return kIo;
     return bad || d.errors() ? kBadData : kOk;
 }

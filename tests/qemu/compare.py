@@ -5,7 +5,8 @@
 usage: compare.py DECODED RECORD [--min N] [--begin A[,A...]] [--end A[,A...]]
                   [--lost-head | --lost-tail | --within] [--priv P[,P...]]
                   [--trap-window ENTRY [--causes C[,C...]] [--irq 0|1]]
-                  [--addr-range LO:HI | --latch P:S | --trig ON:OFF] [--notify PC]
+                  [--addr-range LO:HI | --latch P:S | --trig ON:OFF]
+                  [--notify PC [--notify-count N]]
        compare.py --batch RECORD DECODED... [the same options]
 
 Both files hold one "0xADDR" per line. The decoded trace must equal the
@@ -70,7 +71,8 @@ cut the window down by instruction address, applied last:
 from `tsbi-trace ntrace decode --events`: besides the match, its "# notify
 ... addr=0xPC" lines (SYNC=6) must come exactly before each execution of PC,
 nowhere else, as many as the record's window executes PC (a second line
-says how many).
+says how many). With --notify-count N (E-Trace: the decoder's count of
+packets with the notify bit flipped) only N is compared with the record.
 """
 import array
 import itertools
@@ -125,12 +127,16 @@ DECODED_LINE = re.compile(rb"^0x([0-9A-Fa-f]+)", re.M)
 EVENT_OR_PC = re.compile(rb"^(0x[0-9A-Fa-f]+|# notify at offset \d+: addr=0x[0-9A-Fa-f]+)", re.M)
 
 
-def check_notify(path, rec, pc, out):
+def check_notify(path, rec, pc, count, out):
     """Trace-notify at pc: one notify line before each decoded execution of
-    pc, none elsewhere, as many as the record's window executes pc."""
+    pc, none elsewhere, as many as the record's window executes pc (count:
+    only the number of notifications is known)."""
+    want = sum(1 for a in rec if a == pc)
+    if count is not None:
+        print(f"notify: {count} notify packets, the record executes {pc:#x} {want} times", file=out)
+        return 0 if count == want else 1
     with open(path, "rb") as f:
         lines = EVENT_OR_PC.findall(f.read())
-    want = sum(1 for a in rec if a == pc)
     got, bad, n = 0, [], 0
     for i, line in enumerate(lines):
         if line.startswith(b"#"):
@@ -386,6 +392,7 @@ def main():
     latch = option(args, "--latch", pair)
     trig = option(args, "--trig", pair)
     notify = option(args, "--notify", lambda s: int(s, 0))
+    notify_count = option(args, "--notify-count", int)
     if lost_head + lost_tail + within > 1:
         print("--lost-head, --lost-tail and --within exclude each other")
         return 2
@@ -404,7 +411,7 @@ def main():
     if not batch:
         rc = check(load_decoded(decoded[0]), rec, minimum, lost_head, lost_tail, within, sys.stdout)
         if notify is not None:
-            rc = max(rc, check_notify(decoded[0], rec, notify, sys.stdout))
+            rc = max(rc, check_notify(decoded[0], rec, notify, notify_count, sys.stdout))
         return rc
     worst = 0
     for path in decoded:

@@ -269,7 +269,12 @@ run_trace() {
       fail_log "trace-$name: hart $h: decoder error" "$d/decode.$h.err"; continue
     fi
     [ "$h" != 0 ] || decoded=1
-    if python3 tests/qemu/compare.py "$d/decoded.$h" "$d/insn.$h" --min "$min" "${cmpopts[@]}" \
+    # E-Trace's notify bit has no decoded position: the decoder's count
+    local ncount=()
+    [ -z "${NOTIFY:-}" ] || [ "$fmt" != etrace ] ||
+      ncount=(--notify-count "$(sed -n 's/^tsbi-trace: \([0-9]*\) trace-notify packets.*/\1/p' "$d/decode.$h.err")")
+    [ "${ncount[1]:-x}" != "" ] || ncount[1]=0
+    if python3 tests/qemu/compare.py "$d/decoded.$h" "$d/insn.$h" --min "$min" "${cmpopts[@]}" "${ncount[@]}" \
          </dev/null > "$d/compare.$h" 2>&1; then
       pass "trace-$name: hart $h: decoded trace equals executed instructions ($(head -1 "$d/compare.$h" | cut -d' ' -f1) insns)"
       [ -z "${NOTIFY:-}" ] || pass "trace-$name: hart $h: $(sed -n 2p "$d/compare.$h")"
@@ -418,12 +423,15 @@ run_trace htm-trig-onoff 1 2000 "$HTM $IRET_FULL 8 1 1 0 0" --implicit-return=3
 # IndirectBranchSync / IndirectBranchHistSync with B-TYPE 0, so the I-CNT and
 # HIST before it are kept (the decoded stream still equals the record) and
 # each execution is marked (compare.py --notify)
-NOTIFY=$(objdump_lines | awk '/<crc32_bits.*>:$/ {f = 1; next}
-                              f && $2 == "lw" {a = $1; sub(/:$/, "", a); print "0x" a; exit}')
-[ -n "$NOTIFY" ] || fail "trace-notify: no load in crc32_bits of $ELF"
-NOTIFY=$NOTIFY KERNEL=1 \
+NOTIFY_PC=$(objdump_lines | awk '/<crc32_bits.*>:$/ {f = 1; next}
+                                 f && $2 == "lw" {a = $1; sub(/:$/, "", a); print "0x" a; exit}')
+[ -n "$NOTIFY_PC" ] || fail "trace-notify: no load in crc32_bits of $ELF"
+NOTIFY=$NOTIFY_PC KERNEL=1 \
 run_trace htm-trig-notify 1 2000 "$HTM $IRET_FULL 8 1 1 0 0" --implicit-return=3 --events
-NOTIFY=$NOTIFY KERNEL=1 run_trace btm-trig-notify 1 2000 "$BTM 0 8 1 1 0 0" --events
+NOTIFY=$NOTIFY_PC KERNEL=1 run_trace btm-trig-notify 1 2000 "$BTM 0 8 1 1 0 0" --events
+# E-Trace (trTeFormat 0): format 1/2 with notify != address[MSB] when the
+# instruction retires (E-Trace 2.0 "Format 2 notify and updiscon fields")
+NOTIFY=$NOTIFY_PC KERNEL=1 ETRACE=1 run_trace etrace-trig-notify 1 2000 "$HTM 0 8 1 1 0 0"
 run_trace htm-alljumps 1 10000 "$HTM $((ALLJ | IRET_FULL)) 32 1 1 0 0" --implicit-return=3 --all-jumps
 EXPECT="TCODE=30" run_trace btm-rep-alljumps 1 10000 "$BTM $((ALLJ | REP)) 32 1 1 0 0" --all-jumps
 run_trace htm-2harts 2 10000 "$HTM $((IRET_FULL | REP)) 32 1 2 0 0" --implicit-return=3

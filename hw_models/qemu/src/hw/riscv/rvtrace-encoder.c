@@ -1740,16 +1740,22 @@ static void et_support(RVTraceEncoderState *s, bool ienable, unsigned qual)
     et_emit(s, &p);
 }
 
-/* Format 1 (branches pending) or 2 reporting @addr; @flip: updiscon = !notify. */
-static void et_address(RVTraceEncoderState *s, uint64_t addr, uint32_t map,
-                       unsigned nmap, bool flip)
+/*
+ * Format 1 (branches pending) or 2 reporting @addr; @flip: updiscon = !notify;
+ * @notify: notify = !address[MSB] ("this packet is reporting an instruction
+ * that is not the target of an uninferable discontinuity because a
+ * notification was requested via trigger[2]", E-Trace 2.0 format 2).
+ */
+static void et_address_notify(RVTraceEncoderState *s, uint64_t addr,
+                              uint32_t map, unsigned nmap, bool flip,
+                              bool notify)
 {
     EtPkt p = { .nbits = 0 };
     unsigned abits = ET_IADDR_BITS - ET_IADDR_LSB, mbits;
     uint64_t diff = sextract64(addr - s->et.last_addr, ET_IADDR_LSB, abits);
     bool msb;
 
-    msb = (diff >> (abits - 1)) & 1;
+    msb = ((diff >> (abits - 1)) & 1) ^ notify;
     if (nmap) {
         mbits = nmap == 1 ? 1 : nmap <= 3 ? 3 : nmap <= 7 ? 7 :
                 nmap <= 15 ? 15 : 31;
@@ -1760,11 +1766,17 @@ static void et_address(RVTraceEncoderState *s, uint64_t addr, uint32_t map,
         et_put(&p, 2, 2);
     }
     et_put(&p, abits, diff);
-    et_put(&p, 1, msb);                  /* notify: no notification */
+    et_put(&p, 1, msb);                  /* notify */
     et_put(&p, 1, msb ^ flip);           /* updiscon */
     et_put(&p, 1, msb ^ flip);           /* irreport: no return stack */
     s->et.last_addr = addr;
     et_emit(s, &p);
+}
+
+static void et_address(RVTraceEncoderState *s, uint64_t addr, uint32_t map,
+                       unsigned nmap, bool flip)
+{
+    et_address_notify(s, addr, map, nmap, flip, false);
 }
 
 static void et_flush_pending(RVTraceEncoderState *s, bool flip)
@@ -1823,9 +1835,11 @@ static void et_retire(RVTraceEncoderState *s, uint64_t addr, bool branch,
                       bool taken, bool updiscon)
 {
     RVTraceETraceState *e = &s->et;
+    bool notify = e->notify_pending && e->notify_pc == addr;
 
     et_flush_pending(s, false);
     e->last_retired = addr;
+    e->notify_pending &= !notify;
     if (e->need_sync) {
         et_sync(s, e->trap_pending ? 1 : 0, addr, branch ? !taken : 1,
                 true);
@@ -1846,6 +1860,17 @@ static void et_retire(RVTraceEncoderState *s, uint64_t addr, bool branch,
         e->pend_addr = addr;
         e->pend_map = e->map;
         e->pend_nmap = e->nmap;
+        e->unreported = false;
+        e->nmap = 0;
+        e->map = 0;
+    } else if (notify) {
+        /*
+         * Trace-notify: reported now, with notify flipped. The target of
+         * an uninferable jump (above) and a sync are reported anyway
+         * ("because they would have been reported anyway", E-Trace 2.0
+         * "Format 2 notify and updiscon fields" case 4).
+         */
+        et_address_notify(s, addr, e->map, e->nmap, false, true);
         e->unreported = false;
         e->nmap = 0;
         e->map = 0;
@@ -2197,7 +2222,7 @@ static bool et_walk(RVTraceEncoderState *s, CPURISCVState *env,
             return false;
         }
         if (kind != ET_BRANCH && kind != ET_UNINFERABLE && !e->pend_valid &&
-            !e->need_sync && !e->prev_updiscon) {
+            !e->need_sync && !e->prev_updiscon && !e->notify_pending) {
             /* What et_retire does for it: nothing to report. */
             e->last_retired = pc;
             e->unreported = true;
@@ -2271,7 +2296,8 @@ static bool et_advance(RVTraceEncoderState *s, CPURISCVState *env,
     env->vsatp = s->et.code_vsatp;
     env->hgatp = s->et.code_hgatp;
     env->mstatus = (mstatus & ~MSTATUS_MPRV) | MSTATUS_MXR;
-    ok = (has_next && et_walk_cf_fast(s, env, halfwords, hist, end, next)) ||
+    ok = (has_next && !s->et.notify_pending &&
+          et_walk_cf_fast(s, env, halfwords, hist, end, next)) ||
          et_walk(s, env, halfwords, hist, has_next, next, end);
     env->priv = priv;
     env->virt_enabled = virt;
@@ -2862,6 +2888,7 @@ static void enc_start(RVTraceEncoderState *s, CPURISCVState *env,
     if (s->etrace) {
         s->et.lost = false;
         s->et.dloss = false;
+        s->et.notify_pending = false;
         et_cpage_flush(s);
         et_data_config(s, false);
         et_support(s, true, ET_QUAL_NO_CHANGE);
@@ -3000,12 +3027,25 @@ bool riscv_trace_trigger_supported(CPURISCVState *env, int action)
  * indirect jumps have it. BTM uses IndirectBranchSync for the same reason
  * (ProgTraceSync has no I-CNT). F-ADDR is @pc. A pending FIFO-overrun
  * restart keeps its SYNC=7. Nothing is sent while filters exclude the code
- * (not traced) or in E-Trace (not implemented there).
+ * (not traced). E-Trace (trTeFormat 0): format 1/2 with the notify bit.
  */
 static void enc_notify(RVTraceEncoderState *s, CPURISCVState *env,
                        uint64_t pc)
 {
-    if (!s->tracing || s->filtered || s->etrace) {
+    if (!s->tracing || s->filtered) {
+        return;
+    }
+    if (s->etrace) {
+        /*
+         * E-Trace reports retired instructions: the walk so far, then @pc
+         * when it retires (et_retire). Checked twice, it is still one.
+         */
+        if (!et_advance(s, env, pc, false, 0)) {
+            et_restart(s, env, pc);
+        }
+        env->trace_icnt_k = -pc;
+        s->et.notify_pending = true;
+        s->et.notify_pc = pc;
         return;
     }
     /*
