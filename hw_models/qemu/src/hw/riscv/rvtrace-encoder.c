@@ -2336,6 +2336,8 @@ static void et_end(RVTraceEncoderState *s, bool ienable)
     et_support(s, ienable, qual);
     s->et.need_sync = true;
     s->et.trap_pending = false;
+    /* A trace-notify for an instruction that did not retire in this trace. */
+    s->et.notify_pending = false;
 }
 
 static void et_cf(RVTraceEncoderState *s, CPURISCVState *env, uint64_t succ,
