@@ -30,6 +30,17 @@ put("whole", win)
 put("head_cut", win[3:])
 put("tail_cut", win[:-3])
 put("full_record", pre + win + post)
+# trace-notify at 0x2010 (executed twice in the window), as ntrace decode
+# --events prints it: before each execution; one missing; one misplaced
+def put_notify(name, before):
+    with open(f"{t}/{name}", "w") as f:
+        for i, pc in enumerate(win):
+            if i in before:
+                f.write(f"# notify at offset {i}: addr=0x2010 value=0x6\n")
+            f.write(f"{pc:#x}\n")
+put_notify("notify_each", {4, 20})
+put_notify("notify_missing", {4})
+put_notify("notify_misplaced", {4, 20, 21})
 PY
   cmp_case() { # NAME WANT(0 pass, 1 fail) DECODED [OPTIONS...]
     local n=$1 want=$2 dec=$3; shift 3
@@ -51,6 +62,11 @@ PY
   cmp_case within_accepts_part 0 head_cut --within
   cmp_case within_min_fails 1 head_cut --within --min 100
   cmp_case begin_never_executed_fails 1 whole --begin 0x9000
+  cmp_case notify_each_passes 0 notify_each "${w[@]}" --notify 0x2010
+  cmp_case notify_missing_fails 1 notify_missing "${w[@]}" --notify 0x2010
+  cmp_case notify_misplaced_fails 1 notify_misplaced "${w[@]}" --notify 0x2010
+  cmp_case notify_count_passes 0 whole "${w[@]}" --notify 0x2010 --notify-count 2
+  cmp_case notify_count_wrong_fails 1 whole "${w[@]}" --notify 0x2010 --notify-count 3
   # compare_data.py: the window's loads, stores and atomics (instruction
   # lines 10..49 of the record: an LR, an SC that stored, an amoadd.d as
   # serial TCG records it, an SC whose word changed) against decoded data
