@@ -51,6 +51,8 @@ const char kUsageText[] =
     "  ntrace decode IMAGE [--pcinfo] [--events]    retired PCs (\"0xADDR\" lines)\n"
     "                                   [--strict]  the reference code's out-of-spec streams (I-CNT above 22 bits,\n"
     "                                   B-TYPE 0 at an ecall) are errors, not warnings\n"
+    "                                   --events: \"# KIND at offset N: ...\" lines (SYNC=6 trace-notify\n"
+    "                                   messages as \"# notify ... addr=PC\"); notify count on stderr\n"
     "  ntrace transfers IMAGE [--src N]             BTM (no implicit return, no sequential\n"
     "                                               jumps) -> control transfers as CTR records\n"
     "                                               them: \"0xSOURCE 0xTARGET TYPE\" (the decoding\n"
@@ -417,6 +419,7 @@ struct StreamSink : ntrace::DecodeSink {
     bool pcinfo, events;
     bool have_prev = false;
     uint64_t prev = 0;
+    uint64_t notifies = 0; // synchronising messages with SYNC=6 (Trace Event: trace-notify)
     StreamSink(FILE *o, const trace::Image &i, bool pi, bool ev) : w(o), img(i), pcinfo(pi), events(ev) {}
     void info(uint64_t pc, bool have_next, uint64_t next) { w.pcinfo(trace::pcinfo_one(img, pc, have_next, next)); }
     void insns(const uint64_t *a, size_t n) override {
@@ -432,8 +435,12 @@ struct StreamSink : ntrace::DecodeSink {
     void event(const ntrace::Event &e) override {
         static const char *const names[] = {"sync", "trap", "ownership", "stop", "error", "vendor", "lost"};
         char b[240], ts[40] = "";
+        // N-Trace 1.0 SYNC=6: "a marker when debug watchpoint with action=4 triggered";
+        // addr is the trigger's PC, the next one decoded.
+        const bool notify = e.kind == ntrace::Event::Sync && e.value == NT_SYNC_TRACE_EVENT;
+        notifies += notify;
         if (e.has_tstamp) snprintf(ts, sizeof ts, " tstamp=%llu", (unsigned long long)e.tstamp);
-        int n = snprintf(b, sizeof b, "# %s at offset %llu: addr=0x%llX value=0x%llX%s%s%s\n", names[e.kind],
+        int n = snprintf(b, sizeof b, "# %s at offset %llu: addr=0x%llX value=0x%llX%s%s%s\n", notify ? "notify" : names[e.kind],
                          (unsigned long long)e.offset, (unsigned long long)e.addr, (unsigned long long)e.value, ts,
                          e.kind == ntrace::Event::Error ? " " : "", e.kind == ntrace::Event::Error ? e.what : "");
         if (e.kind == ntrace::Event::Error) fputs(b, stderr);
@@ -518,6 +525,8 @@ int ntrace_decode(const Args &a) {
                 "instruction (ecall/ebreak) decoded as the reference code's indirect calls "
                 "(--strict rejects them)\n",
                 (unsigned long long)d.trap_calls());
+    if (sink.notifies)
+        fprintf(stderr, "tsbi-trace: %llu trace-notify messages (SYNC=6)\n", (unsigned long long)sink.notifies);
     if (!o.close() || !written) return kIo;
     return d.errors() ? kBadData : kOk;
 }
@@ -850,6 +859,9 @@ int etrace_inst_main(const Args &a) {
     o.write(buf);
     if (dout && dout != stdout && fclose(dout)) return kIo;
     if (dout) fprintf(stderr, "# %llu data trace records\n", (unsigned long long)drecords);
+    if (d.notifies())
+        fprintf(stderr, "tsbi-trace: %llu trace-notify packets (notify != address MSB)\n",
+                (unsigned long long)d.notifies());
     if (!o.close()) return kIo;
     return bad || d.errors() ? kBadData : kOk;
 }

@@ -260,6 +260,7 @@ void InstDecoder::packet(const InstPacket &k, uint64_t off) {
     ref_ = target;
     if (!known_) return flush(); // before the first sync
     const bool flip = k.updiscon_flip;
+    notifies_ += k.notify_flip;
     uint64_t pc = last_, next = 0, prev = ~0ull;
     choices_.clear(), retries_ = 0, walking_ = true;
     const char *why = "walk too long";
@@ -296,7 +297,10 @@ void InstDecoder::packet(const InstPacket &k, uint64_t off) {
             emit(next);
             prev = pc, pc = next;
             if (next == target && !flip && bits_left() == (is_branch(target) ? 1u : 0u)) {
-                tentative_ = true, tentative_addr_ = target;
+                // notify != address[MSB]: a trace-notify report of this arrival, the
+                // spec's case 4, 1st iteration: "The decoder has reached the correct
+                // instruction"; otherwise cases 1 and 3 wait for the next packet.
+                tentative_ = !k.notify_flip, tentative_addr_ = target;
                 return walk_done();
             }
             continue;

@@ -69,6 +69,8 @@ class InstDecoder {
     void packet(const InstPacket &k, uint64_t offset);
     void finish();
     uint64_t errors() const { return errors_; }
+    // Format 1/2 packets with notify != address[MSB]: trace-notify (trigger[2]) reports.
+    uint64_t notifies() const { return notifies_; }
     uint64_t max_steps = 100000000;
     static constexpr unsigned kMaxChoices = 16, kMaxRetries = 256;
     // Optional: false for an address an indirect call (jalr linking ra) cannot go to,
@@ -113,6 +115,7 @@ class InstDecoder {
     bool tentative_ = false;  // stopped at a reported address reached without an updiscon
     uint64_t tentative_addr_ = 0;
     uint64_t errors_ = 0;
+    uint64_t notifies_ = 0;
     // The image's classified code, the segment looked up last.
     uint64_t seg_base_ = 0, seg_len_ = 0;
     const rv::Insn *seg_cache_ = nullptr;

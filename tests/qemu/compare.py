@@ -6,6 +6,7 @@ usage: compare.py DECODED RECORD [--min N] [--begin A[,A...]] [--end A[,A...]]
                   [--lost-head | --lost-tail | --within] [--priv P[,P...]]
                   [--trap-window ENTRY [--causes C[,C...]] [--irq 0|1]]
                   [--addr-range LO:HI | --latch P:S | --trig ON:OFF]
+                  [--notify PC [--notify-count N]]
        compare.py --batch RECORD DECODED... [the same options]
 
 Both files hold one "0xADDR" per line. The decoded trace must equal the
@@ -65,6 +66,13 @@ cut the window down by instruction address, applied last:
                addr_i == P or (output_i-1 and addr_i-1 != S));
   --trig ON:OFF  trace-on and trace-off triggers: from an execution of ON
                (included) to the next execution of OFF (excluded).
+
+--notify PC: a trace-notify trigger (Sdtrig action 4) at PC; DECODED comes
+from `tsbi-trace ntrace decode --events`: besides the match, its "# notify
+... addr=0xPC" lines (SYNC=6) must come exactly before each execution of PC,
+nowhere else, as many as the record's window executes PC (a second line
+says how many). With --notify-count N (E-Trace: the decoder's count of
+packets with the notify bit flipped) only N is compared with the record.
 """
 import array
 import itertools
@@ -114,6 +122,40 @@ def load_decoded(path):
 
 
 DECODED_LINE = re.compile(rb"^0x([0-9A-Fa-f]+)", re.M)
+
+
+EVENT_OR_PC = re.compile(rb"^(0x[0-9A-Fa-f]+|# notify at offset \d+: addr=0x[0-9A-Fa-f]+)", re.M)
+
+
+def check_notify(path, rec, pc, count, out):
+    """Trace-notify at pc: one notify line before each decoded execution of
+    pc, none elsewhere, as many as the record's window executes pc (count:
+    only the number of notifications is known)."""
+    want = sum(1 for a in rec if a == pc)
+    if count is not None:
+        print(f"notify: {count} notify packets, the record executes {pc:#x} {want} times", file=out)
+        return 0 if count == want else 1
+    with open(path, "rb") as f:
+        lines = EVENT_OR_PC.findall(f.read())
+    got, bad, n = 0, [], 0
+    for i, line in enumerate(lines):
+        if line.startswith(b"#"):
+            got += 1
+            addr = int(line.rsplit(b"=", 1)[1], 16)
+            nxt = lines[i + 1] if i + 1 < len(lines) else b"#"
+            if addr != pc or nxt.startswith(b"#") or int(nxt, 16) != pc:
+                bad.append(f"notify {got} at {addr:#x} before {nxt.decode()} (decoded instruction {n})")
+            continue
+        if int(line, 16) == pc and (i == 0 or not lines[i - 1].startswith(b"#")):
+            bad.append(f"decoded instruction {n} at {pc:#x} without a notify before it")
+        n += 1
+    if got != want or bad:
+        print(f"notify: {got} notify messages, the record executes {pc:#x} {want} times; "
+              + "; ".join(bad[:5]), file=out)
+        return 1
+    print(f"notify: {got} notify messages, each before an execution of {pc:#x} "
+          f"(the record executes it {want} times)", file=out)
+    return 0
 
 
 def window(path, begin, end, privs, entry, causes, irq):
@@ -349,6 +391,8 @@ def main():
     rng = option(args, "--addr-range", pair)
     latch = option(args, "--latch", pair)
     trig = option(args, "--trig", pair)
+    notify = option(args, "--notify", lambda s: int(s, 0))
+    notify_count = option(args, "--notify-count", int)
     if lost_head + lost_tail + within > 1:
         print("--lost-head, --lost-tail and --within exclude each other")
         return 2
@@ -365,7 +409,10 @@ def main():
             return 1
     rec = addr_filter(rec, rng, latch, trig)
     if not batch:
-        return check(load_decoded(decoded[0]), rec, minimum, lost_head, lost_tail, within, sys.stdout)
+        rc = check(load_decoded(decoded[0]), rec, minimum, lost_head, lost_tail, within, sys.stdout)
+        if notify is not None:
+            rc = max(rc, check_notify(decoded[0], rec, notify, notify_count, sys.stdout))
+        return rc
     worst = 0
     for path in decoded:
         with open(path + ".cmp", "w") as out:

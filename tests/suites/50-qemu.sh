@@ -30,6 +30,17 @@ put("whole", win)
 put("head_cut", win[3:])
 put("tail_cut", win[:-3])
 put("full_record", pre + win + post)
+# trace-notify at 0x2010 (executed twice in the window), as ntrace decode
+# --events prints it: before each execution; one missing; one misplaced
+def put_notify(name, before):
+    with open(f"{t}/{name}", "w") as f:
+        for i, pc in enumerate(win):
+            if i in before:
+                f.write(f"# notify at offset {i}: addr=0x2010 value=0x6\n")
+            f.write(f"{pc:#x}\n")
+put_notify("notify_each", {4, 20})
+put_notify("notify_missing", {4})
+put_notify("notify_misplaced", {4, 20, 21})
 PY
   cmp_case() { # NAME WANT(0 pass, 1 fail) DECODED [OPTIONS...]
     local n=$1 want=$2 dec=$3; shift 3
@@ -51,6 +62,11 @@ PY
   cmp_case within_accepts_part 0 head_cut --within
   cmp_case within_min_fails 1 head_cut --within --min 100
   cmp_case begin_never_executed_fails 1 whole --begin 0x9000
+  cmp_case notify_each_passes 0 notify_each "${w[@]}" --notify 0x2010
+  cmp_case notify_missing_fails 1 notify_missing "${w[@]}" --notify 0x2010
+  cmp_case notify_misplaced_fails 1 notify_misplaced "${w[@]}" --notify 0x2010
+  cmp_case notify_count_passes 0 whole "${w[@]}" --notify 0x2010 --notify-count 2
+  cmp_case notify_count_wrong_fails 1 whole "${w[@]}" --notify 0x2010 --notify-count 3
   # compare_data.py: the window's loads, stores and atomics (instruction
   # lines 10..49 of the record: an LR, an SC that stored, an amoadd.d as
   # serial TCG records it, an SC whose word changed) against decoded data
@@ -183,7 +199,10 @@ bits_list() {
 # ADDR_RANGE=LO:HI / LATCH=P:S (what compare.py keeps of the window: the
 # instructions it lets through); TRIG=ON:OFF (Sdtrig trace-on/off execute
 # triggers at ON and OFF start and stop the trace: compare.py --trig);
-# CMP_BEGIN (the first traced instruction when it is not TRACE_BEGIN's).
+# NOTIFY=PC (an Sdtrig trace-notify execute trigger at PC: decoded with
+# --events, compare.py --notify checks a SYNC=6 message before each of its
+# executions); CMP_BEGIN (the first traced instruction when it is not
+# TRACE_BEGIN's).
 #
 # Each hart's decoded trace must equal the record from the first traced
 # instruction to the last (compare.py --begin/--end). The encoder starts and
@@ -224,6 +243,7 @@ run_trace() {
   [ -z "${DATA:-}" ] || plugargs=$plugargs,mem=on
   [ -z "${ADDR_RANGE:-}" ] || cmpopts+=(--addr-range "$ADDR_RANGE")
   [ -z "${LATCH:-}" ] || cmpopts+=(--latch "$LATCH")
+  [ -z "${NOTIFY:-}" ] || cmpopts+=(--notify "$NOTIFY")
   local TRIG_ON=0 TRIG_OFF=0
   # the triggers start the trace: the window is the whole record up to the end
   [ -z "${TRIG:-}" ] || { cmpopts=(--end "$TRACE_END" --trig "$TRIG"); TRIG_ON=${TRIG%%:*}; TRIG_OFF=${TRIG##*:}; }
@@ -236,7 +256,7 @@ run_trace() {
   fi
   for w in 0x54534249 "${cfg[@]}" ${KERNEL:-0} ${FILTER:-0} ${FILTER_ECAUSE:-0} ${FILTER_IRQ:-0} \
            ${ETRACE:-0} ${DATA:-0} ${DATA_LATE:-0} ${COMP:-0} ${COMP_P:-0} ${COMP_S:-0} ${COMP_SLOT:-0} \
-           "${TRIG_ON:-0}" "${TRIG_OFF:-0}"; do
+           "${TRIG_ON:-0}" "${TRIG_OFF:-0}" "${NOTIFY:-0}"; do
     loader+=(-device "loader,addr=$((0x80ff0000 + 4 * i)),data=$w,data-len=4")
     i=$((i + 1))
   done
@@ -265,9 +285,15 @@ run_trace() {
       fail_log "trace-$name: hart $h: decoder error" "$d/decode.$h.err"; continue
     fi
     [ "$h" != 0 ] || decoded=1
-    if python3 tests/qemu/compare.py "$d/decoded.$h" "$d/insn.$h" --min "$min" "${cmpopts[@]}" \
+    # E-Trace's notify bit has no decoded position: the decoder's count
+    local ncount=()
+    [ -z "${NOTIFY:-}" ] || [ "$fmt" != etrace ] ||
+      ncount=(--notify-count "$(sed -n 's/^tsbi-trace: \([0-9]*\) trace-notify packets.*/\1/p' "$d/decode.$h.err")")
+    [ "${ncount[1]:-x}" != "" ] || ncount[1]=0
+    if python3 tests/qemu/compare.py "$d/decoded.$h" "$d/insn.$h" --min "$min" "${cmpopts[@]}" "${ncount[@]}" \
          </dev/null > "$d/compare.$h" 2>&1; then
-      pass "trace-$name: hart $h: decoded trace equals executed instructions ($(cut -d' ' -f1 "$d/compare.$h") insns)"
+      pass "trace-$name: hart $h: decoded trace equals executed instructions ($(head -1 "$d/compare.$h" | cut -d' ' -f1) insns)"
+      [ -z "${NOTIFY:-}" ] || pass "trace-$name: hart $h: $(sed -n 2p "$d/compare.$h")"
     else
       fail_log "trace-$name: hart $h: decoded trace equals executed instructions" "$d/compare.$h" \
         "$(head -1 "$d/compare.$h") (decoded $d/decoded.$h, record $d/insn.$h)"
@@ -405,6 +431,23 @@ run_trace btm-comp-context 1 2000 "$BTM 0 64 1 1 0 0"
 # the compute kernel traced from each isort to the next crc32_bits
 TRIG="$(sym isort | cut -d' ' -f1):$(sym crc32_bits | cut -d' ' -f1)" KERNEL=1 EXPECT="EVCODE=0x4 SYNC=0x5" \
 run_trace htm-trig-onoff 1 2000 "$HTM $IRET_FULL 8 1 1 0 0" --implicit-return=3
+# Sdtrig trace-notify (action 4) while tracing, at the head of crc32_bits'
+# outer loop (its load: 64 executions a call, each after 32 inner-loop
+# branches) in the compute kernel, which has no interrupts (an interrupt
+# taken between the trigger and its instruction is the imprecise case,
+# hw_models/qemu/README.md): N-Trace 1.0 SYNC=6 (Trace Event) in
+# IndirectBranchSync / IndirectBranchHistSync with B-TYPE 0, so the I-CNT and
+# HIST before it are kept (the decoded stream still equals the record) and
+# each execution is marked (compare.py --notify)
+NOTIFY_PC=$(objdump_lines | awk '/<crc32_bits.*>:$/ {f = 1; next}
+                                 f && $2 == "lw" {a = $1; sub(/:$/, "", a); print "0x" a; exit}')
+[ -n "$NOTIFY_PC" ] || fail "trace-notify: no load in crc32_bits of $ELF"
+NOTIFY=$NOTIFY_PC KERNEL=1 \
+run_trace htm-trig-notify 1 2000 "$HTM $IRET_FULL 8 1 1 0 0" --implicit-return=3 --events
+NOTIFY=$NOTIFY_PC KERNEL=1 run_trace btm-trig-notify 1 2000 "$BTM 0 8 1 1 0 0" --events
+# E-Trace (trTeFormat 0): format 1/2 with notify != address[MSB] when the
+# instruction retires (E-Trace 2.0 "Format 2 notify and updiscon fields")
+NOTIFY=$NOTIFY_PC KERNEL=1 ETRACE=1 run_trace etrace-trig-notify 1 2000 "$HTM 0 8 1 1 0 0"
 run_trace htm-alljumps 1 10000 "$HTM $((ALLJ | IRET_FULL)) 32 1 1 0 0" --implicit-return=3 --all-jumps
 EXPECT="TCODE=30" run_trace btm-rep-alljumps 1 10000 "$BTM $((ALLJ | REP)) 32 1 1 0 0" --all-jumps
 run_trace htm-2harts 2 10000 "$HTM $((IRET_FULL | REP)) 32 1 2 0 0" --implicit-return=3

@@ -37,7 +37,7 @@ void sync(std::vector<uint8_t> &s, uint64_t addr, unsigned branch = 1) {
 }
 // Format 1 (nmap > 0) or 2 with differential address diff (bytes).
 void addr_packet(std::vector<uint8_t> &s, int64_t diff, bool updiscon_flip = false, unsigned nmap = 0,
-                 uint32_t map = 0) {
+                 uint32_t map = 0, bool notify_flip = false) {
     Bits p;
     if (nmap) {
         const unsigned w = nmap == 1 ? 1 : nmap <= 3 ? 3 : nmap <= 7 ? 7 : nmap <= 15 ? 15 : 31;
@@ -46,8 +46,8 @@ void addr_packet(std::vector<uint8_t> &s, int64_t diff, bool updiscon_flip = fal
         p.put(2, 2);
     }
     const uint64_t a = uint64_t(diff >> 1);
-    const bool msb = a >> 63 & 1;
-    p.put(a, kAbits), p.put(msb, 1), p.put(msb ^ updiscon_flip, 1), p.put(msb ^ updiscon_flip, 1);
+    const bool notify = (a >> 63 & 1) ^ notify_flip;
+    p.put(a, kAbits), p.put(notify, 1), p.put(notify ^ updiscon_flip, 1), p.put(notify ^ updiscon_flip, 1);
     packet(s, p);
 }
 void support_end(std::vector<uint8_t> &s, unsigned qual) {
@@ -125,6 +125,18 @@ TEST_CASE("etrace decode: updiscon != notify: looplabel after the jump, a format
     sync(s, 0x1000);
     addr_packet(s, 4, true);
     support_end(s, 3);
+    CHECK(decode(img, s) == std::vector<uint64_t>{0x1000, 0x1004, 0x1008, 0x100c, 0x1004});
+}
+
+TEST_CASE("etrace decode: notify != address MSB: looplabel's 1st pass reported by trace-notify (case 4)") {
+    // The same packets with notify == MSB are case 1 (the walk goes on to the
+    // jump): only the notify bit says the first arrival was the one reported.
+    trace::Image img = loop_image();
+    std::vector<uint8_t> s;
+    sync(s, 0x1000);
+    addr_packet(s, 4, false, 0, 0, true); // trigger[2] at looplabel, 1st pass
+    addr_packet(s, 0);                    // looplabel after the jalr
+    support_end(s, 3);                    // ended_ntr
     CHECK(decode(img, s) == std::vector<uint64_t>{0x1000, 0x1004, 0x1008, 0x100c, 0x1004});
 }
 

@@ -43,6 +43,9 @@ struct cfg {
     // and trTeInstTrigEnable 1, so the triggers start and stop it
     uint32_t trig_on;        // 0: no triggers
     uint32_t trig_off;
+    // Sdtrig trace-notify (action 4) at trig_notify in M, S and U, with
+    // trig_on 0 (QEMU has two triggers): a SYNC=6 message at each execution
+    uint32_t trig_notify;    // 0: no notify trigger
 };
 #define FILTER_IRQ_INTERRUPTS 1
 #define FILTER_IRQ_EXCEPTIONS 2
@@ -446,6 +449,11 @@ static void triggers_install(void)
     trigger_set(1, CFG->trig_off, TCI_TRIGACTION_TRACE_OFF);
 }
 
+static void notify_install(void)
+{
+    trigger_set(0, CFG->trig_notify, TCI_TRIGACTION_TRACE_NOTIFY);
+}
+
 static void triggers_remove(void)
 {
     for (unsigned long i = 0; i < 2; i++) {
@@ -547,6 +555,9 @@ static void encoder_start(unsigned h)
     if (CFG->trig_on) {
         trigger_enable(e, c);
         return;
+    }
+    if (CFG->trig_notify && h == 0) {
+        notify_install();
     }
     wr32(e + TCI_trTeControl, TCI_BIT(trControl, Active) | c | TCI_BIT(trControl, Enable));
     wr32(e + TCI_trTeControl, TCI_BIT(trControl, Active) | c | TCI_BIT(trControl, Enable) |
@@ -712,6 +723,7 @@ int main(void)
         CFG->data_late = 0;
         CFG->comp_control = 0;
         CFG->trig_on = 0;
+        CFG->trig_notify = 0;
     }
     setup_pmp_and_traps();
     // sink, then funnel, then encoders
@@ -736,7 +748,7 @@ int main(void)
         loss_rearm_check();
     }
     workload(CFG->iterations);
-    if (CFG->trig_on) {
+    if (CFG->trig_on || CFG->trig_notify) {
         triggers_remove();
     }
     check("trace: encoder disable flushes (Enable=0, Empty=1)", tr_disable(enc_base(0)));

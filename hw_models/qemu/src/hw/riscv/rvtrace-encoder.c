@@ -1392,6 +1392,7 @@ static void enc_batch_run(RVTraceEncoderState *s)
     if (likely(!n)) {
         return;
     }
+    s->notify_live = false;
     k = env->trace_icnt_k;
     if (enc_batch_ok(s)) {
         enc_dtab_update(s);
@@ -1461,6 +1462,7 @@ void riscv_trace_cf(CPURISCVState *env, target_ulong pc, target_ulong next,
     if (!s) {
         return;
     }
+    s->notify_live = false;
     enc_batch_run(s);
     if (s->tracing) {
         s->et.cf_len = succ - pc;
@@ -1509,6 +1511,7 @@ void riscv_trace_trap(CPURISCVState *env, target_ulong epc,
     if (!s) {
         return;
     }
+    s->notify_live = false;
     enc_batch_run(s);
     if (s->tracing) {
         enc_trap(s, env, epc, handler, interrupt);
@@ -1547,6 +1550,7 @@ void riscv_trace_fixup(CPURISCVState *env, target_ulong next)
     if (!s) {
         return;
     }
+    s->notify_live = false;
     enc_batch_run(s);
     if (s->tracing) {
         enc_fixup(s, env, next);
@@ -1736,16 +1740,22 @@ static void et_support(RVTraceEncoderState *s, bool ienable, unsigned qual)
     et_emit(s, &p);
 }
 
-/* Format 1 (branches pending) or 2 reporting @addr; @flip: updiscon = !notify. */
-static void et_address(RVTraceEncoderState *s, uint64_t addr, uint32_t map,
-                       unsigned nmap, bool flip)
+/*
+ * Format 1 (branches pending) or 2 reporting @addr; @flip: updiscon = !notify;
+ * @notify: notify = !address[MSB] ("this packet is reporting an instruction
+ * that is not the target of an uninferable discontinuity because a
+ * notification was requested via trigger[2]", E-Trace 2.0 format 2).
+ */
+static void et_address_notify(RVTraceEncoderState *s, uint64_t addr,
+                              uint32_t map, unsigned nmap, bool flip,
+                              bool notify)
 {
     EtPkt p = { .nbits = 0 };
     unsigned abits = ET_IADDR_BITS - ET_IADDR_LSB, mbits;
     uint64_t diff = sextract64(addr - s->et.last_addr, ET_IADDR_LSB, abits);
     bool msb;
 
-    msb = (diff >> (abits - 1)) & 1;
+    msb = ((diff >> (abits - 1)) & 1) ^ notify;
     if (nmap) {
         mbits = nmap == 1 ? 1 : nmap <= 3 ? 3 : nmap <= 7 ? 7 :
                 nmap <= 15 ? 15 : 31;
@@ -1756,11 +1766,17 @@ static void et_address(RVTraceEncoderState *s, uint64_t addr, uint32_t map,
         et_put(&p, 2, 2);
     }
     et_put(&p, abits, diff);
-    et_put(&p, 1, msb);                  /* notify: no notification */
+    et_put(&p, 1, msb);                  /* notify */
     et_put(&p, 1, msb ^ flip);           /* updiscon */
     et_put(&p, 1, msb ^ flip);           /* irreport: no return stack */
     s->et.last_addr = addr;
     et_emit(s, &p);
+}
+
+static void et_address(RVTraceEncoderState *s, uint64_t addr, uint32_t map,
+                       unsigned nmap, bool flip)
+{
+    et_address_notify(s, addr, map, nmap, flip, false);
 }
 
 static void et_flush_pending(RVTraceEncoderState *s, bool flip)
@@ -1819,9 +1835,11 @@ static void et_retire(RVTraceEncoderState *s, uint64_t addr, bool branch,
                       bool taken, bool updiscon)
 {
     RVTraceETraceState *e = &s->et;
+    bool notify = e->notify_pending && e->notify_pc == addr;
 
     et_flush_pending(s, false);
     e->last_retired = addr;
+    e->notify_pending &= !notify;
     if (e->need_sync) {
         et_sync(s, e->trap_pending ? 1 : 0, addr, branch ? !taken : 1,
                 true);
@@ -1842,6 +1860,17 @@ static void et_retire(RVTraceEncoderState *s, uint64_t addr, bool branch,
         e->pend_addr = addr;
         e->pend_map = e->map;
         e->pend_nmap = e->nmap;
+        e->unreported = false;
+        e->nmap = 0;
+        e->map = 0;
+    } else if (notify) {
+        /*
+         * Trace-notify: reported now, with notify flipped. The target of
+         * an uninferable jump (above) and a sync are reported anyway
+         * ("because they would have been reported anyway", E-Trace 2.0
+         * "Format 2 notify and updiscon fields" case 4).
+         */
+        et_address_notify(s, addr, e->map, e->nmap, false, true);
         e->unreported = false;
         e->nmap = 0;
         e->map = 0;
@@ -2193,7 +2222,7 @@ static bool et_walk(RVTraceEncoderState *s, CPURISCVState *env,
             return false;
         }
         if (kind != ET_BRANCH && kind != ET_UNINFERABLE && !e->pend_valid &&
-            !e->need_sync && !e->prev_updiscon) {
+            !e->need_sync && !e->prev_updiscon && !e->notify_pending) {
             /* What et_retire does for it: nothing to report. */
             e->last_retired = pc;
             e->unreported = true;
@@ -2267,7 +2296,8 @@ static bool et_advance(RVTraceEncoderState *s, CPURISCVState *env,
     env->vsatp = s->et.code_vsatp;
     env->hgatp = s->et.code_hgatp;
     env->mstatus = (mstatus & ~MSTATUS_MPRV) | MSTATUS_MXR;
-    ok = (has_next && et_walk_cf_fast(s, env, halfwords, hist, end, next)) ||
+    ok = (has_next && !s->et.notify_pending &&
+          et_walk_cf_fast(s, env, halfwords, hist, end, next)) ||
          et_walk(s, env, halfwords, hist, has_next, next, end);
     env->priv = priv;
     env->virt_enabled = virt;
@@ -2306,6 +2336,8 @@ static void et_end(RVTraceEncoderState *s, bool ienable)
     et_support(s, ienable, qual);
     s->et.need_sync = true;
     s->et.trap_pending = false;
+    /* A trace-notify for an instruction that did not retire in this trace. */
+    s->et.notify_pending = false;
 }
 
 static void et_cf(RVTraceEncoderState *s, CPURISCVState *env, uint64_t succ,
@@ -2848,6 +2880,7 @@ static void enc_start(RVTraceEncoderState *s, CPURISCVState *env,
                       unsigned reason)
 {
     s->tracing = true;
+    s->notify_live = false;
     /* Trap windows open at traps taken while tracing. */
     memset(s->filter_trap_depth, 0, sizeof(s->filter_trap_depth));
     enc_comps_arm(s);
@@ -2857,6 +2890,7 @@ static void enc_start(RVTraceEncoderState *s, CPURISCVState *env,
     if (s->etrace) {
         s->et.lost = false;
         s->et.dloss = false;
+        s->et.notify_pending = false;
         et_cpage_flush(s);
         et_data_config(s, false);
         et_support(s, true, ET_QUAL_NO_CHANGE);
@@ -2969,17 +3003,69 @@ static void enc_schedule_apply(RVTraceEncoderState *s)
  * Sdtrig trace actions (TCI 1.0 "Debug Trigger Module"; debug.c keeps
  * action 2 and 3 in mcontrol/mcontrol6 of execute triggers when this
  * returns true): trace-on and trace-off set and clear trTeInstTracing while
- * trTeInstTrigEnable is 1. Trace-notify (4) is not implemented: a hart
- * reads it back as 0. The trigger fires before the instruction at its
- * address executes, so trace-on traces that instruction first (SYNC=5)
- * and trace-off ends the trace before it (EVCODE=4), as the E-Trace
- * ingress port's "tracing starts from the oldest instruction retired in
- * the cycle that Trace-on is asserted".
+ * trTeInstTrigEnable is 1; trace-notify reports the trigger's address
+ * (enc_notify). The trigger fires before the instruction at its address
+ * executes, so trace-on traces that instruction first (SYNC=5) and
+ * trace-off ends the trace before it (EVCODE=4), as the E-Trace ingress
+ * port's "tracing starts from the oldest instruction retired in the cycle
+ * that Trace-on is asserted".
  */
 bool riscv_trace_trigger_supported(CPURISCVState *env, int action)
 {
     return env->trace_encoder && (action == TCI_TRIGACTION_TRACE_ON ||
-                                  action == TCI_TRIGACTION_TRACE_OFF);
+                                  action == TCI_TRIGACTION_TRACE_OFF ||
+                                  action == TCI_TRIGACTION_TRACE_NOTIFY);
+}
+
+/*
+ * Trace-notify (TCI 1.0: "If tracing is active (trTeInstTracing = 1), then
+ * the encoder generates a packet with the current PC and, if enabled, a
+ * timestamp") at @pc, the instruction about to execute. N-Trace 1.0 marks a
+ * trace event with SYNC=6; the message carries the I-CNT (and HIST) of the
+ * instructions before @pc, so no trace data is lost ("For HTM mode, the
+ * IndirectBranchHistSync or IndirectBranchSync message with SYNC=6 (Trace
+ * Event) should be used"), and B-TYPE=0 as synchronizing messages "not
+ * related to code being executed (periodic, notifications etc.)" between
+ * indirect jumps have it. BTM uses IndirectBranchSync for the same reason
+ * (ProgTraceSync has no I-CNT). F-ADDR is @pc. A pending FIFO-overrun
+ * restart keeps its SYNC=7. Nothing is sent while filters exclude the code
+ * (not traced). E-Trace (trTeFormat 0): format 1/2 with the notify bit.
+ */
+static void enc_notify(RVTraceEncoderState *s, CPURISCVState *env,
+                       uint64_t pc)
+{
+    if (!s->tracing || s->filtered) {
+        return;
+    }
+    if (s->etrace) {
+        /*
+         * E-Trace reports retired instructions: the walk so far, then @pc
+         * when it retires (et_retire). Checked twice, it is still one.
+         */
+        if (!et_advance(s, env, pc, false, 0)) {
+            et_restart(s, env, pc);
+        }
+        env->trace_icnt_k = -pc;
+        s->et.notify_pending = true;
+        s->et.notify_pc = pc;
+        return;
+    }
+    /*
+     * The same execution checked again: nothing was reported since (a way
+     * back to @pc is a reported transfer, a queued branch or a HIST bit).
+     */
+    if (s->notify_live && s->notify_pc == pc && env->trace_hist == 1) {
+        return;
+    }
+    s->notify_live = true;
+    s->notify_pc = pc;
+    enc_enter(s, pc);
+    if (!s->need_sync || s->sync_reason != NT_SYNC_FIFO_OVERRUN) {
+        s->sync_reason = NT_SYNC_TRACE_EVENT;
+    }
+    s->need_sync = true;
+    enc_indirect(s, env, pc, NT_BTYPE_INDIRECT);
+    enc_leave(s, pc);
 }
 
 bool riscv_trace_trigger(CPURISCVState *env, target_ulong pc, int action)
@@ -2996,6 +3082,16 @@ bool riscv_trace_trigger(CPURISCVState *env, target_ulong pc, int action)
         if (s->trig_skip_pc == pc) {
             return false;
         }
+    }
+    if (action == TCI_TRIGACTION_TRACE_NOTIFY) {
+        /*
+         * Whenever tracing is active (trTeInstTrigEnable only gates
+         * trace-on/off), at every execution: translations stay the same.
+         */
+        enc_batch_run(s);
+        enc_notify(s, env, pc);
+        enc_batch_arm(s);
+        return false;
     }
     if (s->sh_owner ||
         !FIELD_EX32(s->control, trTeControl, InstTrigEnable)) {

@@ -203,6 +203,8 @@ typedef struct RVTraceETraceState {
     bool unreported;         /* retired since the last reported address */
     bool lost;               /* a packet was dropped: support trace_lost */
     bool pend_valid;         /* format 1/2 for an updiscon target, held */
+    bool notify_pending;     /* trace-notify: report notify_pc when it retires */
+    uint64_t notify_pc;
     uint8_t sync_priv;       /* priv of the instruction the sync reports */
     uint8_t code_priv;       /* priv (and V) the code since the last report */
     bool code_virt;          /* ran at: the walk reads it with that */
@@ -297,6 +299,13 @@ struct RVTraceEncoderState {
     /* Sdtrig trace action that switched tracing at this pc (ignored once). */
     bool trig_skip;
     uint64_t trig_skip_pc;
+    /*
+     * Trace-notify sent at notify_pc, and no ingress report (or queued
+     * branch) since: QEMU
+     * checks a breakpoint twice before a block it still has to translate.
+     */
+    bool notify_live;
+    uint64_t notify_pc;
     uint32_t trig_ext_in;
     RVTraceTimestamp ts;
 
