@@ -544,7 +544,7 @@ const char *carve_harts(unsigned long boot_id, const void *blob, dt::Beyond &lef
     // As many harts as fit below the next stage with everything carved for
     // each (the stack, the block, what the subsystems carve, alignment
     // slack); the others, the highest IDs, are left out and named.
-    const uint64_t stride = sizeof(HartBlock) + subsystems::per_hart_bytes() + 256;
+    const uint64_t stride = sizeof(HartBlock) + subsystems::per_hart_bytes(blob) + 256;
     const region::Layout fit = region::plan_layout(region_start, at, n ? n : 1, kStackSize, stride,
                                                    entries * sizeof(uint16_t), limit);
     if (!fit.region_end || !fit.fits) return "no room for the boot hart's state below the next stage";
@@ -740,6 +740,17 @@ void *carve_per_hart(unsigned long size, unsigned long align) {
     memset(reinterpret_cast<void *>(static_cast<uintptr_t>(base)), 0, static_cast<size_t>(end - base));
     carve_end = static_cast<uintptr_t>(end);
     if (!hart_region_start && region > region_end) region_end = static_cast<uintptr_t>(region);
+    return reinterpret_cast<void *>(static_cast<uintptr_t>(base));
+}
+
+void *cold_scratch(unsigned long size, unsigned long align) {
+    // Where carve_fw_memory's floor is: above the image and the harts'
+    // memory (in the first region when the harts have their own, which is
+    // sized for them alone), below the next stage and what was carved from
+    // the top.
+    const uint64_t base = region::align_up(hart_region_start ? low_end : carve_end, align);
+    const uint64_t end = base + size;
+    if (end > room_limit() || (carved_top && end > carved_top)) return nullptr;
     return reinterpret_cast<void *>(static_cast<uintptr_t>(base));
 }
 

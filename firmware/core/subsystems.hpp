@@ -38,8 +38,8 @@ template <const Subsystem &...S> struct List {
         return (false || ... || (S.csr_fast != nullptr && num - S.csr_fast_first < S.csr_fast_count));
     }
     // What every subsystem carves per hart, summed.
-    static inline unsigned long per_hart_bytes() {
-        return (0ul + ... + call<S, &Subsystem::per_hart_bytes>());
+    static inline unsigned long per_hart_bytes(const void *fdt) {
+        return (0ul + ... + call<S, &Subsystem::per_hart_bytes>(fdt));
     }
     // Regions of every subsystem, one after the other.
     static inline unsigned mmode_regions(MmioRange *out, unsigned max) {
@@ -74,7 +74,7 @@ inline void fdt_fixup(void *fdt) {
 [[nodiscard]] inline unsigned mmode_regions(MmioRange *out, unsigned max) {
     return All::mmode_regions(out, max);
 }
-inline unsigned long per_hart_bytes() { return All::per_hart_bytes(); }
+inline unsigned long per_hart_bytes(const void *fdt) { return All::per_hart_bytes(fdt); }
 inline void hart_init() {
     All::each<&Subsystem::hart_init>();
 }

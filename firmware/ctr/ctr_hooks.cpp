@@ -556,8 +556,7 @@ namespace {
 // feed: the trace service's cold_init has run (it places the feed's buffer).
 ctr::dt::Source source_of(unsigned long hartid) {
     if (g_boot_native) return ctr::dt::Source::native;
-    return trace::ctr_feed_possible(hartid) ? ctr::dt::Source::encoder
-                                                                      : ctr::dt::Source::registers;
+    return ctr::feed::possible(hartid) ? ctr::dt::Source::encoder : ctr::dt::Source::registers;
 }
 const char *source_text(ctr::dt::Source s) {
     switch (s) {
@@ -587,7 +586,7 @@ void ctr::subsystem::fdt_fixup(void *fdt) {
                                   : "not advertised (/chosen/tsbi,ctr-registers-only would)");
 }
 
-unsigned long ctr::subsystem::per_hart_bytes() { return sizeof(Slot); }
+unsigned long ctr::subsystem::per_hart_bytes(const void *) { return sizeof(Slot); }
 
 void ctr::subsystem::hart_init() {
     unsigned long id = fw::current_hartid();
@@ -606,7 +605,7 @@ void ctr::subsystem::hart_init() {
         if (native) mstateen0_clear(csr::mstateen0_bits::CTR);
         return;
     }
-    const bool feed = !native && trace::ctr_feed_possible(id);
+    const bool feed = !native && ctr::feed::possible(id);
     const ctr::dt::Source src = native ? ctr::dt::Source::native
                                 : feed ? ctr::dt::Source::encoder
                                        : ctr::dt::Source::registers;

@@ -33,24 +33,25 @@ struct Time {
 
 namespace {
 
-// By hart ID below trace::kMaxHarts (64); every other hart shares the last
+// By hart ID below kFeedHarts (64); every other hart shares the last
 // entry, whose feed is never possible or on: CTR's encoder feed serves hart
 // IDs below 64 only, though the trace service has slots for any IDs (a
 // look-up by index or slot here cost about 20 instructions per CTR entry
 // read while recording, bench 17, whose aim has 8 to spare).
-State g_state[trace::kMaxHarts + 1];
+constexpr unsigned long kFeedHarts = 64;
+State g_state[kFeedHarts + 1];
 
 // Cycle counts asked for (/chosen/tsbi,ctr-cycles, set_cycles).
 bool g_cycles;
 
 CTR_INLINE State &of(unsigned long hartid) {
-    return g_state[hartid < trace::kMaxHarts ? hartid : trace::kMaxHarts];
+    return g_state[hartid < kFeedHarts ? hartid : kFeedHarts];
 }
 CTR_INLINE State &state() { return of(fw::current_hartid()); }
 
-Time g_time[trace::kMaxHarts + 1];
+Time g_time[kFeedHarts + 1];
 CTR_INLINE Time &time_of(unsigned long hartid) {
-    return g_time[hartid < trace::kMaxHarts ? hartid : trace::kMaxHarts];
+    return g_time[hartid < kFeedHarts ? hartid : kFeedHarts];
 }
 
 // Types a trap from the trace cannot tell apart are passed as this cause: it
@@ -327,12 +328,14 @@ bool wanted(const Hart &h) { return (h.mctl & rc::S) && !frozen(h); }
 
 } // namespace
 
+bool possible(unsigned long hartid) { return hartid < kFeedHarts && trace::ctr_feed_possible(hartid); }
+
 bool hart_init(unsigned long hartid) {
     State &s = of(hartid);
     if (s.on) trace::ctr_feed_stop(s.slot);
     s = State{};
     s.slot = trace::slot(hartid);
-    s.possible = hartid < trace::kMaxHarts && s.slot != trace::kNoSlot && trace::ctr_feed_possible(hartid);
+    s.possible = s.slot != trace::kNoSlot && possible(hartid);
     return s.possible;
 }
 

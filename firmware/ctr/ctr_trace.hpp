@@ -12,6 +12,10 @@ namespace ctr::feed {
 // Per-hart decoding state (zero: not feeding).
 struct State;
 
+// Whether hart `hartid`'s encoder can feed CTR: the trace service can
+// (trace::ctr_feed_possible) and the feed keeps state for the hart (hart
+// IDs below 64, README "CTR from the encoder").
+bool possible(unsigned long hartid);
 // Hart start: stops a feed left running; whether this hart's encoder can
 // feed CTR.
 bool hart_init(unsigned long hartid);

@@ -28,7 +28,7 @@ fw::CsrResult sctrclr(unsigned mode, bool virt);
 bool m_interrupt(unsigned long code);
 void record_trap(unsigned long from_pc, unsigned long to_pc, unsigned long cause,
                  unsigned from_priv, unsigned to_priv);
-unsigned long per_hart_bytes();
+unsigned long per_hart_bytes(const void *fdt);
 } // namespace ctr::subsystem
 
 namespace ctr {

@@ -87,6 +87,12 @@ uintptr_t carve_fw_memory(unsigned long size);
 // next stage: the caller cannot offer what needs them.
 void *carve_per_hart(unsigned long size, unsigned long align);
 
+// Boot hart, cold_init only: `size` bytes aligned to `align` after
+// everything carved so far, below the next stage, for tables used only
+// while cold_init runs (not kept: the next carve may reuse them). Null when
+// there is no room.
+void *cold_scratch(unsigned long size, unsigned long align);
+
 // Firmware's own memory [start, end), protected by PMP from S/U-mode where
 // the hart has PMP (core/README.md).
 uintptr_t fw_region_start();

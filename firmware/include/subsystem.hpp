@@ -109,7 +109,8 @@ struct Subsystem {
                         unsigned from_priv, unsigned to_priv);
     // Bytes per hart cold_init carves (fw::carve_per_hart): the core leaves
     // room for them when it decides how many harts fit below the next stage.
-    unsigned long (*per_hart_bytes)();
+    // Asked before cold_init, with the device tree cold_init gets.
+    unsigned long (*per_hart_bytes)(const void *fdt);
 };
 
 } // namespace fw

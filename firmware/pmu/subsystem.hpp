@@ -17,6 +17,6 @@ inline constexpr fw::Subsystem kSubsystem = {
     .hart_suspend = &hart_suspend,
     .hart_resume = &hart_resume,
     .fw_event = [](fw::FwEvent e) { fw_event(static_cast<unsigned>(e)); },
-    .per_hart_bytes = [] { return static_cast<unsigned long>(sizeof(HartState)); },
+    .per_hart_bytes = [](const void *) { return static_cast<unsigned long>(sizeof(HartState)); },
 };
 } // namespace pmu

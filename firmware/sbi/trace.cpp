@@ -35,7 +35,7 @@ SbiRet result(Error e, unsigned long value = 0) {
 Error harts_of(unsigned long mask, unsigned long base, trace::HartMask &out) {
     constexpr unsigned xlen = sizeof(long) * 8;
     HartBitmap b;
-    out = 0;
+    out = trace::HartMask{};
     if (Error e = targets_from_mask(mask, base, b); e != Error::Success) return e;
     for (unsigned w = 0, n = fw::hart_words(); w < n; w++)
         for (unsigned long m = b.w[w]; m; m &= m - 1) {
@@ -44,7 +44,7 @@ Error harts_of(unsigned long mask, unsigned long base, trace::HartMask &out) {
                 if (base == ~0ul) continue;
                 return Error::NotSupported;
             }
-            out |= trace::HartMask(1) << s;
+            out.set(s);
         }
     return Error::Success;
 }

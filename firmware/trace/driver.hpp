@@ -57,9 +57,9 @@ struct EncoderConfig {
     uint32_t data_control; // trTeDataControl (E-Trace data trace; 0: off)
     // Filter 0 also requires lo <= iaddr < hi (comparator 0: P >= lo && S < hi)
     bool range = false;
-    uint64_t range_lo = 0, range_hi = 0;
     // trTeInstTrigEnable, and enabled without InstTracing: triggers start it
     bool triggers = false;
+    uint64_t range_lo = 0, range_hi = 0;
 };
 // Reset, program, then Enable and InstTracing (the order of TCI 1.0
 // "Enabling and Disabling"). False on a timeout or a setting that did not

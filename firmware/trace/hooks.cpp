@@ -36,6 +36,11 @@ bool hart_is_stopped(unsigned long hartid) {
            fw::hart_state(hartid).hsm_state.load(fw::memory_order_acquire) != fw::HSM_STARTED;
 }
 
+// Whether the tree has a trace component (any_component), -1 before it is asked.
+int components = -1;
+
+void *scan_scratch(unsigned long bytes, unsigned long align) { return fw::cold_scratch(bytes, align); }
+
 bool s_mode_range_ok(uint64_t addr, uint64_t size) {
     if (sizeof(long) == 4 && (addr >> 32 || size >> 32)) return false;
     return fw::s_mode_range_ok(static_cast<unsigned long>(addr), 0, static_cast<unsigned long>(size));
@@ -121,7 +126,9 @@ void trace::subsystem::cold_init(const void *fdt, unsigned long next_addr) {
     // Self-hosted trace needs no component in the device tree: the CSRs
     // reach the hart's own encoder.
     strc::decide(fdt, boot_req && want_m);
-    if (!scan_topology(fdt, topo, component_type)) return;
+    if (components < 0) components = any_component(fdt);
+    const unsigned found = components ? scan_topology(fdt, topo, component_type) : 0;
+    if (!found) return;
     if (owner_set && !want_m && !str_prop(fdt, chosen, "tsbi,trace-owner", "s-mode"))
         fw::printf("tsbi: trace: tsbi,trace-owner must be \"m-mode\" or \"s-mode\": S-mode owns them\n");
     if (boot_req && !want_m)
@@ -144,8 +151,13 @@ void trace::subsystem::cold_init(const void *fdt, unsigned long next_addr) {
                    spare, component_entries(topo));
         smode = true;
     }
-    bool ok = init(topo, smode, allow_m);
-    fw::printf("tsbi: trace: %u encoder(s), %u funnel(s), RAM sink at 0x%lx%s\n", topo.encoders,
+    // The slots' state, carved per hart (subsystem.hpp's per_hart_bytes):
+    // every slot is an enabled hart's, so the harts served hold them all
+    // unless some harts were left out (then their slots are not served).
+    auto *slots = static_cast<SlotState *>(fw::carve_per_hart(sizeof(SlotState), alignof(SlotState)));
+    if (!slots) fw::printf("tsbi: trace: no room for the encoders' state below the next stage\n");
+    bool ok = init(topo, smode, allow_m, slots, slots ? fw::hart_count() : 0);
+    fw::printf("tsbi: trace: %u encoder(s), %u funnel(s), RAM sink at 0x%lx%s\n", found,
                topo.funnels, static_cast<unsigned long>(topo.sink.base),
                !smode ? (ok ? ", kept by the firmware" : ", not usable")
                : want_m ? ", handed to S-mode"
@@ -187,8 +199,15 @@ void trace::subsystem::cold_init(const void *fdt, unsigned long next_addr) {
     for (unsigned i = 0; i < fw::hart_count(); i++) {
         if (!fw::index_valid(i)) continue;
         const unsigned s = slot(fw::hart_at(i).hartid);
-        if (s != kNoSlot) boot_harts |= 1ull << s;
+        if (s != kNoSlot) boot_harts.set(s);
     }
+}
+
+unsigned long trace::subsystem::per_hart_bytes(const void *fdt) {
+    // Harts pay for the slots' state only on a machine with trace
+    // components (one walk, remembered: cold_init skips the scan without).
+    if (trace::components < 0) trace::components = trace::any_component(fdt);
+    return trace::components ? sizeof(trace::SlotState) : 0;
 }
 
 void trace::subsystem::fdt_fixup(void *fdt) {

@@ -7,23 +7,10 @@
 namespace trace {
 namespace {
 
-struct HartTrace {
-    bool usable;     // encoder passed the checks and can hold the stream's SrcBits
-    bool configured; // trace_configure was called
-    bool wanted;     // S-mode started tracing this hart
-    bool running;    // encoder enabled (the hart is not stopped)
-    bool lost;       // InstStallOrOverflow seen since the start
-    bool ctr;        // the encoder feeds CTR (CTR feed)
-    uint64_t ctr_pos; // CTR feed: the stream position decoded up to
-    EncoderCaps caps;
-    EncoderConfig config;
-    // trace_set_filter, applied at each start on top of the configuration
-    bool range, triggers;
-    uint64_t range_lo, range_hi;
-};
+using HartTrace = SlotState;
 
 struct State {
-    Topology topo;
+    const Topology *tp; // the scan's (hooks.cpp keeps it): no copy of kMaxSlots encoders
     bool usable;
     bool smode_owner; // the components belong to S-mode: hands off
     unsigned mmode_excluded; // S-mode's encoders that cannot trace M-mode
@@ -34,7 +21,8 @@ struct State {
     SinkConfig sink;
     uint32_t sink_flags;
     BootHeader *boot; // boot-time trace header while its buffer is the sink
-    HartTrace hart[kMaxHarts];
+    HartTrace *hart; // by slot, `slots` of them (carved per hart: init's `slots`)
+    unsigned slots;
     // CTR feed: its buffer, whether it holds the sink, the stream position
     // of the write pointer (bytes since the feed's sink start).
     uint64_t ctr_base, ctr_size;
@@ -44,6 +32,12 @@ struct State {
     bool ctr_cycles; // the feed's messages carry TSTAMP: the harts' cycles (Internal Core)
 };
 State st;
+
+// The slot of hart `hartid`, kNoSlot without one or without its state.
+unsigned slot_of_hart(unsigned long hartid) {
+    const unsigned s = st.tp ? slot_of(*st.tp, hartid) : kNoSlot;
+    return s < st.slots ? s : kNoSlot;
+}
 
 // One lock for the service: SBI calls from any hart and the HSM hooks.
 fw::atomic<unsigned> lock_word; // word-sized: RV has no byte-wide AMO
@@ -62,8 +56,21 @@ unsigned bits_for(unsigned long max_id) {
     return b;
 }
 
-template <typename F> void for_each(HartMask m, F f) {
-    for (; m; m &= m - 1) f(static_cast<unsigned>(__builtin_ctzll(m)));
+// Slots of `m` that have state (slots past st.slots are not served: init).
+template <typename F> void for_each(const HartMask &m, F f) {
+    for (unsigned w = 0; w < HartMask::kWords; w++)
+        for (uint64_t b = m.w[w]; b; b &= b - 1) {
+            const unsigned s = w * 64 + static_cast<unsigned>(__builtin_ctzll(b));
+            if (s < st.slots) f(s);
+        }
+}
+
+// Every slot of `m` has state (a slot past st.slots is no encoder's the
+// service serves: init).
+bool served(const HartMask &m) {
+    for (unsigned w = st.slots / 64; w < HartMask::kWords; w++)
+        if (m.w[w] & (w == st.slots / 64 ? ~0ull << (st.slots % 64) : ~0ull)) return false;
+    return true;
 }
 
 bool mode_ok(const HartTrace &h, unsigned mode) {
@@ -177,42 +184,37 @@ Error build_config(unsigned long hartid, const HartTrace &h, uint32_t config, En
 // does not, never enabled).
 unsigned funnels_depth() {
     unsigned m = 0;
-    for (unsigned f = 0; f < st.topo.funnels; f++)
-        if (st.topo.funnel[f].depth < kMaxFunnels && st.topo.funnel[f].depth > m) m = st.topo.funnel[f].depth;
+    for (unsigned f = 0; f < st.tp->funnels; f++)
+        if (st.tp->funnel[f].depth < kMaxFunnels && st.tp->funnel[f].depth > m) m = st.tp->funnel[f].depth;
     return m;
 }
 
 bool funnels_start() {
     bool ok = true;
     for (unsigned d = 0, n = funnels_depth(); d <= n; d++)
-        for (unsigned f = 0; f < st.topo.funnels; f++)
-            if (st.topo.funnel[f].depth == d) ok &= funnel_start(st.topo.funnel[f].base, d == 0);
+        for (unsigned f = 0; f < st.tp->funnels; f++)
+            if (st.tp->funnel[f].depth == d) ok &= funnel_start(st.tp->funnel[f].base, d == 0);
     return ok;
 }
 
 bool funnels_stop() {
     bool ok = true;
     for (unsigned d = funnels_depth() + 1; d-- > 0;)
-        for (unsigned f = 0; f < st.topo.funnels; f++)
-            if (st.topo.funnel[f].depth == d) ok &= disable_and_flush(st.topo.funnel[f].base);
+        for (unsigned f = 0; f < st.tp->funnels; f++)
+            if (st.tp->funnel[f].depth == d) ok &= disable_and_flush(st.tp->funnel[f].base);
     return ok;
 }
 
 bool enc_start(unsigned h) {
     HartTrace &t = st.hart[h];
-    EncoderConfig c = t.config;
-    c.range = t.range;
-    c.range_lo = t.range_lo;
-    c.range_hi = t.range_hi;
-    c.triggers = t.triggers;
-    t.running = encoder_start(st.topo.encoder[h].base, c);
+    t.running = encoder_start(st.tp->encoder[h].base, t.config);
     return t.running;
 }
 
 bool enc_stop(unsigned h) {
     HartTrace &t = st.hart[h];
     bool lost = false;
-    bool ok = encoder_stop(st.topo.encoder[h].base, lost);
+    bool ok = encoder_stop(st.tp->encoder[h].base, lost);
     t.lost |= lost;
     t.running = false;
     return ok;
@@ -222,10 +224,10 @@ void finish_boot_header() {
     BootHeader *b = st.boot;
     if (!b) return;
     bool wrapped;
-    b->write_pointer = sink_write_pointer(st.topo.sink.base, wrapped);
+    b->write_pointer = sink_write_pointer(st.tp->sink.base, wrapped);
     uint32_t flags = wrapped ? BOOT_WRAPPED : 0;
-    for (auto &h : st.hart)
-        if (h.lost) flags |= BOOT_LOST;
+    for (unsigned h = 0; h < st.slots; h++)
+        if (st.hart[h].lost) flags |= BOOT_LOST;
     b->flags = flags;
     b->state = BOOT_STOPPED;
     st.boot = nullptr;
@@ -235,14 +237,14 @@ void finish_boot_header() {
 // and Disabling": encoders, then funnels, then the sink).
 bool sink_stop_all() {
     bool ok = funnels_stop();
-    ok &= disable_and_flush(st.topo.sink.base);
+    ok &= disable_and_flush(st.tp->sink.base);
     st.sink_running = false;
     finish_boot_header();
     return ok;
 }
 
-Error start_locked(HartMask harts) {
-    if (!st.sink_set) return Error::InvalidState;
+Error start_locked(const HartMask &harts) {
+    if (!st.sink_set || !served(harts)) return Error::InvalidState;
     bool any = false;
     Error e = Error::Success;
     for_each(harts, [&](unsigned h) {
@@ -253,9 +255,9 @@ Error start_locked(HartMask harts) {
     if (any) return Error::AlreadyStarted;
     // An empty mask starts nothing, not even the sink: only the stop of a
     // traced hart would disable it again.
-    if (!harts) return Error::Success;
+    if (harts.none()) return Error::Success;
     if (!st.sink_running) {
-        if (!sink_start(st.topo.sink.base, st.sink) || !funnels_start()) {
+        if (!sink_start(st.tp->sink.base, st.sink) || !funnels_start()) {
             sink_stop_all();
             return Error::Failed;
         }
@@ -266,7 +268,7 @@ Error start_locked(HartMask harts) {
         st.hart[h].wanted = true;
         st.hart[h].lost = false;
         // A stopped or suspended hart starts tracing as it enters S-mode.
-        if (!hart_is_stopped(st.topo.encoder[h].hartid)) ok &= enc_start(h);
+        if (!hart_is_stopped(st.tp->encoder[h].hartid)) ok &= enc_start(h);
     });
     return ok ? Error::Success : Error::Failed;
 }
@@ -275,24 +277,27 @@ void ctr_stop_locked(unsigned h) {
     HartTrace &t = st.hart[h];
     if (!t.ctr) return;
     bool lost;
-    encoder_stop(st.topo.encoder[h].base, lost);
+    encoder_stop(st.tp->encoder[h].base, lost);
     t.ctr = false;
     if (--st.ctr_harts) return;
     funnels_stop();
-    disable_and_flush(st.topo.sink.base);
+    disable_and_flush(st.tp->sink.base);
 }
 
 } // namespace
 
 bool available() { return st.usable; }
 
-unsigned slot(unsigned long hartid) { return slot_of(st.topo, hartid); }
+unsigned slot(unsigned long hartid) { return slot_of_hart(hartid); }
 
 unsigned smode_encoders_without_mmode() { return st.mmode_excluded; }
 
-bool init(const Topology &t, bool smode_owner, bool allow_mmode) {
+bool init(const Topology &t, bool smode_owner, bool allow_mmode, SlotState *slots, unsigned room) {
     st = State{};
-    st.topo = t;
+    st.tp = &t;
+    st.hart = slots;
+    st.slots = t.encoders < room ? t.encoders : room;
+    for (unsigned h = 0; h < st.slots; h++) st.hart[h] = HartTrace{};
     st.allow_mmode = allow_mmode;
     st.smode_owner = smode_owner;
     if (!t.sink.present || !t.encoders) return false;
@@ -322,7 +327,7 @@ bool init(const Topology &t, bool smode_owner, bool allow_mmode) {
         funnels_ok &= reset(t.funnel[f].base) && impl_ok(t.funnel[f].base, TCI_COMPTYPE_FUNNEL);
     unsigned long max_id = 0;
     unsigned first = kNoSlot;
-    for (unsigned h = 0; h < t.encoders; h++) {
+    for (unsigned h = 0; h < st.slots; h++) {
         if (!t.encoder[h].present) continue;
         HartTrace &ht = st.hart[h];
         ht.usable = reset(t.encoder[h].base) && impl_ok(t.encoder[h].base, TCI_COMPTYPE_ENCODER) &&
@@ -338,10 +343,11 @@ bool init(const Topology &t, bool smode_owner, bool allow_mmode) {
     // field (trTeSrcBits tied to 0: TCI 1.0 "Minimal Implementation").
     st.src_bits = bits_for(max_id);
     unsigned encoders = 0;
-    for (auto &ht : st.hart) encoders += ht.usable;
+    for (unsigned h = 0; h < st.slots; h++) encoders += st.hart[h].usable;
     if (encoders == 1 && max_id == 0 && st.hart[first].caps.src_bits_max == 0) st.src_bits = 0;
     bool any = false;
-    for (auto &ht : st.hart) {
+    for (unsigned h = 0; h < st.slots; h++) {
+        HartTrace &ht = st.hart[h];
         ht.usable &= ht.caps.src_bits_max >= st.src_bits;
         any |= ht.usable;
     }
@@ -352,36 +358,38 @@ bool init(const Topology &t, bool smode_owner, bool allow_mmode) {
 Error get_caps(unsigned long hartid, unsigned long &value) {
     Guard g;
     // A hart without a slot (topology.hpp) has no encoder: no caps.
-    const unsigned h = slot_of(st.topo, hartid);
+    const unsigned h = slot_of_hart(hartid);
     value = h != kNoSlot ? caps_of(st.hart[h]) : caps_of(HartTrace{});
     return Error::Success;
 }
 
-Error configure(HartMask harts, uint32_t config) {
+Error configure(const HartMask &harts, uint32_t config) {
     Guard g;
-    // Under the lock, so one scratch table serves every caller (a kMaxHarts
-    // array would take a quarter of an M-mode stack).
-    static EncoderConfig c[kMaxHarts];
+    if (!served(harts)) return Error::NotSupported;
     Error e = Error::Success;
-    // All or nothing: validate every hart before changing any.
+    // All or nothing: validate every hart before changing any (build_config
+    // only reads; a table of kMaxSlots results would be 24 KiB of bss).
     for_each(harts, [&](unsigned h) {
         if (e != Error::Success) return;
+        EncoderConfig c;
         if (st.hart[h].wanted) e = Error::AlreadyStarted;
         else if (!st.hart[h].usable) e = Error::NotSupported;
-        else e = build_config(st.topo.encoder[h].hartid, st.hart[h], config, c[h]);
+        else e = build_config(st.tp->encoder[h].hartid, st.hart[h], config, c);
     });
     if (e != Error::Success) return e;
+    // build_config leaves the filter fields (trace_set_filter's) alone.
     for_each(harts, [&](unsigned h) {
-        st.hart[h].config = c[h];
+        build_config(st.tp->encoder[h].hartid, st.hart[h], config, st.hart[h].config);
         st.hart[h].configured = true;
     });
     return Error::Success;
 }
 
-Error set_filter(HartMask harts, uint64_t lo, uint64_t hi, unsigned long flags) {
+Error set_filter(const HartMask &harts, uint64_t lo, uint64_t hi, unsigned long flags) {
     Guard g;
     const bool range = flags & filterflag::ADDR_RANGE, triggers = flags & filterflag::TRIGGERS;
     if ((flags & filterflag::RESERVED) || (range && lo >= hi)) return Error::InvalidParam;
+    if (!served(harts)) return Error::NotSupported;
     Error e = Error::Success;
     // All or nothing, as trace_configure.
     for_each(harts, [&](unsigned h) {
@@ -395,10 +403,10 @@ Error set_filter(HartMask harts, uint64_t lo, uint64_t hi, unsigned long flags) 
     if (e != Error::Success) return e;
     for_each(harts, [&](unsigned h) {
         HartTrace &t = st.hart[h];
-        t.range = range;
-        t.range_lo = range ? lo : 0;
-        t.range_hi = range ? hi : 0;
-        t.triggers = triggers;
+        t.config.range = range;
+        t.config.range_lo = range ? lo : 0;
+        t.config.range_hi = range ? hi : 0;
+        t.config.triggers = triggers;
     });
     return Error::Success;
 }
@@ -433,13 +441,13 @@ Error set_sink(uint32_t flags, uint64_t addr, uint64_t size) {
     return Error::Success;
 }
 
-Error start(HartMask harts) {
+Error start(const HartMask &harts) {
     Guard g;
     if (st.ctr_harts) return Error::Denied;
     return start_locked(harts);
 }
 
-Error stop(HartMask harts) {
+Error stop(const HartMask &harts) {
     Guard g;
     bool any = false;
     for_each(harts, [&](unsigned h) { any |= st.hart[h].wanted; });
@@ -452,7 +460,7 @@ Error stop(HartMask harts) {
         st.hart[h].wanted = false;
     });
     bool others = false;
-    for (auto &h : st.hart) others |= h.wanted;
+    for (unsigned h = 0; h < st.slots; h++) others |= st.hart[h].wanted;
     // The last one out flushes funnels and sink: when stop returns, every
     // message of the stopped harts is in the sink's memory.
     if (!others && st.sink_running) ok &= sink_stop_all();
@@ -464,25 +472,25 @@ Error get_status(Status &s, unsigned long hart_base) {
     s = Status{};
     if (!st.sink_set) return Error::Success;
     bool wrapped;
-    s.write_pointer = sink_write_pointer(st.topo.sink.base, wrapped);
+    s.write_pointer = sink_write_pointer(st.tp->sink.base, wrapped);
     s.start = st.sink.start;
     s.limit = st.sink.limit;
     uint64_t size = st.sink.limit + TCI_RAM_ADDR_ALIGN - st.sink.start;
     s.bytes = wrapped ? size : s.write_pointer - st.sink.start;
     // Capturing is the sink's own state: StopOnWrap ends it by itself.
-    bool capturing = st.sink_running && sink_enabled(st.topo.sink.base);
+    bool capturing = st.sink_running && sink_enabled(st.tp->sink.base);
     s.flags = (capturing ? STATUS_SINK_ENABLED : 0) | (wrapped ? STATUS_WRAPPED : 0) |
               (st.sink.smem ? STATUS_SMEM : 0);
     bool any_lost = false;
-    for (unsigned h = 0; h < st.topo.encoders; h++) {
+    for (unsigned h = 0; h < st.slots; h++) {
         HartTrace &t = st.hart[h];
         if (t.running) {
             // The sticky overflow bit can be read while tracing.
-            t.lost |= encoder_lost(st.topo.encoder[h].base);
+            t.lost |= encoder_lost(st.tp->encoder[h].base);
         }
         any_lost |= t.lost;
         // Bit i: hart hart_base + i (README, trace_get_status).
-        const unsigned long id = st.topo.encoder[h].hartid;
+        const unsigned long id = st.tp->encoder[h].hartid;
         if (id < hart_base || id - hart_base >= 64) continue;
         if (t.wanted) s.harts |= 1ull << (id - hart_base);
         if (t.lost) s.lost_harts |= 1ull << (id - hart_base);
@@ -498,7 +506,7 @@ Error read_sram(uint64_t offset, uint8_t *dst, uint64_t size, uint64_t &copied) 
     if (!st.sink_set || st.sink.smem) return Error::InvalidState;
     if (st.sink_running) return Error::AlreadyStarted;
     bool wrapped;
-    uint64_t wp = sink_write_pointer(st.topo.sink.base, wrapped);
+    uint64_t wp = sink_write_pointer(st.tp->sink.base, wrapped);
     uint64_t total = st.sink.limit + TCI_RAM_ADDR_ALIGN - st.sink.start;
     uint64_t len = wrapped ? total : wp - st.sink.start;
     if (offset >= len) return Error::Success;
@@ -508,34 +516,37 @@ Error read_sram(uint64_t offset, uint8_t *dst, uint64_t size, uint64_t &copied) 
     for (uint64_t done = 0; done < n;) {
         uint64_t pos = (first + done) % total;
         uint32_t word;
-        sram_read(st.topo.sink.base, st.sink.start + (pos & ~3ull), &word, 1);
+        sram_read(st.tp->sink.base, st.sink.start + (pos & ~3ull), &word, 1);
         for (unsigned b = pos & 3; b < 4 && done < n; b++) dst[done++] = static_cast<uint8_t>(word >> (8 * b));
     }
     copied = n;
     return Error::Success;
 }
 
-Error boot_trace(const BootOptions &o, HartMask harts) {
+Error boot_trace(const BootOptions &o, const HartMask &harts) {
     Error e;
     HartMask usable = 0;
     for_each(harts, [&](unsigned h) {
-        if (st.hart[h].usable) usable |= 1ull << h;
+        if (st.hart[h].usable) usable.set(h);
     });
-    if (!usable) return Error::NotSupported;
+    if (usable.none()) return Error::NotSupported;
     if ((e = configure(usable, o.config)) != Error::Success) return e;
     if ((e = set_sink(sinkflag::SMEM, o.buffer + kBootHeaderSize, o.size - kBootHeaderSize)) !=
         Error::Success)
         return e;
     Guard g;
     auto *b = reinterpret_cast<BootHeader *>(static_cast<uintptr_t>(o.buffer));
-    unsigned first = static_cast<unsigned>(__builtin_ctzll(usable));
+    unsigned first = kNoSlot;
+    for_each(usable, [&](unsigned h) {
+        if (first == kNoSlot) first = h;
+    });
     *b = BootHeader{kBootMagic, 1, kBootHeaderSize, st.sink.start, st.sink.limit, st.sink.start,
                     BOOT_TRACING, 0, TCI_GET(st.hart[first].config.control, trTeControl, InstMode),
                     st.src_bits, st.hart[first].config.features & ~TCI_trTeInstFeatures_SrcID_MASK,
                     st.hart[first].config.control, {}};
     // The traced harts by hart ID (README, the header's table).
     for_each(usable, [&](unsigned h) {
-        const unsigned long id = st.topo.encoder[h].hartid;
+        const unsigned long id = st.tp->encoder[h].hartid;
         b->harts[id / 64] |= 1ull << (id % 64);
     });
     st.boot = b;
@@ -543,7 +554,7 @@ Error boot_trace(const BootOptions &o, HartMask harts) {
 }
 
 void hart_start(unsigned long hartid) {
-    const unsigned h = slot_of(st.topo, hartid);
+    const unsigned h = slot_of_hart(hartid);
     if (h == kNoSlot) return;
     Guard g;
     HartTrace &t = st.hart[h];
@@ -551,7 +562,7 @@ void hart_start(unsigned long hartid) {
 }
 
 void hart_stop(unsigned long hartid) {
-    const unsigned h = slot_of(st.topo, hartid);
+    const unsigned h = slot_of_hart(hartid);
     if (h == kNoSlot) return;
     Guard g;
     // CTR's feed: a stopped hart's encoder starts again (a fresh sequence)
@@ -565,7 +576,7 @@ void hart_stop(unsigned long hartid) {
 void system_reset() {
     Guard g;
     if (!st.sink_running) return;
-    for (unsigned h = 0; h < st.topo.encoders; h++)
+    for (unsigned h = 0; h < st.slots; h++)
         if (st.hart[h].running) enc_stop(h);
     sink_stop_all();
 }
@@ -587,18 +598,18 @@ bool ctr_possible(unsigned h) {
 } // namespace
 
 bool ctr_feed_possible(unsigned long hartid) {
-    const unsigned h = slot_of(st.topo, hartid);
+    const unsigned h = slot_of_hart(hartid);
     return h != kNoSlot && ctr_possible(h);
 }
 
 bool ctr_cycles_possible(unsigned long hartid) {
-    const unsigned h = slot_of(st.topo, hartid);
+    const unsigned h = slot_of_hart(hartid);
     return h != kNoSlot && ctr_possible(h) && st.hart[h].caps.core_timestamp;
 }
 
 bool ctr_feed_start(unsigned h, bool cycles) {
-    if (h >= st.topo.encoders) return false; // no encoder (topology.hpp)
-    const unsigned long hartid = st.topo.encoder[h].hartid;
+    if (h >= st.slots) return false; // no encoder (topology.hpp)
+    const unsigned long hartid = st.tp->encoder[h].hartid;
     Guard g;
     HartTrace &t = st.hart[h];
     if (t.ctr) return true;
@@ -606,9 +617,9 @@ bool ctr_feed_start(unsigned h, bool cycles) {
     if (!ctr_possible(h) || st.sink_running || t.wanted) return false;
     if (!st.ctr_harts) {
         SinkConfig c{true, false, st.ctr_base, st.ctr_base + st.ctr_size - TCI_RAM_ADDR_ALIGN};
-        if (!sink_start(st.topo.sink.base, c) || !funnels_start()) {
+        if (!sink_start(st.tp->sink.base, c) || !funnels_start()) {
             funnels_stop();
-            disable_and_flush(st.topo.sink.base);
+            disable_and_flush(st.tp->sink.base);
             return false;
         }
         st.ctr_total = 0;
@@ -638,12 +649,12 @@ bool ctr_feed_start(unsigned h, bool cycles) {
                                         TCI_BIT(trTsControl, Enable)
                                   : 0,
                     0};
-    if (!encoder_start(st.topo.encoder[h].base, c)) {
+    if (!encoder_start(st.tp->encoder[h].base, c)) {
         bool lost;
-        encoder_stop(st.topo.encoder[h].base, lost);
+        encoder_stop(st.tp->encoder[h].base, lost);
         if (!st.ctr_harts) {
             funnels_stop();
-            disable_and_flush(st.topo.sink.base);
+            disable_and_flush(st.tp->sink.base);
         }
         return false;
     }
@@ -654,7 +665,7 @@ bool ctr_feed_start(unsigned h, bool cycles) {
 }
 
 void ctr_feed_stop(unsigned h) {
-    if (h >= st.topo.encoders) return;
+    if (h >= st.slots) return;
     Guard g;
     ctr_stop_locked(h);
 }
@@ -665,7 +676,7 @@ void ctr_feed_stop(unsigned h) {
 bool ctr_feed_collect(unsigned h, CtrSpans &s) {
     s = CtrSpans{};
     // A slot the feed started on (t.ctr below), or none of them.
-    if (h >= kMaxHarts) return false;
+    if (h >= st.slots) return false;
     lock_word_acquire();
     HartTrace &t = st.hart[h];
     if (!t.ctr) {
@@ -673,9 +684,9 @@ bool ctr_feed_collect(unsigned h, CtrSpans &s) {
         return false;
     }
     bool lost = false, wrapped = false;
-    encoder_flush(st.topo.encoder[h].base, lost);
+    encoder_flush(st.tp->encoder[h].base, lost);
     uint64_t wp;
-    sink_pause(st.topo.sink.base, wp, wrapped);
+    sink_pause(st.tp->sink.base, wp, wrapped);
     // Stream positions: the buffer holds the last ctr_size bytes before
     // ctr_total. A wrap since the last pause moved the write pointer once
     // around at least; it is counted as once (more is not visible to the
@@ -717,31 +728,31 @@ void ctr_feed_release() {
         const uint64_t size = st.ctr_size;
         st.ctr_total = (st.ctr_total + size - 1) & ~(size - 1);
         st.hart[st.ctr_collector].ctr_pos = st.ctr_total;
-        sink_restart_at(st.topo.sink.base, st.ctr_base);
+        sink_restart_at(st.tp->sink.base, st.ctr_base);
     }
-    if (st.ctr_harts) sink_resume(st.topo.sink.base);
+    if (st.ctr_harts) sink_resume(st.tp->sink.base);
     lock_word.store(0, fw::memory_order_release);
 }
 
 unsigned mmode_regions(Region *out, unsigned max) {
     // Two naturally aligned power-of-two regions: the encoders, and the
     // funnels with the sink (TCI components are 4 KiB blocks).
-    if (st.smode_owner) return 0;
+    if (st.smode_owner || !st.tp) return 0;
     uint64_t lo[2] = {~0ull, ~0ull}, hi[2] = {0, 0};
     auto add = [&](unsigned i, uint64_t base) {
         if (base < lo[i]) lo[i] = base;
         if (base + TCI_COMPONENT_SIZE > hi[i]) hi[i] = base + TCI_COMPONENT_SIZE;
     };
-    for (unsigned h = 0; h < st.topo.encoders; h++)
-        if (st.topo.encoder[h].present) add(0, st.topo.encoder[h].base);
+    for (unsigned h = 0; h < st.tp->encoders; h++)
+        if (st.tp->encoder[h].present) add(0, st.tp->encoder[h].base);
     // Encoders of harts past the slots too: S-mode must not program an
     // encoder whose trace may reach the sink.
-    if (st.topo.unslotted_hi) {
-        add(0, st.topo.unslotted_lo);
-        add(0, st.topo.unslotted_hi - TCI_COMPONENT_SIZE);
+    if (st.tp->unslotted_hi) {
+        add(0, st.tp->unslotted_lo);
+        add(0, st.tp->unslotted_hi - TCI_COMPONENT_SIZE);
     }
-    for (unsigned f = 0; f < st.topo.funnels; f++) add(1, st.topo.funnel[f].base);
-    if (st.topo.sink.present) add(1, st.topo.sink.base);
+    for (unsigned f = 0; f < st.tp->funnels; f++) add(1, st.tp->funnel[f].base);
+    if (st.tp->sink.present) add(1, st.tp->sink.base);
     unsigned n = 0;
     for (unsigned i = 0; i < 2 && n < max; i++) {
         if (hi[i] == 0) continue;

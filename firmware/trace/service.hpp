@@ -6,6 +6,7 @@
 #pragma once
 #include <stdint.h>
 #include "sbi/sbi.hpp"
+#include "driver.hpp"
 #include "topology.hpp"
 
 namespace trace {
@@ -76,19 +77,52 @@ constexpr uint64_t STATUS_SINK_ENABLED = 1, STATUS_WRAPPED = 2, STATUS_LOST = 4,
                    STATUS_SMEM = 8;
 
 using sbi::Error;
-using HartMask = uint64_t; // bit = slot (topology.hpp: Topology::encoder[slot].hartid)
-static_assert(kMaxHarts <= 64, "trace hart masks are 64-bit words");
+// A set of encoder slots (topology.hpp: Topology::encoder[slot].hartid):
+// bit slot % 64 of word slot / 64, as many words as the build has slots.
+struct HartMask {
+    static constexpr unsigned kWords = (kMaxSlots + 63) / 64;
+    uint64_t w[kWords] = {};
+    constexpr HartMask() = default;
+    // Slots 0..63 (a one-word mask, as the host tests write them).
+    constexpr HartMask(uint64_t low) : w{low} {}
+    void set(unsigned s) { w[s / 64] |= 1ull << (s % 64); }
+    bool test(unsigned s) const { return s < kMaxSlots && (w[s / 64] >> (s % 64)) & 1; }
+    bool none() const {
+        uint64_t a = 0;
+        for (uint64_t x : w) a |= x;
+        return !a;
+    }
+};
+
+// The service's state of one slot: carved per hart at boot (hooks.cpp,
+// fw::carve_per_hart), so the firmware's region grows with the harts
+// present, not with kMaxSlots. Every hart pays for it in the harts' memory
+// (Subsystem::per_hart_bytes), trace hardware or not: kept small (88 bytes
+// on RV64).
+struct SlotState {
+    bool usable;     // encoder passed the checks and can hold the stream's SrcBits
+    bool configured; // trace_configure was called
+    bool wanted;     // S-mode started tracing this hart
+    bool running;    // encoder enabled (the hart is not stopped)
+    bool lost;       // InstStallOrOverflow seen since the start
+    bool ctr;        // the encoder feeds CTR (CTR feed)
+    uint64_t ctr_pos; // CTR feed: the stream position decoded up to
+    EncoderCaps caps;
+    // trace_configure's programming, and in its range and triggers fields
+    // trace_set_filter's (kept across a later trace_configure).
+    EncoderConfig config;
+};
 
 bool available();
 Error get_caps(unsigned long hartid, unsigned long &value);
-Error configure(HartMask harts, uint32_t config);
+Error configure(const HartMask &harts, uint32_t config);
 // trace_set_filter: from the next start of the named harts, trace only
 // instructions at lo <= address < hi (ADDR_RANGE) and/or start and stop
 // the trace by Sdtrig trace-on/off triggers (TRIGGERS).
-Error set_filter(HartMask harts, uint64_t lo, uint64_t hi, unsigned long flags);
+Error set_filter(const HartMask &harts, uint64_t lo, uint64_t hi, unsigned long flags);
 Error set_sink(uint32_t flags, uint64_t addr, uint64_t size);
-Error start(HartMask harts);
-Error stop(HartMask harts);
+Error start(const HartMask &harts);
+Error stop(const HartMask &harts);
 // Status::harts and lost_harts name harts hart_base .. hart_base + 63.
 Error get_status(Status &s, unsigned long hart_base = 0);
 // The slot of hart `hartid`'s encoder (topology.hpp), kNoSlot when it has none.
@@ -128,13 +162,15 @@ struct BootOptions {
 // input, so they pass everything through, and M-mode kept out of what the
 // encoders trace unless `allow_mmode`; no service). Returns false when
 // there is no usable trace hardware or S-mode owns it.
-bool init(const Topology &t, bool smode_owner, bool allow_mmode);
+// `slots`: the state of `room` slots (slots from `room` on are not used);
+// `t` and `slots` stay the service's until the next init.
+bool init(const Topology &t, bool smode_owner, bool allow_mmode, SlotState *slots, unsigned room);
 // With S-mode the owner: the encoders that keep M-mode out of any trace
 // (encoder_exclude_mmode; none with `allow_mmode`).
 unsigned smode_encoders_without_mmode();
 // Starts the boot-time trace of every hart in `harts` (they start tracing
 // as they enter S-mode).
-Error boot_trace(const BootOptions &o, HartMask harts);
+Error boot_trace(const BootOptions &o, const HartMask &harts);
 void hart_start(unsigned long hartid);
 void hart_stop(unsigned long hartid);
 void system_reset();

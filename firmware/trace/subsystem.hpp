@@ -8,6 +8,9 @@ namespace trace::subsystem {
 // Finds and checks the trace components and reads the /chosen options; the
 // boot-time trace buffer must not overlap the next stage (`next_addr`).
 void cold_init(const void *fdt, unsigned long next_addr);
+// Bytes per hart cold_init carves: the service's state of an encoder slot,
+// none when the tree has no trace component.
+unsigned long per_hart_bytes(const void *fdt);
 // Reserves the boot-time trace buffer and, once reserved, starts that trace.
 void fdt_fixup(void *fdt);
 // The components (CTR's feed buffer is in the firmware's region).
@@ -32,5 +35,6 @@ inline constexpr fw::Subsystem kSubsystem = {
     .smode_enter = &subsystem::smode_enter,
     .smode_leave = &subsystem::smode_leave,
     .system_reset = &subsystem::system_reset,
+    .per_hart_bytes = &subsystem::per_hart_bytes,
 };
 } // namespace trace

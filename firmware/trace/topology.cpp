@@ -12,7 +12,7 @@ namespace trace {
 namespace {
 
 constexpr const char *kCompatible = "riscv,trace-component";
-constexpr unsigned kMaxComponents = kMaxHarts + kMaxFunnels + 4;
+constexpr unsigned kMaxComponents = kMaxSlots + kMaxFunnels + 4;
 // Input endpoints of all funnels (16 inputs each) and sinks, those of
 // harts without a slot included.
 constexpr unsigned kMaxInputs = kMaxFunnels * 16 + 8;
@@ -47,8 +47,17 @@ struct Input {
 struct Cpu {
     uint32_t phandle, hartid;
 };
-// Enabled cpu nodes the scan keeps (any hart the firmware may serve).
-constexpr unsigned kMaxCpus = FW_MAX_HARTS;
+// Enabled cpu nodes the scan keeps: every hart ID below FW_HARTID_LIMIT,
+// so an encoder of a hart past the slots is known as one (and closed).
+constexpr unsigned kMaxCpus = FW_HARTID_LIMIT;
+
+// The scan's tables, about 25 KiB with 512 harts: in cold-boot scratch
+// memory (scan_scratch), not in the image's bss for every boot.
+struct Scratch {
+    Node nodes[kMaxComponents];
+    Cpu cpus[kMaxCpus];
+    Input inputs[kMaxInputs];
+};
 
 } // namespace
 
@@ -85,13 +94,11 @@ unsigned disable_components_in(void *fdt, const Region *r, unsigned n) {
     return failed;
 }
 
-unsigned scan_topology(const void *fdt, Topology &t, ComponentType type_of) {
-    t = Topology{};
-    // Most trees have no trace component: one walk that reads each property
-    // once (include/fdt_walk.hpp) says so, where the scan below asks libfdt
-    // for every node's compatible, at a cost that grows with the harts. It
-    // skips /cpus: components are MMIO blocks (4 KiB of reg), and /cpus has
-    // #size-cells = 0 and holds cpu nodes.
+bool any_component(const void *fdt) {
+    // One walk that reads each property once (include/fdt_walk.hpp), where
+    // the scan asks libfdt for every node's compatible, at a cost that
+    // grows with the harts. It skips /cpus: components are MMIO blocks (4 KiB
+    // of reg), and /cpus has #size-cells = 0 and holds cpu nodes.
     struct Any {
         bool found = false;
         bool begin(int, int depth, const char *name) { return !found && !fdtw::is_cpus(depth, name); }
@@ -100,12 +107,20 @@ unsigned scan_topology(const void *fdt, Topology &t, ComponentType type_of) {
         }
         void end(int, int) {}
     } any;
-    if (fdtw::walk(fdt, 0, any) && !any.found) return 0;
-    // Not on the stack: these tables are about 4 KiB, an M-mode stack's size
-    // (the scan runs once, on the boot hart, before any other hart runs).
-    static Node nodes[kMaxComponents];
-    static Cpu cpus[kMaxCpus];
-    unsigned n = 0, ncpus = 0, nencoders = 0;
+    return !fdtw::walk(fdt, 0, any) || any.found;
+}
+
+unsigned scan_topology(const void *fdt, Topology &t, ComponentType type_of) {
+    t = Topology{};
+    // Most trees have no trace component: the walk says so cheaply.
+    if (!any_component(fdt)) return 0;
+    // Not on the stack (an M-mode stack is 4 KiB) nor in the bss: the scan
+    // runs once, on the boot hart, before any other hart runs.
+    auto *scratch = static_cast<Scratch *>(scan_scratch(sizeof(Scratch), alignof(Scratch)));
+    if (!scratch) return 0;
+    Node *nodes = scratch->nodes;
+    Cpu *cpus = scratch->cpus;
+    unsigned n = 0, ncpus = 0, nencoders = 0, found = 0;
     auto enabled = [&](int node) {
         const char *status = static_cast<const char *>(fdt_getprop(fdt, node, "status", nullptr));
         return !status || !strcmp(status, "okay") || !strcmp(status, "ok");
@@ -127,15 +142,27 @@ unsigned scan_topology(const void *fdt, Topology &t, ComponentType type_of) {
                 cpus[ncpus++] = {ph, static_cast<uint32_t>(id)};
         }
     // The slots go to the lowest hart IDs: encoders of harts above the
-    // kMaxHarts-th enabled hart ID get none (in tree order they may come
+    // kMaxSlots-th enabled hart ID get none (in tree order they may come
     // first: QEMU lists its components from the highest hart down).
     static uint64_t seen[FW_HARTID_LIMIT / 64];
     memset(seen, 0, sizeof seen);
     for (unsigned c = 0; c < ncpus; c++) seen[cpus[c].hartid / 64] |= 1ull << (cpus[c].hartid % 64);
+    // A hart's slot is its rank among the enabled hart IDs (below[w]: those
+    // in words before w), so the slots follow the hart IDs and a hart the
+    // firmware leaves out (the highest IDs, core/README.md) has a slot above
+    // those of the harts it serves.
+    uint16_t below[FW_HARTID_LIMIT / 64];
+    for (unsigned w = 0, k = 0; w < FW_HARTID_LIMIT / 64; w++) {
+        below[w] = static_cast<uint16_t>(k);
+        k += static_cast<unsigned>(__builtin_popcountll(seen[w]));
+    }
+    auto rank = [&](uint32_t id) {
+        return below[id / 64] + static_cast<unsigned>(__builtin_popcountll(seen[id / 64] & ((1ull << (id % 64)) - 1)));
+    };
     uint32_t id_cut = FW_HARTID_LIMIT; // hart IDs at or above it get no slot
     for (unsigned w = 0, k = 0; w < FW_HARTID_LIMIT / 64 && id_cut == FW_HARTID_LIMIT; w++)
         for (uint64_t m = seen[w]; m; m &= m - 1)
-            if (++k > kMaxHarts) {
+            if (++k > kMaxSlots) {
                 id_cut = w * 64 + static_cast<uint32_t>(__builtin_ctzll(m));
                 break;
             }
@@ -158,11 +185,11 @@ unsigned scan_topology(const void *fdt, Topology &t, ComponentType type_of) {
         // The binding names no type: the component tells it (tr??Impl).
         c.type = type_of(c.base);
         // An encoder takes a node only for an enabled hart, and the first
-        // kMaxHarts of them only: the funnels and sinks keep their room.
+        // kMaxSlots of them only: the funnels and sinks keep their room.
         uint32_t id;
         if (c.type == TCI_COMPTYPE_ENCODER) {
             if (!hart_of(node, id)) continue;
-            if (nencoders == kMaxHarts || id >= id_cut) {
+            if (nencoders == kMaxSlots || id >= id_cut) {
                 // An enabled hart's encoder past the slots: no service, but
                 // closed to S-mode with the others (its trace may reach the
                 // sink M-mode keeps).
@@ -175,7 +202,7 @@ unsigned scan_topology(const void *fdt, Topology &t, ComponentType type_of) {
         if (c.type) nodes[n++] = c;
     }
     // Input endpoints of funnels and sinks.
-    static Input inputs[kMaxInputs];
+    Input *inputs = scratch->inputs;
     unsigned ninputs = 0;
     for (unsigned i = 0; i < n; i++) {
         int ports = fdt_subnode_offset(fdt, nodes[i].offset, "in-ports");
@@ -246,7 +273,9 @@ unsigned scan_topology(const void *fdt, Topology &t, ComponentType type_of) {
     for (unsigned i = 0; i < n; i++) {
         if (nodes[i].type != TCI_COMPTYPE_ENCODER) continue;
         uint32_t hartid;
-        if (!hart_of(nodes[i].offset, hartid) || slot_of(t, hartid) != kNoSlot) continue;
+        if (!hart_of(nodes[i].offset, hartid) || hartid >= id_cut) continue;
+        const unsigned slot = rank(hartid);
+        if (t.encoder[slot].present) continue; // a second encoder of the hart
         Link l;
         uint64_t reached = t.sink.base;
         int to = follow(i, l.port);
@@ -257,12 +286,14 @@ unsigned scan_topology(const void *fdt, Topology &t, ComponentType type_of) {
             continue;
         }
         if (l.funnel >= 0 && t.funnel[l.funnel].depth >= kMaxFunnels) continue;
-        t.encoder[t.encoders++] = {true, hartid, nodes[i].base, l, reached};
+        t.encoder[slot] = {true, hartid, nodes[i].base, l, reached};
+        if (slot >= t.encoders) t.encoders = slot + 1;
+        found++;
         unsigned k = 0;
         while (k < t.sinks && t.sink_base[k] != reached) k++;
-        if (k == t.sinks && t.sinks < kMaxHarts) t.sink_base[t.sinks++] = reached;
+        if (k == t.sinks && t.sinks < kMaxSlots) t.sink_base[t.sinks++] = reached;
     }
-    return t.encoders;
+    return found;
 }
 
 } // namespace trace

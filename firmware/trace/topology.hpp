@@ -43,15 +43,17 @@ struct Sink {
     uint64_t base;
 };
 
-// Harts the trace service serves: up to 64 harts with an encoder, any hart
-// IDs below FW_HARTID_LIMIT, each in a slot 0..63 (one bit of the service's
-// HartMask). The slots go to the first 64 encoders of enabled harts in the
-// tree's order; an encoder past them is not used (README "Harts").
-constexpr unsigned kMaxHarts = 64;
+// Harts the trace service serves: every hart with an encoder the firmware
+// can serve (fw::kMaxHarts, 512 on QEMU virt), any hart IDs below
+// FW_HARTID_LIMIT, each in a slot 0..kMaxSlots-1 (one bit of the service's
+// HartMask). A hart's slot is its rank among the enabled hart IDs (hart
+// IDs 0..n-1: slot = hart ID); harts past kMaxSlots get none and their
+// encoders are not used (README "Harts").
+constexpr unsigned kMaxSlots = FW_MAX_HARTS;
 constexpr unsigned kNoSlot = ~0u;
 
 struct Topology {
-    Encoder encoder[kMaxHarts]; // by slot: encoder[0 .. encoders-1]
+    Encoder encoder[kMaxSlots]; // by slot: encoder[0 .. encoders-1], `present` where one is
     Funnel funnel[kMaxFunnels];
     unsigned funnels;
     Sink sink;
@@ -60,26 +62,36 @@ struct Topology {
     // between them (one RAM sink per hart, as the E-Trace model posted for
     // upstream QEMU has it) the others. The firmware's service runs on one
     // sink: with more, the components are S-mode's (hooks.cpp).
-    uint64_t sink_base[kMaxHarts];
+    uint64_t sink_base[kMaxSlots];
     unsigned sinks;
-    // The encoders of enabled harts past the kMaxHarts slots: [lo, hi)
+    // The encoders of enabled harts past the kMaxSlots slots: [lo, hi)
     // (0, 0 without), closed to S-mode with the components M-mode keeps
     // (service.cpp mmode_regions).
     uint64_t unslotted_lo, unslotted_hi;
 };
 
 // The slot of hart `hartid`'s encoder, kNoSlot when it has none. One
-// comparison when the slots follow the hart IDs (a machine numbered 0..n-1).
+// comparison when the hart IDs are 0..n-1.
 inline unsigned slot_of(const Topology &t, unsigned long hartid) {
     if (hartid < t.encoders && t.encoder[hartid].hartid == hartid) return static_cast<unsigned>(hartid);
     for (unsigned s = 0; s < t.encoders; s++)
-        if (t.encoder[s].hartid == hartid) return s;
+        if (t.encoder[s].present && t.encoder[s].hartid == hartid) return s;
     return kNoSlot;
 }
 
 // A component's type (TCI_COMPTYPE_*) from the registers at `base`, 0 when
 // it has none the scan can use (the firmware's: component_type, driver.hpp).
 using ComponentType = unsigned (*)(uint64_t base);
+
+// `bytes` of memory aligned to `align` for the scan's tables, valid until
+// scan_topology returns; null when there is none (then the scan finds no
+// component). The firmware's: cold-boot scratch after its carved memory
+// (hooks.cpp, fw::cold_scratch); host tests: their own.
+void *scan_scratch(unsigned long bytes, unsigned long align);
+
+// The tree has a node compatible with "riscv,trace-component" outside
+// /cpus (one walk that reads each property once).
+bool any_component(const void *fdt);
 
 // Fills `t` from the device tree. Components that are not connected to the
 // first RAM sink (through funnels) are left out, except encoders feeding

@@ -240,8 +240,9 @@ void trace_high_harts() {
         not_applicable("no trace service", "trace/high_harts");
         return;
     }
-    // The service serves at most 64 harts with encoders (trace/README.md
-    // "Harts"): a hart past them has none (caps 0) and is NOT_SUPPORTED.
+    // The service serves every hart with an encoder up to the build's hart
+    // limit (trace/README.md "Harts"): a hart past them has none (caps 0)
+    // and is NOT_SUPPORTED.
     auto has_encoder = [&](unsigned long h) {
         SbiRet r = sbi_call(EID, GET_CAPS, h);
         return r.error == 0 && r.value != 0;

@@ -312,18 +312,18 @@ done
 # payload's trace section on a sparse 128-hart tree (harts 0, 1, 64 and 127
 # enabled: four encoder slots, the two highest harts named by one hart list,
 # their status words from hart_base 64, a trace of hart 127's S-mode work in
-# the SRAM), and on 65 dense harts (64 slots for harts 0-63; hart 64's
-# encoder has none: NOT_SUPPORTED, and PMP closes it).
+# the SRAM), and on 72 dense harts (a slot for every hart: harts 70 and 71,
+# both in the slot mask's second word, traced).
 d=$W/harts; mkdir -p "$d"
 "$q" -M virt,dumpdtb="$d/sparse.dtb" -smp 128 -m 256M -nographic -bios build/fw/tsbi_dynamic.bin >/dev/null 2>&1
 for i in $(seq 2 126); do [ "$i" = 64 ] || echo "/cpus/cpu@$i"; done | xargs -I{} fdtput -t s "$d/sparse.dtb" {} status disabled
 fdtput -t s "$d/sparse.dtb" /chosen tsbi,trace-owner m-mode
-rm -f "$d/sparse.log" "$d/dense65.log"
+rm -f "$d/sparse.log" "$d/dense72.log"
 "$RUN" --qemu "$q" --timeout 300 --smp 128 --tag qemu10-harts-sparse --log "$d/sparse.log" \
   --qemu-arg=-dtb --qemu-arg="$d/sparse.dtb" harts
 expect_line "trace-fw/harts-sparse/four_slots" "$d/sparse.log" "tsbi: trace: 4 encoder(s), 9 funnel(s)"
 expect_line "trace-fw/harts-sparse/harts_64_and_127_traced" "$d/sparse.log" "trace of harts 64 and 127: [1-9][0-9]* bytes"
-"$RUN" --qemu "$q" --timeout 300 --smp 65 --tag qemu10-harts-dense65 --log "$d/dense65.log" \
+"$RUN" --qemu "$q" --timeout 300 --smp 72 --tag qemu10-harts-dense72 --log "$d/dense72.log" \
   --chosen tsbi,trace-owner=m-mode harts
-expect_line "trace-fw/harts-dense65/64_slots" "$d/dense65.log" "tsbi: trace: 64 encoder(s), 6 funnel(s)"
-expect_line "trace-fw/harts-dense65/hart64_not_supported" "$d/dense65.log" "PASS: harts/trace/no_encoder/hart64/configure"
+expect_line "trace-fw/harts-dense72/72_slots" "$d/dense72.log" "tsbi: trace: 72 encoder(s), 6 funnel(s)"
+expect_line "trace-fw/harts-dense72/harts_70_and_71_traced" "$d/dense72.log" "trace of harts 70 and 71: [1-9][0-9]* bytes"

@@ -3,6 +3,7 @@
 #include "rig.hpp"
 #include <cstdlib>
 #include <fstream>
+#include <cstddef>
 #include <iterator>
 
 namespace tfw {
@@ -21,7 +22,7 @@ Rig::~Rig() { current = nullptr; }
 Rig::Rig(const trace::Topology &t, tci_fake::EncoderSpec es, tci_fake::FunnelSpec fs, tci_fake::RamSinkSpec ss)
     : Rig() {
     topo = t;
-    for (unsigned h = 0; h < trace::kMaxHarts; h++)
+    for (unsigned h = 0; h < trace::kMaxSlots; h++)
         if (t.encoder[h].present) enc[h] = &bus.add_encoder(t.encoder[h].base, es);
     for (unsigned f = 0; f < t.funnels; f++) funnel.push_back(&bus.add_funnel(t.funnel[f].base, fs));
     if (t.sink.present) sink = &bus.add_sink(t.sink.base, ss);
@@ -90,6 +91,12 @@ void write32(uint64_t addr, uint32_t value) {
 // Platform glue of the service (firmware: firmware/trace/hooks.cpp).
 namespace trace {
 bool hart_is_stopped(unsigned long hartid) { return hartid < 64 && (tfw::stopped_harts >> hartid & 1); }
+void *scan_scratch(unsigned long bytes, unsigned long align) {
+    static std::vector<max_align_t> scratch;
+    if (align > alignof(max_align_t)) return nullptr;
+    scratch.assign(bytes / sizeof(max_align_t) + 1, max_align_t{});
+    return scratch.data();
+}
 bool s_mode_range_ok(uint64_t addr, uint64_t size) {
     uint64_t end = addr + size;
     return end >= addr && addr >= tfw::ram_base && end <= tfw::ram_base + tfw::ram_size;

@@ -29,7 +29,7 @@ constexpr uint32_t kHTM = TCI_INSTMODE_HTM, kBTM = TCI_INSTMODE_BTM;
 // Fake components on a bus that trace::mmio reaches while the rig lives.
 struct Rig {
     tci_fake::Bus bus;
-    tci_fake::Encoder *enc[trace::kMaxHarts] = {};
+    tci_fake::Encoder *enc[trace::kMaxSlots] = {};
     std::vector<tci_fake::Funnel *> funnel; // as Topology::funnel
     tci_fake::RamSink *sink = nullptr;
     trace::Topology topo{};
@@ -50,8 +50,10 @@ struct Rig {
 
     // trace::init on this rig.
     bool init(bool allow_mmode = false, bool smode_owner = false) {
-        return trace::init(topo, smode_owner, allow_mmode);
+        return trace::init(topo, smode_owner, allow_mmode, slots.data(), trace::kMaxSlots);
     }
+    // The slots' state (the firmware carves it per hart).
+    std::vector<trace::SlotState> slots = std::vector<trace::SlotState>(trace::kMaxSlots);
     // Index of the first log entry from `from` on that is a write to `c`
     // at `offset` whose value has all of `set` and none of `clear`.
     size_t write_at(const tci_fake::Component &c, unsigned offset, uint32_t set, uint32_t clear = 0,

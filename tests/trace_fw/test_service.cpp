@@ -945,7 +945,7 @@ TEST_CASE("service: mmode_regions cover every component with naturally aligned p
             CHECK(reg[i].size >= TCI_COMPONENT_SIZE);
             CHECK((reg[i].base & (reg[i].size - 1)) == 0);
         }
-        for (unsigned h = 0; h < trace::kMaxHarts; h++)
+        for (unsigned h = 0; h < trace::kMaxSlots; h++)
             if (t.encoder[h].present) CHECK(covered(reg, n, t.encoder[h].base));
         for (unsigned f = 0; f < t.funnels; f++) CHECK(covered(reg, n, t.funnel[f].base));
         CHECK(covered(reg, n, t.sink.base));
@@ -959,7 +959,7 @@ TEST_CASE("service: mmode_regions cover every component with naturally aligned p
                 if (b < reg[i].base || b >= reg[i].base + reg[i].size) return;
                 (b < mid ? low : high) = true;
             };
-            for (unsigned h = 0; h < trace::kMaxHarts; h++)
+            for (unsigned h = 0; h < trace::kMaxSlots; h++)
                 if (t.encoder[h].present) see(t.encoder[h].base);
             for (unsigned f = 0; f < t.funnels; f++) see(t.funnel[f].base);
             see(t.sink.base);

@@ -12,7 +12,7 @@ namespace {
 // The test trees' layout (rig.hpp), standing in for tr??Impl where no fake
 // components exist (the type is read from the registers, not the tree).
 unsigned type_by_address(uint64_t base) {
-    if (base >= kEncoderBase && base < kEncoderBase + 0x1000 * trace::kMaxHarts) return TCI_COMPTYPE_ENCODER;
+    if (base >= kEncoderBase && base < kEncoderBase + 0x1000 * trace::kMaxSlots) return TCI_COMPTYPE_ENCODER;
     if (base >= kFunnelBase && base < kFunnelBase + 0x1000 * trace::kMaxFunnels) return TCI_COMPTYPE_FUNNEL;
     // hart_sinks.dts: a second RAM sink right after the first
     return base == kSinkBase || base == kSinkBase + 0x1000 ? TCI_COMPTYPE_RAMSINK : 0;
@@ -117,11 +117,13 @@ TEST_CASE("topology: the type is read from tr??Impl (component_type)") {
     SUBCASE("an encoder of another type is not an encoder") {
         r.enc[2]->impl.comp_type = TCI_COMPTYPE_FUNNEL;
         CHECK(trace::scan_topology(blob.data(), t, trace::component_type) == 3);
-        // Slots 0..2 go to harts 0, 1 and 3: hart 2 has none.
+        // A slot is the hart's rank among the enabled harts: hart 3 keeps
+        // slot 3, hart 2's slot stays empty.
         CHECK(trace::slot_of(t, 2) == trace::kNoSlot);
-        CHECK(trace::slot_of(t, 3) == 2);
-        CHECK(t.encoder[2].hartid == 3);
-        CHECK_FALSE(t.encoder[3].present);
+        CHECK(trace::slot_of(t, 3) == 3);
+        CHECK(t.encoder[3].hartid == 3);
+        CHECK_FALSE(t.encoder[2].present);
+        CHECK(t.encoders == 4);
     }
 }
 
@@ -140,7 +142,7 @@ TEST_CASE("topology: four harts through one funnel") {
     CHECK(s.encoders_present() == 4);
 }
 
-TEST_CASE("topology: sparse hart IDs take slots in tree order (issue 29)") {
+TEST_CASE("topology: sparse hart IDs take slots by rank (issue 29)") {
     // Harts 0, 100, 5 (disabled) and 4095: the disabled hart's encoder is
     // not used, the others take slots 0, 1, 2 with their hart IDs.
     Scanned s("sparse_harts.dtb");
@@ -159,15 +161,14 @@ TEST_CASE("topology: sparse hart IDs take slots in tree order (issue 29)") {
     CHECK(trace::slot_of(s.t, 1) == trace::kNoSlot);
 }
 
-// 70 harts whose encoders feed the sink directly, listed from the highest
-// hart down (as QEMU lists its components): the slots go to harts 0-63.
-unsigned type_upto_128(uint64_t base) {
-    if (base >= kEncoderBase && base < kEncoderBase + 0x1000 * 128) return TCI_COMPTYPE_ENCODER;
+// `harts` harts whose encoders feed the sink directly, listed from the
+// highest hart down (as QEMU lists its components).
+unsigned type_upto_1024(uint64_t base) {
+    if (base >= kEncoderBase && base < kEncoderBase + 0x1000 * 1024) return TCI_COMPTYPE_ENCODER;
     return base == kSinkBase ? TCI_COMPTYPE_RAMSINK : 0;
 }
-std::vector<char> seventy_harts() {
-    constexpr unsigned kHarts = 70;
-    std::vector<char> b(1 << 17);
+std::vector<char> flat_harts(unsigned harts) {
+    std::vector<char> b(1 << 20);
     char *f = b.data();
     auto u32 = [&](const char *name, uint32_t v) { REQUIRE(fdt_property_u32(f, name, v) == 0); };
     auto reg = [&](uint64_t base) {
@@ -184,7 +185,7 @@ std::vector<char> seventy_harts() {
     REQUIRE(fdt_begin_node(f, "cpus") == 0);
     u32("#address-cells", 1);
     u32("#size-cells", 0);
-    for (unsigned i = 0; i < kHarts; i++) {
+    for (unsigned i = 0; i < harts; i++) {
         snprintf(name, sizeof name, "cpu@%x", i);
         REQUIRE(fdt_begin_node(f, name) == 0);
         REQUIRE(fdt_property_string(f, "device_type", "cpu") == 0);
@@ -197,7 +198,7 @@ std::vector<char> seventy_harts() {
     u32("#address-cells", 2);
     u32("#size-cells", 2);
     REQUIRE(fdt_property(f, "ranges", nullptr, 0) == 0);
-    for (unsigned i = kHarts; i-- > 0;) {
+    for (unsigned i = harts; i-- > 0;) {
         snprintf(name, sizeof name, "trace-encoder@%llx", (unsigned long long)(kEncoderBase + 0x1000 * i));
         REQUIRE(fdt_begin_node(f, name) == 0);
         compatible();
@@ -207,7 +208,7 @@ std::vector<char> seventy_harts() {
         REQUIRE(fdt_begin_node(f, "port@0") == 0);
         u32("reg", 0);
         REQUIRE(fdt_begin_node(f, "endpoint") == 0);
-        u32("remote-endpoint", 1000 + i);
+        u32("remote-endpoint", 10000 + i);
         REQUIRE(fdt_end_node(f) == 0);
         REQUIRE(fdt_end_node(f) == 0);
         REQUIRE(fdt_end_node(f) == 0);
@@ -220,12 +221,12 @@ std::vector<char> seventy_harts() {
     REQUIRE(fdt_begin_node(f, "in-ports") == 0);
     u32("#address-cells", 1);
     u32("#size-cells", 0);
-    for (unsigned i = 0; i < kHarts; i++) {
+    for (unsigned i = 0; i < harts; i++) {
         snprintf(name, sizeof name, "port@%x", i);
         REQUIRE(fdt_begin_node(f, name) == 0);
         u32("reg", i);
         REQUIRE(fdt_begin_node(f, "endpoint") == 0);
-        u32("phandle", 1000 + i);
+        u32("phandle", 10000 + i);
         REQUIRE(fdt_end_node(f) == 0);
         REQUIRE(fdt_end_node(f) == 0);
     }
@@ -237,36 +238,96 @@ std::vector<char> seventy_harts() {
     return b;
 }
 
-TEST_CASE("topology: more than 64 harts: the slots go to the lowest hart IDs (issue 29)") {
-    auto blob = seventy_harts();
+TEST_CASE("topology: 70 harts: every hart gets a slot and harts 64+ trace (issue 29)") {
+    auto blob = flat_harts(70);
     trace::Topology t{};
-    REQUIRE(trace::scan_topology(blob.data(), t, type_upto_128) == 64);
-    REQUIRE(t.encoders == 64);
-    for (unsigned long h = 0; h < 64; h++) {
+    REQUIRE(trace::scan_topology(blob.data(), t, type_upto_1024) == 70);
+    REQUIRE(t.encoders == 70);
+    for (unsigned long h = 0; h < 70; h++) {
         CAPTURE(h);
         const unsigned s = trace::slot_of(t, h);
         REQUIRE(s != trace::kNoSlot);
         CHECK(t.encoder[s].base == kEncoderBase + 0x1000 * h);
         CHECK(t.encoder[s].out.funnel == -1);
     }
-    for (unsigned long h = 64; h < 70; h++) CHECK(trace::slot_of(t, h) == trace::kNoSlot);
-    // Harts 64-69's encoders, without a slot, are closed to S-mode with
-    // the others (their trace would reach the sink M-mode keeps).
-    CHECK(t.unslotted_lo == kEncoderBase + 0x1000 * 64);
-    CHECK(t.unslotted_hi == kEncoderBase + 0x1000 * 70);
+    CHECK(trace::slot_of(t, 70) == trace::kNoSlot);
+    CHECK(t.unslotted_hi == 0);
+    Rig r(t);
+    REQUIRE(r.init());
+    unsigned long caps = 0;
+    REQUIRE(trace::get_caps(69, caps) == Error::Success);
+    CHECK(caps != 0);
+    CHECK((caps >> trace::caps::SRC_BITS_SHIFT & 0xf) == 7); // hart IDs up to 69
+    // Hart 69 alone (a slot in the mask's second word), then 0, 64 and 69.
+    trace::HartMask m69, three;
+    m69.set(trace::slot_of(t, 69));
+    for (unsigned long h : {0ul, 64ul, 69ul}) three.set(trace::slot_of(t, h));
+    REQUIRE(trace::configure(three, kCfg) == Error::Success);
+    REQUIRE(trace::set_sink(0, 0, 0) == Error::Success);
+    REQUIRE(trace::start(m69) == Error::Success);
+    const unsigned e69 = trace::slot_of(t, 69), e64 = trace::slot_of(t, 64);
+    CHECK(r.enc[e69]->inst_tracing());
+    CHECK_FALSE(r.enc[e64]->inst_tracing());
+    CHECK(trace::start(three) == Error::AlreadyStarted); // hart 69 traces already
+    trace::Status st;
+    REQUIRE(trace::get_status(st, 64) == Error::Success);
+    CHECK(st.harts == 1ull << 5);
+    REQUIRE(trace::stop(m69) == Error::Success);
+    CHECK_FALSE(r.enc[e69]->inst_tracing());
+    REQUIRE(trace::start(three) == Error::Success);
+    for (unsigned long h : {0ul, 64ul, 69ul}) CHECK(r.enc[trace::slot_of(t, h)]->inst_tracing());
+    REQUIRE(trace::get_status(st, 64) == Error::Success);
+    CHECK(st.harts == (1ull | 1ull << 5));
+    // An unconfigured hart past 64 cannot start.
+    trace::HartMask m65;
+    m65.set(trace::slot_of(t, 65));
+    CHECK(trace::start(m65) == Error::InvalidState);
+    REQUIRE(trace::stop(three) == Error::Success);
+}
+
+TEST_CASE("topology: more harts than slots: the slots go to the lowest hart IDs (issue 29)") {
+    const unsigned harts = trace::kMaxSlots + 6;
+    auto blob = flat_harts(harts);
+    trace::Topology t{};
+    REQUIRE(trace::scan_topology(blob.data(), t, type_upto_1024) == trace::kMaxSlots);
+    for (unsigned long h = 0; h < trace::kMaxSlots; h++) {
+        CAPTURE(h);
+        const unsigned s = trace::slot_of(t, h);
+        REQUIRE(s != trace::kNoSlot);
+        CHECK(t.encoder[s].base == kEncoderBase + 0x1000 * h);
+    }
+    for (unsigned long h = trace::kMaxSlots; h < harts; h++) CHECK(trace::slot_of(t, h) == trace::kNoSlot);
+    // The encoders without a slot are closed to S-mode with the others
+    // (their trace would reach the sink M-mode keeps).
+    CHECK(t.unslotted_lo == kEncoderBase + 0x1000 * trace::kMaxSlots);
+    CHECK(t.unslotted_hi == kEncoderBase + 0x1000 * harts);
     Rig r(t);
     REQUIRE(r.init());
     trace::Region reg[2];
     const unsigned n = trace::mmode_regions(reg, 2);
     bool covered = false;
     for (unsigned i = 0; i < n; i++)
-        covered |= reg[i].base <= kEncoderBase && reg[i].base + reg[i].size >= kEncoderBase + 0x1000 * 70;
+        covered |= reg[i].base <= kEncoderBase && reg[i].base + reg[i].size >= kEncoderBase + 0x1000 * harts;
     CHECK(covered);
     unsigned long caps = 1;
-    REQUIRE(trace::get_caps(64, caps) == Error::Success);
+    REQUIRE(trace::get_caps(trace::kMaxSlots, caps) == Error::Success);
     CHECK(caps == 0);
-    REQUIRE(trace::get_caps(63, caps) == Error::Success);
+    REQUIRE(trace::get_caps(trace::kMaxSlots - 1, caps) == Error::Success);
     CHECK(caps != 0);
+}
+
+TEST_CASE("service: slots past the state's room are not served") {
+    auto blob = flat_harts(70);
+    trace::Topology t{};
+    REQUIRE(trace::scan_topology(blob.data(), t, type_upto_1024) == 70);
+    Rig r(t);
+    // Room for 66 slots (the firmware carves one per hart it serves).
+    REQUIRE(trace::init(r.topo, false, false, r.slots.data(), 66));
+    CHECK(trace::slot(65) == trace::slot_of(t, 65));
+    CHECK(trace::slot(66) == trace::kNoSlot);
+    unsigned long caps = 1;
+    REQUIRE(trace::get_caps(66, caps) == Error::Success);
+    CHECK(caps == 0);
 }
 
 TEST_CASE("topology: 18 harts through leaf funnels into a top-level funnel") {
@@ -306,7 +367,8 @@ TEST_CASE("topology: without a RAM sink there is no trace") {
     CHECK(s.n == 0);
     CHECK_FALSE(s.t.sink.present);
     CHECK(s.encoders_present() == 0);
-    CHECK_FALSE(trace::init(s.t, false, false));
+    std::vector<trace::SlotState> slots(trace::kMaxSlots);
+    CHECK_FALSE(trace::init(s.t, false, false, slots.data(), trace::kMaxSlots));
     CHECK_FALSE(trace::available());
 }
 
