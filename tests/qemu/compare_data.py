@@ -11,7 +11,7 @@ DECODED: `tsbi-trace etrace decode --data` output, one access per line
 data=0xV operand=0xO", "sc_fail size=S addr=0xA"; a "data_lost" line is a
 packet the encoder reported lost). RECORD: insnlog's instruction record of
 the hart (one "0xADDR" line per instruction), MEMRECORD: its mem=on record
-("IDX 0xPC L|S SIZE 0xADDR 0xVALUE [a]", IDX the line of the instruction in
+("IDX 0xPC L|S SIZE 0xADDR 0xVALUE [a|v|o]", IDX the line of the instruction in
 RECORD). The traced window is cut from RECORD as tests/qemu/compare.py does
 (--begin: from the first execution of any of the addresses; --end: through
 the first execution of any of those at or after the start), and the decoded
@@ -30,7 +30,9 @@ value, QEMU's success condition); an SC that failed ("sc_fail"; it did not).
 An "sc_fail" with no recorded access passes: QEMU's SC whose reservation
 is gone (another SC, a privilege change, an address other than the LR's)
 makes no access, and the record cannot tell when that is. The counts of
-each are printed. --min N: at least N accesses (default 1).
+each are printed. Vector accesses ("v") and other ones ("o": cbo.zero's 64
+byte stores) have no data trace packet in E-Trace 2.0: they are left out of
+the record and counted, as `tsbi-trace acc compare` does on a whole boot. --min N: at least N accesses (default 1).
 --no-value / --no-addr: the encoder left values / addresses out
 (trTeDataNoValue / NoAddr), so they are not compared. --within (RECORD may
 be -): the record holds more than the trace (suite 52: a whole run, the
@@ -101,13 +103,18 @@ def main():
     # LR) or, for an atomic's load+store, (size, addr, loaded, stored, pc);
     # lr_before[i]: the last LR (size, addr, value) recorded before want[i]
     want, where, lr_before, lrs, last_lr, prev = [], [], [], set(), None, None
+    untraced = {"v": 0, "o": 0}
     with open(mem_path) as f:
         for line in f:
             w = line.split()
             idx = int(w[0])
             if not lo <= idx < hi:
                 continue
-            atomic = len(w) > 6 and w[6] == "a"
+            mark = w[6] if len(w) > 6 else ""
+            if mark in untraced:
+                untraced[mark] += 1
+                continue
+            atomic = mark == "a"
             size, addr, val = int(w[3]), int(w[4], 16), int(w[5], 16)
             if atomic and w[2] == "S" and prev is not None and prev[0] == idx:
                 # the store of an AMO or SC: the load before it becomes the pair
@@ -181,8 +188,9 @@ def main():
         return j, None, n
 
     def counts(n):
-        return "atomics: %d AMOs, %d LRs, %d SCs stored, %d SCs failed, %d failed without an access" % (
-            n["amo"], n["lr"], n["sc"], n["sc_fail"], n["sc_fail_noaccess"])
+        return ("atomics: %d AMOs, %d LRs, %d SCs stored, %d SCs failed, %d failed without an access; "
+                "left out: %d vector, %d cbo.zero accesses") % (
+            n["amo"], n["lr"], n["sc"], n["sc_fail"], n["sc_fail_noaccess"], untraced["v"], untraced["o"])
     if within:
         k = len(got)
         for first in range(len(want)):

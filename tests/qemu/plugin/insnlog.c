@@ -14,13 +14,15 @@
  * mem=on also records every load and store in <file>.mem.<vcpu>, one line
  * per access, in execution order:
  *
- *   IDX 0xPC L|S SIZE 0xADDR 0xVALUE [a]
+ *   IDX 0xPC L|S SIZE 0xADDR 0xVALUE [a|v|o]
  *
  * IDX is the line number (from 0) of the accessing instruction in the
  * instruction record, PC its address, L a load, S a store, SIZE log2 of the
  * bytes, ADDR the virtual address, VALUE the value loaded or stored (its
- * 2^SIZE bytes as memory holds them), "a" an atomic instruction (AMO, LR, SC:
- * an AMO is a load of the old value and a store of the new one). What
+ * 2^SIZE bytes as memory holds them), then the access class as acc=S has it:
+ * "a" an atomic instruction (AMO, LR, SC: an AMO is a load of the old value
+ * and a store of the new one), "v" a vector one, "o" another (cbo.zero,
+ * whose 64 byte stores QEMU reports one by one). What
  * tests/qemu/compare_data.py compares E-Trace data trace with. mem=S (with
  * priv=on) records only the accesses of S-mode instructions.
  *
@@ -119,10 +121,18 @@ static void insn_exec_priv(unsigned int vcpu, void *udata)
     cur_priv[vcpu] = priv;
 }
 
-/* mem=on: per instruction its address and whether it is an atomic. */
+/* Access classes (accrec.hpp), of mem=on's records and acc=S's. */
+#define ACC_PLAIN 0
+#define ACC_ATOMIC 1
+#define ACC_VECTOR 2
+#define ACC_OTHER 3
+/* mem=on's mark of each class after the value (compare_data.py reads it) */
+static const char *const mem_mark[] = {"", " a", " v", " o"};
+
+/* mem=on: per instruction its address and access class. */
 typedef struct MemInsn {
     uint64_t addr;
-    bool atomic;
+    uint8_t cls;
 } MemInsn;
 
 /* The value an access loaded or stored (the low 64 bits of a 128-bit one). */
@@ -155,7 +165,7 @@ static void mem_access(unsigned int vcpu, qemu_plugin_meminfo_t info,
             " 0x%" PRIx64 "%s\n", nlines[vcpu] - 1, mi->addr,
             qemu_plugin_mem_is_store(info) ? 'S' : 'L',
             qemu_plugin_mem_size_shift(info), vaddr, val,
-            mi->atomic ? " a" : "");
+            mem_mark[mi->cls]);
 }
 
 static uint32_t insn_word(struct qemu_plugin_insn *insn)
@@ -225,10 +235,6 @@ typedef struct AccInsn {
     uint64_t pc;
     uint8_t cls;
 } AccInsn;
-#define ACC_PLAIN 0
-#define ACC_ATOMIC 1
-#define ACC_VECTOR 2
-#define ACC_OTHER 3
 #define ACC_STORE 0x08
 #define ACC_HAS_PC 0x80
 
@@ -536,8 +542,7 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
             MemInsn *mi = g_new(MemInsn, 1);
 
             mi->addr = qemu_plugin_insn_vaddr(insn);
-            mi->atomic = qemu_plugin_insn_size(insn) == 4 &&
-                         (insn_word(insn) & 0x7f) == OPCODE_AMO;
+            mi->cls = acc_class(insn_word(insn), qemu_plugin_insn_size(insn));
             qemu_plugin_register_vcpu_mem_cb(insn, mem_access,
                                              QEMU_PLUGIN_CB_NO_REGS,
                                              QEMU_PLUGIN_MEM_RW, mi);
