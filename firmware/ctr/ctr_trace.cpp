@@ -3,7 +3,6 @@
 #include "ctr_trace.hpp"
 
 #include "fw.hpp"
-#include "hart.hpp"
 #include "ntrace_core.hpp"
 #include "riscv/csr.hpp"
 #include "trace/service.hpp"
