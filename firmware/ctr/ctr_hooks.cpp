@@ -479,7 +479,7 @@ void ctr::subsystem::record_trap(unsigned long from_pc, unsigned long to_pc, uns
         // M-mode and in modes not enabled are not told apart: the count is
         // an upper bound, so CCV=0.
         unsigned long now = mcycle();
-        if (!ctr::feed::timed(s.feed)) {
+        if (!(s.feed.on && ctr::feed::timed(s.feed))) {
             ctr::add_cycles(h, now - p.last_cycle);
             ctr::cycles_inexact(h);
         }
