@@ -50,8 +50,6 @@ struct PerHart {
     uint8_t armed;        // bit 0: breakpoints, bit 1: LCOFI currently routed to M
     bool entry_fast;      // emulated, CTR open to S-mode: S-mode's siselect and
                           // sireg* accesses may take the short path (csr_fast)
-    bool feed_possible;   // the hart's encoder can feed CTR (ctr_trace.hpp)
-    bool feeding;         // it does now: CTR accesses decode the trace first
     unsigned long last_cycle; // mcycle when CtrCycleCounter last restarted
     // While feeding: S-mode has retired nothing since the trace was last
     // collected if it next traps at chain_pc with sepc still chain_sepc and
@@ -61,12 +59,18 @@ struct PerHart {
     ctr::native::Shadow shadow;
 };
 
-// One slot per hart: the firmware's view and the emulated state together,
-// so the CSR path computes one address. One per hart index (fw::hart_index)
-// below fw::hart_count(), carved by cold_init.
+// One slot per hart: the firmware's view, the emulated state and the
+// encoder feed's state together, so the CSR path computes one address and
+// the feed needs no look-up of its own. One per hart index (fw::hart_index)
+// below fw::hart_count(), carved by cold_init: every hart the firmware
+// serves, whatever its hart ID. The feed's state comes last, where
+// hart_init's reset of `p` leaves it (a feed left running is stopped by
+// ctr::feed::hart_init); feed.on: the feed runs, CTR accesses decode the
+// trace first.
 struct Slot {
     PerHart p;
     ctr::Hart emu;
+    ctr::feed::State feed;
 };
 Slot *g_slot;
 CTR_INLINE Slot &slot_at(unsigned long index) {
@@ -181,13 +185,11 @@ bool probe_native() {
 namespace {
 
 // The trace feed, kept out of the CSR path's way when it does not run.
-CTR_INLINE void feed_sync(PerHart &p, ctr::Hart &h) {
-    if (p.feeding) ctr::feed::sync(p.cfg, h);
+CTR_INLINE void feed_sync(Slot &s) {
+    if (s.feed.on) ctr::feed::sync(s.p.cfg, s.emu, s.feed);
 }
-CTR_INLINE void feed_update(PerHart &p, ctr::Hart &h) {
-    if (!p.feed_possible) return;
-    ctr::feed::update(p.cfg, h);
-    p.feeding = ctr::feed::active();
+CTR_INLINE void feed_update(Slot &s) {
+    if (s.feed.possible) ctr::feed::update(s.p.cfg, s.emu, s.feed);
 }
 
 // Collecting the trace stops and restarts the encoder and the sink and
@@ -219,10 +221,10 @@ CTR_INLINE CsrResult csr_read_impl(unsigned csr, unsigned mode, bool virt, unsig
     Slot &s = slot();
     PerHart &p = s.p;
     if (p.impl == Impl::emulated) {
-        feed_sync(p, s.emu);
+        feed_sync(s);
         CsrResult r = ctr::access_csr<false>(p.cfg, s.emu, csr, access(p, csr, mode, virt), value);
         // csr_fast() leaves an entry read that must collect to this way.
-        if (p.feeding && r == CsrResult::Done && mode == csr::PRV_S && !virt)
+        if (s.feed.on && r == CsrResult::Done && mode == csr::PRV_S && !virt)
             chain_start(p, fw::current_frame());
         else p.chain_pc = kNoChain;
         return r;
@@ -241,12 +243,12 @@ CTR_INLINE CsrResult csr_write_impl(unsigned csr, unsigned mode, bool virt, unsi
     PerHart &p = s.p;
     p.chain_pc = kNoChain;
     if (p.impl == Impl::emulated) {
-        feed_sync(p, s.emu);
+        feed_sync(s);
         CsrResult r = ctr::access_csr<true>(p.cfg, s.emu, csr, access(p, csr, mode, virt), value);
         if (r == CsrResult::Done) {
             p.last_cycle = mcycle();
             if (p.bp_managed | p.lcofi_managed) sync_delegation(p, s.emu);
-            feed_update(p, s.emu);
+            feed_update(s);
         }
         return r;
     }
@@ -263,7 +265,7 @@ CTR_INLINE CsrResult sctrclr_impl(unsigned mode, bool virt) {
     Slot &s = slot();
     PerHart &p = s.p;
     if (p.impl != Impl::emulated) return CsrResult::NotMine;
-    feed_sync(p, s.emu);
+    feed_sync(s);
     CsrResult r = ctr::sctrclr(p.cfg, s.emu, {mode, virt, true, 0});
     if (r == CsrResult::Done) p.last_cycle = mcycle();
     return r;
@@ -426,8 +428,9 @@ bool ctr::subsystem::csr_fast(fw::TrapFrame &f, uint32_t insn, unsigned long mst
     // to CTR state does). Entry reads see every transfer before them: the
     // trace is collected first unless S-mode ran nothing since the last
     // collect (README "When records are made").
-    const bool current = p.feeding && trace_current(p, f);
-    if (reads && p.feeding && !current) feed_sync(p, s.emu);
+    const bool feeding = s.feed.on;
+    const bool current = feeding && trace_current(p, f);
+    if (reads && feeding && !current) feed_sync(s);
     unsigned served = 0;
     unsigned long slot = ctr::kNoSlot; // of the selected entry, once a read needs it
     bool slot_known = false;
@@ -447,7 +450,7 @@ bool ctr::subsystem::csr_fast(fw::TrapFrame &f, uint32_t insn, unsigned long mst
     }
     // The core adds 4 for the trapping instruction.
     if (served > 1) csr_write(csr::mepc, pc + 4 * (served - 1));
-    if (p.feeding) {
+    if (feeding) {
         if (reads) chain_start(p, f);
         else if (current) p.chain_pc += 4 * served;
         else p.chain_pc = kNoChain;
@@ -470,20 +473,20 @@ void ctr::subsystem::record_trap(unsigned long from_pc, unsigned long to_pc, uns
     if (p.impl == Impl::emulated) {
         ctr::Hart &h = s.emu;
         // Transfers before the trap first, so the records keep their order.
-        feed_sync(p, h);
+        feed_sync(s);
         // The feed with cycle counts dated S-mode's cycles up to this trap
         // (its stretch of trace ended here). Otherwise cycles spent in
         // M-mode and in modes not enabled are not told apart: the count is
         // an upper bound, so CCV=0.
         unsigned long now = mcycle();
-        if (!(p.feeding && ctr::feed::timed())) {
+        if (!(s.feed.on && ctr::feed::timed(s.feed))) {
             ctr::add_cycles(h, now - p.last_cycle);
             ctr::cycles_inexact(h);
         }
         p.last_cycle = now;
         ctr::record_trap(p.cfg, h, from, to, from_pc, to_pc, irq, code);
         if (p.bp_managed | p.lcofi_managed) sync_delegation(p, h);
-        feed_update(p, h); // a breakpoint may have frozen CTR
+        feed_update(s); // a breakpoint may have frozen CTR
     } else if (p.impl == Impl::native) {
         HwCsr hw;
         ctr::native::record_trap(hw, p.shadow, from, to, from_pc, to_pc, irq, code,
@@ -499,12 +502,12 @@ bool ctr::subsystem::m_interrupt(unsigned long code) {
     // to S-mode as far as CTR goes. Freeze, then hand the (still pending)
     // interrupt to S-mode by delegating it again.
     ctr::Hart &h = s.emu;
-    feed_sync(p, h);
+    feed_sync(s);
     if (h.mctl & ctr::ratified::ctl::LCOFIFRZ) h.status |= ctr::ratified::status::FROZEN;
     csr_set(csr::mideleg, kLcofiBit);
     p.armed &= uint8_t(~2);
     sync_delegation(p, h);
-    feed_update(p, h);
+    feed_update(s);
     return true;
 }
 
@@ -639,7 +642,7 @@ void ctr::subsystem::hart_init() {
     }
     p.impl = Impl::emulated;
     p.entry_fast = c.stateen_ctr;
-    p.feed_possible = ctr::feed::hart_init(id);
+    ctr::feed::hart_init(g_slot[x].feed, id);
     if (stateen && !c.emulate_iselect) mstateen0_set(csr::mstateen0_bits::CSRIND);
     ctr::reset(c, g_slot[x].emu);
     p.last_cycle = mcycle();

@@ -3,7 +3,6 @@
 #include "ctr_trace.hpp"
 
 #include "fw.hpp"
-#include "hart.hpp"
 #include "ntrace_core.hpp"
 #include "riscv/csr.hpp"
 #include "trace/service.hpp"
@@ -13,46 +12,12 @@ namespace ctr::feed {
 
 namespace rc = ratified::ctl;
 
-struct State {
-    bool possible; // the hart's encoder can feed CTR
-    bool on;       // the feed runs
-    bool resync;   // the next data follows a gap: start at a message boundary
-    unsigned slot; // the trace service's slot of the hart's encoder (trace/topology.hpp)
-    ntrace::FlowState flow;
-};
-
-// Cycle counts (TSTAMP in the messages, trace::ctr_cycles): the hart's
-// cycle count at its last message, known while `open` (inside a stretch of
-// S-mode trace, which starts with a synchronizing message and ends where
-// S-mode traps into M-mode: ProgTraceCorrelation). Apart from State, which
-// the decode without cycle counts keeps to.
-struct Time {
-    bool open;
-    uint64_t ts;
-};
+static_assert(sizeof(State) == 80, "README \"CTR from the encoder\" gives the bytes per hart");
 
 namespace {
 
-// By hart ID below kFeedHarts (64); every other hart shares the last
-// entry, whose feed is never possible or on: CTR's encoder feed serves hart
-// IDs below 64 only, though the trace service has slots for any IDs (a
-// look-up by index or slot here cost about 20 instructions per CTR entry
-// read while recording, bench 17, whose aim has 8 to spare).
-constexpr unsigned long kFeedHarts = 64;
-State g_state[kFeedHarts + 1];
-
 // Cycle counts asked for (/chosen/tsbi,ctr-cycles, set_cycles).
 bool g_cycles;
-
-CTR_INLINE State &of(unsigned long hartid) {
-    return g_state[hartid < kFeedHarts ? hartid : kFeedHarts];
-}
-CTR_INLINE State &state() { return of(fw::current_hartid()); }
-
-Time g_time[kFeedHarts + 1];
-CTR_INLINE Time &time_of(unsigned long hartid) {
-    return g_time[hartid < kFeedHarts ? hartid : kFeedHarts];
-}
 
 // Types a trap from the trace cannot tell apart are passed as this cause: it
 // is neither a breakpoint nor an LCOFI, which freeze through M-mode (the
@@ -282,17 +247,17 @@ template <bool Timed> struct Env {
 // The message's TSTAMP: the S-mode cycles since the previous message of
 // this hart (env.d.delta), none across a stretch's start (the hart was in
 // M-mode or not traced), unknown without a synchronizing message since a gap.
-CTR_INLINE void date_msg(Time &s, Env<true> &env, const ntrace::Fields &m) {
+CTR_INLINE void date_msg(State &s, Env<true> &env, const ntrace::Fields &m) {
     env.d.delta = 0;
     env.d.dated = false;
     if (!m.has(ntrace::Fld::TSTAMP)) return;
     const uint64_t t = m.get(ntrace::Fld::TSTAMP);
     if (ntrace::is_sync_tcode(m.tcode)) {
         env.d.dated = true;
-        if (s.open) env.d.delta = t - s.ts;
-        s.open = true;
+        if (s.time_open) env.d.delta = t - s.ts;
+        s.time_open = true;
         s.ts = t;
-    } else if (s.open) {
+    } else if (s.time_open) {
         env.d.dated = true;
         env.d.delta = t;
         s.ts += t;
@@ -308,17 +273,16 @@ constexpr bool ends_with_transfer(unsigned tcode) {
 
 // One message: without cycle counts straight to the flow; with them dated
 // first (if it is this hart's) and its own transfer recorded after it.
-CTR_INLINE void on_msg(Env<false> &, ntrace::Flow<Env<false>> &flow, const ntrace::Fields &m, unsigned long) {
+CTR_INLINE void on_msg(Env<false> &, ntrace::Flow<Env<false>> &flow, const ntrace::Fields &m, State &) {
     flow.on_msg(m);
 }
-CTR_INLINE void on_msg(Env<true> &env, ntrace::Flow<Env<true>> &flow, const ntrace::Fields &m, unsigned long hartid) {
-    Time &s = time_of(hartid);
-    const bool mine = !m.has(ntrace::Fld::SRC) || m.get(ntrace::Fld::SRC) == hartid;
+CTR_INLINE void on_msg(Env<true> &env, ntrace::Flow<Env<true>> &flow, const ntrace::Fields &m, State &s) {
+    const bool mine = !m.has(ntrace::Fld::SRC) || m.get(ntrace::Fld::SRC) == s.hartid;
     if (mine) date_msg(s, env, m);
     flow.on_msg(m);
     if (!mine) return;
     env.end_msg(ends_with_transfer(m.tcode));
-    if (m.tcode == NT_TCODE_ProgTraceCorrelation || m.tcode == NT_TCODE_Error) s.open = false;
+    if (m.tcode == NT_TCODE_ProgTraceCorrelation || m.tcode == NT_TCODE_Error) s.time_open = false;
 }
 
 // The flow state is the same for both kinds of Env (it holds no Env).
@@ -328,28 +292,26 @@ bool wanted(const Hart &h) { return (h.mctl & rc::S) && !frozen(h); }
 
 } // namespace
 
-bool possible(unsigned long hartid) { return hartid < kFeedHarts && trace::ctr_feed_possible(hartid); }
+bool possible(unsigned long hartid) { return trace::ctr_feed_possible(hartid); }
 
-bool hart_init(unsigned long hartid) {
-    State &s = of(hartid);
+bool hart_init(State &s, unsigned long hartid) {
     if (s.on) trace::ctr_feed_stop(s.slot);
     s = State{};
+    s.hartid = hartid;
     s.slot = trace::slot(hartid);
     s.possible = s.slot != trace::kNoSlot && possible(hartid);
     return s.possible;
 }
 
-bool active() { return state().on; }
-
 void set_cycles(bool on) { g_cycles = on; }
 
-bool timed() { return state().on && trace::ctr_cycles(); }
+bool timed(const State &s) { return s.on && trace::ctr_cycles(); }
 
 namespace {
 // The trace in `sp` into records; with cycle counts (Timed: TSTAMP in every
 // message) or without, two instances so that the common case pays nothing.
 template <bool Timed>
-CTR_INLINE void decode(const Config &c, Hart &h, State &s, unsigned long hartid, const trace::CtrSpans &sp) {
+CTR_INLINE void decode(const Config &c, Hart &h, State &s, const trace::CtrSpans &sp) {
     unsigned long ms = csr_read(csr::mstatus);
     ms = (ms & ~csr::mstatus_bits::MPP) | csr::mstatus_bits::MPRV | csr::mstatus_bits::MXR |
          (static_cast<unsigned long>(csr::PRV_S) << csr::mstatus_bits::MPP_SHIFT);
@@ -361,7 +323,7 @@ CTR_INLINE void decode(const Config &c, Hart &h, State &s, unsigned long hartid,
     Env<Timed> env{c, h, ms, g_icache_gen, false, TransferRun(c, h, MODE_S)};
     ntrace::FlowConfig fc;
     fc.xlen = __riscv_xlen;
-    fc.src = static_cast<int>(hartid);
+    fc.src = static_cast<int>(s.hartid);
     ntrace::Framing fr;
     fr.xlen = __riscv_xlen;
     // The stream's SRC width: every encoder's SrcBits (trace service).
@@ -373,7 +335,7 @@ CTR_INLINE void decode(const Config &c, Hart &h, State &s, unsigned long hartid,
     auto lose = [&] {
         FlowAny::reset(s.flow);
         if constexpr (Timed) {
-            time_of(hartid).open = false;
+            s.time_open = false;
             cycles_inexact(h);
         }
     };
@@ -385,7 +347,7 @@ CTR_INLINE void decode(const Config &c, Hart &h, State &s, unsigned long hartid,
         if (env.stop) return;
         ntrace::Fields m;
         if (ntrace::decode_fields<Timed>(fr, b, n, m) != ntrace::Err::None) lose();
-        else on_msg(env, flow, m, hartid);
+        else on_msg(env, flow, m, s);
         if (env.stop) lose();
     };
     auto bad = [&](size_t, ntrace::Err) { lose(); };
@@ -418,31 +380,27 @@ CTR_INLINE void decode(const Config &c, Hart &h, State &s, unsigned long hartid,
 }
 } // namespace
 
-void sync(const Config &c, Hart &h) {
-    State &s = state();
+void sync(const Config &c, Hart &h, State &s) {
     if (!s.on) return;
-    unsigned long hartid = fw::current_hartid();
     trace::CtrSpans sp;
     if (!trace::ctr_feed_collect(s.slot, sp)) {
         // The trace service stopped the encoder (HSM stop or suspend):
         // start again, a fresh sequence (the transfers meanwhile are lost).
         s.on = false;
-        update(c, h);
+        update(c, h, s);
         return;
     }
-    if (trace::ctr_cycles()) decode<true>(c, h, s, hartid, sp);
-    else decode<false>(c, h, s, hartid, sp);
+    if (trace::ctr_cycles()) decode<true>(c, h, s, sp);
+    else decode<false>(c, h, s, sp);
     trace::ctr_feed_release();
 }
 
-void update(const Config &c, Hart &h) {
-    State &s = state();
+void update(const Config &c, Hart &h, State &s) {
     if (!s.possible) return;
     bool want = wanted(h);
     if (want == s.on) return;
-    unsigned long hartid = fw::current_hartid();
     if (!want) {
-        sync(c, h);
+        sync(c, h, s);
         trace::ctr_feed_stop(s.slot);
         s.on = false;
         return;
@@ -450,7 +408,7 @@ void update(const Config &c, Hart &h) {
     // A fresh sequence: the encoder starts with a synchronizing message.
     FlowAny::reset(s.flow);
     s.resync = false;
-    time_of(hartid).open = false;
+    s.time_open = false;
     s.on = trace::ctr_feed_start(s.slot, g_cycles);
 }
 

@@ -16,6 +16,9 @@
 #     holds the sink;
 #   - two harts recording at once share the sink (ctr_smp.elf): no wrong
 #     record on either.
+#   - any hart ID records (issue 29): ctr_rec_cmp.elf on hart 71 of 72 and
+#     on hart 127 of the sparse IDs 0, 1, 64, 127 gives native Smctr's
+#     entries, and no hart's boot line says it records nothing.
 #   - cycle counts (issue 30 item 5): under -icount shift=0 each dated
 #     record's CC is the number of S-mode instructions since the previous
 #     record, CCV=0 where the trace cannot date it (ctr_cc.elf), and the
@@ -94,6 +97,49 @@ else fail_log "compare/records_compared" "$D/native.log" "expected > 100 records
 
 # Two harts record at once into the shared sink.
 run smp2 "" emulated 2 build/ctr/pl/ctr_smp.elf
+
+# Every hart the firmware serves records, whatever its hart ID (issue 29):
+# ctr_rec_cmp on a machine with several harts runs on the highest hart ID,
+# started alone; its entries must be native Smctr's above, entry for entry
+# (CTR's feed kept its state for hart IDs below 64 only: on hart 71 it
+# recorded nothing). 72 harts (IDs 0..71, hart 71 on a second-level trace
+# funnel), and the sparse IDs 0, 1, 64, 127 (QEMU's 128-hart tree with the
+# others disabled, as suite 29 makes it).
+# high_hart TAG HART: the comparison, and no boot line for a hart whose
+# source differs from hart 0's (it would say "registers only, no recording").
+high_hart() {
+  local tag=$1 hart=$2 log=$D/$1.log
+  expect_line "$tag/on_hart_$hart" "$log" "^NOTE: ctr_rec_cmp: scenarios on hart $hart"
+  if tr -d '\r' <"$log" | grep -aq "^tsbi: ctr: hart [1-9][0-9]*: "; then
+    fail_log "$tag/every_hart_records" "$log" "expected no CTR boot line but hart 0's (every hart fed by its encoder), got '$(tr -d '\r' <"$log" | grep -a -m1 '^tsbi: ctr: hart [1-9]')'"
+  else pass "$tag/every_hart_records"; fi
+  grep -a '^CTRDUMP: ' "$log" | tr -d '\r' > "$D/$tag.dump"
+  if [ -s "$D/$tag.dump" ] && cmp -s "$D/native.dump" "$D/$tag.dump"; then
+    pass "$tag/compare_native ($(wc -l < "$D/$tag.dump") lines)"
+  else
+    fail "$tag/compare_native: expected the native hart's entries (<), got hart $hart's (>) (logs: $D/native.dump, $D/$tag.dump)"
+    diff "$D/native.dump" "$D/$tag.dump" | grep '^[<>]' | head -8 | sed 's/^/  | /'
+  fi
+}
+run hart71of72 "" emulated 72 build/ctr/pl/ctr_rec_cmp.elf
+high_hart hart71of72 71
+sparse=$D/sparse.dtb
+mk_sparse() {
+  "$Q10" -M virt,dumpdtb="$sparse" -smp 128 -m 256M -cpu rv64 -nographic -bios none || return 1
+  local i
+  for i in $(seq 2 126); do [ "$i" = 64 ] || fdtput -t s "$sparse" "/cpus/cpu@$i" status disabled || return 1; done
+  fdtput -t s "$sparse" /chosen tsbi,trace-owner m-mode
+}
+if mk_sparse >"$D/sparse-dtb.log" 2>&1; then
+  # No --stack-report: the runner paints -smp's stacks (128), the firmware
+  # carves 4 and puts its other per-hart memory after them.
+  python3 tests/payloads/run.py --qemu "$Q10" --smp 128 --mem 256M --qemu-arg=-dtb --qemu-arg="$sparse" \
+    --fw "$FW" --tag sparse --log "$D/sparse.log" --timeout 240 build/ctr/pl/ctr_rec_cmp.elf
+  ctr_mode "sparse/ctr_mode_emulated" "$D/sparse.log" emulated
+  high_hart sparse 127
+else
+  fail_log "sparse: device tree" "$D/sparse-dtb.log" "QEMU's dumpdtb or fdtput failed"
+fi
 
 # Cycle counts from the encoder's Internal Core timestamps (opt-in:
 # /chosen/tsbi,ctr-cycles), exact under -icount.
