@@ -117,7 +117,8 @@ expect_line "harts/sparse/id_5000_left_out_named" "$log" "tsbi: WARNING: 1 hart(
 # the hart IDs hartid-bases names (hw_models/qemu/README.md "Sparse hart
 # IDs"), so mhartid, the cpu nodes, the CLINTs, PLICs and trace encoders'
 # cpus all carry them. Three sockets: harts 0 and 1, the XLEN word boundary
-# (63 and 64; 31 and 32 on RV32), 4094 and 4095. The harts and ipi payloads
+# (63 and 64; 31 and 32 on RV32), 4094 and 4095. The harts payload on both
+# XLENs, the ipi payload on RV64 (its storm of six harts is the slow part),
 # with the trace components kept by the firmware (tsbi,trace-owner =
 # "m-mode"), so the trace service runs on harts 4094 and 4095 too.
 if q=$(scripts/qemu10.sh path) && q32=$(scripts/qemu10.sh path32); then
@@ -128,14 +129,16 @@ if q=$(scripts/qemu10.sh path) && q32=$(scripts/qemu10.sh path32); then
   done
   for x in 64 32; do
     lo=$((x - 1)) log=$out/harts-ids4095-rv$x.log
-    QEMU=$([ $x = 64 ] && echo "$q" || echo "$q32") HARTS_PAYLOADS="harts ipi" \
+    QEMU=$([ $x = 64 ] && echo "$q" || echo "$q32") HARTS_PAYLOADS="harts$([ $x = 64 ] && echo " ipi")" \
       harts_run "harts-ids4095-rv$x" "$log" --xlen $x --smp 6 --machine "virt,hartid-bases=0:$lo:4094" \
       "${numa[@]}" --chosen tsbi,trace-owner=m-mode --qemu-arg=-append --qemu-arg=harts=6
     expect_line "harts/ids4095/rv$x/highest_4095" "$log" "INFO: harts/harts 6 harts, highest hart ID 4095, boot hart 0"
     expect_line "harts/ids4095/rv$x/hart_4095_started" "$log" "INFO: harts/highest .*hart 4095 of 6"
     expect_line "harts/ids4095/rv$x/word_boundary_$lo" "$log" "^PASS: harts/boundary/ipi/delivered"
     expect_line "harts/ids4095/rv$x/trace_4094_4095" "$log" "INFO: harts/harts .*trace of harts 4094 and 4095: [1-9]"
-    expect_line "harts/ids4095/rv$x/ipi_from_4095" "$log" "^PASS: ipi/from_hart4095/to_hart4095/delivered"
+    if [ $x = 64 ]; then
+      expect_line "harts/ids4095/rv$x/ipi_from_4095" "$log" "^PASS: ipi/from_hart4095/to_hart4095/delivered"
+    fi
   done
   # The property's own checks: overlapping sockets are refused.
   r=$(timeout 60 "$q" -M virt,hartid-bases=5:5,dumpdtb="$out/overlap.dtb" -smp 2 -m 256M \
