@@ -444,8 +444,11 @@ def run_attempt(args, fw, qemu, payload, rep, log, skip):
         if workdir is None:
             workdir = tempfile.mkdtemp(prefix="tsbi-run-")
         dtb = os.path.join(workdir, "chosen.dtb")
+        # -numa and the memory backends it names shape the tree too (NUMA
+        # sockets: memory and cpu nodes, virt's hartid-bases).
+        shaping = ("-M", "-machine", "-numa", "-object")
         margs = [a for i, a in enumerate(args.qemu_arg)
-                 if a in ("-M", "-machine") or (i and args.qemu_arg[i - 1] in ("-M", "-machine"))]
+                 if a in shaping or (i and args.qemu_arg[i - 1] in shaping)]
         cpuargs = ["-cpu", cpu] if "-cpu" in cmd else []
         dump = [qemu, "-M", "%s,dumpdtb=%s" % (args.machine, dtb), "-m", args.mem, "-nographic",
                 "-bios", "none", "-smp", str(args.smp)] + cpuargs + margs

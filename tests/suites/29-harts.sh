@@ -16,8 +16,11 @@
 # region at the top of RAM (firmware/core/README.md "Harts and their
 # memory"), reserved no-map in the tree and closed by its own PMP entry
 # (the payload's loads from it fault). A device tree with sparse hart IDs
-# (0, 1, 64, 127: the others disabled, QEMU numbers its harts densely) and a
+# (0, 1, 64, 127: the others disabled in QEMU 7.2's dense numbering) and a
 # hart with ID 5000 (left out, named) runs the harts and ipi payloads too.
+# Then real sparse hart IDs up to 4095 on the project's QEMU 10 (virt's
+# hartid-bases, hw_models/qemu patch 0012): the payloads on RV64 and RV32,
+# and Linux on harts 0 and 4095.
 . "$(dirname "$0")/../lib.sh"
 build firmware bootcost payloads
 build firmware payloads FW_XLEN=32 PL_XLEN=32
@@ -110,6 +113,43 @@ expect_line "harts/sparse/ids_0_1_64_127" "$log" "INFO: harts/harts 4 harts, hig
 expect_line "harts/sparse/hole_is_invalid" "$log" "PASS: harts/hole/hart_get_status"
 expect_line "harts/sparse/id_5000_left_out_named" "$log" "tsbi: WARNING: 1 hart(s) left out: .*; left out: 5000[[:space:]]*$"
 
+# Real sparse hart IDs: the project's QEMU 10 gives each NUMA socket's harts
+# the hart IDs hartid-bases names (hw_models/qemu/README.md "Sparse hart
+# IDs"), so mhartid, the cpu nodes, the CLINTs, PLICs and trace encoders'
+# cpus all carry them. Three sockets: harts 0 and 1, the XLEN word boundary
+# (63 and 64; 31 and 32 on RV32), 4094 and 4095. The harts payload on both
+# XLENs, the ipi payload on RV64 (its storm of six harts is the slow part),
+# with the trace components kept by the firmware (tsbi,trace-owner =
+# "m-mode"), so the trace service runs on harts 4094 and 4095 too.
+if q=$(scripts/qemu10.sh path) && q32=$(scripts/qemu10.sh path32); then
+  numa=()
+  for s in 0 1 2; do
+    numa+=(--qemu-arg=-object --qemu-arg=memory-backend-ram,id=m$s,size=$([ $s = 0 ] && echo 128M || echo 64M)
+           --qemu-arg=-numa --qemu-arg=node,memdev=m$s,cpus=$((2 * s))-$((2 * s + 1)))
+  done
+  for x in 64 32; do
+    lo=$((x - 1)) log=$out/harts-ids4095-rv$x.log
+    QEMU=$([ $x = 64 ] && echo "$q" || echo "$q32") HARTS_PAYLOADS="harts$([ $x = 64 ] && echo " ipi")" \
+      harts_run "harts-ids4095-rv$x" "$log" --xlen $x --smp 6 --machine "virt,hartid-bases=0:$lo:4094" \
+      "${numa[@]}" --chosen tsbi,trace-owner=m-mode --qemu-arg=-append --qemu-arg=harts=6
+    expect_line "harts/ids4095/rv$x/highest_4095" "$log" "INFO: harts/harts 6 harts, highest hart ID 4095, boot hart 0"
+    expect_line "harts/ids4095/rv$x/hart_4095_started" "$log" "INFO: harts/highest .*hart 4095 of 6"
+    expect_line "harts/ids4095/rv$x/word_boundary_$lo" "$log" "^PASS: harts/boundary/ipi/delivered"
+    expect_line "harts/ids4095/rv$x/trace_4094_4095" "$log" "INFO: harts/harts .*trace of harts 4094 and 4095: [1-9]"
+    if [ $x = 64 ]; then
+      expect_line "harts/ids4095/rv$x/ipi_from_4095" "$log" "^PASS: ipi/from_hart4095/to_hart4095/delivered"
+    fi
+  done
+  # The property's own checks: overlapping sockets are refused.
+  r=$(timeout 60 "$q" -M virt,hartid-bases=5:5,dumpdtb="$out/overlap.dtb" -smp 2 -m 256M \
+      -object memory-backend-ram,id=a,size=128M -object memory-backend-ram,id=b,size=128M \
+      -numa node,memdev=a,cpus=0 -numa node,memdev=b,cpus=1 -nographic -bios none </dev/null 2>&1 | head -3)
+  case $r in *"hart IDs of socket0 and socket1 overlap"*) pass "harts/ids4095/overlap_refused" ;;
+             *) fail "harts/ids4095/overlap_refused: expected QEMU to refuse hartid-bases=5:5, got '$r'" ;; esac
+else
+  fail "harts/ids4095 (scripts/qemu10.sh path/path32 failed)"
+fi
+
 # The project's QEMU 10 (TSBI_QEMU10=1, as suite 20): one run across the
 # word boundary.
 if [ -n "${TSBI_QEMU10:-}" ]; then
@@ -118,4 +158,27 @@ if [ -n "${TSBI_QEMU10:-}" ]; then
   else
     fail "harts/qemu10 (scripts/qemu10.sh path failed)"
   fi
+fi
+
+# Linux (Debian's kernel, tests/linux) on real sparse hart IDs: two NUMA
+# sockets, one hart each, hart IDs 0 and 4095 (the project's QEMU 10, as
+# above). tsbi.test=harts: every CPU online, the guest's /proc/cpuinfo hart
+# IDs, a task on each CPU, CPU 1 (hart 4095) offline and back through HSM.
+# Last in this suite: linux_prepare exits when it cannot fetch the kernel.
+. tests/linux/lib.sh
+if q=$(scripts/qemu10.sh path); then
+  QEMU=$q
+  linux_prepare boot
+  n="harts/ids4095/linux"
+  log=$LINUX_LOGS/harts-ids4095.log
+  linux_boot "$log" 120 2 "$FW_DYN" "tsbi.test=harts" -M virt,hartid-bases=0:4095 \
+    -object memory-backend-ram,id=m0,size=256M -object memory-backend-ram,id=m1,size=256M \
+    -numa node,memdev=m0,cpus=0 -numa node,memdev=m1,cpus=1; rc=$?
+  linux_check_ended "$n" "$log" "$rc"
+  linux_expect_result "$n: guest sees CPUs 0-1 online" "$log" cpus_online 0-1
+  linux_expect_result "$n: CPUs 0 and 1 are harts 0 and 4095" "$log" hartids 0,4095
+  linux_expect_result "$n: a task ran on each of 2 CPUs" "$log" taskset_cpus 2
+  linux_expect_result "$n: CPU 1 (hart 4095) offline and back through HSM" "$log" hotplug_last ok
+else
+  fail "harts/ids4095/linux (scripts/qemu10.sh path failed)"
 fi
