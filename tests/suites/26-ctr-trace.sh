@@ -17,7 +17,8 @@
 #   - two harts recording at once share the sink (ctr_smp.elf): no wrong
 #     record on either.
 #   - any hart ID records (issue 29): ctr_rec_cmp.elf on hart 71 of 72 and
-#     on hart 127 of the sparse IDs 0, 1, 64, 127 gives native Smctr's
+#     on hart 127 of the sparse IDs 0, 1, 64, 127 and on hart 4095 (QEMU's
+#     hartid-bases) gives native Smctr's
 #     entries, and no hart's boot line says it records nothing.
 #   - cycle counts (issue 30 item 5): under -icount shift=0 each dated
 #     record's CC is the number of S-mode instructions since the previous
@@ -140,6 +141,21 @@ if mk_sparse >"$D/sparse-dtb.log" 2>&1; then
 else
   fail_log "sparse: device tree" "$D/sparse-dtb.log" "QEMU's dumpdtb or fdtput failed"
 fi
+# Hart ID 4095 for real: the project QEMU's virt gives each NUMA socket's
+# harts the IDs hartid-bases names (hw_models/qemu patch 0012), here harts 0
+# and 4095; the payload runs on hart 4095.
+numa=()
+for s in 0 1; do
+  numa+=(--qemu-arg=-object --qemu-arg=memory-backend-ram,id=m$s,size=128M
+         --qemu-arg=-numa --qemu-arg=node,memdev=m$s,cpus=$s)
+done
+# No --stack-report: the runner's painted area assumes hart IDs below the
+# hart count (the firmware's hart-ID table grows with the highest ID).
+python3 tests/payloads/run.py --qemu "$Q10" --smp 2 --mem 256M --machine virt,hartid-bases=0:4095 "${numa[@]}" \
+  --chosen tsbi,trace-owner=m-mode --fw "$FW" --tag id4095 --log "$D/id4095.log" --timeout 240 \
+  build/ctr/pl/ctr_rec_cmp.elf
+ctr_mode "id4095/ctr_mode_emulated" "$D/id4095.log" emulated
+high_hart id4095 4095
 
 # Cycle counts from the encoder's Internal Core timestamps (opt-in:
 # /chosen/tsbi,ctr-cycles), exact under -icount.
