@@ -82,10 +82,11 @@ kvm_checks() {
   # handled (the host's function graph of kvm_riscv_pmu_overflow) reached
   # the guest as its LCOFI through hvip bit 13 and became a sample: the
   # chain through the firmware's SBI PMU and QEMU holds for each overflow,
-  # not only the first.
+  # not only the first (as many interrupts and samples as overflows in
+  # every run so far; at least as many is required).
   o=$(linux_result "$log" kvm.overflows)
   $v "$n: each counter overflow KVM handled reached the guest as an interrupt and a sample (${o:-no} overflows, ${e:-no} interrupts, ${x:-no} samples)" \
-    "$([ "${o:-0}" -gt 0 ] 2>/dev/null && [ "$o" = "$e" ] && [ "$e" = "$x" ] && echo 1)" \
+    "$([ "${o:-0}" -gt 0 ] 2>/dev/null && [ "${e:-0}" -ge "$o" ] && [ "${x:-0}" -ge "$o" ] && echo 1)" \
     "kvm.trace=$(linux_result "$log" kvm.trace) kvm.overflows=${o:-none} lcofi_irqs=${e:-none} record.samples=${x:-none}"
   # How many: the guest's cycles over the period allow ~cycles(spin 5000) *
   # 2000/5000 / 10^7 samples (its own count: QEMU's cycles are host ticks).
