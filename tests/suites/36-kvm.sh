@@ -11,7 +11,10 @@
 # counts). The host has AIA (smaia, ssaia): Linux 6.12 gives a guest
 # Sscofpmf only then; the guest's perf record must get samples through
 # counter-overflow interrupts KVM injects with hvip/hvien bit 13 (QEMU patch
-# 0009: tests/linux/README.md, "KVM").
+# 0009: tests/linux/README.md, "KVM"), one for each overflow KVM handled
+# (the host's function graph); only a few come, because Linux 6.12's guest
+# driver restarts its counters with a counter_idx_base KVM refuses (same
+# README), which the suite requires to see unless the count is realistic.
 # tests/linux/guest/kvm.sh and kvm-guest.sh. One boot on ours; the same on
 # Debian trixie's OpenSBI 1.6 as PEER lines, run alongside.
 set -uo pipefail
