@@ -13,7 +13,10 @@ echo "TSBI-RESULT stat.cycles=$(grep ';cycles' /tmp/stat.txt | cut -d';' -f1) st
 # through AIA's hvien/hvip, so Linux 6.12 gives the guest Sscofpmf only on a
 # host with Ssaia (and QEMU patch 0009: tests/linux/README.md, "KVM"). The
 # host (36-kvm) reads the ISA, perf record's status and the samples, which
-# it requires (1 to 4 in the runs so far, with a period of 10^6 or 10^7).
+# it requires, with one interrupt each. Only 1 to 12 come where the cycles
+# allow ~40-100: this kernel's driver restarts its counters after each
+# overflow with a counter_idx_base KVM refuses, so a counter runs again only
+# when perf schedules the event in anew (tests/linux/README.md, "KVM").
 echo "TSBI-RESULT guest.isa=$(grep -m1 '^isa' /proc/cpuinfo | sed 's/.*: *//')"
 perf record -e cycles -c 10000000 -o /tmp/rec.data -- sh /tsbi/workload.sh spin 2000 2>&1
 echo "TSBI-RESULT record.status=$?"
