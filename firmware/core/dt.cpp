@@ -83,7 +83,7 @@ unsigned scan_harts(const void *fdt, HartDesc *out, unsigned max, Beyond *beyond
     // walks a node's properties again for every name asked, and
     // fdt_for_each_subnode re-reads every name byte by byte): the cost per
     // hart is what keeps the cold boot flat as harts grow.
-    if (beyond) beyond->count = 0;
+    if (beyond) beyond->count = 0, beyond->cpu_nodes = 0;
     int cpus = fdt_path_offset(fdt, "/cpus");
     if (cpus < 0) return 0;
     struct Visitor {
@@ -121,6 +121,7 @@ unsigned scan_harts(const void *fdt, HartDesc *out, unsigned max, Beyond *beyond
             else if (fdtw::name_is(p, "mmu-type")) smode = true;
         }
         void end(int, int depth) {
+            if (depth == 1 && is_cpu && beyond) beyond->cpu_nodes++;
             if (depth != 1 || !is_cpu || !enabled || !reg || ac < 1 || ac > 2 || reg_len < ac * 4) return;
             const uint64_t id = read_cells(reg, ac);
             if (beyond && (id >= beyond->limit || n >= max)) {
@@ -352,7 +353,7 @@ int setprop_reg(void *fdt, int node, int ac, int sc, uint64_t base, uint64_t siz
 namespace {
 // Builds structure-block tokens (Devicetree Specification 5.4.1) in a buffer.
 struct Tokens {
-    static constexpr unsigned kMax = 256;
+    static constexpr unsigned kMax = kReserveTokens;
     uint8_t b[kMax];
     uint32_t n = 0;
     bool ok = true;
@@ -480,6 +481,40 @@ int fixup_reserve(void *fdt, uint64_t base, uint64_t size, const char *prefix) {
     if (!t.ok) return -FDT_ERR_NOSPACE;
     // Where libfdt's fdt_add_subnode puts a node: its parent's first child.
     return fdtw::insert(fdt, v.resv < 0 ? v.root_end : v.resv_end, t.b, t.n) ? -FDT_ERR_NOSPACE : 0;
+}
+
+uint64_t growth_limit(const void *fdt, uint64_t at, const Memory &m) {
+    const uint64_t end = at + fdt_totalsize(fdt);
+    uint64_t limit = end;
+    for (unsigned i = 0; i < m.count; i++)
+        if (at >= m.r[i].base && end - m.r[i].base <= m.r[i].size) limit = m.r[i].base + m.r[i].size;
+    // What lies after the tree and must stay: only regions that start at or
+    // after its end (one that holds the tree is the tree's own reservation).
+    auto clip = [&](uint64_t base) {
+        if (base >= end && base < limit) limit = base;
+    };
+    for (int i = 0, n = fdt_num_mem_rsv(fdt); i < n; i++) {
+        uint64_t a, s;
+        if (!fdt_get_mem_rsv(fdt, i, &a, &s) && s) clip(a);
+    }
+    // /reserved-memory's children with a reg in its own cells (the binding's
+    // #address-cells and #size-cells; libfdt's defaults, 2 and 1, when absent).
+    const int resv = fdtw::root_child(fdt, "reserved-memory");
+    if (resv >= 0) {
+        const int ac = fdt_address_cells(fdt, resv), sc = fdt_size_cells(fdt, resv);
+        int node;
+        fdt_for_each_subnode(node, fdt, resv) {
+            int len;
+            auto *reg = static_cast<const fdt32_t *>(fdt_getprop(fdt, node, "reg", &len));
+            if (!reg || ac < 1 || ac > 2 || sc < 0 || sc > 2) continue;
+            for (int k = 0; (k + 1) * (ac + sc) * 4 <= len; k++) clip(read_cells(reg + k * (ac + sc), ac));
+        }
+    }
+    const int chosen = fdtw::root_child(fdt, "chosen");
+    int len = 0;
+    const void *ird = chosen >= 0 ? fdt_getprop(fdt, chosen, "linux,initrd-start", &len) : nullptr;
+    if (ird && (len == 4 || len == 8)) clip(read_cells(static_cast<const fdt32_t *>(ird), len / 4));
+    return limit;
 }
 
 } // namespace fw::dt

@@ -41,6 +41,10 @@ template <const Subsystem &...S> struct List {
     static inline unsigned long per_hart_bytes(const void *fdt) {
         return (0ul + ... + call<S, &Subsystem::per_hart_bytes>(fdt));
     }
+    // What every subsystem's fdt_fixup may add to the device tree, summed.
+    static inline unsigned long fdt_room(const void *fdt) {
+        return (0ul + ... + call<S, &Subsystem::fdt_room>(fdt));
+    }
     // Regions of every subsystem, one after the other.
     static inline unsigned mmode_regions(MmioRange *out, unsigned max) {
         unsigned n = 0;
@@ -75,6 +79,7 @@ inline void fdt_fixup(void *fdt) {
     return All::mmode_regions(out, max);
 }
 inline unsigned long per_hart_bytes(const void *fdt) { return All::per_hart_bytes(fdt); }
+inline unsigned long fdt_room(const void *fdt) { return All::fdt_room(fdt); }
 inline void hart_init() {
     All::each<&Subsystem::hart_init>();
 }
