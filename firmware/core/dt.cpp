@@ -288,25 +288,50 @@ int fixup_disable_harts(void *fdt, bool (*served)(uint64_t hartid)) {
 }
 
 bool scan_memory(const void *fdt, Memory &m) {
-    // The root's children in one walk (dt.hpp: one property pass per node).
+    // The root's children in one walk (dt.hpp: one property pass per node),
+    // and on the way what the tree keeps after it must not overwrite
+    // (growth_limit): /reserved-memory's children and /chosen's initrd.
     m.count = 0;
+    m.resv_count = 0;
+    m.resv_more = false;
+    m.initrd = 0;
     struct Visitor {
         Memory &m;
         int ac = 2, sc = 1; // the root's cells (libfdt's defaults when absent)
-        bool is_memory, enabled;
+        int rac = 2, rsc = 1; // /reserved-memory's
+        bool is_memory, enabled, in_resv = false, in_chosen = false;
         const fdt32_t *reg;
         int reg_len;
-        bool begin(int, int depth, const char *) {
-            if (depth == 1) is_memory = false, enabled = true, reg = nullptr, reg_len = 0;
-            return depth <= 1;
+        bool begin(int, int depth, const char *name) {
+            if (depth == 1) {
+                is_memory = false, enabled = true, reg = nullptr, reg_len = 0;
+                in_resv = !strcmp(name, "reserved-memory");
+                in_chosen = !strcmp(name, "chosen");
+            }
+            return depth <= 1 || (depth == 2 && in_resv);
         }
         void prop(int, int depth, const fdtw::Prop &p) {
             if (depth == 0 && p.len == 4 && fdtw::name_is(p, "#address-cells")) ac = int(fdtw::be32(p.data));
             else if (depth == 0 && p.len == 4 && fdtw::name_is(p, "#size-cells")) sc = int(fdtw::be32(p.data));
+            else if (depth == 2) resv_reg(p);
             else if (depth != 1) return;
+            else if (in_resv && p.len == 4 && fdtw::name_is(p, "#address-cells")) rac = int(fdtw::be32(p.data));
+            else if (in_resv && p.len == 4 && fdtw::name_is(p, "#size-cells")) rsc = int(fdtw::be32(p.data));
+            else if (in_chosen && (p.len == 4 || p.len == 8) && fdtw::name_is(p, "linux,initrd-start"))
+                m.initrd = read_cells(static_cast<const fdt32_t *>(p.data), p.len / 4);
             else if (fdtw::name_is(p, "device_type")) is_memory = p.len > 0 && !strcmp(static_cast<const char *>(p.data), "memory");
             else if (fdtw::name_is(p, "status")) enabled = p.len > 0 && status_okay(static_cast<const char *>(p.data));
             else if (fdtw::name_is(p, "reg")) reg = static_cast<const fdt32_t *>(p.data), reg_len = p.len;
+        }
+        void resv_reg(const fdtw::Prop &p) {
+            if (!fdtw::name_is(p, "reg") || rac < 1 || rac > 2 || rsc < 0 || rsc > 2) return;
+            for (int i = 0; (i + 1) * (rac + rsc) * 4 <= p.len; i++) {
+                if (m.resv_count == Memory::kMaxResv) {
+                    m.resv_more = true;
+                    return;
+                }
+                m.resv[m.resv_count++] = read_cells(static_cast<const fdt32_t *>(p.data) + i * (rac + rsc), rac);
+            }
         }
         void end(int, int depth) {
             if (depth != 1 || !is_memory || !enabled || !reg || ac < 1 || ac > 2 || sc < 1 || sc > 2) return;
@@ -497,23 +522,20 @@ uint64_t growth_limit(const void *fdt, uint64_t at, const Memory &m) {
         uint64_t a, s;
         if (!fdt_get_mem_rsv(fdt, i, &a, &s) && s) clip(a);
     }
-    // /reserved-memory's children with a reg in its own cells (the binding's
-    // #address-cells and #size-cells; libfdt's defaults, 2 and 1, when absent).
+    for (unsigned i = 0; i < m.resv_count; i++) clip(m.resv[i]);
+    if (m.initrd) clip(m.initrd);
+    if (!m.resv_more) return limit;
+    // More /reserved-memory children than scan_memory keeps: all of them
+    // (the binding's #address-cells and #size-cells; 2 and 1 when absent).
     const int resv = fdtw::root_child(fdt, "reserved-memory");
-    if (resv >= 0) {
-        const int ac = fdt_address_cells(fdt, resv), sc = fdt_size_cells(fdt, resv);
-        int node;
-        fdt_for_each_subnode(node, fdt, resv) {
-            int len;
-            auto *reg = static_cast<const fdt32_t *>(fdt_getprop(fdt, node, "reg", &len));
-            if (!reg || ac < 1 || ac > 2 || sc < 0 || sc > 2) continue;
-            for (int k = 0; (k + 1) * (ac + sc) * 4 <= len; k++) clip(read_cells(reg + k * (ac + sc), ac));
-        }
+    const int ac = fdt_address_cells(fdt, resv), sc = fdt_size_cells(fdt, resv);
+    if (resv < 0 || ac < 1 || ac > 2 || sc < 0 || sc > 2) return limit;
+    int node;
+    fdt_for_each_subnode(node, fdt, resv) {
+        int len;
+        auto *reg = static_cast<const fdt32_t *>(fdt_getprop(fdt, node, "reg", &len));
+        for (int k = 0; reg && (k + 1) * (ac + sc) * 4 <= len; k++) clip(read_cells(reg + k * (ac + sc), ac));
     }
-    const int chosen = fdtw::root_child(fdt, "chosen");
-    int len = 0;
-    const void *ird = chosen >= 0 ? fdt_getprop(fdt, chosen, "linux,initrd-start", &len) : nullptr;
-    if (ird && (len == 4 || len == 8)) clip(read_cells(static_cast<const fdt32_t *>(ird), len / 4));
     return limit;
 }
 

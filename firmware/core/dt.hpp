@@ -13,6 +13,14 @@ constexpr unsigned kMaxMemRegions = 8;
 struct Memory {
     MemRegion r[kMaxMemRegions];
     unsigned count;
+    // What the tree keeps in memory besides (growth_limit): the bases of
+    // /reserved-memory's children (resv_more: more than kMaxResv of them)
+    // and /chosen's linux,initrd-start (0 without).
+    static constexpr unsigned kMaxResv = 16;
+    uint64_t resv[kMaxResv];
+    unsigned resv_count;
+    bool resv_more;
+    uint64_t initrd;
 };
 
 struct HartDesc {
@@ -107,11 +115,11 @@ constexpr unsigned kReserveBytes = kReserveTokens + sizeof "#address-cells" + si
                                    sizeof "ranges" + sizeof "reg" + sizeof "no-map";
 
 // The highest address the device tree at `at` may grow to in place: the
-// end of the /memory range (of `m`) that holds it, or before that the
-// first region above it the tree itself reserves (a /memreserve/ entry, a
-// /reserved-memory node's reg) or the initrd /chosen names. Its own end
-// (no growth) when no /memory range holds it. The caller clips this to
-// the firmware's own regions and the next stage.
+// end of the /memory range (of `m`, from scan_memory) that holds it, or
+// before that the first region above it the tree itself reserves (a
+// /memreserve/ entry, a /reserved-memory node's reg) or the initrd /chosen
+// names. Its own end (no growth) when no /memory range holds it. The
+// caller clips this to the firmware's own regions and the next stage.
 uint64_t growth_limit(const void *fdt, uint64_t at, const Memory &m);
 
 } // namespace fw::dt

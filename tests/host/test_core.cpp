@@ -769,10 +769,20 @@ TEST_CASE("DT growth limit: the /memory range, then what the tree reserves or na
     auto blob = load(data("qemu-virt.dtb"), 4096);
     void *fdt = blob.data();
     REQUIRE(fdt_open_into(fdt, fdt, static_cast<int>(blob.size())) == 0);
-    dt::Memory m{};
-    m.r[0] = {0x80000000, 0x10000000};
-    m.r[1] = {0x100000000ull, 0x10000000};
-    m.count = 2;
+    // A second /memory range.
+    int mem2 = fdt_add_subnode(fdt, 0, "memory@100000000");
+    REQUIRE(mem2 >= 0);
+    REQUIRE(fdt_setprop_string(fdt, mem2, "device_type", "memory") == 0);
+    const fdt32_t mreg[] = {cpu_to_fdt32(1), cpu_to_fdt32(0), cpu_to_fdt32(0), cpu_to_fdt32(0x10000000)};
+    REQUIRE(fdt_setprop(fdt, mem2, "reg", mreg, sizeof mreg) == 0);
+    dt::Memory m;
+    auto scan = [&] {
+        REQUIRE(dt::scan_memory(fdt, m));
+        return m;
+    };
+    REQUIRE(scan().count == 2);
+    CHECK(m.resv_count == 0);
+    CHECK(m.initrd == 0);
     const uint64_t at = 0x8fe00000, end = at + fdt_totalsize(fdt);
     CHECK(dt::growth_limit(fdt, at, m) == 0x90000000);
     CHECK(dt::growth_limit(fdt, 0x100000000ull, m) == 0x110000000ull);
@@ -794,14 +804,29 @@ TEST_CASE("DT growth limit: the /memory range, then what the tree reserves or na
     REQUIRE(node >= 0);
     const fdt32_t reg[] = {cpu_to_fdt32(0), cpu_to_fdt32(0x8ff40000), cpu_to_fdt32(0), cpu_to_fdt32(0x1000)};
     REQUIRE(fdt_setprop(fdt, node, "reg", reg, sizeof reg) == 0);
-    CHECK(dt::growth_limit(fdt, at, m) == 0x8ff40000);
+    CHECK(dt::growth_limit(fdt, at, scan()) == 0x8ff40000);
+    CHECK(m.resv_count == 1);
+    // More children than scan_memory keeps: the rest are read from the tree.
+    for (unsigned i = 0; i < dt::Memory::kMaxResv; i++) {
+        node = fdt_add_subnode(fdt, resv, ("high@" + std::to_string(i)).c_str());
+        REQUIRE(node >= 0);
+        const fdt32_t high[] = {cpu_to_fdt32(0), cpu_to_fdt32(0x8ff80000 + i * 0x1000), cpu_to_fdt32(0),
+                                cpu_to_fdt32(0x1000)};
+        REQUIRE(fdt_setprop(fdt, node, "reg", high, sizeof high) == 0);
+    }
+    node = fdt_add_subnode(fdt, resv, "last");
+    const fdt32_t low[] = {cpu_to_fdt32(0), cpu_to_fdt32(0x8ff20000), cpu_to_fdt32(0), cpu_to_fdt32(0x1000)};
+    REQUIRE(fdt_setprop(fdt, node, "reg", low, sizeof low) == 0);
+    CHECK(dt::growth_limit(fdt, at, scan()) == 0x8ff20000);
+    CHECK(m.resv_more);
     // The initrd right after the tree, lower still.
     int chosen = fdt_path_offset(fdt, "/chosen");
     REQUIRE(chosen >= 0);
     const uint64_t ird = end + 0x2000;
     REQUIRE(fdt_setprop_u64(fdt, chosen, "linux,initrd-start", ird) == 0);
-    REQUIRE(ird < 0x8ff40000);
-    CHECK(dt::growth_limit(fdt, at, m) == ird);
+    REQUIRE(ird < 0x8ff20000);
+    CHECK(dt::growth_limit(fdt, at, scan()) == ird);
+    CHECK(m.initrd == ird);
 }
 
 #include "core/insn_decode.hpp"
