@@ -360,8 +360,7 @@ grep -E '^(PASS|FAIL): ' "$d/run.out"
 expect_line "trace-fw/fdt-room/sparse512/kept_by_firmware" "$d/console.log" \
   "tsbi: trace: 4 encoder(s), 35 funnel(s), RAM sink at .*, kept by the firmware"
 check_handed fdt-room/sparse512 "$d/handed.dtb" disabled
-n=$(for node in $(fdtget -l "$d/handed.dtb" /soc); do
-      fdtget "$d/handed.dtb" "/soc/$node" compatible | grep -w 'riscv,trace-component'; done | wc -l)
+n=$(fdtget -l "$d/handed.dtb" /soc | grep -c '^trace-')
 expect_eq "trace-fw/fdt-room/sparse512/all_548_components_in_tree" "$d/console.log" 548 "$n" "trace component nodes in handed.dtb"
 expect_no_line "trace-fw/fdt-room/sparse512/none_left_offered" "$d/console.log" "TSBI-DONE" "could not be disabled"
 expect_no_line "trace-fw/fdt-room/sparse512/ctr_fixup_done" "$d/console.log" "TSBI-DONE" "device-tree fix-up failed"
