@@ -83,7 +83,7 @@ unsigned scan_harts(const void *fdt, HartDesc *out, unsigned max, Beyond *beyond
     // walks a node's properties again for every name asked, and
     // fdt_for_each_subnode re-reads every name byte by byte): the cost per
     // hart is what keeps the cold boot flat as harts grow.
-    if (beyond) beyond->count = 0;
+    if (beyond) beyond->count = 0, beyond->cpu_nodes = 0;
     int cpus = fdt_path_offset(fdt, "/cpus");
     if (cpus < 0) return 0;
     struct Visitor {
@@ -121,6 +121,7 @@ unsigned scan_harts(const void *fdt, HartDesc *out, unsigned max, Beyond *beyond
             else if (fdtw::name_is(p, "mmu-type")) smode = true;
         }
         void end(int, int depth) {
+            if (depth == 1 && is_cpu && beyond) beyond->cpu_nodes++;
             if (depth != 1 || !is_cpu || !enabled || !reg || ac < 1 || ac > 2 || reg_len < ac * 4) return;
             const uint64_t id = read_cells(reg, ac);
             if (beyond && (id >= beyond->limit || n >= max)) {
@@ -287,25 +288,50 @@ int fixup_disable_harts(void *fdt, bool (*served)(uint64_t hartid)) {
 }
 
 bool scan_memory(const void *fdt, Memory &m) {
-    // The root's children in one walk (dt.hpp: one property pass per node).
+    // The root's children in one walk (dt.hpp: one property pass per node),
+    // and on the way what the tree keeps after it must not overwrite
+    // (growth_limit): /reserved-memory's children and /chosen's initrd.
     m.count = 0;
+    m.resv_count = 0;
+    m.resv_more = false;
+    m.initrd = 0;
     struct Visitor {
         Memory &m;
         int ac = 2, sc = 1; // the root's cells (libfdt's defaults when absent)
-        bool is_memory, enabled;
+        int rac = 2, rsc = 1; // /reserved-memory's
+        bool is_memory, enabled, in_resv = false, in_chosen = false;
         const fdt32_t *reg;
         int reg_len;
-        bool begin(int, int depth, const char *) {
-            if (depth == 1) is_memory = false, enabled = true, reg = nullptr, reg_len = 0;
-            return depth <= 1;
+        bool begin(int, int depth, const char *name) {
+            if (depth == 1) {
+                is_memory = false, enabled = true, reg = nullptr, reg_len = 0;
+                in_resv = !strcmp(name, "reserved-memory");
+                in_chosen = !strcmp(name, "chosen");
+            }
+            return depth <= 1 || (depth == 2 && in_resv);
         }
         void prop(int, int depth, const fdtw::Prop &p) {
             if (depth == 0 && p.len == 4 && fdtw::name_is(p, "#address-cells")) ac = int(fdtw::be32(p.data));
             else if (depth == 0 && p.len == 4 && fdtw::name_is(p, "#size-cells")) sc = int(fdtw::be32(p.data));
+            else if (depth == 2) resv_reg(p);
             else if (depth != 1) return;
+            else if (in_resv && p.len == 4 && fdtw::name_is(p, "#address-cells")) rac = int(fdtw::be32(p.data));
+            else if (in_resv && p.len == 4 && fdtw::name_is(p, "#size-cells")) rsc = int(fdtw::be32(p.data));
+            else if (in_chosen && (p.len == 4 || p.len == 8) && fdtw::name_is(p, "linux,initrd-start"))
+                m.initrd = read_cells(static_cast<const fdt32_t *>(p.data), p.len / 4);
             else if (fdtw::name_is(p, "device_type")) is_memory = p.len > 0 && !strcmp(static_cast<const char *>(p.data), "memory");
             else if (fdtw::name_is(p, "status")) enabled = p.len > 0 && status_okay(static_cast<const char *>(p.data));
             else if (fdtw::name_is(p, "reg")) reg = static_cast<const fdt32_t *>(p.data), reg_len = p.len;
+        }
+        void resv_reg(const fdtw::Prop &p) {
+            if (!fdtw::name_is(p, "reg") || rac < 1 || rac > 2 || rsc < 0 || rsc > 2) return;
+            for (int i = 0; (i + 1) * (rac + rsc) * 4 <= p.len; i++) {
+                if (m.resv_count == Memory::kMaxResv) {
+                    m.resv_more = true;
+                    return;
+                }
+                m.resv[m.resv_count++] = read_cells(static_cast<const fdt32_t *>(p.data) + i * (rac + rsc), rac);
+            }
         }
         void end(int, int depth) {
             if (depth != 1 || !is_memory || !enabled || !reg || ac < 1 || ac > 2 || sc < 1 || sc > 2) return;
@@ -352,7 +378,7 @@ int setprop_reg(void *fdt, int node, int ac, int sc, uint64_t base, uint64_t siz
 namespace {
 // Builds structure-block tokens (Devicetree Specification 5.4.1) in a buffer.
 struct Tokens {
-    static constexpr unsigned kMax = 256;
+    static constexpr unsigned kMax = kReserveTokens;
     uint8_t b[kMax];
     uint32_t n = 0;
     bool ok = true;
@@ -480,6 +506,37 @@ int fixup_reserve(void *fdt, uint64_t base, uint64_t size, const char *prefix) {
     if (!t.ok) return -FDT_ERR_NOSPACE;
     // Where libfdt's fdt_add_subnode puts a node: its parent's first child.
     return fdtw::insert(fdt, v.resv < 0 ? v.root_end : v.resv_end, t.b, t.n) ? -FDT_ERR_NOSPACE : 0;
+}
+
+uint64_t growth_limit(const void *fdt, uint64_t at, const Memory &m) {
+    const uint64_t end = at + fdt_totalsize(fdt);
+    uint64_t limit = end;
+    for (unsigned i = 0; i < m.count; i++)
+        if (at >= m.r[i].base && end - m.r[i].base <= m.r[i].size) limit = m.r[i].base + m.r[i].size;
+    // What lies after the tree and must stay: only regions that start at or
+    // after its end (one that holds the tree is the tree's own reservation).
+    auto clip = [&](uint64_t base) {
+        if (base >= end && base < limit) limit = base;
+    };
+    for (int i = 0, n = fdt_num_mem_rsv(fdt); i < n; i++) {
+        uint64_t a, s;
+        if (!fdt_get_mem_rsv(fdt, i, &a, &s) && s) clip(a);
+    }
+    for (unsigned i = 0; i < m.resv_count; i++) clip(m.resv[i]);
+    if (m.initrd) clip(m.initrd);
+    if (!m.resv_more) return limit;
+    // More /reserved-memory children than scan_memory keeps: all of them
+    // (the binding's #address-cells and #size-cells; 2 and 1 when absent).
+    const int resv = fdtw::root_child(fdt, "reserved-memory");
+    const int ac = fdt_address_cells(fdt, resv), sc = fdt_size_cells(fdt, resv);
+    if (resv < 0 || ac < 1 || ac > 2 || sc < 0 || sc > 2) return limit;
+    int node;
+    fdt_for_each_subnode(node, fdt, resv) {
+        int len;
+        auto *reg = static_cast<const fdt32_t *>(fdt_getprop(fdt, node, "reg", &len));
+        for (int k = 0; reg && (k + 1) * (ac + sc) * 4 <= len; k++) clip(read_cells(reg + k * (ac + sc), ac));
+    }
+    return limit;
 }
 
 } // namespace fw::dt

@@ -13,6 +13,14 @@ constexpr unsigned kMaxMemRegions = 8;
 struct Memory {
     MemRegion r[kMaxMemRegions];
     unsigned count;
+    // What the tree keeps in memory besides (growth_limit): the bases of
+    // /reserved-memory's children (resv_more: more than kMaxResv of them)
+    // and /chosen's linux,initrd-start (0 without).
+    static constexpr unsigned kMaxResv = 16;
+    uint64_t resv[kMaxResv];
+    unsigned resv_count;
+    bool resv_more;
+    uint64_t initrd;
 };
 
 struct HartDesc {
@@ -61,6 +69,9 @@ struct Beyond {
     unsigned long limit;
     unsigned count;
     unsigned long ids[kNamed];
+    // Every cpu node of /cpus (device_type = "cpu"), enabled or not, listed
+    // or not: the nodes a fix-up of every cpu node may edit.
+    unsigned cpu_nodes;
 };
 // Enabled CPU nodes (status absent or "okay"), at most `max`, in one pass
 // over each node's properties. Returns the count. With `beyond`, the harts
@@ -87,6 +98,30 @@ int setprop_reg(void *fdt, int node, int ac, int sc, uint64_t base, uint64_t siz
 // Grows the blob in place by `extra` bytes so fix-ups have room.
 int open_for_fixup(void *fdt, unsigned extra);
 
+// Room the fix-ups ask for (core/README.md "Device-tree fix-ups: their
+// room"): each fix-up states the bytes it may add at most, from these.
+// A property (Devicetree Specification v0.4, 5.4.1: FDT_PROP, its length,
+// its name's offset, the value padded to 4 bytes) of `len` value bytes.
+constexpr unsigned prop_bytes(unsigned len) { return 12 + ((len + 3) & ~3u); }
+// status = "disabled" added to a node (at most: a node with "okay" or
+// "ok" grows by less), and the name "status" in the strings block once.
+constexpr unsigned kDisabledBytes = prop_bytes(sizeof "disabled");
+constexpr unsigned kStatusNameBytes = sizeof "status";
+// What fixup_reserve adds at most: the tokens of a new /reserved-memory
+// and its child (built in a buffer of kReserveTokens bytes, which fails
+// rather than grow) and the names of their properties.
+constexpr unsigned kReserveTokens = 256;
+constexpr unsigned kReserveBytes = kReserveTokens + sizeof "#address-cells" + sizeof "#size-cells" +
+                                   sizeof "ranges" + sizeof "reg" + sizeof "no-map";
+
+// The highest address the device tree at `at` may grow to in place: the
+// end of the /memory range (of `m`, from scan_memory) that holds it, or
+// before that the first region above it the tree itself reserves (a
+// /memreserve/ entry, a /reserved-memory node's reg) or the initrd /chosen
+// names. Its own end (no growth) when no /memory range holds it. The
+// caller clips this to the firmware's own regions and the next stage.
+uint64_t growth_limit(const void *fdt, uint64_t at, const Memory &m);
+
 } // namespace fw::dt
 
 namespace fw {
@@ -94,4 +129,7 @@ namespace fw {
 // their count, and `descs` pointed at them. Subsystems read this instead of
 // walking /cpus again.
 unsigned device_tree_harts(const dt::HartDesc *&descs);
+// Every cpu node of the boot device tree, enabled or not (Beyond::cpu_nodes):
+// what a subsystem's fix-up of every cpu node sizes its room by.
+unsigned device_tree_cpu_nodes();
 } // namespace fw

@@ -49,10 +49,14 @@ unsigned long hart_valid_bits[kHartWords];
 dt::HartDesc *boot_descs;
 unsigned n_boot_descs;
 
+unsigned n_cpu_nodes; // every cpu node of the boot tree (dt::Beyond::cpu_nodes)
+
 unsigned device_tree_harts(const dt::HartDesc *&descs) {
     descs = boot_descs;
     return n_boot_descs;
 }
+
+unsigned device_tree_cpu_nodes() { return n_cpu_nodes; }
 
 namespace {
 
@@ -65,11 +69,6 @@ static_assert(FW_DYNAMIC_INFO_MAGIC == 0x4942534f && MIP_MSIP == 1 << csr::irq::
 static_assert(offsetof(FwDynamicInfo, boot_hart) == 5 * sizeof(long), "entry.S reads boot_hart there");
 // fw_jump default: next stage 2 MiB (RV64) / 4 MiB (RV32) above the firmware.
 constexpr unsigned long kJumpOffset = sizeof(long) == 8 ? 0x200000 : 0x400000;
-// Room for device-tree fix-ups, plus two status = "disabled" properties (a
-// 12-byte property header and "disabled", padded) for each hart that may
-// get them: its cpu node and its trace encoder, which the trace subsystem
-// disables when M-mode keeps it (QEMU 10's 512 harts: 547 components).
-constexpr unsigned kFdtExtra = 4096, kFdtExtraPerHart = 48;
 
 struct BootInfo {
     unsigned long next_addr, next_mode, fdt;
@@ -479,6 +478,27 @@ uint64_t room_limit() {
     return limit;
 }
 
+// Stops the boot when the device tree cannot grow in place by `room` bytes
+// (README "Device-tree fix-ups: their room"): past the /memory range it
+// lies in, over what lies after it (a region it reserves, the initrd, the
+// firmware's regions, the next stage) or past what a blob's 32-bit size
+// holds. Fix-ups cut short would offer S-mode memory and devices it cannot
+// touch (trace components M-mode keeps are PMP-closed).
+void check_fdt_room(const void *blob, uint64_t room) {
+    const uint64_t at = boot.fdt, size = fdt_totalsize(blob);
+    uint64_t limit = dt::growth_limit(blob, at, memory);
+    const uint64_t after[] = {region_start, hart_region_start, boot.next_addr};
+    for (uint64_t next : after)
+        if (next >= at + size && next < limit) limit = next;
+    if (at + size + room <= limit && size + room <= 0x7fffffffu) return;
+    printf("tsbi: the device tree at 0x%lx (%lu bytes) needs %lu bytes more for its fix-ups; "
+           "%lu are free after it, up to 0x%lx\n",
+           static_cast<unsigned long>(at), static_cast<unsigned long>(size), static_cast<unsigned long>(room),
+           static_cast<unsigned long>(limit - at - size), static_cast<unsigned long>(limit));
+    fatal("no room for the device-tree fix-ups (place the device tree lower in RAM, or with more free "
+          "memory after it)");
+}
+
 // The harts' region for `n` harts of `per_hart` bytes each, when the boot
 // hart's PMP can close it too (a third entry; with no or one entry nothing is
 // closed anyway): at the top of the /memory range the firmware starts in,
@@ -526,10 +546,11 @@ const char *carve_harts(unsigned long boot_id, const void *blob, dt::Beyond &lef
     if (at >= limit) return "no room for the harts' descriptions below the next stage";
     const uint64_t room = (limit - at) / sizeof(dt::HartDesc);
     auto *descs = reinterpret_cast<dt::HartDesc *>(static_cast<uintptr_t>(at));
-    left = {kHartIdLimit, 0, {}};
+    left = {kHartIdLimit, 0, {}, 0};
     const unsigned n = dt::scan_harts(blob, descs, room < kMaxHarts ? unsigned(room) : kMaxHarts, &left);
     boot_descs = descs;
     n_boot_descs = n;
+    n_cpu_nodes = left.cpu_nodes;
     at += n * sizeof(dt::HartDesc);
     // The map's table (kept in table mode) and, after it, the IDs it is
     // built from (scratch, under the stacks carved next).
@@ -607,7 +628,7 @@ void cold_boot(unsigned long hartid, unsigned long fdt, const FwDynamicInfo *di)
     }
     // The harts and their memory first: the platform's drivers keep
     // per-hart state by hart index (the ACLINT's MSIP and mtimecmp).
-    dt::Beyond left{kHartIdLimit, 0, {}};
+    dt::Beyond left{kHartIdLimit, 0, {}, 0};
     // The PMP entries first: the harts' region needs one of its own.
     unsigned long pmp_held;
     pmp_entries_boot = count_pmp_entries(pmp_held);
@@ -649,13 +670,22 @@ void cold_boot(unsigned long hartid, unsigned long fdt, const FwDynamicInfo *di)
     // The drivers' index of the tree (drivers/fdt_helpers.cpp) ends here:
     // the fix-ups move nodes.
     drivers::fdt_index_drop();
-    int err = dt::open_for_fixup(blob, kFdtExtra + kFdtExtraPerHart * (n + left.count));
+    // The fix-ups' room, from what each one writes (README "Device-tree
+    // fix-ups: their room"): the firmware's reservations, status =
+    // "disabled" on the cpu nodes of harts not served, and what each
+    // subsystem states once cold_init has parsed the tree. Withholding
+    // extensions cuts strings in place: no room.
+    const bool disable_harts = left.count != 0 || served < n;
+    uint64_t room = dt::kReserveBytes * (hart_region_start ? 2 : 1) + subsystems::fdt_room(blob);
+    if (disable_harts) room += dt::kStatusNameBytes + dt::kDisabledBytes * (left.count + n - served);
+    check_fdt_room(blob, room);
+    int err = dt::open_for_fixup(blob, static_cast<unsigned>(room));
     if (!err) err = dt::fixup_reserve(blob, region_start, region_end - region_start);
     if (!err && hart_region_start)
         err = dt::fixup_reserve(blob, hart_region_start, hart_region_end - hart_region_start);
     // Only when a hart is left out or not served (no S-mode): the walk costs
     // about 1,800 instructions a hart and finds nothing to edit otherwise.
-    if (!err && (left.count != 0 || served < n))
+    if (!err && disable_harts)
         err = dt::fixup_disable_harts(blob, [](uint64_t id) { return id < kHartIdLimit && hart_valid(id); });
     if (!err)
         err = dt::fixup_withhold_extensions(blob, enables::kWithheld,

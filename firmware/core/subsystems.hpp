@@ -38,8 +38,12 @@ template <const Subsystem &...S> struct List {
         return (false || ... || (S.csr_fast != nullptr && num - S.csr_fast_first < S.csr_fast_count));
     }
     // What every subsystem carves per hart, summed.
-    static inline unsigned long per_hart_bytes(const void *fdt) {
+    static inline unsigned long per_hart_bytes([[maybe_unused]] const void *fdt) {
         return (0ul + ... + call<S, &Subsystem::per_hart_bytes>(fdt));
+    }
+    // What every subsystem's fdt_fixup may add to the device tree, summed.
+    static inline unsigned long fdt_room([[maybe_unused]] const void *fdt) {
+        return (0ul + ... + call<S, &Subsystem::fdt_room>(fdt));
     }
     // Regions of every subsystem, one after the other.
     static inline unsigned mmode_regions(MmioRange *out, unsigned max) {
@@ -75,6 +79,7 @@ inline void fdt_fixup(void *fdt) {
     return All::mmode_regions(out, max);
 }
 inline unsigned long per_hart_bytes(const void *fdt) { return All::per_hart_bytes(fdt); }
+inline unsigned long fdt_room(const void *fdt) { return All::fdt_room(fdt); }
 inline void hart_init() {
     All::each<&Subsystem::hart_init>();
 }

@@ -159,4 +159,15 @@ int annotate(void *fdt, Source (*source)(unsigned long hartid), bool advertise, 
     return err ? -FDT_ERR_NOSPACE : 0;
 }
 
+unsigned long annotate_room(unsigned cpu_nodes, bool advertise) {
+    // Per node: tsbi,ctr-source (its longest value, "registers"); with
+    // `advertise`, "ssctr\0sscsrind" appended to riscv,isa-extensions and
+    // "_ssctr_sscsrind" to riscv,isa (each at most 15 bytes more, 16 once
+    // padded). Once: the three names in the strings block.
+    constexpr unsigned long kSource = 12 + ((sizeof "registers" + 3) & ~3ul);
+    constexpr unsigned long kAppend = 16;
+    constexpr unsigned long kNames = sizeof "tsbi,ctr-source" + sizeof "riscv,isa-extensions" + sizeof "riscv,isa";
+    return kNames + cpu_nodes * (kSource + (advertise ? 2 * kAppend : 0));
+}
+
 } // namespace ctr::dt

@@ -23,6 +23,9 @@ const char *source_name(Source s);
 // (/chosen/tsbi,ctr-registers-only). A node without a readable reg is left
 // alone. Returns 0 or a libfdt error.
 int annotate(void *fdt, Source (*source)(unsigned long hartid), bool advertise, bool registers_only);
+// What annotate adds at most to a tree of `cpu_nodes` cpu nodes: the room
+// CTR's fix-up asks of the core (include/subsystem.hpp, fdt_room).
+unsigned long annotate_room(unsigned cpu_nodes, bool advertise);
 
 // Appends "_<ext>" to the riscv,isa string in buf (length n, capacity cap)
 // unless the multi-letter extension is already there. Returns the new length,

@@ -591,6 +591,10 @@ void ctr::subsystem::fdt_fixup(void *fdt) {
 
 unsigned long ctr::subsystem::per_hart_bytes(const void *) { return sizeof(Slot); }
 
+unsigned long ctr::subsystem::fdt_room(const void *) {
+    return g_views ? ctr::dt::annotate_room(fw::device_tree_cpu_nodes(), g_views & ctr::VIEW_RATIFIED) : 0;
+}
+
 void ctr::subsystem::hart_init() {
     unsigned long id = fw::current_hartid();
     const unsigned x = fw::this_index();

@@ -29,6 +29,8 @@ bool m_interrupt(unsigned long code);
 void record_trap(unsigned long from_pc, unsigned long to_pc, unsigned long cause,
                  unsigned from_priv, unsigned to_priv);
 unsigned long per_hart_bytes(const void *fdt);
+// What fdt_fixup adds to the device tree at most (ctr_dt.hpp annotate_room).
+unsigned long fdt_room(const void *fdt);
 } // namespace ctr::subsystem
 
 namespace ctr {
@@ -48,5 +50,6 @@ inline constexpr fw::Subsystem kSubsystem = {
     .m_interrupt = &subsystem::m_interrupt,
     .record_trap = &subsystem::record_trap,
     .per_hart_bytes = &subsystem::per_hart_bytes,
+    .fdt_room = &subsystem::fdt_room,
 };
 } // namespace ctr

@@ -111,6 +111,12 @@ struct Subsystem {
     // room for them when it decides how many harts fit below the next stage.
     // Asked before cold_init, with the device tree cold_init gets.
     unsigned long (*per_hart_bytes)(const void *fdt);
+    // Bytes fdt_fixup may add to the device tree, at most (core/README.md
+    // "Device-tree fix-ups: their room"): asked after cold_init, which has
+    // parsed the tree, with the tree before fix-up. The core opens the tree
+    // with the sum of every subsystem's room and its own, or stops the boot
+    // when the memory after the tree cannot hold it.
+    unsigned long (*fdt_room)(const void *fdt);
 };
 
 } // namespace fw

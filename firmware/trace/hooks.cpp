@@ -52,6 +52,10 @@ constexpr uint64_t kBootAlign = 2ull << 20; // 2 MiB: a huge page Linux maps aro
 constexpr uint32_t kDefaultMiB = 64;
 BootOptions boot;
 HartMask boot_harts;
+// What the fix-up may edit (fdt_room): every component node, and with a
+// boot-time trace the syscon-poweroff/-reboot nodes it disables.
+unsigned component_nodes, syscon_nodes;
+constexpr const char *kSyscons[] = {"syscon-poweroff", "syscon-reboot"};
 
 bool str_prop(const void *fdt, int node, const char *name, const char *want) {
     int len;
@@ -128,6 +132,7 @@ void trace::subsystem::cold_init(const void *fdt, unsigned long next_addr) {
     strc::decide(fdt, boot_req && want_m);
     if (components < 0) components = any_component(fdt);
     const unsigned found = components ? scan_topology(fdt, topo, component_type) : 0;
+    component_nodes = topo.nodes;
     if (!found) return;
     if (owner_set && !want_m && !str_prop(fdt, chosen, "tsbi,trace-owner", "s-mode"))
         fw::printf("tsbi: trace: tsbi,trace-owner must be \"m-mode\" or \"s-mode\": S-mode owns them\n");
@@ -201,6 +206,23 @@ void trace::subsystem::cold_init(const void *fdt, unsigned long next_addr) {
         const unsigned s = slot(fw::hart_at(i).hartid);
         if (s != kNoSlot) boot_harts.set(s);
     }
+    for (const char *compat : kSyscons)
+        for (int n = fdt_node_offset_by_compatible(fdt, -1, compat); n >= 0;
+             n = fdt_node_offset_by_compatible(fdt, n, compat))
+            syscon_nodes++;
+}
+
+unsigned long trace::subsystem::fdt_room(const void *) {
+    using namespace trace;
+    namespace dt = fw::dt;
+    // status = "disabled" on every component node where M-mode keeps any
+    // (disable_components_in edits those in the kept regions: at most all).
+    Region kept[2];
+    unsigned long room = 0;
+    if (trace::mmode_regions(kept, 2)) room += dt::kStatusNameBytes + dt::kDisabledBytes * component_nodes;
+    // The boot-time trace buffer's reservation and the syscons it disables.
+    if (boot.config) room += dt::kReserveBytes + dt::kStatusNameBytes + dt::kDisabledBytes * syscon_nodes;
+    return room;
 }
 
 unsigned long trace::subsystem::per_hart_bytes(const void *fdt) {
@@ -214,18 +236,23 @@ void trace::subsystem::fdt_fixup(void *fdt) {
     using namespace trace;
     // A component M-mode keeps is not offered to the next stage: PMP closes
     // its registers, so a driver that matches "riscv,trace-component"
-    // (Linux's rvtrace) would take an access fault in its probe.
+    // (Linux's rvtrace) would take an access fault in its probe. The core
+    // opened the tree with the room fdt_room asked for, or stopped the boot:
+    // an edit that fails here is a tree libfdt refuses or a room asked too
+    // small, and the boot stops rather than offer S-mode those devices
+    // (README "Ownership and security").
     Region kept[2];
-    if (unsigned failed = disable_components_in(fdt, kept, mmode_regions(kept, 2)))
+    if (unsigned failed = disable_components_in(fdt, kept, mmode_regions(kept, 2))) {
         fw::printf("tsbi: trace: %u component(s) M-mode keeps could not be disabled in the device tree\n",
                    failed);
+        fw::fatal("trace components PMP-closed would be offered to S-mode");
+    }
     if (!boot.config) return;
     // Trace only into memory the next stage was told to keep away from.
     int err = fw::dt::fixup_reserve(fdt, boot.buffer, boot.size, "tsbi-trace");
     // The trace is flushed at SBI SRST: the next stage must power off and
     // reboot through it, not by writing the syscon itself (Linux prefers
     // the syscon-poweroff/-reboot drivers to SRST when both exist).
-    static constexpr const char *kSyscons[] = {"syscon-poweroff", "syscon-reboot"};
     for (const char *compat : kSyscons)
         for (int n = fdt_node_offset_by_compatible(fdt, -1, compat); !err && n >= 0;
              n = fdt_node_offset_by_compatible(fdt, n, compat))

@@ -13,6 +13,9 @@ void cold_init(const void *fdt, unsigned long next_addr);
 unsigned long per_hart_bytes(const void *fdt);
 // Reserves the boot-time trace buffer and, once reserved, starts that trace.
 void fdt_fixup(void *fdt);
+// What fdt_fixup adds at most: status = "disabled" on every component node
+// when M-mode keeps them, the boot-time buffer's reservation.
+unsigned long fdt_room(const void *fdt);
 // The components (CTR's feed buffer is in the firmware's region).
 unsigned mmode_regions(fw::MmioRange *out, unsigned max);
 // Self-hosted trace's M-mode enables on the current hart (strc.hpp).
@@ -36,5 +39,6 @@ inline constexpr fw::Subsystem kSubsystem = {
     .smode_leave = &subsystem::smode_leave,
     .system_reset = &subsystem::system_reset,
     .per_hart_bytes = &subsystem::per_hart_bytes,
+    .fdt_room = &subsystem::fdt_room,
 };
 } // namespace trace

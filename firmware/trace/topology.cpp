@@ -180,8 +180,9 @@ unsigned scan_topology(const void *fdt, Topology &t, ComponentType type_of) {
         int parent = depth ? stack[depth - 1] : -1;
         if (parent == cpus_node && depth == 2) continue;
         Node c{node, parent, 0, 0};
-        if (n == kMaxComponents || !component_node(fdt, node, parent, c.base)) continue;
-        if (!enabled(node)) continue;
+        if (!component_node(fdt, node, parent, c.base)) continue;
+        t.nodes++;
+        if (n == kMaxComponents || !enabled(node)) continue;
         // The binding names no type: the component tells it (tr??Impl).
         c.type = type_of(c.base);
         // An encoder takes a node only for an enabled hart, and the first

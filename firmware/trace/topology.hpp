@@ -68,6 +68,10 @@ struct Topology {
     // (0, 0 without), closed to S-mode with the components M-mode keeps
     // (service.cpp mmode_regions).
     uint64_t unslotted_lo, unslotted_hi;
+    // Every trace component node of the tree (component_node), enabled or
+    // not, connected or not: what disable_components_in may edit, and so
+    // what the trace fix-up sizes its room by (hooks.cpp fdt_room).
+    unsigned nodes;
 };
 
 // The slot of hart `hartid`'s encoder, kNoSlot when it has none. One

@@ -715,6 +715,120 @@ TEST_CASE("DT fix-up on QEMU virt's own device tree (no /reserved-memory yet)") 
     CHECK(dt::scan_harts(blob.data(), h, 8) == 4);
 }
 
+// The room the fix-ups state (dt.hpp, core/README.md "Device-tree fix-ups:
+// their room") holds what they write: a packed tree opened with exactly it.
+static std::vector<char> packed_with(const char *name, size_t room) {
+    auto src = load(data(name));
+    std::vector<char> v(fdt_totalsize(src.data()) + room + 64);
+    REQUIRE(fdt_open_into(src.data(), v.data(), static_cast<int>(v.size())) == 0);
+    REQUIRE(fdt_pack(v.data()) == 0);
+    REQUIRE(dt::open_for_fixup(v.data(), static_cast<unsigned>(room)) == 0);
+    return v;
+}
+
+TEST_CASE("DT fix-up room: two reservations fit in twice kReserveBytes, with or without /reserved-memory") {
+    for (const char *name : {"qemu-virt.dtb", "edge.dtb"}) {
+        auto blob = packed_with(name, 2 * dt::kReserveBytes);
+        // The longest name fixup_reserve writes: a 30-character prefix, 16 hex digits.
+        CHECK_MESSAGE(dt::fixup_reserve(blob.data(), 0x80000000, 0x80000) == 0, name);
+        CHECK_MESSAGE(dt::fixup_reserve(blob.data(), 0xfedcba9876543000ull, 0x400000,
+                                        "a-prefix-of-thirty-characters-") == 0,
+                      name);
+        CHECK(fdt_check_full(blob.data(), fdt_totalsize(blob.data())) == 0);
+        check_reserved(blob.data(), 0x80000000, 0x80000);
+    }
+}
+
+TEST_CASE("DT fix-up room: every cpu node counted, the refused harts disabled in the room stated") {
+    // QEMU virt's 64 harts: 60 disabled in the tree, of the 4 enabled two refused.
+    auto src = load(data("qemu-virt-64.dtb"), 8192);
+    REQUIRE(fdt_open_into(src.data(), src.data(), static_cast<int>(src.size())) == 0);
+    for (int i = 4; i < 64; i++) {
+        int cpu = fdt_path_offset(src.data(), ("/cpus/cpu@" + std::to_string(i)).c_str());
+        REQUIRE(cpu >= 0);
+        REQUIRE(fdt_setprop_string(src.data(), cpu, "status", "disabled") == 0);
+    }
+    REQUIRE(fdt_pack(src.data()) == 0);
+    std::vector<dt::HartDesc> h(64);
+    dt::Beyond left{1, 0, {}, 0}; // hart IDs below 1: hart 0 alone
+    CHECK(dt::scan_harts(src.data(), h.data(), 64, &left) == 1);
+    CHECK(left.count == 3);
+    CHECK(left.cpu_nodes == 64);
+    const size_t room = dt::kStatusNameBytes + dt::kDisabledBytes * left.count;
+    std::vector<char> v(fdt_totalsize(src.data()) + room);
+    REQUIRE(fdt_open_into(src.data(), v.data(), static_cast<int>(v.size())) == 0);
+    CHECK(dt::fixup_disable_harts(v.data(), [](uint64_t id) { return id == 0; }) == 0);
+    CHECK(fdt_check_full(v.data(), v.size()) == 0);
+    for (int i = 1; i < 4; i++) {
+        int cpu = fdt_path_offset(v.data(), ("/cpus/cpu@" + std::to_string(i)).c_str());
+        CHECK(std::string(static_cast<const char *>(fdt_getprop(v.data(), cpu, "status", nullptr))) == "disabled");
+    }
+}
+
+TEST_CASE("DT growth limit: the /memory range, then what the tree reserves or names after itself") {
+    auto blob = load(data("qemu-virt.dtb"), 4096);
+    void *fdt = blob.data();
+    REQUIRE(fdt_open_into(fdt, fdt, static_cast<int>(blob.size())) == 0);
+    // A second /memory range.
+    int mem2 = fdt_add_subnode(fdt, 0, "memory@100000000");
+    REQUIRE(mem2 >= 0);
+    REQUIRE(fdt_setprop_string(fdt, mem2, "device_type", "memory") == 0);
+    const fdt32_t mreg[] = {cpu_to_fdt32(1), cpu_to_fdt32(0), cpu_to_fdt32(0), cpu_to_fdt32(0x10000000)};
+    REQUIRE(fdt_setprop(fdt, mem2, "reg", mreg, sizeof mreg) == 0);
+    dt::Memory m;
+    auto scan = [&] {
+        REQUIRE(dt::scan_memory(fdt, m));
+        return m;
+    };
+    REQUIRE(scan().count == 2);
+    CHECK(m.resv_count == 0);
+    CHECK(m.initrd == 0);
+    const uint64_t at = 0x8fe00000, end = at + fdt_totalsize(fdt);
+    CHECK(dt::growth_limit(fdt, at, m) == 0x90000000);
+    CHECK(dt::growth_limit(fdt, 0x100000000ull, m) == 0x110000000ull);
+    // Outside every range, or across a range's end: no growth.
+    CHECK(dt::growth_limit(fdt, 0x1000, m) == 0x1000 + fdt_totalsize(fdt));
+    CHECK(dt::growth_limit(fdt, 0x90000000 - 16, m) == 0x90000000 - 16 + fdt_totalsize(fdt));
+    // A /memreserve/ entry below the tree or holding it changes nothing; one after it limits it.
+    REQUIRE(fdt_add_mem_rsv(fdt, 0x80000000, 0x80000) == 0);
+    REQUIRE(fdt_add_mem_rsv(fdt, at, 0x100000) == 0);
+    CHECK(dt::growth_limit(fdt, at, m) == 0x90000000);
+    REQUIRE(fdt_add_mem_rsv(fdt, 0x8ff80000, 0x1000) == 0);
+    CHECK(dt::growth_limit(fdt, at, m) == 0x8ff80000);
+    // A /reserved-memory node after it, lower still.
+    int resv = fdt_add_subnode(fdt, 0, "reserved-memory");
+    REQUIRE(resv >= 0);
+    REQUIRE(fdt_setprop_u32(fdt, resv, "#address-cells", 2) == 0);
+    REQUIRE(fdt_setprop_u32(fdt, resv, "#size-cells", 2) == 0);
+    int node = fdt_add_subnode(fdt, resv, "blocker@8ff40000");
+    REQUIRE(node >= 0);
+    const fdt32_t reg[] = {cpu_to_fdt32(0), cpu_to_fdt32(0x8ff40000), cpu_to_fdt32(0), cpu_to_fdt32(0x1000)};
+    REQUIRE(fdt_setprop(fdt, node, "reg", reg, sizeof reg) == 0);
+    CHECK(dt::growth_limit(fdt, at, scan()) == 0x8ff40000);
+    CHECK(m.resv_count == 1);
+    // More children than scan_memory keeps: the rest are read from the tree.
+    for (unsigned i = 0; i < dt::Memory::kMaxResv; i++) {
+        node = fdt_add_subnode(fdt, resv, ("high@" + std::to_string(i)).c_str());
+        REQUIRE(node >= 0);
+        const fdt32_t high[] = {cpu_to_fdt32(0), cpu_to_fdt32(0x8ff80000 + i * 0x1000), cpu_to_fdt32(0),
+                                cpu_to_fdt32(0x1000)};
+        REQUIRE(fdt_setprop(fdt, node, "reg", high, sizeof high) == 0);
+    }
+    node = fdt_add_subnode(fdt, resv, "last");
+    const fdt32_t low[] = {cpu_to_fdt32(0), cpu_to_fdt32(0x8ff20000), cpu_to_fdt32(0), cpu_to_fdt32(0x1000)};
+    REQUIRE(fdt_setprop(fdt, node, "reg", low, sizeof low) == 0);
+    CHECK(dt::growth_limit(fdt, at, scan()) == 0x8ff20000);
+    CHECK(m.resv_more);
+    // The initrd right after the tree, lower still.
+    int chosen = fdt_path_offset(fdt, "/chosen");
+    REQUIRE(chosen >= 0);
+    const uint64_t ird = end + 0x2000;
+    REQUIRE(fdt_setprop_u64(fdt, chosen, "linux,initrd-start", ird) == 0);
+    REQUIRE(ird < 0x8ff20000);
+    CHECK(dt::growth_limit(fdt, at, scan()) == ird);
+    CHECK(m.initrd == ird);
+}
+
 #include "core/insn_decode.hpp"
 
 TEST_CASE("misaligned emulation decodes integer loads and stores") {

@@ -327,3 +327,54 @@ expect_line "trace-fw/harts-sparse/harts_64_and_127_traced" "$d/sparse.log" "tra
   --chosen tsbi,trace-owner=m-mode harts
 expect_line "trace-fw/harts-dense72/72_slots" "$d/dense72.log" "tsbi: trace: 72 encoder(s), 6 funnel(s)"
 expect_line "trace-fw/harts-dense72/harts_70_and_71_traced" "$d/dense72.log" "trace of harts 70 and 71: [1-9][0-9]* bytes"
+
+# The device-tree fix-ups' room (firmware/core/README.md "Device-tree fix-ups:
+# their room"). QEMU 10's 512 harts with 508 disabled in the tree (harts 0, 1,
+# 64 and 511 left) and tsbi,trace-owner = "m-mode": the firmware keeps the
+# 548 components and must hand on a tree where every one of them is disabled.
+# On 9dc7203 the room was sized by the 4 harts: "376 component(s) M-mode keeps
+# could not be disabled", and CTR's fix-up failed (-3). The dtdump payload
+# writes the tree it was handed to handed.dtb. Started first, in the
+# background: a 1-hart tree whose /memory ends 128 bytes after the device
+# tree, too little for its fix-ups, must stop the boot and say why.
+d=$W/fdt-room; mkdir -p "$d"
+"$q" -M virt,dumpdtb="$d/one.dtb" -smp 1 -m 256M -nographic -bios build/fw/tsbi_dynamic.bin </dev/null >/dev/null 2>&1
+fdtput -t s "$d/one.dtb" /chosen tsbi,trace-owner m-mode
+dtc -q -I dtb -O dtb -o "$d/tight.dtb" "$d/one.dtb"
+# QEMU puts a tree under 2 MiB at 0x8fe00000 with -m 256M (riscv_compute_fdt_addr).
+fdtput -t x "$d/tight.dtb" /memory@80000000 reg 0 0x80000000 0 $(printf '0x%x' $((0xfe00000 + $(stat -c %s "$d/tight.dtb") + 128)))
+rm -f "$d/tight.rc"
+(timeout 10 "$q" -M virt -smp 1 -m 256M -nographic -dtb "$d/tight.dtb" -bios build/fw/tsbi_dynamic.bin \
+   -kernel build/payloads/dtdump.elf </dev/null >"$d/tight.log" 2>&1
+ echo $? >"$d/tight.rc") &
+tight_pid=$!
+"$q" -M virt,dumpdtb="$d/sparse512.dtb" -smp 512 -m 256M -nographic -bios build/fw/tsbi_dynamic.bin </dev/null >/dev/null 2>&1
+for i in $(seq 2 510); do [ "$i" = 64 ] || echo "/cpus/cpu@$i"; done | xargs -I{} fdtput -t s "$d/sparse512.dtb" {} status disabled
+fdtput -t s "$d/sparse512.dtb" /chosen tsbi,trace-owner m-mode
+rm -f "$d/handed.dtb" "$d/console.log"
+(cd "$d" && "$RUN" --qemu "$q" --timeout 300 --smp 512 --tag qemu10-fdt-room-sparse512 --log "$d/console.log" \
+   "${SEMI[@]}" --qemu-arg=-dtb --qemu-arg="$d/sparse512.dtb" dtdump) > "$d/run.out" 2>&1
+rc=$?
+grep -E '^(PASS|FAIL): ' "$d/run.out"
+[ $rc -le 1 ] || fail "trace-fw: runner failed on the sparse 512-hart tree ($rc)"
+expect_line "trace-fw/fdt-room/sparse512/kept_by_firmware" "$d/console.log" \
+  "tsbi: trace: 4 encoder(s), 35 funnel(s), RAM sink at .*, kept by the firmware"
+check_handed fdt-room/sparse512 "$d/handed.dtb" disabled
+n=$(fdtget -l "$d/handed.dtb" /soc | grep -c '^trace-')
+expect_eq "trace-fw/fdt-room/sparse512/all_548_components_in_tree" "$d/console.log" 548 "$n" "trace component nodes in handed.dtb"
+expect_no_line "trace-fw/fdt-room/sparse512/none_left_offered" "$d/console.log" "TSBI-DONE" "could not be disabled"
+expect_no_line "trace-fw/fdt-room/sparse512/ctr_fixup_done" "$d/console.log" "TSBI-DONE" "device-tree fix-up failed"
+# CTR's fix-up ran on every cpu node, the disabled ones too (its room
+# counts them all): the first and the last.
+for c in 0 511; do
+  src=$(fdtget "$d/handed.dtb" /cpus/cpu@$c tsbi,ctr-source 2>&1)
+  check "trace-fw/fdt-room/sparse512/cpu${c}_ctr_source ($src)" test "$src" = "$([ $c = 0 ] && echo encoder || echo registers)"
+done
+wait "$tight_pid"
+fatal="tsbi: fatal: no room for the device-tree fix-ups"
+expect_line "trace-fw/fdt-room/tight/says_why" "$d/tight.log" "$fatal"
+expect_line "trace-fw/fdt-room/tight/names_the_room" "$d/tight.log" \
+  "tsbi: the device tree at 0x8fe00000 ([0-9]* bytes) needs [0-9]* bytes more for its fix-ups; [0-9]* are free after it, up to 0x"
+check "trace-fw/fdt-room/tight/stops (QEMU still running at 10 s: $(cat "$d/tight.rc" 2>/dev/null))" \
+  test "$(cat "$d/tight.rc" 2>/dev/null)" = 124
+expect_no_line "trace-fw/fdt-room/tight/no_payload_ran" "$d/tight.log" "$fatal" "TSBI-START"

@@ -3,6 +3,7 @@
 // in hw_models/qemu/README.md "Device-tree binding"), compiled by dtc from
 // tests/trace_fw/data, and the service on fakes of what was found.
 #include "rig.hpp"
+#include "../../firmware/core/dt.hpp"
 #include <libfdt.h>
 
 using namespace tfw;
@@ -464,6 +465,28 @@ TEST_CASE("topology: without room in the blob the components left offered are co
     unsigned failed;
     handed_on(s.blob, 0, failed);
     CHECK(failed == 4 + 1 + 1);
+}
+
+TEST_CASE("topology: the room the trace fix-up states (Topology::nodes) holds every disabled node") {
+    // Every component node, enabled or not, connected or not; status =
+    // "disabled" on each, in a packed blob opened with that room alone
+    // (trace/hooks.cpp fdt_room).
+    for (const char *name : {"edge.dtb", "eighteen_harts.dtb", "sparse_harts.dtb"}) {
+        Scanned s(name);
+        unsigned nodes = 0;
+        for (int node = fdt_node_offset_by_compatible(s.blob.data(), -1, "riscv,trace-component"); node >= 0;
+             node = fdt_node_offset_by_compatible(s.blob.data(), node, "riscv,trace-component"))
+            nodes++;
+        CHECK_MESSAGE(s.t.nodes == nodes, name);
+        Rig r(s.t);
+        REQUIRE(r.init());
+        std::vector<char> packed(s.blob);
+        REQUIRE(fdt_pack(packed.data()) == 0);
+        unsigned failed;
+        auto dt = handed_on(packed, fw::dt::kStatusNameBytes + fw::dt::kDisabledBytes * s.t.nodes, failed);
+        CHECK_MESSAGE(failed == 0, name);
+        CHECK(fdt_check_full(dt.data(), dt.size()) == 0);
+    }
 }
 
 TEST_CASE("topology: components owned by S-mode stay offered, the funnels passing through") {
