@@ -693,8 +693,15 @@ void cold_boot(unsigned long hartid, unsigned long fdt, const FwDynamicInfo *di)
     if (!err && !strc_offered)
         err = dt::fixup_withhold_extensions(blob, enables::kWithheldStrc,
                                             sizeof enables::kWithheldStrc / sizeof *enables::kWithheldStrc);
-    if (!err) subsystems::fdt_fixup(blob);
-    if (err) printf("tsbi: device-tree fix-up failed (%d)\n", err);
+    // A reservation or a disabled hart missing would offer S-mode memory or
+    // harts it cannot use, and the subsystems' fix-ups (the trace components
+    // M-mode keeps) would not run: with the room sized above only a tree
+    // libfdt refuses gets here.
+    if (err) {
+        printf("tsbi: device-tree fix-up failed (%d)\n", err);
+        fatal("the device tree would offer S-mode what PMP closes");
+    }
+    subsystems::fdt_fixup(blob);
     print_banner(served);
     if (left.count) report_left_out(left);
     if (pmp_entries_boot < 2)
