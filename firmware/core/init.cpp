@@ -13,6 +13,7 @@
 #include "platform.hpp"
 #include "drivers/drivers.hpp"
 #include "riscv/csr.hpp"
+#include "riscv/aia.hpp"
 #include <string.h>
 #include "riscv/csr_safe.hpp"
 #include "sbi/sbi.hpp"
@@ -62,6 +63,10 @@ struct FwDynamicInfo {
 };
 static_assert(FW_DYNAMIC_INFO_MAGIC == 0x4942534f && MIP_MSIP == 1 << csr::irq::MSI,
               "entry.S's constants (asm.h)");
+static_assert(MIP_MEIP == 1 << csr::irq::MEI && CSR_MISELECT == csr::miselect && CSR_MIREG == csr::mireg &&
+                  AIA_EIDELIVERY == aia::iselect::EIDELIVERY && AIA_EITHRESHOLD == aia::iselect::EITHRESHOLD &&
+                  AIA_EIE0 == aia::iselect::EIE0 && AIA_IPI_IDENTITY == aia::kIpiIdentity,
+              "entry.S's AIA constants (asm.h)");
 static_assert(offsetof(FwDynamicInfo, boot_hart) == 5 * sizeof(long), "entry.S reads boot_hart there");
 // fw_jump default: next stage 2 MiB (RV64) / 4 MiB (RV32) above the firmware.
 constexpr unsigned long kJumpOffset = sizeof(long) == 8 ? 0x200000 : 0x400000;
@@ -616,14 +621,22 @@ void cold_boot(unsigned long hartid, unsigned long fdt, const FwDynamicInfo *di)
     if (!have_memory) fatal("no /memory in the device tree");
     if (no_room) fatal(no_room);
     const unsigned n = n_boot_descs;
-    unsigned served = 0;
+    unsigned served = 0, unreachable = 0;
     const dt::HartDesc *descs = boot_descs;
+    // Without a device to interrupt another hart (no CLINT/ACLINT MSWI, no
+    // M-level IMSIC file) no other hart could ever be started: HSM offers
+    // none and the next stage's tree says they are disabled.
+    const bool can_start_others = platform::ipi_present();
     for (unsigned i = 0; i < n; i++) {
         // A hart without S-mode (no mmu-type, e.g. the FU540's E51 monitor
         // core) is never offered to S-mode: HSM reports it absent, and the
         // device tree the next stage gets says it is disabled.
         const unsigned x = hart_index(descs[i].hartid);
         if (!descs[i].smode || x == kNoHart) continue;
+        if (!can_start_others && descs[i].hartid != hartid) {
+            unreachable++;
+            continue;
+        }
         HartState &h = hart_at(x);
         mark_present(x);
         h.isa = descs[i].isa;
@@ -635,6 +648,9 @@ void cold_boot(unsigned long hartid, unsigned long fdt, const FwDynamicInfo *di)
         served++;
     }
     if (!served) fatal("no hart in the device tree can run S-mode");
+    if (unreachable)
+        printf("tsbi: no IPI device (CLINT, ACLINT MSWI or M-level IMSIC) in the device tree: "
+               "only hart %lu is served, %u other hart(s) could never be started\n", hartid, unreachable);
 
     // Without PMP the firmware boots, as OpenSBI does, unless the device
     // tree asks otherwise; the subsystems learn how many entries are left
@@ -663,6 +679,7 @@ void cold_boot(unsigned long hartid, unsigned long fdt, const FwDynamicInfo *di)
     if (!err && !strc_offered)
         err = dt::fixup_withhold_extensions(blob, enables::kWithheldStrc,
                                             sizeof enables::kWithheldStrc / sizeof *enables::kWithheldStrc);
+    if (!err) err = platform::fdt_fixup(blob);
     if (!err) subsystems::fdt_fixup(blob);
     if (err) printf("tsbi: device-tree fix-up failed (%d)\n", err);
     print_banner(served);
@@ -798,7 +815,7 @@ void hart_stop_and_wait() {
 
 namespace {
 [[noreturn]] void stopped_loop(HartState &h, unsigned long hartid) {
-    csr_write(csr::mie, 1ul << csr::irq::MSI);
+    csr_write(csr::mie, platform::ipi_irq_bit);
     // hart_stop leaves STOP_PENDING; a hart arriving from boot is already
     // STOPPED and may even be START_PENDING by now, which must not be undone.
     unsigned expected = HSM_STOP_PENDING;
@@ -806,7 +823,7 @@ namespace {
     // Look before sleeping: a start may have arrived before this hart got
     // here (its IPI is then pending, or already consumed).
     for (;;) {
-        if (csr_read(csr::mip) & (1ul << csr::irq::MSI)) process_ipis();
+        if (csr_read(csr::mip) & platform::ipi_irq_bit) process_ipis();
         if (h.start_ready.load(fw::memory_order_acquire)) break;
         asm volatile("wfi");
     }
@@ -863,7 +880,7 @@ extern "C" [[noreturn]] void fw_entry(unsigned long hartid, unsigned long fdt, u
     platform::hart_init(hartid);
     subsystems::hart_init();
     csr_write(csr::mip, 0);
-    csr_write(csr::mie, 1ul << csr::irq::MSI);
+    csr_write(csr::mie, platform::ipi_irq_bit);
 
     if (is_boot) {
         subsystems::smode_enter();
