@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
+# QEMU virt with the Advanced Interrupt Architecture, on the project QEMU 10
+# (firmware/drivers/aplic.cpp, imsic.cpp): -M virt,aia=aplic-imsic,aclint=on
+# has no MSWI and no CLINT (only an ACLINT MTIMER), so every M-mode IPI (HSM
+# start, SBI IPI, RFENCE) goes through the harts' M-level IMSIC files. The
+# SBI payloads on 4 harts; OpenSBI alongside as PEER lines (Debian's, as
+# run.py --fw opensbi); and Debian's Linux 6.12 on 2 harts: its APLIC
+# driver gets the sources the root domain delegates (its console's
+# interrupts: /init's output reaches the console), its IMSIC driver the
+# S-level files, the boot test's hotplug starts and stops harts through HSM,
+# and the device tree it got has M-mode's APLIC and IMSIC disabled and the
+# S-level ones okay.
+set -uo pipefail
+. "$(dirname "$0")/../lib.sh"
+if ! QEMU=$(scripts/qemu10.sh path); then
+  fail "aia: scripts/qemu10.sh path failed (project QEMU 10 not built)"; exit 1
+fi
+. tests/linux/lib.sh
+M=virt,aia=aplic-imsic,aclint=on
+CPU=smaia=true,ssaia=true
+
+build firmware payloads
+tests/payloads/run.py --qemu "$QEMU" --machine "$M" --cpu "$CPU" --smp 4 --timeout 60 \
+  --tag aia-imsic-smp4 base hsm ipi rfence
+[ $? -le 1 ] || fail "aia-imsic-smp4: payload runner failed"
+tests/payloads/run.py --qemu "$QEMU" --machine "$M" --cpu "$CPU" --smp 4 --timeout 60 --fw opensbi \
+  --tag aia-imsic-smp4 base hsm ipi rfence
+
+linux_prepare boot
+log=$LINUX_LOGS/aia-imsic-smp2.log n="linux aia-imsic smp2"
+linux_boot "$log" 90 2 "$FW_DYN" "tsbi.test=boot" -M "$M" -cpu "rv64,sscofpmf=true,$CPU"; rc=$?
+linux_check_ended "$n" "$log" "$rc"
+linux_boot_checks "$n" "$log" 2
+linux_check_grep "$n: the firmware delegated the root APLIC's sources" "$log" \
+  '^tsbi: APLIC interrupt-controller@c000000: MSI mode, 96 of 96 sources delegated to S-mode'
+linux_check_grep "$n: Linux's APLIC driver forwards them to the S-level IMSIC" "$log" \
+  'riscv-aplic d000000\.interrupt-controller: 96 interrupts forwarded to MSI'
+# QEMU virt: the M-level APLIC at 0xc000000 and IMSIC at 0x24000000, the
+# S-level ones at 0xd000000 and 0x28000000.
+linux_expect_result "$n: handed DT: M-level APLIC and IMSIC disabled, S-level okay" "$log" aia_nodes \
+  "24000000:disabled,28000000:okay,c000000:disabled,d000000:okay"
