@@ -11,7 +11,6 @@
 // closes it and the next stage's device tree says it is disabled.
 #include "drivers.hpp"
 #include "riscv/aia.hpp"
-#include "fw.hpp"
 #include <libfdt.h>
 
 namespace drivers {
@@ -22,6 +21,7 @@ using namespace aia::aplic_reg;
 constexpr unsigned kMaxBlocks = 4;
 AclintBlock blocks[kMaxBlocks];
 unsigned nblocks;
+AplicSummary summary; // the last root domain set up
 
 void wr(uint64_t base, uint32_t off, uint32_t v) {
     *reinterpret_cast<volatile uint32_t *>(static_cast<uintptr_t>(base + off)) = v;
@@ -123,7 +123,7 @@ void init_root(const void *fdt, int node, uint64_t base) {
             b = s;
         }
         if (child < 0 || static_cast<uint32_t>(child) > sourcecfg::CHILD_INDEX_MASK || a == 0 || b > n) {
-            fw::printf("tsbi: APLIC %s: delegation entry %d unusable, skipped\n", fdt_get_name(fdt, node, nullptr), t);
+            summary.skipped++;
             continue;
         }
         for (uint32_t s = a; s <= b; s++) wr(base, SOURCECFG + (s - 1) * 4, sourcecfg::D | static_cast<uint32_t>(child));
@@ -146,8 +146,10 @@ void init_root(const void *fdt, int node, uint64_t base) {
         }
     }
     wr(base, DOMAINCFG, domaincfg::IE | (msi ? domaincfg::DM : 0));
-    fw::printf("tsbi: APLIC %s: %s mode, %u of %u sources delegated to S-mode\n",
-               fdt_get_name(fdt, node, nullptr), msi ? "MSI" : "direct", delegated, n);
+    summary.name = fdt_get_name(fdt, node, nullptr);
+    summary.msi = msi;
+    summary.delegated = delegated;
+    summary.sources = n;
 }
 } // namespace
 
@@ -162,6 +164,11 @@ bool aplic_init_from_fdt(const void *fdt) {
         found = true;
     }
     return found;
+}
+
+bool aplic_summary(AplicSummary &out) {
+    out = summary;
+    return summary.name != nullptr;
 }
 
 unsigned aplic_blocks(AclintBlock *out, unsigned max) {

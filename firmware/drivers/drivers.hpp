@@ -74,6 +74,7 @@ bool imsic_geometry(const void *fdt, int node, ImsicGeometry &g);
 // hart has one. IPIs are identity 1 of the target's file.
 bool imsic_init_from_fdt(const void *fdt);
 bool imsic_ipi_present();
+unsigned imsic_ignored(); // IMSIC nodes whose geometry cannot be used
 bool imsic_hart_has_file(unsigned long hartid);
 bool imsic_m_geometry(ImsicGeometry &g); // the first M-level IMSIC's
 bool imsic_s_geometry(ImsicGeometry &g); // the first S-level IMSIC's
@@ -85,6 +86,12 @@ int imsic_fdt_fixup(void *fdt); // M-level IMSIC nodes: status = "disabled"
 // aplic.cpp: the root (M-level) APLIC domain: sources delegated to the
 // S-level child per riscv,delegation, MSI addresses set, domain enabled.
 bool aplic_init_from_fdt(const void *fdt);
+struct AplicSummary {
+    const char *name = nullptr; // node name; null: no root domain set up
+    bool msi;                   // MSI delivery mode (else direct)
+    unsigned delegated, sources, skipped; // skipped: unusable delegation entries
+};
+bool aplic_summary(AplicSummary &out); // the last root domain's, for the boot log
 unsigned aplic_blocks(AclintBlock *out, unsigned max);
 int aplic_fdt_fixup(void *fdt); // M-level APLIC nodes: status = "disabled"
 // Sets status = "disabled" on every node compatible with `compat` whose

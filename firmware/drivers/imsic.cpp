@@ -29,6 +29,7 @@ AclintBlock blocks[kMaxBlocks];
 unsigned nblocks;
 ImsicGeometry m_geometry, s_geometry;
 bool have_m, have_s;
+unsigned ignored; // nodes whose geometry cannot be used
 IntcMap intc_map; // filled by imsic_init_from_fdt
 
 uint32_t prop_u32(const void *fdt, int node, const char *name, uint32_t dflt) {
@@ -76,7 +77,7 @@ bool imsic_init_from_fdt(const void *fdt) {
         const unsigned level = node_level(fdt, node, nfiles);
         ImsicGeometry g;
         if (!imsic_geometry(fdt, node, g)) {
-            fw::printf("tsbi: IMSIC node %s: unusable geometry, ignored\n", fdt_get_name(fdt, node, nullptr));
+            ignored++;
             continue;
         }
         if (level == kIrqSupervisorExternal && !have_s) {
@@ -126,6 +127,7 @@ bool imsic_s_geometry(ImsicGeometry &g) {
 }
 
 bool imsic_ipi_present() { return any_file; }
+unsigned imsic_ignored() { return ignored; }
 
 bool imsic_hart_has_file(unsigned long hartid) {
     const unsigned i = fw::hart_index(hartid);
@@ -172,6 +174,10 @@ void imsic_ipi_clear(unsigned long) {
     csr_clear(csr::mireg, kIpiBit);
     csr_write(csr::miselect, saved);
 }
+#else
+// Host builds (tests/host, tests/boards) have no hart CSRs to program.
+void imsic_hart_init(unsigned long) {}
+void imsic_ipi_clear(unsigned long) {}
 #endif
 
 int imsic_fdt_fixup(void *fdt) { return fdt_disable_covered(fdt, "riscv,imsics", blocks, nblocks); }

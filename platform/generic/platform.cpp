@@ -50,6 +50,13 @@ bool cold_init(const void *fdt) {
     use_imsic = drivers::imsic_init_from_fdt(fdt) && !has(Q.ipi_send);
     if (use_imsic) ipi_irq_bit = 1u << csr::irq::MEI;
     drivers::aplic_init_from_fdt(fdt);
+    if (unsigned k = drivers::imsic_ignored())
+        fw::printf("tsbi: %u IMSIC node(s) with an unusable geometry ignored\n", k);
+    drivers::AplicSummary a;
+    if (drivers::aplic_summary(a))
+        fw::printf("tsbi: APLIC %s: %s mode, %u of %u sources delegated to S-mode%s\n", a.name,
+                   a.msi ? "MSI" : "direct", a.delegated, a.sources,
+                   a.skipped ? " (unusable delegation entries skipped)" : "");
     unsigned nblocks = drivers::aclint_blocks(mmode, kMaxMmode);
     nblocks += drivers::aplic_blocks(mmode + nblocks, kMaxMmode - nblocks);
     nblocks += drivers::imsic_blocks(mmode + nblocks, kMaxMmode - nblocks);
