@@ -78,7 +78,7 @@ unsigned imsic_ignored(); // IMSIC nodes whose geometry cannot be used
 bool imsic_hart_has_file(unsigned long hartid);
 bool imsic_m_geometry(ImsicGeometry &g); // the first M-level IMSIC's
 bool imsic_s_geometry(ImsicGeometry &g); // the first S-level IMSIC's
-void imsic_hart_init(unsigned long hartid); // on the hart: its file's delivery on
+bool imsic_hart_init(unsigned long hartid); // on the hart: its file's delivery on (false: no file)
 void imsic_ipi_send(unsigned long hartid);
 void imsic_ipi_clear(unsigned long hartid); // on the hart itself
 unsigned imsic_blocks(AclintBlock *out, unsigned max);

@@ -13,6 +13,7 @@
 #include <libfdt.h>
 #ifdef __riscv
 #include "riscv/csr.hpp"
+#include "riscv/csr_safe.hpp"
 #endif
 
 namespace drivers {
@@ -155,16 +156,22 @@ constexpr unsigned long kIpiBit = 1ul << (kIpiIdentity % (sizeof(long) * 8));
 
 // This hart's M-level file: interrupts above threshold 0 (none masked by
 // priority), delivery on, identity 1 enabled. A pending IPI stays pending.
-void imsic_hart_init(unsigned long hartid) {
-    if (!imsic_hart_has_file(hartid)) return;
-    const unsigned long saved = csr_read(csr::miselect);
-    csr_write(csr::miselect, iselect::EITHRESHOLD);
-    csr_write(csr::mireg, 0);
+// Trap-safe, as OpenSBI's imsic_local_irqchip_init checks mtopi first: a
+// hart without Smaia, or without the file the tree names, traps on the
+// access and is left alone. False then.
+bool imsic_hart_init(unsigned long hartid) {
+    static_assert(csr::safe_listed(csr::miselect, 2));
+    if (!imsic_hart_has_file(hartid)) return false;
+    const csr::SafeResult saved = csr::csr_read_safe_num(csr::miselect);
+    if (saved.trapped || csr::csr_write_safe_num(csr::miselect, iselect::EITHRESHOLD).trapped ||
+        csr::csr_write_safe_num(csr::mireg, 0).trapped)
+        return false;
     csr_write(csr::miselect, iselect::EIE0 + kIpiWord);
     csr_set(csr::mireg, kIpiBit);
     csr_write(csr::miselect, iselect::EIDELIVERY);
     csr_write(csr::mireg, eidelivery::ENABLED);
-    csr_write(csr::miselect, saved);
+    csr_write(csr::miselect, saved.value);
+    return true;
 }
 
 // Called on the hart itself (process_ipis): clears identity 1's pending bit.
@@ -176,7 +183,7 @@ void imsic_ipi_clear(unsigned long) {
 }
 #else
 // Host builds (tests/host, tests/boards) have no hart CSRs to program.
-void imsic_hart_init(unsigned long) {}
+bool imsic_hart_init(unsigned long) { return false; }
 void imsic_ipi_clear(unsigned long) {}
 #endif
 

@@ -73,7 +73,8 @@ bool cold_init(const void *fdt) {
 }
 
 void hart_init(unsigned long hartid) {
-    if (use_imsic) drivers::imsic_hart_init(hartid);
+    if (use_imsic && !drivers::imsic_hart_init(hartid))
+        fw::printf("tsbi: hart %lu: no M-level IMSIC file it can use: it receives no IPIs\n", hartid);
     vendor::hart_init(hartid);
     if constexpr (has(Q.hart_init)) Q.hart_init(hartid);
 }
