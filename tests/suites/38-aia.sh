@@ -39,6 +39,22 @@ else
   echo "PEER: aia-imsic-smp4-opensbi-1.6/fetch crash scripts/opensbi.sh path 1.6 failed"
 fi
 
+# No IPI device at all (the M-level IMSIC node without its
+# interrupts-extended, so no file is known): the boot says so and serves the
+# boot hart alone; the HSM payload then sees one hart, its others disabled.
+d=build/test-logs/aia; mkdir -p "$d"
+if "$QEMU" -M "$M,dumpdtb=$d/noipi.dtb" -cpu "rv64,$CPU" -smp 4 -bios none -nographic </dev/null >"$d/noipi-dtb.log" 2>&1 &&
+   fdtput -d "$d/noipi.dtb" /soc/interrupt-controller@24000000 interrupts-extended 2>>"$d/noipi-dtb.log"; then
+  timeout 60 "$QEMU" -M "$M" -cpu "rv64,$CPU" -smp 4 -nographic -dtb "$d/noipi.dtb" -bios build/fw/tsbi_dynamic.bin \
+    -kernel build/payloads/hsm.elf </dev/null >"$d/noipi.log" 2>&1
+  expect_line "aia-no-ipi-device/boot_says_so" "$d/noipi.log" \
+    '^tsbi: no IPI device (CLINT, ACLINT MSWI or M-level IMSIC) in the device tree: only hart 0 is served, 3 other hart(s) could never be started'
+  expect_line "aia-no-ipi-device/hsm_payload_sees_one_hart" "$d/noipi.log" '^TSBI-START payload=hsm hart=0 harts=1 '
+  expect_line "aia-no-ipi-device/hsm_payload_passes" "$d/noipi.log" '^TSBI-DONE passed=[1-9][0-9]* failed=0'
+else
+  fail "aia-no-ipi-device: dumping or editing QEMU's tree failed (log: $d/noipi-dtb.log)"
+fi
+
 linux_prepare boot
 log=$LINUX_LOGS/aia-imsic-smp2.log n="linux aia-imsic smp2"
 linux_boot "$log" 90 2 "$FW_DYN" "tsbi.test=boot" -M "$M" -cpu "rv64,sscofpmf=true,$CPU"; rc=$?
