@@ -25,6 +25,18 @@ int console_getc(); // -1 when no byte is waiting
 // M-mode software interrupts between harts.
 void ipi_send(unsigned long hartid);
 void ipi_clear(unsigned long hartid);
+// Whether cold_init found a device that interrupts another hart, and the
+// mip/mie bit an IPI raises: the machine software interrupt (CLINT, ACLINT
+// MSWI), or the machine external interrupt (an AIA IMSIC's M-level file).
+bool ipi_present();
+extern unsigned ipi_irq_bit;
+
+// Device-tree fix-ups for the next stage (M-mode's own interrupt controllers
+// marked disabled); a libfdt error or 0.
+int fdt_fixup(void *fdt);
+// The nodes fdt_fixup may mark disabled, at most: the room it needs
+// (core/README.md "Device-tree fix-ups: their room").
+unsigned fdt_fixup_nodes();
 
 // Machine timer (mtime/mtimecmp). Used when the hart lacks Sstc.
 uint64_t timer_value();

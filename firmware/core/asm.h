@@ -33,6 +33,15 @@
 #define SBI_ERR_NOT_SUPPORTED (-2)
 /* mie/mip.MSIP (csr::irq::MSI, checked in init.cpp). */
 #define MIP_MSIP (1 << 3)
+#define MIP_MEIP (1 << 11)
+/* Smaia's miselect/mireg and the IMSIC registers entry.S sets before a hart
+ * waits (riscv/aia.hpp, checked in init.cpp). */
+#define CSR_MISELECT 0x350
+#define CSR_MIREG 0x351
+#define AIA_EIDELIVERY 0x70
+#define AIA_EITHRESHOLD 0x72
+#define AIA_EIE0 0xC0
+#define AIA_IPI_IDENTITY 1
 /* fw_dynamic_info's magic, "OSBI" (OpenSBI's boot contract; init.cpp). */
 #define FW_DYNAMIC_INFO_MAGIC 0x4942534f
 /* fw::hartmap::kNoIndex: no hart at this ID in the hart-ID table. */

@@ -110,7 +110,28 @@ _start:
      * stopped_loop's process_ipis(), which cannot lose an HSM start sent
      * meanwhile. */
 .Lwait:
-    li      t0, MIP_MSIP
+    /* An AIA machine may send IPIs to the hart's M-level IMSIC file instead
+     * (platform::ipi_irq_bit): the wake-up then arrives as the machine
+     * external interrupt, so the file delivers identity 1 from here on, as
+     * OpenSBI's nascent_init does (AIA 3.8: eithreshold 0, eie bit 1,
+     * eidelivery 1). A hart without Smaia or without a file traps on the
+     * access, which expected_trap skips. */
+    la      t0, expected_trap
+    csrw    mtvec, t0
+    li      t0, AIA_EITHRESHOLD
+    csrw    CSR_MISELECT, t0
+    csrw    CSR_MIREG, zero
+    li      t0, AIA_EIE0
+    csrw    CSR_MISELECT, t0
+    li      t0, 1 << AIA_IPI_IDENTITY
+    csrs    CSR_MIREG, t0
+    li      t0, AIA_EIDELIVERY
+    csrw    CSR_MISELECT, t0
+    li      t0, 1
+    csrw    CSR_MIREG, t0
+    la      t0, trap_entry
+    csrw    mtvec, t0
+    li      t0, MIP_MSIP | MIP_MEIP
     csrw    mie, t0
 1:  lla     t0, fw_cold_boot_done
     REG_L   t1, 0(t0)

@@ -13,6 +13,7 @@
 #include "platform.hpp"
 #include "drivers/drivers.hpp"
 #include "riscv/csr.hpp"
+#include "riscv/aia.hpp"
 #include <string.h>
 #include "riscv/csr_safe.hpp"
 #include "sbi/sbi.hpp"
@@ -66,6 +67,10 @@ struct FwDynamicInfo {
 };
 static_assert(FW_DYNAMIC_INFO_MAGIC == 0x4942534f && MIP_MSIP == 1 << csr::irq::MSI,
               "entry.S's constants (asm.h)");
+static_assert(MIP_MEIP == 1 << csr::irq::MEI && CSR_MISELECT == csr::miselect && CSR_MIREG == csr::mireg &&
+                  AIA_EIDELIVERY == aia::iselect::EIDELIVERY && AIA_EITHRESHOLD == aia::iselect::EITHRESHOLD &&
+                  AIA_EIE0 == aia::iselect::EIE0 && AIA_IPI_IDENTITY == aia::kIpiIdentity,
+              "entry.S's AIA constants (asm.h)");
 static_assert(offsetof(FwDynamicInfo, boot_hart) == 5 * sizeof(long), "entry.S reads boot_hart there");
 // fw_jump default: next stage 2 MiB (RV64) / 4 MiB (RV32) above the firmware.
 constexpr unsigned long kJumpOffset = sizeof(long) == 8 ? 0x200000 : 0x400000;
@@ -637,14 +642,22 @@ void cold_boot(unsigned long hartid, unsigned long fdt, const FwDynamicInfo *di)
     if (!have_memory) fatal("no /memory in the device tree");
     if (no_room) fatal(no_room);
     const unsigned n = n_boot_descs;
-    unsigned served = 0;
+    unsigned served = 0, unreachable = 0;
     const dt::HartDesc *descs = boot_descs;
+    // Without a device to interrupt another hart (no CLINT/ACLINT MSWI, no
+    // M-level IMSIC file) no other hart could ever be started: HSM offers
+    // none and the next stage's tree says they are disabled.
+    const bool can_start_others = platform::ipi_present();
     for (unsigned i = 0; i < n; i++) {
         // A hart without S-mode (no mmu-type, e.g. the FU540's E51 monitor
         // core) is never offered to S-mode: HSM reports it absent, and the
         // device tree the next stage gets says it is disabled.
         const unsigned x = hart_index(descs[i].hartid);
         if (!descs[i].smode || x == kNoHart) continue;
+        if (!can_start_others && descs[i].hartid != hartid) {
+            unreachable++;
+            continue;
+        }
         HartState &h = hart_at(x);
         mark_present(x);
         h.isa = descs[i].isa;
@@ -656,6 +669,9 @@ void cold_boot(unsigned long hartid, unsigned long fdt, const FwDynamicInfo *di)
         served++;
     }
     if (!served) fatal("no hart in the device tree can run S-mode");
+    if (unreachable)
+        printf("tsbi: no IPI device (CLINT, ACLINT MSWI or M-level IMSIC) in the device tree: "
+               "only hart %lu is served, %u other hart(s) could never be started\n", hartid, unreachable);
 
     // Without PMP the firmware boots, as OpenSBI does, unless the device
     // tree asks otherwise; the subsystems learn how many entries are left
@@ -678,6 +694,7 @@ void cold_boot(unsigned long hartid, unsigned long fdt, const FwDynamicInfo *di)
     const bool disable_harts = left.count != 0 || served < n;
     uint64_t room = dt::kReserveBytes * (hart_region_start ? 2 : 1) + subsystems::fdt_room(blob);
     if (disable_harts) room += dt::kStatusNameBytes + dt::kDisabledBytes * (left.count + n - served);
+    if (const unsigned m = platform::fdt_fixup_nodes()) room += dt::kStatusNameBytes + dt::kDisabledBytes * m;
     check_fdt_room(blob, room);
     int err = dt::open_for_fixup(blob, static_cast<unsigned>(room));
     if (!err) err = dt::fixup_reserve(blob, region_start, region_end - region_start);
@@ -693,10 +710,11 @@ void cold_boot(unsigned long hartid, unsigned long fdt, const FwDynamicInfo *di)
     if (!err && !strc_offered)
         err = dt::fixup_withhold_extensions(blob, enables::kWithheldStrc,
                                             sizeof enables::kWithheldStrc / sizeof *enables::kWithheldStrc);
-    // A reservation or a disabled hart missing would offer S-mode memory or
-    // harts it cannot use, and the subsystems' fix-ups (the trace components
-    // M-mode keeps) would not run: with the room sized above only a tree
-    // libfdt refuses gets here.
+    // The platform's fix-ups (M-mode's own interrupt controllers disabled),
+    // then the subsystems'. A reservation or a disabled node missing would
+    // offer S-mode memory or devices it cannot use: with the room sized
+    // above only a tree libfdt refuses gets here.
+    if (!err) err = platform::fdt_fixup(blob);
     if (err) {
         printf("tsbi: device-tree fix-up failed (%d)\n", err);
         fatal("the device tree would offer S-mode what PMP closes");
@@ -835,7 +853,7 @@ void hart_stop_and_wait() {
 
 namespace {
 [[noreturn]] void stopped_loop(HartState &h, unsigned long hartid) {
-    csr_write(csr::mie, 1ul << csr::irq::MSI);
+    csr_write(csr::mie, platform::ipi_irq_bit);
     // hart_stop leaves STOP_PENDING; a hart arriving from boot is already
     // STOPPED and may even be START_PENDING by now, which must not be undone.
     unsigned expected = HSM_STOP_PENDING;
@@ -843,7 +861,7 @@ namespace {
     // Look before sleeping: a start may have arrived before this hart got
     // here (its IPI is then pending, or already consumed).
     for (;;) {
-        if (csr_read(csr::mip) & (1ul << csr::irq::MSI)) process_ipis();
+        if (csr_read(csr::mip) & platform::ipi_irq_bit) process_ipis();
         if (h.start_ready.load(fw::memory_order_acquire)) break;
         asm volatile("wfi");
     }
@@ -900,7 +918,7 @@ extern "C" [[noreturn]] void fw_entry(unsigned long hartid, unsigned long fdt, u
     platform::hart_init(hartid);
     subsystems::hart_init();
     csr_write(csr::mip, 0);
-    csr_write(csr::mie, 1ul << csr::irq::MSI);
+    csr_write(csr::mie, platform::ipi_irq_bit);
 
     if (is_boot) {
         subsystems::smode_enter();

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // Inter-hart work in M-mode: S-mode IPIs, remote fences and HSM wake-ups all
-// travel as a bit in the target's ipi_pending plus an M-mode software
-// interrupt. Remote fences need no lock: each sender publishes one request in
+// travel as a bit in the target's ipi_pending plus an M-level interrupt:
+// the machine software interrupt (CLINT, ACLINT MSWI), or on AIA machines
+// the machine external interrupt of the hart's IMSIC file
+// (platform::ipi_irq_bit). Remote fences need no lock: each sender publishes one request in
 // its own HartState, marks itself in each target's fence_from bitmap and waits
 // until every target has processed it, serving its own incoming requests
 // meanwhile (so two harts fencing each other cannot deadlock).

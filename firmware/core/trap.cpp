@@ -9,6 +9,7 @@
 #include "sbi/sbi.hpp"
 #include "sbi/services.hpp"
 #include "asm.h"
+#include "platform.hpp"
 
 #include <stddef.h>
 
@@ -133,6 +134,12 @@ extern "C" void trap_handler(TrapFrame *f) {
         switch (cause & ~csr::cause::interrupt_bit) {
         case csr::irq::MSI: process_ipis(); break;
         case csr::irq::MTI: process_timer(); break;
+        case csr::irq::MEI: // an AIA IMSIC file's IPI (platform::ipi_irq_bit)
+            if (platform::ipi_irq_bit == 1u << csr::irq::MEI) {
+                process_ipis();
+                break;
+            }
+            [[fallthrough]];
         default: {
             unsigned long code = cause & ~csr::cause::interrupt_bit;
             // A counter overflow is an SSE event while S-mode has it enabled,

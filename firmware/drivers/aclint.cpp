@@ -156,6 +156,12 @@ unsigned aclint_blocks(AclintBlock *out, unsigned max) {
     return n;
 }
 
+bool aclint_ipi_present() {
+    for (unsigned i = 0; i < fw::kMaxHarts; i++)
+        if (msip[i]) return true;
+    return false;
+}
+
 void aclint_ipi_send(unsigned long hartid) {
     const unsigned i = fw::hart_index(hartid);
     if (i < fw::kMaxHarts && msip[i]) *msip[i] = 1;

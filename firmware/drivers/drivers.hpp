@@ -41,6 +41,7 @@ void reboot();
 // ("thead,c900-clint", "thead,c900-aclint-mswi"/"-mtimer"): hart contexts
 // from interrupts-extended.
 bool aclint_init_from_fdt(const void *fdt);
+bool aclint_ipi_present(); // an MSWI or CLINT serves at least one hart
 void aclint_ipi_send(unsigned long hartid);
 void aclint_ipi_clear(unsigned long hartid);
 // mtime, or the time CSR where the timer has no mtime register (T-Head).
@@ -58,6 +59,48 @@ unsigned aclint_blocks(AclintBlock *out, unsigned max);
 // address space no other node of `fdt` claims (napot_cover.cpp). Returns the
 // new count; a region it cannot grow stays as it was.
 unsigned napot_cover(const void *fdt, AclintBlock *r, unsigned n, unsigned budget);
+
+// The AIA's interrupt controllers (AIA specification 1.0), their M-level
+// parts only: the S-level ones are S-mode's.
+// An IMSIC node's interrupt-file geometry (binding riscv,imsics.yaml,
+// defaults applied): reg[0]'s base and the index fields of a file address.
+struct ImsicGeometry {
+    uint64_t base;
+    uint32_t guest_bits, hart_bits, group_bits, group_shift;
+};
+bool imsic_geometry(const void *fdt, int node, ImsicGeometry &g);
+// imsic.cpp: the harts' M-level interrupt files ("riscv,imsics" nodes whose
+// interrupts-extended name the machine external interrupt); true when one
+// hart has one. IPIs are identity 1 of the target's file.
+bool imsic_init_from_fdt(const void *fdt);
+bool imsic_ipi_present();
+unsigned imsic_ignored(); // IMSIC nodes whose geometry cannot be used
+bool imsic_hart_has_file(unsigned long hartid);
+bool imsic_m_geometry(ImsicGeometry &g); // the first M-level IMSIC's
+bool imsic_s_geometry(ImsicGeometry &g); // the first S-level IMSIC's
+bool imsic_hart_init(unsigned long hartid); // on the hart: its file's delivery on (false: no file)
+void imsic_ipi_send(unsigned long hartid);
+void imsic_ipi_clear(unsigned long hartid); // on the hart itself
+unsigned imsic_blocks(AclintBlock *out, unsigned max);
+int imsic_fdt_fixup(void *fdt); // M-level IMSIC nodes: status = "disabled"
+unsigned imsic_fdt_nodes();        // at most that many (one per M-level block)
+// aplic.cpp: the root (M-level) APLIC domain: sources delegated to the
+// S-level child per riscv,delegation, MSI addresses set, domain enabled.
+bool aplic_init_from_fdt(const void *fdt);
+struct AplicSummary {
+    const char *name = nullptr; // node name; null: no root domain set up
+    bool msi;                   // MSI delivery mode (else direct)
+    unsigned delegated, sources, skipped; // skipped: unusable delegation entries
+};
+bool aplic_summary(AplicSummary &out); // the last root domain's, for the boot log
+unsigned aplic_blocks(AclintBlock *out, unsigned max);
+int aplic_fdt_fixup(void *fdt); // M-level APLIC nodes: status = "disabled"
+unsigned aplic_fdt_nodes();        // at most that many (one per M-level block)
+// Sets status = "disabled" on every node compatible with `compat` whose
+// first reg starts inside one of the `n` regions (fdt_helpers.cpp), as
+// OpenSBI's fdt_domain_based_fixup_one does for a device S-mode cannot
+// reach. Returns a libfdt error or 0.
+int fdt_disable_covered(void *fdt, const char *compat, const AclintBlock *own, unsigned n);
 
 // syscon-poweroff / syscon-reboot (regmap, offset, value, mask).
 bool syscon_reset_init_from_fdt(const void *fdt);

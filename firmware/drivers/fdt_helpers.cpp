@@ -246,3 +246,18 @@ long IntcMap::hartid(uint32_t phandle) {
 }
 
 } // namespace drivers
+
+namespace drivers {
+int fdt_disable_covered(void *fdt, const char *compat, const AclintBlock *own, unsigned n) {
+    for (int node = fdt_node_offset_by_compatible(fdt, -1, compat); node >= 0;
+         node = fdt_node_offset_by_compatible(fdt, node, compat)) {
+        uint64_t a, s;
+        if (!fdt_get_reg(fdt, node, 0, a, s)) continue;
+        bool mine = false;
+        for (unsigned i = 0; i < n && !mine; i++) mine = a >= own[i].base && a - own[i].base < own[i].size;
+        if (!mine) continue;
+        if (int err = fdt_setprop_string(fdt, node, "status", "disabled")) return err;
+    }
+    return 0;
+}
+} // namespace drivers

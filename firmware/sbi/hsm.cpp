@@ -3,6 +3,7 @@
 #include "ecall_list.hpp"
 #include "subsystems.hpp"
 #include "riscv/csr.hpp"
+#include "platform.hpp"
 #include "services.hpp"
 
 namespace fw {
@@ -43,7 +44,7 @@ void wait_for_wakeup() {
     for (;;) {
         unsigned long pending = csr_read(csr::mip) & csr_read(csr::mie);
         if (pending & kWakeMask) return;
-        if (pending & (1ul << csr::irq::MSI)) {
+        if (pending & platform::ipi_irq_bit) {
             process_ipis();
             continue;
         }

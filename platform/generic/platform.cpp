@@ -9,6 +9,7 @@
 #include "drivers/drivers.hpp"
 #include "fw.hpp"
 #include "generic/vendor.hpp"
+#include "riscv/csr.hpp"
 #include <quirks.hpp>
 
 namespace platform {
@@ -23,13 +24,16 @@ static_assert(has(Q.timer_value) == has(Q.timer_set), "a timer quirk gives value
 static_assert(has(Q.system_reset_supported) == has(Q.system_reset), "a reset quirk gives both functions");
 
 namespace {
-// The CLINT/ACLINT blocks as PMP NAPOT regions, in at most half of the
-// entries setup_pmp has for MMIO (firmware/core/init.cpp: 6), so trace and
-// quirk regions keep theirs.
+// The CLINT/ACLINT blocks and the M-level APLIC and IMSIC as PMP NAPOT
+// regions, in at most half of the entries setup_pmp has for MMIO
+// (firmware/core/init.cpp: 6), so trace and quirk regions keep theirs.
 constexpr unsigned kAclintPmpEntries = 3, kMaxMmode = 24;
 drivers::AclintBlock mmode[kMaxMmode];
 unsigned n_mmode;
+bool use_imsic; // IPIs through the M-level IMSIC files
 } // namespace
+
+unsigned ipi_irq_bit = 1u << csr::irq::MSI;
 
 bool cold_init(const void *fdt) {
     // One walk of the tree for the drivers' look-ups (drivers.hpp, "device
@@ -38,7 +42,25 @@ bool cold_init(const void *fdt) {
     drivers::console_init_from_fdt(fdt);
     drivers::reset_init_from_fdt(fdt);
     bool clint = drivers::aclint_init_from_fdt(fdt);
-    n_mmode = drivers::napot_cover(fdt, mmode, drivers::aclint_blocks(mmode, kMaxMmode), kAclintPmpEntries);
+    // IPIs through the harts' M-level IMSIC files where there are some, as
+    // OpenSBI does (its IMSIC, set up before the IPI drivers, becomes the
+    // IPI device first: lib/sbi/sbi_init.c, sbi_ipi_set_device), else the
+    // CLINT/ACLINT MSWI. The root APLIC domain after the IMSIC: its MSI
+    // addresses are the IMSICs'.
+    use_imsic = drivers::imsic_init_from_fdt(fdt) && !has(Q.ipi_send);
+    if (use_imsic) ipi_irq_bit = 1u << csr::irq::MEI;
+    drivers::aplic_init_from_fdt(fdt);
+    if (unsigned k = drivers::imsic_ignored())
+        fw::printf("tsbi: %u IMSIC node(s) with an unusable geometry ignored\n", k);
+    drivers::AplicSummary a;
+    if (drivers::aplic_summary(a))
+        fw::printf("tsbi: APLIC %s: %s mode, %u of %u sources delegated to S-mode%s\n", a.name,
+                   a.msi ? "MSI" : "direct", a.delegated, a.sources,
+                   a.skipped ? " (unusable delegation entries skipped)" : "");
+    unsigned nblocks = drivers::aclint_blocks(mmode, kMaxMmode);
+    nblocks += drivers::aplic_blocks(mmode + nblocks, kMaxMmode - nblocks);
+    nblocks += drivers::imsic_blocks(mmode + nblocks, kMaxMmode - nblocks);
+    n_mmode = drivers::napot_cover(fdt, mmode, nblocks, kAclintPmpEntries);
     if (!vendor::cold_init(fdt)) return false;
     // The run-time quirks chosen, for whoever reads the boot log.
     const char *q[8];
@@ -51,6 +73,8 @@ bool cold_init(const void *fdt) {
 }
 
 void hart_init(unsigned long hartid) {
+    if (use_imsic && !drivers::imsic_hart_init(hartid))
+        fw::printf("tsbi: hart %lu: no M-level IMSIC file it can use: it receives no IPIs\n", hartid);
     vendor::hart_init(hartid);
     if constexpr (has(Q.hart_init)) Q.hart_init(hartid);
 }
@@ -70,11 +94,24 @@ int console_getc() {
 
 void ipi_send(unsigned long hartid) {
     if constexpr (has(Q.ipi_send)) Q.ipi_send(hartid);
+    else if (use_imsic) drivers::imsic_ipi_send(hartid);
     else drivers::aclint_ipi_send(hartid);
 }
 void ipi_clear(unsigned long hartid) {
     if constexpr (has(Q.ipi_clear)) Q.ipi_clear(hartid);
+    else if (use_imsic) drivers::imsic_ipi_clear(hartid);
     else drivers::aclint_ipi_clear(hartid);
+}
+bool ipi_present() {
+    if constexpr (has(Q.ipi_send)) return true;
+    return use_imsic || drivers::aclint_ipi_present();
+}
+
+unsigned fdt_fixup_nodes() { return drivers::aplic_fdt_nodes() + drivers::imsic_fdt_nodes(); }
+
+int fdt_fixup(void *fdt) {
+    int err = drivers::aplic_fdt_fixup(fdt);
+    return err ? err : drivers::imsic_fdt_fixup(fdt);
 }
 
 uint64_t timer_value() {

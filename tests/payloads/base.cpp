@@ -221,6 +221,14 @@ void firmware_protected() {
     expect_eq(catch_exception(fetch, p, &tval), 1 /* instruction access fault */,
               "fw_region/fetch_faults");
     expect_alive("fw_region");
+    // The M-level AIA controllers (the APLIC root domain, the M-level IMSIC
+    // files) are M-mode's: the firmware disables their nodes and PMP closes
+    // them, as OpenSBI does. Only loads are tried.
+    for (unsigned i = 0; i < platform().n_aia_disabled; i++) {
+        char name[48];
+        snprintf(name, sizeof name, "aia/disabled_%lx_load_faults", platform().aia_disabled[i]);
+        expect_eq(catch_exception(load, reinterpret_cast<void *>(platform().aia_disabled[i]), &tval), 5, name);
+    }
     // The CLINT holds M-mode state (MSIP, mtimecmp): S-mode writing it could
     // raise M-mode interrupts or move M-mode's timer. Only loads are tried.
     if (!platform().clint_base) {

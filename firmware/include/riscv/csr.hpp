@@ -37,6 +37,10 @@ constexpr unsigned mstatus = 0x300, misa = 0x301, medeleg = 0x302, mideleg = 0x3
                    mhpmcounter3 = 0xB03, cycle = 0xC00, time = 0xC01, instret = 0xC02,
                    hpmcounter3 = 0xC03, timeh = 0xC81, mhpmevent3h = 0x723, mcycleh = 0xB80,
                    minstreth = 0xB82, mhpmcounter3h = 0xB83;
+// Smaia (AIA specification 1.0, chapter 2 "CSRs", table of machine-level
+// CSRs): the indirect window onto the M-level IMSIC interrupt file and its
+// top external interrupt.
+constexpr unsigned miselect = 0x350, mireg = 0x351, mtopei = 0x35C, mtopi = 0xFB0;
 
 // T-Head C9xx (C906, C910, C920) PMU overflow CSRs, used where the core has
 // no Sscofpmf (OpenSBI's platform/generic/include/thead/c9xx_encoding.h, the

@@ -3,7 +3,7 @@
 // csr::csr_read_safe_num / csr_write_safe_num (csr.hpp). A CSR number is an
 // immediate in the instruction, so firmware/core/csr_safe.cpp assembles, at
 // build time, one "csrr a0, N; ret" and one "csrw N, a1; ret" per number
-// listed here (8 bytes each, 118 numbers: 1,888 bytes). Nothing is written
+// listed here (8 bytes each, 120 numbers: 1,920 bytes). Nothing is written
 // into code at run time: a per-hart stub rewritten at run time could run
 // stale on QEMU's multi-threaded TCG (firmware/core/README.md, "Trap-safe
 // CSR access").
@@ -39,6 +39,7 @@ namespace csr {
     X(0x61C, 4, hstateen0h, "hstateen0h-3h (RV32)")                                            \
     X(0x346, 1, mstrcctl, "mstrcctl (Smstrcn, self-hosted trace draft)")                       \
     X(0x747, 1, mseccfg, "mseccfg")                                                            \
+    X(0x350, 2, miselect, "miselect, mireg (Smaia/Smcsrind: a hart's M-level IMSIC file)")      \
     X(0x7CA, 1, thead::mcounterinten, "T-Head C9xx mcounterinten")                              \
     X(0xDA0, 1, scountovf, "scountovf (Sscofpmf)")
 

@@ -18,6 +18,16 @@ mkfifo /tmp/never
 read -r t0 _ </proc/uptime; read -r -t 1 _ <>/tmp/never; read -r t1 _ </proc/uptime
 echo "TSBI-RESULT sleep1=$(awk "BEGIN { d = $t1 - $t0; print (d >= 0.9 && d < 10) ? \"ok\" : \"bad(\" d \"s)\" }") sleep1_s=$(awk "BEGIN { print $t1 - $t0 }")"
 
+# AIA: the status of each APLIC and IMSIC node the firmware handed on, as
+# unit-address:status (tests/suites/38-aia.sh: M-mode's own are disabled).
+aia=
+for d in /proc/device-tree/soc/*@*; do
+  case $(tr '\0' ' ' <"$d/compatible" 2>/dev/null) in *riscv,aplic*|*riscv,imsics*) ;; *) continue ;; esac
+  st=okay; [ -e "$d/status" ] && st=$(tr -d '\0' <"$d/status")
+  aia="$aia${aia:+,}${d##*@}:$st"
+done
+[ -n "$aia" ] && echo "TSBI-RESULT aia_nodes=$aia"
+
 # Every CPU runs a task (IPIs and scheduling reach each hart).
 ran=0
 c=0

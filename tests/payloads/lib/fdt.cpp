@@ -79,6 +79,8 @@ void parse_fdt(unsigned long fdt, unsigned long boot_hartid) {
     Platform::Region resv{};
     const uint8_t *node_reg[16] = {};
     bool node_clint[16] = {};
+    // AIA controllers (riscv,aplic, riscv,imsics) the tree says are disabled.
+    bool node_aia[16] = {}, node_off[16] = {};
     bool resv_has_reg = false;
     Cpu cpu;
     const char *boot_isa = nullptr;
@@ -96,6 +98,7 @@ void parse_fdt(unsigned long fdt, unsigned long boot_hartid) {
             if (depth < 16) {
                 node_reg[depth] = nullptr;
                 node_clint[depth] = false;
+                node_aia[depth] = node_off[depth] = false;
             }
             if (depth == 2) {
                 in_cpus = strcmp(name, "cpus") == 0;
@@ -112,6 +115,8 @@ void parse_fdt(unsigned long fdt, unsigned long boot_hartid) {
         } else if (tok == FDT_END_NODE) {
             if (depth < 16 && node_clint[depth] && node_reg[depth] && !plat.clint_base)
                 plat.clint_base = cells(node_reg[depth], 2);
+            if (depth < 16 && node_aia[depth] && node_off[depth] && node_reg[depth] && plat.n_aia_disabled < 4)
+                plat.aia_disabled[plat.n_aia_disabled++] = cells(node_reg[depth], 2);
             if (depth == 3 && in_cpus && cpu.is_cpu && !cpu.disabled && cpu.reg < PL_MAX_HARTID &&
                 plat.nharts < kMaxHarts) {
                 plat.hartids[plat.nharts++] = cpu.reg;
@@ -138,7 +143,12 @@ void parse_fdt(unsigned long fdt, unsigned long boot_hartid) {
                 // A list of NUL-terminated strings.
                 for (uint32_t off = 0; off < len; off += strlen((const char *)val + off) + 1)
                     if (!strcmp((const char *)val + off, "riscv,clint0")) node_clint[depth] = true;
+                    else if (!strcmp((const char *)val + off, "riscv,aplic") ||
+                             !strcmp((const char *)val + off, "riscv,imsics"))
+                        node_aia[depth] = true;
             }
+            if (depth < 16 && !strcmp(pname, "status"))
+                node_off[depth] = !strcmp(reinterpret_cast<const char *>(val), "disabled");
             if (depth == 1) {
                 if (!strcmp(pname, "#address-cells")) root_ac = be32(val);
                 if (!strcmp(pname, "#size-cells")) root_sc = be32(val);

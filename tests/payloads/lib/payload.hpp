@@ -329,6 +329,11 @@ struct Platform {
     // ACLINT/CLINT (compatible "riscv,clint0"): M-mode software interrupt and
     // timer registers, 0 if absent. Assumes #address-cells = 2 above it.
     unsigned long clint_base;
+    // AIA controllers ("riscv,aplic", "riscv,imsics") whose node says
+    // status = "disabled": the firmware's M-level ones. Their first reg base
+    // (#address-cells = 2 above them assumed), at most 4.
+    unsigned n_aia_disabled;
+    unsigned long aia_disabled[4];
     // /chosen/bootargs (QEMU -append), empty if absent.
     char bootargs[320];
 };
