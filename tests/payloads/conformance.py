@@ -43,8 +43,9 @@ CLAUSES = os.path.join(HERE, "conformance", "clauses.txt")
 SPEC_ERRORS = os.path.join(HERE, "conformance", "spec-errors.txt")
 # Payloads that are not conformance checks: the fuzzer checks this
 # firmware's documented choices, bench measures, trace is tsbi's own
-# extension, stall tests the runner (it hangs on purpose).
-EXCLUDE = {"fuzz", "bench", "trace", "trace_bench", "stall"}
+# extension, stall tests the runner (it hangs on purpose), dtdump writes the
+# tree it was handed to the host by semihosting (suite 52).
+EXCLUDE = {"fuzz", "bench", "trace", "trace_bench", "stall", "dtdump"}
 NO_CLAUSE = "(no clause)"
 # Extra runs that reach error cases the default machine cannot: RFENCE's
 # hfence functions answer NOT_SUPPORTED on harts without H. (tag suffix,
