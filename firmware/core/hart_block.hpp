@@ -40,5 +40,7 @@ inline HartBlock &this_block() {
 inline HartState &this_hart() { return this_block().core; }
 
 inline bool hart_has(unsigned long hartid, Ext e) { return (hart_state(hartid).isa >> e) & 1; }
+// The calling hart's: no hart-ID look-up with its bound check (this_index()).
+inline bool this_has(Ext e) { return (this_hart().isa >> e) & 1; }
 
 } // namespace fw

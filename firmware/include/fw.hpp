@@ -26,9 +26,12 @@ inline unsigned hart_count() { return fw_hart_map.n; }
 inline unsigned hart_index(unsigned long hartid) { return hartmap::index_of(fw_hart_map, hartid); }
 
 #ifdef __riscv
+// Not volatile: mhartid never changes, so the compiler may merge the reads
+// of one function (the SBI fast paths look the calling hart up several
+// times: its PMU counters, its HartBlock, the platform's timer).
 inline unsigned long current_hartid() {
     unsigned long v;
-    asm volatile("csrr %0, mhartid" : "=r"(v));
+    asm("csrr %0, mhartid" : "=r"(v));
     return v;
 }
 // The calling hart's index: it runs the firmware, so it has one (no bound

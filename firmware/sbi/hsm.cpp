@@ -88,8 +88,12 @@ SbiRet hart_suspend(uint32_t type, unsigned long resume_addr, unsigned long opaq
 SbiRet handle(unsigned long a0, unsigned long a1, unsigned long a2, unsigned long, unsigned long,
               unsigned long, unsigned long fid) {
     if (fid != HART_GET_STATUS) return handle_start_stop(a0, a1, a2, fid);
-    if (!hart_valid(a0)) return err(Error::InvalidParam);
-    return ok(hart_state(a0).hsm_state.load(fw::memory_order_acquire));
+    // One return value built on both paths: with two returns GCC passes the
+    // SbiRet through the stack.
+    const unsigned index = hart_index(a0);
+    SbiRet r = err(Error::InvalidParam);
+    if (index_valid(index)) r = ok(hart_at(index).hsm_state.load(fw::memory_order_acquire));
+    return r;
 }
 } // namespace
 

@@ -10,8 +10,7 @@ namespace sbi {
 
 void set_timer(uint64_t deadline) {
     fw::subsystems::fw_event(fw::FwEvent::set_timer);
-    unsigned long hartid = fw::current_hartid();
-    if (fw::hart_has(hartid, fw::EXT_SSTC)) {
+    if (fw::this_has(fw::EXT_SSTC)) {
         // With Sstc (menvcfg.STCE=1) STIP follows stimecmp directly.
 #if __riscv_xlen == 32
         csr_write(0x15D /* stimecmph */, static_cast<unsigned long>(deadline >> 32));
@@ -19,7 +18,7 @@ void set_timer(uint64_t deadline) {
         csr_write(csr::stimecmp, static_cast<unsigned long>(deadline));
         return;
     }
-    platform::timer_set(hartid, deadline);
+    platform::timer_set(fw::current_hartid(), deadline);
     csr_clear(csr::mip, 1ul << csr::irq::STI);
     csr_set(csr::mie, 1ul << csr::irq::MTI);
 }
