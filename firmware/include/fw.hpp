@@ -35,11 +35,13 @@ inline unsigned long current_hartid() {
     return v;
 }
 // The calling hart's index: it runs the firmware, so it has one (no bound
-// check on the fast paths: one load and a branch in contiguous mode).
-inline unsigned this_index() {
+// check on the fast paths: one load and a branch in contiguous mode). An
+// unsigned long, below kMaxHarts: on RV64 an unsigned would cost a
+// zero-extension at every use as an array index.
+inline unsigned long this_index() {
     const unsigned long id = current_hartid();
     const uint16_t *t = fw_hart_map.table;
-    return t ? t[id] : static_cast<unsigned>(id);
+    return t ? t[id] : id;
 }
 #endif
 
