@@ -41,6 +41,7 @@ inline HartState &this_hart() { return this_block().core; }
 
 inline bool hart_has(unsigned long hartid, Ext e) { return (hart_state(hartid).isa >> e) & 1; }
 // The calling hart's: no hart-ID look-up with its bound check (this_index()).
-inline bool this_has(Ext e) { return (this_hart().isa >> e) & 1; }
+// A mask test, not a shift: one instruction less on the set_timer path.
+inline bool this_has(Ext e) { return (this_hart().isa & (uint64_t(1) << e)) != 0; }
 
 } // namespace fw

@@ -23,7 +23,7 @@ static_assert(kMaxHarts < kNoHart && kHartIdLimit <= 0x10000, "indices and IDs f
 extern "C" hartmap::Map fw_hart_map;
 inline unsigned hart_count() { return fw_hart_map.n; }
 // Index of hart `hartid`, or kNoHart when the firmware does not serve it.
-inline unsigned hart_index(unsigned long hartid) { return hartmap::index_of(fw_hart_map, hartid); }
+inline unsigned long hart_index(unsigned long hartid) { return hartmap::index_of(fw_hart_map, hartid); }
 
 #ifdef __riscv
 // Not volatile: mhartid never changes, so the compiler may merge the reads
@@ -41,7 +41,7 @@ inline unsigned long current_hartid() {
 inline unsigned long this_index() {
     const unsigned long id = current_hartid();
     const uint16_t *t = fw_hart_map.table;
-    return t ? t[id] : id;
+    return __builtin_expect(t != nullptr, 0) ? t[id] : id; // contiguous falls through
 }
 #endif
 

@@ -66,7 +66,7 @@ SbiRet handle(unsigned long mask, unsigned long base, unsigned long start, unsig
     const fw::HartState &h = fw::this_hart();
     bool hyp = fid >= REMOTE_HFENCE_GVMA_VMID;
     // Hypervisor fences need the H extension on the calling hart.
-    if (hyp && !((h.isa >> fw::EXT_H) & 1)) return err(Error::NotSupported);
+    if (hyp && !fw::this_has(fw::EXT_H)) return err(Error::NotSupported);
     // The calling hart alone (hartmask.hpp): no bitmap to build and walk,
     // t stays null. `present` is the calling hart's bit of hart_valid_bits.
     HartBitmap bitmap;
