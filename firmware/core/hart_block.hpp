@@ -25,8 +25,9 @@ static_assert(sizeof(HartBlock) == kHartBlockSize, "the members outgrew the bloc
 
 extern HartBlock *blocks; // hart_count() of them; null before the carve
 
-inline HartBlock &block_at(unsigned index) { return blocks[index]; }
-inline HartState &hart_at(unsigned index) { return blocks[index].core; }
+// unsigned long: an unsigned index costs RV64 a zero-extension per use.
+inline HartBlock &block_at(unsigned long index) { return blocks[index]; }
+inline HartState &hart_at(unsigned long index) { return blocks[index].core; }
 inline HartBlock &block_of(unsigned long hartid) { return blocks[hart_index(hartid)]; }
 inline HartState &hart_state(unsigned long hartid) { return blocks[hart_index(hartid)].core; }
 

@@ -90,10 +90,13 @@ SbiRet handle(unsigned long a0, unsigned long a1, unsigned long a2, unsigned lon
     if (fid != HART_GET_STATUS) return handle_start_stop(a0, a1, a2, fid);
     // One return value built on both paths: with two returns GCC passes the
     // SbiRet through the stack. A hart with an index has a block, whose
-    // `present` is its bit of hart_valid_bits (hart_valid).
+    // `present` is its bit of hart_valid_bits (hart_valid). hart_index()
+    // is below kMaxHarts or kNoHart, which is above it: one compare with a
+    // small constant.
+    static_assert(kNoHart > kMaxHarts);
     const unsigned long index = hart_index(a0);
     SbiRet r = err(Error::InvalidParam);
-    if (index != kNoHart && hart_at(index).present)
+    if (index < kMaxHarts && hart_at(index).present)
         r = ok(hart_at(index).hsm_state.load(fw::memory_order_acquire));
     return r;
 }
