@@ -30,6 +30,19 @@ inline HartBlock &block_at(unsigned long index) { return blocks[index]; }
 inline HartState &hart_at(unsigned long index) { return blocks[index].core; }
 inline HartBlock &block_of(unsigned long hartid) { return blocks[hart_index(hartid)]; }
 inline HartState &hart_state(unsigned long hartid) { return blocks[hart_index(hartid)].core; }
+// hart_index() for a hot path: false when the firmware does not serve
+// hart `hartid`, else its index in `index`. In contiguous mode (index = ID,
+// below id_limit = n) no compare against kNoHart, which only the table
+// holds; and no pointer for the caller to test for null.
+inline bool served_index(unsigned long hartid, unsigned long &index) {
+    if (hartid >= fw_hart_map.id_limit) return false;
+    if (const uint16_t *t = fw_hart_map.table; __builtin_expect(t != nullptr, 0)) {
+        hartid = t[hartid];
+        if (hartid == kNoHart) return false;
+    }
+    index = hartid;
+    return true;
+}
 
 inline HartBlock &this_block() {
 #ifdef __riscv

@@ -88,17 +88,16 @@ SbiRet hart_suspend(uint32_t type, unsigned long resume_addr, unsigned long opaq
 SbiRet handle(unsigned long a0, unsigned long a1, unsigned long a2, unsigned long, unsigned long,
               unsigned long, unsigned long fid) {
     if (fid != HART_GET_STATUS) return handle_start_stop(a0, a1, a2, fid);
-    // One return value built on both paths: with two returns GCC passes the
-    // SbiRet through the stack. A hart with an index has a block, whose
-    // `present` is its bit of hart_valid_bits (hart_valid). hart_index()
-    // is below kMaxHarts or kNoHart, which is above it: one compare with a
-    // small constant.
-    static_assert(kNoHart > kMaxHarts);
-    const unsigned long index = hart_index(a0);
-    SbiRet r = err(Error::InvalidParam);
-    if (index < kMaxHarts && hart_at(index).present)
-        r = ok(hart_at(index).hsm_state.load(fw::memory_order_acquire));
-    return r;
+    // The result's two words are built apart: with an SbiRet per path GCC
+    // passes them through a stack frame.
+    long error = static_cast<long>(Error::InvalidParam);
+    unsigned long state = 0;
+    unsigned long index;
+    if (served_index(a0, index) && hart_at(index).present) { // present: hart_valid
+        error = 0;
+        state = hart_at(index).hsm_state.load(fw::memory_order_acquire);
+    }
+    return {error, state};
 }
 } // namespace
 
