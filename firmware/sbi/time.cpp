@@ -9,8 +9,9 @@
 namespace sbi {
 
 void set_timer(uint64_t deadline) {
+    const bool sstc = fw::this_has(fw::EXT_SSTC);
     fw::subsystems::fw_event(fw::FwEvent::set_timer);
-    if (fw::this_has(fw::EXT_SSTC)) {
+    if (sstc) {
         // With Sstc (menvcfg.STCE=1) STIP follows stimecmp directly.
 #if __riscv_xlen == 32
         csr_write(0x15D /* stimecmph */, static_cast<unsigned long>(deadline >> 32));
