@@ -102,9 +102,11 @@ inline Error hartmask_to_set(W mask, W base, const fw::hartmap::Map &map, const 
 // hart offered to S-mode (INVALID_PARAM otherwise, as hartmask_to_set).
 template <typename W> constexpr bool mask_is_only(W mask, W base, W self) {
     constexpr W bits = sizeof(W) * 8;
-    // self - base wraps to a huge value when base > self; base == -1 means
-    // every hart, whatever the mask.
-    return base != static_cast<W>(~W(0)) && self - base < bits && mask == W(1) << (self - base);
+    // base > self: bit i names base + i, which reaches self only past
+    // 2^XLEN (INVALID_PARAM: no wrap-around). base == -1: every hart,
+    // whatever the mask.
+    return base != static_cast<W>(~W(0)) && base <= self && self - base < bits &&
+           mask == W(1) << (self - base);
 }
 
 // hartmask_to_set into a whole bitmap of dense indices: its first `words`
