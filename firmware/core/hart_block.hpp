@@ -25,10 +25,24 @@ static_assert(sizeof(HartBlock) == kHartBlockSize, "the members outgrew the bloc
 
 extern HartBlock *blocks; // hart_count() of them; null before the carve
 
-inline HartBlock &block_at(unsigned index) { return blocks[index]; }
-inline HartState &hart_at(unsigned index) { return blocks[index].core; }
+// unsigned long: an unsigned index costs RV64 a zero-extension per use.
+inline HartBlock &block_at(unsigned long index) { return blocks[index]; }
+inline HartState &hart_at(unsigned long index) { return blocks[index].core; }
 inline HartBlock &block_of(unsigned long hartid) { return blocks[hart_index(hartid)]; }
 inline HartState &hart_state(unsigned long hartid) { return blocks[hart_index(hartid)].core; }
+// hart_index() for a hot path: false when the firmware does not serve
+// hart `hartid`, else its index in `index`. In contiguous mode (index = ID,
+// below id_limit = n) no compare against kNoHart, which only the table
+// holds; and no pointer for the caller to test for null.
+inline bool served_index(unsigned long hartid, unsigned long &index) {
+    if (hartid >= fw_hart_map.id_limit) return false;
+    if (const uint16_t *t = fw_hart_map.table; __builtin_expect(t != nullptr, 0)) {
+        hartid = t[hartid];
+        if (hartid == kNoHart) return false;
+    }
+    index = hartid;
+    return true;
+}
 
 inline HartBlock &this_block() {
 #ifdef __riscv
@@ -40,5 +54,9 @@ inline HartBlock &this_block() {
 inline HartState &this_hart() { return this_block().core; }
 
 inline bool hart_has(unsigned long hartid, Ext e) { return (hart_state(hartid).isa >> e) & 1; }
+// The calling hart's: no hart-ID look-up with its bound check (this_index()).
+// The bit moved to the sign: a shift and a branch on the sign, where
+// (isa >> e) & 1 costs a shift, an AND and a branch (the set_timer path).
+inline bool this_has(Ext e) { return static_cast<int64_t>(this_hart().isa << (63 - e)) < 0; }
 
 } // namespace fw

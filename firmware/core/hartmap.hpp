@@ -22,9 +22,12 @@ struct Map {
     unsigned n;             // dense indices 0..n-1
 };
 
-inline unsigned index_of(const Map &m, unsigned long hartid) {
+// An unsigned long (below kMaxHarts, or kNoIndex): as an unsigned it would
+// cost RV64 a sign- and a zero-extension per use as an array index. Table
+// mode is the rare one (sparse IDs), so contiguous mode falls through.
+inline unsigned long index_of(const Map &m, unsigned long hartid) {
     if (hartid >= m.id_limit) return kNoIndex;
-    return m.table ? m.table[hartid] : static_cast<unsigned>(hartid);
+    return __builtin_expect(m.table != nullptr, 0) ? m.table[hartid] : hartid;
 }
 
 // What build() did with the IDs it was given.

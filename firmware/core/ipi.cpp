@@ -197,6 +197,8 @@ namespace {
 }
 } // namespace
 
+void local_fence(const FenceRequest &req) { execute_fence(req); }
+
 // Runs `req` on every hart of `targets` (a bitmap of hart indices,
 // XLEN-wide words), on this hart directly and on the others through IPIs,
 // and waits for them.

@@ -23,20 +23,25 @@ static_assert(kMaxHarts < kNoHart && kHartIdLimit <= 0x10000, "indices and IDs f
 extern "C" hartmap::Map fw_hart_map;
 inline unsigned hart_count() { return fw_hart_map.n; }
 // Index of hart `hartid`, or kNoHart when the firmware does not serve it.
-inline unsigned hart_index(unsigned long hartid) { return hartmap::index_of(fw_hart_map, hartid); }
+inline unsigned long hart_index(unsigned long hartid) { return hartmap::index_of(fw_hart_map, hartid); }
 
 #ifdef __riscv
+// Not volatile: mhartid never changes, so the compiler may merge the reads
+// of one function (the SBI fast paths look the calling hart up several
+// times: its PMU counters, its HartBlock, the platform's timer).
 inline unsigned long current_hartid() {
     unsigned long v;
-    asm volatile("csrr %0, mhartid" : "=r"(v));
+    asm("csrr %0, mhartid" : "=r"(v));
     return v;
 }
 // The calling hart's index: it runs the firmware, so it has one (no bound
-// check on the fast paths: one load and a branch in contiguous mode).
-inline unsigned this_index() {
+// check on the fast paths: one load and a branch in contiguous mode). An
+// unsigned long, below kMaxHarts: on RV64 an unsigned would cost a
+// zero-extension at every use as an array index.
+inline unsigned long this_index() {
     const unsigned long id = current_hartid();
     const uint16_t *t = fw_hart_map.table;
-    return t ? t[id] : static_cast<unsigned>(id);
+    return __builtin_expect(t != nullptr, 0) ? t[id] : id; // contiguous falls through
 }
 #endif
 

@@ -95,6 +95,20 @@ inline Error hartmask_to_set(W mask, W base, const fw::hartmap::Map &map, const 
     return Error::Success;
 }
 
+// Whether (mask, base) names hart ID `self` and no other: the common case
+// (Linux's IPIs and fences to itself), which the IPI and RFENCE handlers
+// serve without building a bitmap. Only the mask and base are compared, so
+// it holds for sparse IDs too; the caller still checks that `self` is a
+// hart offered to S-mode (INVALID_PARAM otherwise, as hartmask_to_set).
+template <typename W> constexpr bool mask_is_only(W mask, W base, W self) {
+    constexpr W bits = sizeof(W) * 8;
+    // base > self: bit i names base + i, which reaches self only past
+    // 2^XLEN (INVALID_PARAM: no wrap-around). base == -1: every hart,
+    // whatever the mask.
+    return base != static_cast<W>(~W(0)) && base <= self && self - base < bits &&
+           mask == W(1) << (self - base);
+}
+
 // hartmask_to_set into a whole bitmap of dense indices: its first `words`
 // words are written (the rest are not read by anyone: fw::hart_words()).
 // base == -1: every valid hart (mask ignored). Otherwise each set bit i

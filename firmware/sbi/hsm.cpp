@@ -88,8 +88,16 @@ SbiRet hart_suspend(uint32_t type, unsigned long resume_addr, unsigned long opaq
 SbiRet handle(unsigned long a0, unsigned long a1, unsigned long a2, unsigned long, unsigned long,
               unsigned long, unsigned long fid) {
     if (fid != HART_GET_STATUS) return handle_start_stop(a0, a1, a2, fid);
-    if (!hart_valid(a0)) return err(Error::InvalidParam);
-    return ok(hart_state(a0).hsm_state.load(fw::memory_order_acquire));
+    // One return for both outcomes, the two words set apart (fewer
+    // instructions than an SbiRet per path with GCC 12; bench 10).
+    long error = static_cast<long>(Error::InvalidParam);
+    unsigned long state = 0;
+    unsigned long index;
+    if (served_index(a0, index) && hart_at(index).present) { // present: hart_valid
+        error = static_cast<long>(Error::Success);
+        state = hart_at(index).hsm_state.load(fw::memory_order_acquire);
+    }
+    return {error, state};
 }
 } // namespace
 

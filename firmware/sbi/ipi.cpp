@@ -19,17 +19,19 @@ namespace {
         }
     }
 }
+
+// No need for a round trip through the M-mode software interrupt to reach
+// the calling hart: the IPI is sent and received here.
+void send_ipi_self() {
+    fw::subsystems::fw_event(fw::FwEvent::ipi_sent);
+    fw::subsystems::fw_event(fw::FwEvent::ipi_received);
+    csr_set(csr::mip, 1ul << csr::irq::SSI);
+}
 } // namespace
 
 void send_ipi_many(const HartBitmap &targets) {
     const unsigned self = fw::this_index();
-    if (fw::is_target(targets.w, self)) {
-        // No need for a round trip through the M-mode software interrupt to
-        // reach ourselves: the IPI is sent and received here.
-        fw::subsystems::fw_event(fw::FwEvent::ipi_sent);
-        fw::subsystems::fw_event(fw::FwEvent::ipi_received);
-        csr_set(csr::mip, 1ul << csr::irq::SSI);
-    }
+    if (fw::is_target(targets.w, self)) send_ipi_self();
     unsigned long others[kMaskWords];
     if (fw::others_than(targets.w, self, others)) send_ipi_others(others);
 }
@@ -40,6 +42,12 @@ constexpr unsigned long SEND_IPI = 0;
 SbiRet handle(unsigned long mask, unsigned long base, unsigned long, unsigned long,
               unsigned long, unsigned long, unsigned long fid) {
     if (fid != SEND_IPI) return err(Error::NotSupported);
+    // The calling hart alone: no bitmap to build and walk (hartmask.hpp).
+    if (mask_is_only(mask, base, fw::current_hartid())) {
+        if (!fw::this_hart().present) return err(Error::InvalidParam);
+        send_ipi_self();
+        return ok();
+    }
     HartBitmap t;
     if (Error e = targets_from_mask(mask, base, t); e != Error::Success) return err(e);
     send_ipi_many(t);

@@ -78,9 +78,9 @@ SbiRet legacy_ret(long v, unsigned long a1) { return {v, a1}; }
     SbiRet r = ok();
     switch (static_cast<long>(eid)) {
     case eid::legacy_send_ipi: send_ipi_many(t); break;
-    case eid::legacy_remote_fence_i: r = rfence(fw::FenceKind::fence_i, t, 0, 0, 0); break;
-    case eid::legacy_remote_sfence_vma: r = rfence(fw::FenceKind::sfence_vma, t, a1, a2, 0); break;
-    default: r = rfence(fw::FenceKind::sfence_vma_asid, t, a1, a2, a3); break;
+    case eid::legacy_remote_fence_i: r = rfence(fw::FenceKind::fence_i, &t, 0, 0, 0); break;
+    case eid::legacy_remote_sfence_vma: r = rfence(fw::FenceKind::sfence_vma, &t, a1, a2, 0); break;
+    default: r = rfence(fw::FenceKind::sfence_vma_asid, &t, a1, a2, a3); break;
     }
     return legacy_ret(r.error, a1);
 }

@@ -25,7 +25,7 @@ fw::FwEvent sent_event(FenceKind k) {
 }
 } // namespace
 
-SbiRet rfence(FenceKind kind, const HartBitmap &targets, unsigned long start, unsigned long size,
+SbiRet rfence(FenceKind kind, const HartBitmap *targets, unsigned long start, unsigned long size,
               unsigned long id) {
     // The whole address space when start and size are 0 or size is all-ones
     // (ext-rfence.adoc); otherwise the range's last byte must not wrap
@@ -38,9 +38,14 @@ SbiRet rfence(FenceKind kind, const HartBitmap &targets, unsigned long start, un
     }
     // One "sent" firmware event per target hart, as for IPIs.
     const fw::FwEvent sent = sent_event(kind);
+    if (!targets) { // the calling hart alone
+        fw::subsystems::fw_event(sent);
+        fw::local_fence(req);
+        return ok();
+    }
     for (unsigned w = 0, n = fw::hart_words(); w < n; w++)
-        for (unsigned long m = targets.w[w]; m; m &= m - 1) fw::subsystems::fw_event(sent);
-    fw::remote_fence(req, targets.w);
+        for (unsigned long m = targets->w[w]; m; m &= m - 1) fw::subsystems::fw_event(sent);
+    fw::remote_fence(req, targets->w);
     return ok();
 }
 
@@ -58,13 +63,20 @@ enum : unsigned long {
 SbiRet handle(unsigned long mask, unsigned long base, unsigned long start, unsigned long size,
               unsigned long id, unsigned long, unsigned long fid) {
     if (fid > REMOTE_HFENCE_VVMA) return err(Error::NotSupported);
-    unsigned long self = fw::current_hartid();
+    const fw::HartState &h = fw::this_hart();
     bool hyp = fid >= REMOTE_HFENCE_GVMA_VMID;
     // Hypervisor fences need the H extension on the calling hart.
-    if (hyp && !fw::hart_has(self, fw::EXT_H)) return err(Error::NotSupported);
-    HartBitmap t;
-    if (Error e = targets_from_mask(mask, base, t); e != Error::Success) return err(e);
-    const fw::HartState &h = fw::hart_state(self);
+    if (hyp && !fw::this_has(fw::EXT_H)) return err(Error::NotSupported);
+    // The calling hart alone (hartmask.hpp): no bitmap to build and walk,
+    // t stays null. `present` is the calling hart's bit of hart_valid_bits.
+    HartBitmap bitmap;
+    const HartBitmap *t = nullptr;
+    if (!mask_is_only(mask, base, fw::current_hartid())) {
+        if (Error e = targets_from_mask(mask, base, bitmap); e != Error::Success) return err(e);
+        t = &bitmap;
+    } else if (!h.present) {
+        return err(Error::InvalidParam);
+    }
     switch (fid) {
     case REMOTE_FENCE_I: return rfence(FenceKind::fence_i, t, 0, 0, 0);
     case REMOTE_SFENCE_VMA: return rfence(FenceKind::sfence_vma, t, start, size, 0);

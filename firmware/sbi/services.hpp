@@ -9,6 +9,8 @@
 namespace fw {
 // `targets`: a bitmap of hart indices (sbi::HartBitmap).
 void remote_fence(const FenceRequest &req, const unsigned long *targets);
+// `req` on the calling hart alone: no request published, nobody waited for.
+void local_fence(const FenceRequest &req);
 [[noreturn]] void hart_stop_and_wait();
 } // namespace fw
 
@@ -68,7 +70,8 @@ void sse_trap_exit(fw::TrapFrame &f);
 bool sse_double_trap(fw::TrapFrame &f);
 // SSE: this hart's events back to their reset state (HSM start).
 void sse_hart_reset();
-// Remote fence with the range checks of ext-rfence.adoc.
-SbiRet rfence(fw::FenceKind kind, const HartBitmap &targets, unsigned long start,
+// Remote fence with the range checks of ext-rfence.adoc; null `targets`:
+// the calling hart alone (no bitmap walked, no request published).
+SbiRet rfence(fw::FenceKind kind, const HartBitmap *targets, unsigned long start,
               unsigned long size, unsigned long id);
 } // namespace sbi

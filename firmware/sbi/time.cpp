@@ -8,20 +8,29 @@
 
 namespace sbi {
 
-void set_timer(uint64_t deadline) {
-    fw::subsystems::fw_event(fw::FwEvent::set_timer);
-    unsigned long hartid = fw::current_hartid();
-    if (fw::hart_has(hartid, fw::EXT_SSTC)) {
-        // With Sstc (menvcfg.STCE=1) STIP follows stimecmp directly.
-#if __riscv_xlen == 32
-        csr_write(0x15D /* stimecmph */, static_cast<unsigned long>(deadline >> 32));
-#endif
-        csr_write(csr::stimecmp, static_cast<unsigned long>(deadline));
-        return;
-    }
-    platform::timer_set(hartid, deadline);
+namespace {
+// Without Sstc: the platform's timer (the CLINT's mtimecmp) and STIP by hand.
+// Out of line, so the Sstc path keeps the deadline where it arrived, in the
+// argument registers (inline, GCC copies it out of them first on RV32).
+[[gnu::noinline]] void set_machine_timer(uint64_t deadline) {
+    platform::timer_set(fw::current_hartid(), deadline);
     csr_clear(csr::mip, 1ul << csr::irq::STI);
     csr_set(csr::mie, 1ul << csr::irq::MTI);
+}
+} // namespace
+
+void set_timer(uint64_t deadline) {
+    const bool sstc = fw::this_has(fw::EXT_SSTC);
+    fw::subsystems::fw_event(fw::FwEvent::set_timer);
+    if (!sstc) {
+        set_machine_timer(deadline);
+        return;
+    }
+    // With Sstc (menvcfg.STCE=1) STIP follows stimecmp directly.
+#if __riscv_xlen == 32
+    csr_write(0x15D /* stimecmph */, static_cast<unsigned long>(deadline >> 32));
+#endif
+    csr_write(csr::stimecmp, static_cast<unsigned long>(deadline));
 }
 
 namespace {

@@ -500,6 +500,46 @@ TEST_CASE_TEMPLATE("hart set: sparse IDs (table mode) 0, 1, 64, 4095", W, unsign
     CHECK(indices(s, words) == std::vector<unsigned>{0, 1, 2, 3});
 }
 
+TEST_CASE_TEMPLATE("hart mask: mask_is_only (the IPI/RFENCE fast path) agrees with hartmask_to_set", W,
+                   unsigned long, uint32_t) {
+    constexpr W bits = sizeof(W) * 8, all = static_cast<W>(~W(0));
+    // Sparse IDs (table mode) and 130 contiguous ones (three words on RV64).
+    std::vector<unsigned long> sparse{0, 1, 64, 4095}, dense;
+    for (unsigned long i = 0; i < 130; i++) dense.push_back(i);
+    for (auto *ids : {&sparse, &dense}) {
+        std::vector<uint16_t> table(hartmap::table_entries(ids->data(), ids->size(), 0, 4096));
+        auto b = hartmap::build(ids->data(), ids->size(), 0, 4096, 512, table.data());
+        auto valid = dense_valid<W>(b.map.n);
+        std::vector<W> scratch(valid.size());
+        const unsigned words = valid.size();
+        for (unsigned long self : *ids) {
+            CAPTURE(self);
+            const std::vector<unsigned> just_self{static_cast<unsigned>(hartmap::index_of(b.map, self))};
+            const W bases[] = {0, 1, 63, 64, W(self), W(self - 1), W(self + 1), W(self - (bits - 1)), all};
+            const W masks[] = {0, 1, 2, 3, W(1) << (bits - 1), all};
+            for (W base : bases) {
+                for (W mask : masks) {
+                    CAPTURE(base);
+                    CAPTURE(mask);
+                    if (!sbi::mask_is_only<W>(mask, base, W(self))) continue;
+                    // Taken only when the mask names exactly this hart.
+                    sbi::HartSet<W> s;
+                    REQUIRE(sbi::hartmask_to_set<W>(mask, base, b.map, valid.data(), words, scratch.data(), s) ==
+                            Error::Success);
+                    CHECK(indices(s, words) == just_self);
+                }
+            }
+            CHECK(sbi::mask_is_only<W>(1, W(self), W(self)));
+            CHECK_FALSE(sbi::mask_is_only<W>(1, all, W(self))); // base -1: every hart
+            CHECK_FALSE(sbi::mask_is_only<W>(0, W(self), W(self)));
+            CHECK_FALSE(sbi::mask_is_only<W>(0b11, W(self), W(self)));
+            CHECK_FALSE(sbi::mask_is_only<W>(1, W(self + 1), W(self))); // base above: wraps, not taken
+        }
+    }
+    // Bit XLEN-1 of base 2^XLEN - (XLEN-1) is ID 2^XLEN, not hart 0 (no wrap-around).
+    CHECK_FALSE(sbi::mask_is_only<W>(W(1) << (bits - 1), W(0) - (bits - 1), 0));
+}
+
 TEST_CASE("firmware region: the harts' region at the top of RAM (place_top)") {
     constexpr uint64_t K = 1024, M = 1024 * K, S = 0x80000000;
     // QEMU virt, 256 MiB: the tree at the last 2 MiB; 512 harts of 7,088
