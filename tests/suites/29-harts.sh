@@ -96,8 +96,13 @@ fit=$(grep -a "per-hart memory of [0-9]* harts fits below the next stage" "$log"
 expect_line "harts/smp512-64M/left_out_named" "$log" \
   "tsbi: WARNING: $((512 - ${fit:-0})) hart(s) left out: .*; left out: ${fit:-x} $((${fit:-0} + 1)) "
 expect_line "harts/smp512-64M/payload_sees_the_served" "$log" "INFO: harts/harts ${fit:-x} harts, highest hart ID $((${fit:-0} - 1)),"
-if [ -n "$fit" ] && [ "$fit" -ge 256 ]; then pass "harts/smp512-64M/at_least_256_fit"
-else fail_log "harts/smp512-64M/at_least_256_fit" "$log" "expected the memory of at least 256 harts to fit, got '${fit:-none}'"; fi
+# A floor, not the count: what fits in the 2 MiB below the next stage is
+# the image's end and about 7.2 KiB a hart (its stack, its blocks and the
+# subsystems' per-hart state: firmware/core/README.md "Harts and their
+# memory"), 254 on 2026-11-28 (258 before CTR's feed state and the AIA
+# drivers grew both).
+if [ -n "$fit" ] && [ "$fit" -ge 250 ]; then pass "harts/smp512-64M/at_least_250_fit ($fit)"
+else fail_log "harts/smp512-64M/at_least_250_fit" "$log" "expected the memory of at least 250 harts to fit, got '${fit:-none}'"; fi
 
 # Sparse hart IDs: QEMU virt's 128-hart tree with harts 0, 1, 64 and 127
 # enabled (table mode of core/hartmap.hpp), and cpu@2 renamed hart 5000
