@@ -249,6 +249,10 @@ long IntcMap::hartid(uint32_t phandle) {
 
 namespace drivers {
 int fdt_disable_covered(void *fdt, const char *compat, const AclintBlock *own, unsigned n) {
+    // No block of M-mode's: nothing to disable, and no walk of the whole
+    // tree (libfdt's compatible search reads every node: about 570,000
+    // instructions at 1 hart and 58,000 more a hart on QEMU virt, bench 18).
+    if (!n) return 0;
     for (int node = fdt_node_offset_by_compatible(fdt, -1, compat); node >= 0;
          node = fdt_node_offset_by_compatible(fdt, node, compat)) {
         uint64_t a, s;
