@@ -284,8 +284,10 @@ struct BenchCount {
 } g_bench[fw::kMaxHarts];
 struct BenchScope {
     unsigned long t0;
-    BenchScope() { t0 = csr_read(csr::minstret); }
-    ~BenchScope() {
+    CTR_INLINE BenchScope() { t0 = csr_read(csr::minstret); }
+    // Inline, so the count ends where the hook's work does (an out-of-line
+    // destructor's call and prologue would count as CTR's).
+    CTR_INLINE ~BenchScope() {
         unsigned long t1 = csr_read(csr::minstret);
         BenchCount &b = g_bench[fw::this_index()];
         b.insns += t1 - t0 - 1; // the first minstret read retired in between
