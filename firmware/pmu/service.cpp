@@ -128,11 +128,6 @@ uint64_t counter_set(unsigned long base, unsigned long mask, uint64_t allowed) {
 
 inline bool is_fw(unsigned c) { return c >= g_config.fw_base; }
 
-[[gnu::always_inline]] inline uint64_t fw_value(const HartState &h, unsigned long j,
-                                                bool running) {
-    return running ? *h.fw_src[j] - h.fw_val[j] : h.fw_val[j];
-}
-
 uint64_t value_of(const HartState &h, unsigned c) {
     if (!is_fw(c)) return hw::counter_read(c);
     return fw_value(h, c - g_config.fw_base, (h.started >> c) & 1);
@@ -604,17 +599,6 @@ template <bool kCommon>
     return err(stop<false>(base, mask, flags));
 }
 
-// The value of the configured firmware counter idx names, or false
-// (INVALID_PARAM). Firmware counters lie below logical index 64, so
-// fw_mask & configured alone tells whether idx names a configured one.
-[[gnu::always_inline]] inline bool fw_read(unsigned long idx, uint64_t &value) {
-    const Config &g = g_config;
-    const HartState &h = self();
-    if (idx >= kMaxCounters || !(((g.fw_mask & h.configured) >> idx) & 1)) return false;
-    value = fw_value(h, idx - g.fw_base, (h.started >> idx) & 1);
-    return true;
-}
-
 } // namespace
 
 SbiRet counter_start(unsigned long base, unsigned long mask, unsigned long flags,
@@ -632,17 +616,12 @@ SbiRet counter_stop(unsigned long base, unsigned long mask, unsigned long flags)
     return err(e);
 }
 
-SbiRet counter_fw_read(unsigned long idx) {
-    uint64_t v;
-    if (!fw_read(idx, v)) return err(Error::InvalidParam);
-    return ok(static_cast<unsigned long>(v));
-}
-
 SbiRet counter_fw_read_hi(unsigned long idx) {
-    uint64_t v;
-    if (!fw_read(idx, v)) return err(Error::InvalidParam);
+    const HartState &h = self();
+    const unsigned long j = fw_configured(h, idx);
+    if (j == kNoFw) return err(Error::InvalidParam);
     if constexpr (kXlen >= 64) return ok(0);
-    return ok(static_cast<unsigned long>(v >> 32));
+    return ok(static_cast<unsigned long>(fw_value(h, j, (h.started >> idx) & 1) >> 32));
 }
 
 SbiRet snapshot_set_shmem(unsigned long lo, unsigned long hi, unsigned long flags) {
