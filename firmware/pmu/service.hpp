@@ -126,8 +126,8 @@ sbi::SbiRet counter_start(unsigned long counter_idx_base, unsigned long counter_
 sbi::SbiRet counter_stop(unsigned long counter_idx_base, unsigned long counter_idx_mask,
                          unsigned long stop_flags);
 // Inline: the SBI dispatch (sbi/pmu.cpp) serves it without a call (bench 15).
-// The error and the value are built apart and joined once: GCC 12 passes a
-// SbiRet that two branches return through the stack.
+// The error and the value are set apart and returned once, as in hsm.cpp's
+// hart_get_status.
 [[gnu::always_inline]] inline sbi::SbiRet counter_fw_read(unsigned long counter_idx) {
     const HartState &h = g_harts[hw::hart_index()];
     const unsigned long j = fw_configured(h, counter_idx);

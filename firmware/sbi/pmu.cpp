@@ -17,10 +17,10 @@ inline uint64_t arg64(unsigned long lo, [[maybe_unused]] unsigned long hi) {
 
 SbiRet handle(unsigned long a0, unsigned long a1, unsigned long a2, unsigned long a3,
               unsigned long a4, unsigned long a5, unsigned long fid) {
-    // COUNTER_FW_READ before the jump table: Linux reads a firmware
-    // event's count with it at every perf read, and the table's bound check
-    // and indirect jump are a third of its cost (bench 15: two instructions
-    // more for the other FIDs, eight fewer for this one).
+    // COUNTER_FW_READ before the jump table, served inline: Linux reads a
+    // firmware event's count with it at every perf read, and the table's
+    // bound check, indirect jump and the call were a third of its cost
+    // (bench 15: two instructions more for the other FIDs, ten fewer here).
     if (fid == COUNTER_FW_READ) return pmu::counter_fw_read(a0);
     switch (fid) {
     case NUM_COUNTERS: return pmu::num_counters();
