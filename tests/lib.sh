@@ -40,6 +40,17 @@ check_log() {
 # has_line LOG PATTERN: LOG has a line matching the basic regex PATTERN
 # (logs of QEMU runs may hold binary bytes: -a).
 has_line() { grep -aq -- "$2" "$1" 2>/dev/null; }
+# numa_args SIZE:CPUS...: run.py's QEMU arguments for one NUMA node (a QEMU
+# virt socket, whose hart IDs hartid-bases sets: hw_models/qemu patch 0012)
+# per argument, one per line: mapfile -t numa < <(numa_args 128M:0 128M:1).
+numa_args() {
+  local i=0 s
+  for s in "$@"; do
+    printf '%s\n' --qemu-arg=-object "--qemu-arg=memory-backend-ram,id=m$i,size=${s%%:*}" \
+      --qemu-arg=-numa "--qemu-arg=node,memdev=m$i,cpus=${s#*:}"
+    i=$((i + 1))
+  done
+}
 # expect_line NAME LOG PATTERN: PASS if a line of LOG matches PATTERN.
 expect_line() {
   if has_line "$2" "$3"; then pass "$1"

@@ -144,11 +144,7 @@ fi
 # Hart ID 4095 for real: the project QEMU's virt gives each NUMA socket's
 # harts the IDs hartid-bases names (hw_models/qemu patch 0012), here harts 0
 # and 4095; the payload runs on hart 4095.
-numa=()
-for s in 0 1; do
-  numa+=(--qemu-arg=-object --qemu-arg=memory-backend-ram,id=m$s,size=128M
-         --qemu-arg=-numa --qemu-arg=node,memdev=m$s,cpus=$s)
-done
+mapfile -t numa < <(numa_args 128M:0 128M:1)
 # No --stack-report: the runner's painted area assumes hart IDs below the
 # hart count (the firmware's hart-ID table grows with the highest ID).
 python3 tests/payloads/run.py --qemu "$Q10" --smp 2 --mem 256M --machine virt,hartid-bases=0:4095 "${numa[@]}" \

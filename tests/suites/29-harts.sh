@@ -127,11 +127,7 @@ expect_line "harts/sparse/id_5000_left_out_named" "$log" "tsbi: WARNING: 1 hart(
 # with the trace components kept by the firmware (tsbi,trace-owner =
 # "m-mode"), so the trace service runs on harts 4094 and 4095 too.
 if q=$(scripts/qemu10.sh path) && q32=$(scripts/qemu10.sh path32); then
-  numa=()
-  for s in 0 1 2; do
-    numa+=(--qemu-arg=-object --qemu-arg=memory-backend-ram,id=m$s,size=$([ $s = 0 ] && echo 128M || echo 64M)
-           --qemu-arg=-numa --qemu-arg=node,memdev=m$s,cpus=$((2 * s))-$((2 * s + 1)))
-  done
+  mapfile -t numa < <(numa_args 128M:0-1 64M:2-3 64M:4-5)
   for x in 64 32; do
     lo=$((x - 1)) log=$out/harts-ids4095-rv$x.log
     QEMU=$([ $x = 64 ] && echo "$q" || echo "$q32") HARTS_PAYLOADS="harts$([ $x = 64 ] && echo " ipi")" \
