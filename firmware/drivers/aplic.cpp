@@ -30,12 +30,6 @@ uint32_t rd(uint64_t base, uint32_t off) {
     return *reinterpret_cast<volatile uint32_t *>(static_cast<uintptr_t>(base + off));
 }
 
-uint32_t prop_u32(const void *fdt, int node, const char *name, uint32_t dflt) {
-    int len;
-    auto *p = static_cast<const fdt32_t *>(fdt_getprop(fdt, node, name, &len));
-    return p && len >= 4 ? fdt32_to_cpu(*p) : dflt;
-}
-
 // The IMSIC node a domain's msi-parent names, and its level.
 int msi_parent(const void *fdt, int node) {
     int len;
@@ -87,7 +81,7 @@ bool child_s_imsic(const void *fdt, int node, ImsicGeometry &g) {
 }
 
 void init_root(const void *fdt, int node, uint64_t base) {
-    const uint32_t sources = prop_u32(fdt, node, "riscv,num-sources", 0);
+    const uint32_t sources = fdt_get_u32(fdt, node, "riscv,num-sources", 0);
     const unsigned n = sources <= kMaxSources ? sources : kMaxSources;
     int len;
     auto *ie = fdt_getprop(fdt, node, "interrupts-extended", &len);

@@ -181,5 +181,7 @@ int fdt_next_device(const void *fdt, int node);
 bool fdt_is_compatible(const void *fdt, int node, const char *compat);
 // Reads reg[index] of `node` as an address/size pair using the parent's cells.
 bool fdt_get_reg(const void *fdt, int node, int index, uint64_t &addr, uint64_t &size);
+// The first cell of property `name`, or `dflt` when it is missing or short.
+uint32_t fdt_get_u32(const void *fdt, int node, const char *name, uint32_t dflt);
 
 } // namespace drivers

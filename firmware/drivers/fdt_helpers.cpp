@@ -171,6 +171,12 @@ int fdt_find_parent(const void *fdt, int node) {
     return fdt_parent_offset(fdt, node);
 }
 
+uint32_t fdt_get_u32(const void *fdt, int node, const char *name, uint32_t dflt) {
+    int len;
+    auto *p = static_cast<const fdt32_t *>(fdt_getprop(fdt, node, name, &len));
+    return p && len >= 4 ? fdt32_to_cpu(*p) : dflt;
+}
+
 bool fdt_get_reg(const void *fdt, int node, int index, uint64_t &addr, uint64_t &size) {
     int parent = fdt_find_parent(fdt, node);
     if (parent < 0) return false;

@@ -33,12 +33,6 @@ bool have_m, have_s;
 unsigned ignored; // nodes whose geometry cannot be used
 IntcMap intc_map; // filled by imsic_init_from_fdt
 
-uint32_t prop_u32(const void *fdt, int node, const char *name, uint32_t dflt) {
-    int len;
-    auto *p = static_cast<const fdt32_t *>(fdt_getprop(fdt, node, name, &len));
-    return p && len >= 4 ? fdt32_to_cpu(*p) : dflt;
-}
-
 // The level of the files an IMSIC node describes: the interrupt its
 // interrupts-extended entries name (all the same, per the binding
 // riscv,imsics.yaml): MEI (11) for M-level, SEI (9) for S-level.
@@ -59,10 +53,10 @@ bool imsic_geometry(const void *fdt, int node, ImsicGeometry &g) {
     // bits enough for the files listed, one group at bit 24.
     unsigned hart_bits = 0;
     while ((1u << hart_bits) < nfiles) hart_bits++;
-    g.guest_bits = prop_u32(fdt, node, "riscv,guest-index-bits", 0);
-    g.hart_bits = prop_u32(fdt, node, "riscv,hart-index-bits", hart_bits);
-    g.group_bits = prop_u32(fdt, node, "riscv,group-index-bits", 0);
-    g.group_shift = prop_u32(fdt, node, "riscv,group-index-shift", kGroupShiftDefault);
+    g.guest_bits = fdt_get_u32(fdt, node, "riscv,guest-index-bits", 0);
+    g.hart_bits = fdt_get_u32(fdt, node, "riscv,hart-index-bits", hart_bits);
+    g.group_bits = fdt_get_u32(fdt, node, "riscv,group-index-bits", 0);
+    g.group_shift = fdt_get_u32(fdt, node, "riscv,group-index-shift", kGroupShiftDefault);
     // The limits of the APLIC's msicfgaddrh fields (AIA 4.5.4) and of an
     // address: what cannot be described there is refused.
     return g.guest_bits <= msicfgaddrh::LHXS_MASK && g.hart_bits <= msicfgaddrh::LHXW_MASK &&
